@@ -1,0 +1,557 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Training kernels of hierarchical-softmax word2vec.
+
+Design note
+-----------
+A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of whole sentences,
+   already mapped to word ids, with their end offsets), releases the GIL and runs: subsampling,
+   window reduction, the path walks and the weight updates. Python prepares jobs, the schedule
+   and the threads (``hsw2v._train``); the nogil block sees only pointers and integers.
+
+B. What is shared. Only the weight matrices ``syn0`` and ``syn1`` are written by several
+   threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and gensim do.
+   Everything else a job touches is its own: the ``JobState`` struct (hidden vector, error
+   accumulator, subsampled ids, random stream, loss tally) lives on that call's stack and heap.
+
+C. Notation (word2vec.c heritage; ``d`` = vector size, ``V`` = vocabulary size).
+
+   =========  ==============================================================================
+   syn0       input vectors, V x d (``model.wv.vectors``); IN/OUT
+   syn1       inner-node vectors of the Huffman tree, V x d (rows 0..V-2 used); IN/OUT
+   codes      uint8 V x L: bit taken at each step of a word's path, root first; IN
+   points     int32 V x L: inner node (row of syn1) at each step, root first; IN
+   h          the hidden vector predicting a path: a context word's syn0 row (skip-gram) or
+              the sum / mean of the window's syn0 rows (CBOW)
+   work       accumulated error for h over one path walk, d floats (scratch)
+   f          h . syn1[node]; sigmoid(f) = P(bit 0)
+   g          (1 - code - sigmoid(f)) * alpha: the step along syn1[node] and along h
+   =========  ==============================================================================
+
+D. The one path routine. ``hs_path`` walks a path once and is the only place that holds the
+   hierarchical-softmax gradient (Mikolov et al. 2013, eq. for hierarchical softmax; Morin &
+   Bengio 2005): for each node, ``work += g * syn1[node]`` then ``syn1[node] += g * h``.
+   Skip-gram and CBOW differ only in how ``h`` is formed and where ``work`` goes afterwards.
+
+E. Departures from word2vec.c/gensim, on purpose: a node with |f| beyond the sigmoid table's
+   range is not skipped; sigmoid saturates to 0 or 1 there, so a confidently wrong node still
+   gets its full gradient (as fastText does). The loss is the exact -log sigmoid in float64,
+   tallied per job, never in a shared float32. Sentences are never truncated.
+
+F. Reproducibility. Every job seeds its random stream from (seed, epoch, job index), so a run
+   with one worker is bit-identical from run to run, whatever ``PYTHONHASHSEED`` is.
+
+Every nogil routine has a Python-callable twin at the bottom of this file (``py_*``), which
+the tests compare with NumPy references.
+"""
+
+from libc.math cimport exp, log1p
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+import numpy as np
+
+from scipy.linalg.cython_blas cimport saxpy, sdot
+
+# --------------------------------------------------------------------------------------------
+# BLAS layer (scipy.linalg.cython_blas) and the hand-written loops it is measured against.
+# --------------------------------------------------------------------------------------------
+
+cdef int ONE = 1
+
+
+cdef inline float blas_dot(int n, const float *x, const float *y) noexcept nogil:
+    """x . y (BLAS sdot)"""
+    return sdot(&n, <float *>x, &ONE, <float *>y, &ONE)
+
+
+cdef inline void blas_axpy(int n, float a, const float *x, float *y) noexcept nogil:
+    """y := a*x + y (BLAS saxpy)"""
+    saxpy(&n, &a, <float *>x, &ONE, y, &ONE)
+
+
+cdef inline float loop_dot(int n, const float *x, const float *y) noexcept nogil:
+    """x . y (plain loop, vectorised by the compiler)"""
+    cdef float s = 0.0
+    cdef int k
+    for k in range(n):
+        s += x[k] * y[k]
+    return s
+
+
+cdef inline void loop_axpy(int n, float a, const float *x, float *y) noexcept nogil:
+    """y := a*x + y (plain loop, vectorised by the compiler)"""
+    cdef int k
+    for k in range(n):
+        y[k] += a * x[k]
+
+
+cdef inline float vdot(bint use_blas, int n, const float *x, const float *y) noexcept nogil:
+    if use_blas:
+        return blas_dot(n, x, y)
+    return loop_dot(n, x, y)
+
+
+cdef inline void vaxpy(bint use_blas, int n, float a, const float *x, float *y) noexcept nogil:
+    if use_blas:
+        blas_axpy(n, a, x, y)
+    else:
+        loop_axpy(n, a, x, y)
+
+
+# --------------------------------------------------------------------------------------------
+# Sigmoid table and the exact log-sigmoid
+# --------------------------------------------------------------------------------------------
+
+cdef enum:
+    SIGMOID_TABLE_SIZE = 2048
+cdef float SIGMOID_RANGE = 8.0
+cdef float SIGMOID_TABLE[SIGMOID_TABLE_SIZE + 1]
+cdef float SIGMOID_SCALE = SIGMOID_TABLE_SIZE / (2.0 * SIGMOID_RANGE)
+
+
+cdef void _fill_sigmoid_table() noexcept:
+    cdef int i
+    cdef double x
+    for i in range(SIGMOID_TABLE_SIZE + 1):
+        x = (i / <double>SIGMOID_TABLE_SIZE * 2.0 - 1.0) * SIGMOID_RANGE
+        SIGMOID_TABLE[i] = <float>(1.0 / (1.0 + exp(-x)))
+
+
+_fill_sigmoid_table()
+
+
+cdef inline float sigmoid(float f) noexcept nogil:
+    """sigmoid(f) from the table (nearest entry); 0 or 1 beyond +-SIGMOID_RANGE."""
+    if f >= SIGMOID_RANGE:
+        return 1.0
+    if f <= -SIGMOID_RANGE:
+        return 0.0
+    return SIGMOID_TABLE[<int>((f + SIGMOID_RANGE) * SIGMOID_SCALE + 0.5)]
+
+
+cdef inline double neg_log_sigmoid(double x) noexcept nogil:
+    """-log(sigmoid(x)), exact and stable for any x."""
+    if x > 0:
+        return log1p(exp(-x))
+    return -x + log1p(exp(x))
+
+
+# --------------------------------------------------------------------------------------------
+# Random streams: xorshift64* per job, seeded through splitmix64 from (seed, epoch, job).
+# --------------------------------------------------------------------------------------------
+
+cdef inline uint64_t splitmix64(uint64_t x) noexcept nogil:
+    x += <uint64_t>0x9E3779B97F4A7C15ULL
+    x = (x ^ (x >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    x = (x ^ (x >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return x ^ (x >> 31)
+
+
+cdef inline uint32_t next_random(uint64_t *state) noexcept nogil:
+    """Next 32 random bits (xorshift64*, Vigna 2016)."""
+    cdef uint64_t x = state[0]
+    x ^= x >> 12
+    x ^= x << 25
+    x ^= x >> 27
+    state[0] = x
+    return <uint32_t>((x * <uint64_t>0x2545F4914F6CDD1DULL) >> 32)
+
+
+def job_seed(uint64_t seed, uint64_t epoch, uint64_t job):
+    """The random stream's start for one job: a mix of (seed, epoch, job), never zero."""
+    cdef uint64_t s = splitmix64(splitmix64(splitmix64(seed) ^ epoch) ^ job)
+    return s if s != 0 else <uint64_t>0x9E3779B97F4A7C15ULL
+
+
+# --------------------------------------------------------------------------------------------
+# The path routine: the only place that holds the hierarchical-softmax gradient.
+# --------------------------------------------------------------------------------------------
+
+cdef inline double hs_path(
+    const float *h,          # IN   hidden vector, d floats
+    float *work,             # OUT  error for h accumulated over the path, d floats
+    float *syn1,             # IN/OUT inner-node vectors
+    const uint8_t *code,     # IN   bits along the path, root first
+    const int32_t *point,    # IN   inner nodes along the path, root first
+    int length,              # IN   path length
+    float alpha,             # IN   learning rate
+    int d,                   # IN   vector size
+    bint use_blas,
+    bint compute_loss,
+) noexcept nogil:
+    """Walk one path: work = sum_j g_j syn1[p_j] (old rows), syn1[p_j] += g_j h.
+
+    Returns -log P(word | h) when compute_loss, else 0."""
+    cdef int j
+    cdef float f, g
+    cdef float *row
+    cdef double loss = 0.0
+    memset(work, 0, d * sizeof(float))
+    for j in range(length):
+        row = syn1 + <int64_t>point[j] * d
+        f = vdot(use_blas, d, h, row)
+        if compute_loss:
+            loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
+        g = (1.0 - code[j] - sigmoid(f)) * alpha
+        if g == 0.0:
+            continue
+        vaxpy(use_blas, d, g, row, work)
+        vaxpy(use_blas, d, g, h, row)
+    return loss
+
+
+cdef inline float fused_update_dot(int d, float g, const float *h, float *row, float *work,
+                                   const float *next_row) noexcept nogil:
+    """One pass over k: work += g*row; row += g*h; returns h . next_row.
+
+    Fusing the update of node j with the dot product of node j+1 reads h once for both and
+    keeps the exact sequential semantics: node j+1's row is not touched by node j's update,
+    and h does not change during the walk."""
+    cdef int k
+    cdef float s = 0.0, r
+    for k in range(d):
+        r = row[k]
+        work[k] += g * r
+        row[k] = r + g * h[k]
+        s += h[k] * next_row[k]
+    return s
+
+
+cdef inline double hs_path_fused(
+    float *h,                # IN (OUT when apply_to_h)  hidden vector, d floats
+    float *work,             # OUT  error for h accumulated over the path, d floats
+    float *syn1,             # IN/OUT inner-node vectors
+    const uint8_t *code,     # IN   bits along the path, root first
+    const int32_t *point,    # IN   inner nodes along the path, root first
+    int length,              # IN   path length (>= 1)
+    float alpha,             # IN   learning rate
+    int d,                   # IN   vector size
+    bint compute_loss,
+    bint apply_to_h,         # IN   add work to h at the end (skip-gram: h is the context row)
+) noexcept nogil:
+    """The same walk as ``hs_path`` (same results up to float rounding order), with the
+    update of each node fused with the next node's dot product; with ``apply_to_h`` the
+    final ``h += work`` is fused into the last node's update."""
+    cdef int j, k
+    cdef float f, g, r, w
+    cdef float *row = syn1 + <int64_t>point[0] * d
+    cdef float *next_row
+    cdef double loss = 0.0
+    memset(work, 0, d * sizeof(float))
+    f = loop_dot(d, h, row)
+    for j in range(length):
+        if compute_loss:
+            loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
+        g = (1.0 - code[j] - sigmoid(f)) * alpha
+        if j + 1 < length:
+            next_row = syn1 + <int64_t>point[j + 1] * d
+            if g == 0.0:
+                f = loop_dot(d, h, next_row)
+            else:
+                f = fused_update_dot(d, g, h, row, work, next_row)
+            row = next_row
+        elif apply_to_h:
+            for k in range(d):
+                r = row[k]
+                w = work[k] + g * r
+                row[k] = r + g * h[k]
+                h[k] += w
+        elif g != 0.0:
+            loop_axpy(d, g, row, work)
+            loop_axpy(d, g, h, row)
+    return loss
+
+
+cdef inline double path_neg_log_prob(
+    const float *h, const float *syn1, const uint8_t *code, const int32_t *point,
+    int length, int d,
+) noexcept nogil:
+    """-log P(word | h) along one path, exact (no table, no skipped terms)."""
+    cdef int j
+    cdef double loss = 0.0
+    for j in range(length):
+        loss += neg_log_sigmoid(
+            (1.0 - 2.0 * code[j]) * loop_dot(d, h, syn1 + <int64_t>point[j] * d))
+    return loss
+
+
+# --------------------------------------------------------------------------------------------
+# One job: subsample, then train skip-gram or CBOW over whole sentences.
+# --------------------------------------------------------------------------------------------
+
+cdef enum:
+    KERNEL_FUSED = 0   # path walk with each update fused into the next dot (default)
+    KERNEL_LOOP = 1    # pair-by-pair: dot, then two axpy, as plain loops (word2vec.c's shape)
+    KERNEL_BLAS = 2    # pair-by-pair through BLAS sdot/saxpy (gensim's shape)
+
+KERNELS = {"fused": KERNEL_FUSED, "loop": KERNEL_LOOP, "blas": KERNEL_BLAS}
+
+
+cdef struct ModelView:
+    float *syn0
+    float *syn1
+    const uint8_t *codes
+    const int32_t *points
+    const int32_t *lengths
+    const uint32_t *sample_int
+    int d
+    int max_length
+    int window
+    bint sg
+    bint cbow_mean
+    bint shrink_windows
+    bint compute_loss
+    int kernel
+
+
+cdef struct JobState:
+    float *work       # d floats: error accumulated for h
+    float *neu1       # d floats: CBOW hidden vector
+    int32_t *kept     # the job's ids that survived subsampling
+    int64_t *ends     # sentence ends in ``kept``
+    uint64_t rng
+    double loss
+
+
+cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
+                       const int64_t *ends, int64_t n_sentences) noexcept nogil:
+    """Keep each token with its word's keep probability; returns the number kept."""
+    cdef int64_t s, i, start = 0, k = 0
+    cdef int32_t w
+    for s in range(n_sentences):
+        for i in range(start, ends[s]):
+            w = ids[i]
+            if m.sample_int[w] < next_random(&st.rng):
+                continue
+            st.kept[k] = w
+            k += 1
+        st.ends[s] = k
+        start = ends[s]
+    return k
+
+
+cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_t end,
+                         int64_t total, float alpha0, float alpha1) noexcept nogil:
+    """Train every centre position of kept[start:end]; alpha falls linearly from alpha0 at the
+    job's first kept token to alpha1 after its last (``total`` kept tokens)."""
+    cdef int64_t i, j, lo, hi
+    cdef int b, k, count
+    cdef int d = m.d
+    cdef float alpha, inv
+    cdef int32_t centre
+    cdef const uint8_t *code
+    cdef const int32_t *point
+    cdef float *ctx
+    for i in range(start, end):
+        alpha = alpha0 + (alpha1 - alpha0) * (<float>i / total)
+        b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0
+        lo = i - m.window + b
+        if lo < start:
+            lo = start
+        hi = i + m.window + 1 - b
+        if hi > end:
+            hi = end
+        centre = st.kept[i]
+        code = m.codes + <int64_t>centre * m.max_length
+        point = m.points + <int64_t>centre * m.max_length
+        if m.sg:
+            for j in range(lo, hi):
+                if j == i:
+                    continue
+                ctx = m.syn0 + <int64_t>st.kept[j] * d
+                if m.kernel != KERNEL_FUSED:
+                    st.loss += hs_path(ctx, st.work, m.syn1, code, point, m.lengths[centre],
+                                       alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
+                    loop_axpy(d, 1.0, st.work, ctx)
+                else:
+                    st.loss += hs_path_fused(ctx, st.work, m.syn1, code, point,
+                                             m.lengths[centre], alpha, d, m.compute_loss, True)
+        else:
+            memset(st.neu1, 0, d * sizeof(float))
+            count = 0
+            for j in range(lo, hi):
+                if j == i:
+                    continue
+                loop_axpy(d, 1.0, m.syn0 + <int64_t>st.kept[j] * d, st.neu1)
+                count += 1
+            if count == 0:
+                continue
+            inv = 1.0 / count
+            if m.cbow_mean:
+                for k in range(d):
+                    st.neu1[k] *= inv
+            if m.kernel != KERNEL_FUSED:
+                st.loss += hs_path(st.neu1, st.work, m.syn1, code, point, m.lengths[centre],
+                                   alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
+            else:
+                st.loss += hs_path_fused(st.neu1, st.work, m.syn1, code, point,
+                                         m.lengths[centre], alpha, d, m.compute_loss, False)
+            if not m.cbow_mean:
+                for k in range(d):
+                    st.work[k] *= inv
+            for j in range(lo, hi):
+                if j != i:
+                    loop_axpy(d, 1.0, st.work, m.syn0 + <int64_t>st.kept[j] * d)
+
+
+cdef class Trainer:
+    """Holds the model's arrays for the nogil kernels; one instance serves all worker threads.
+
+    The arrays are borrowed, not copied: training writes into ``syn0`` and ``syn1`` in place.
+    """
+
+    cdef ModelView m
+    cdef object _keep_alive
+
+    def __init__(self, float[:, ::1] syn0, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
+                 const int32_t[:, ::1] points, const int32_t[::1] lengths,
+                 const uint32_t[::1] sample_int, int window, bint sg, bint cbow_mean=True,
+                 bint shrink_windows=True, bint compute_loss=False, str kernel="fused"):
+        if window < 1:
+            raise ValueError(f"window must be >= 1, got {window}")
+        cdef Py_ssize_t V = syn0.shape[0]
+        if (syn1.shape[0] < V - 1 or syn1.shape[1] != syn0.shape[1] or codes.shape[0] != V
+                or points.shape[0] != V or lengths.shape[0] != V or sample_int.shape[0] != V
+                or codes.shape[1] != points.shape[1]):
+            raise ValueError("inconsistent model arrays (vocabulary, tree and weights differ)")
+        self._keep_alive = (syn0, syn1, codes, points, lengths, sample_int)
+        self.m.syn0 = &syn0[0, 0]
+        self.m.syn1 = &syn1[0, 0]
+        self.m.codes = &codes[0, 0]
+        self.m.points = &points[0, 0]
+        self.m.lengths = &lengths[0]
+        self.m.sample_int = &sample_int[0]
+        self.m.d = syn0.shape[1]
+        self.m.max_length = codes.shape[1]
+        self.m.window = window
+        self.m.sg = sg
+        self.m.cbow_mean = cbow_mean
+        self.m.shrink_windows = shrink_windows
+        self.m.compute_loss = compute_loss
+        if kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
+        self.m.kernel = KERNELS[kernel]
+
+    def train_job(self, const int32_t[::1] ids, const int64_t[::1] ends, float alpha0,
+                  float alpha1, uint64_t seed):
+        """Train one job of whole sentences without the GIL.
+
+        ``ids``: word ids of the job's sentences, concatenated; ``ends[s]``: end offset of
+        sentence ``s`` in ``ids``. Returns ``(kept_tokens, loss)``: the tokens left after
+        subsampling (the "effective words") and the summed -log-likelihood of every path
+        trained (0.0 unless the Trainer was made with ``compute_loss``)."""
+        cdef int64_t n_ids = ids.shape[0]
+        cdef int64_t n_sentences = ends.shape[0]
+        cdef int64_t s, start, kept, total
+        cdef JobState st
+        if n_sentences and ends[n_sentences - 1] != n_ids:
+            raise ValueError("the last sentence end must equal the number of ids")
+        if n_ids == 0:
+            return 0, 0.0
+        st.rng = seed if seed else 1
+        st.loss = 0.0
+        st.work = <float *>malloc(self.m.d * sizeof(float))
+        st.neu1 = <float *>malloc(self.m.d * sizeof(float))
+        st.kept = <int32_t *>malloc(n_ids * sizeof(int32_t))
+        st.ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
+        if st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL:
+            free(st.work); free(st.neu1); free(st.kept); free(st.ends)
+            raise MemoryError("could not allocate a training job's buffers")
+        try:
+            with nogil:
+                total = subsample(&self.m, &st, &ids[0], &ends[0], n_sentences)
+                start = 0
+                for s in range(n_sentences):
+                    if st.ends[s] - start > 1:
+                        train_sentence(&self.m, &st, start, st.ends[s], total, alpha0, alpha1)
+                    start = st.ends[s]
+            kept = total
+            return kept, st.loss
+        finally:
+            free(st.work); free(st.neu1); free(st.kept); free(st.ends)
+
+
+# --------------------------------------------------------------------------------------------
+# Corpus to ids (holds the GIL: dictionary lookups), and exact log-probabilities.
+# --------------------------------------------------------------------------------------------
+
+def encode_sentences(list sentences, dict key_to_index):
+    """Map a list of token lists to ``(ids int32, ends int64, raw_words)``; unknown tokens are
+    dropped (as gensim does), sentences are kept whole however long."""
+    cdef Py_ssize_t total = 0, k = 0, s = 0
+    cdef object sentence, token, index
+    for sentence in sentences:
+        if isinstance(sentence, (str, bytes)):
+            raise TypeError(
+                "a sentence is a string; each sentence must be a list of str tokens "
+                "(split your text first, or use LineSentence)")
+        total += len(sentence)
+    ids = np.empty(total, dtype=np.int32)
+    ends = np.empty(len(sentences), dtype=np.int64)
+    cdef int32_t[::1] ids_view = ids
+    cdef int64_t[::1] ends_view = ends
+    for sentence in sentences:
+        for token in sentence:
+            index = key_to_index.get(token)
+            if index is not None:
+                ids_view[k] = <int32_t>index
+                k += 1
+        ends_view[s] = k
+        s += 1
+    return ids[:k], ends, total
+
+
+def log_prob_all(const float[::1] h, const float[:, ::1] syn1, const uint8_t[:, ::1] codes,
+                 const int32_t[:, ::1] points, const int32_t[::1] lengths):
+    """log P(w | h) for every word w of the tree, exact, in float64."""
+    cdef Py_ssize_t V = codes.shape[0], w
+    cdef int d = h.shape[0], L = codes.shape[1]
+    out = np.empty(V, dtype=np.float64)
+    cdef double[::1] o = out
+    with nogil:
+        for w in range(V):
+            o[w] = -path_neg_log_prob(&h[0], &syn1[0, 0], &codes[w, 0], &points[w, 0],
+                                      lengths[w], d)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Python-callable twins of the nogil routines, for tests.
+# --------------------------------------------------------------------------------------------
+
+def py_dot(const float[::1] x, const float[::1] y, bint use_blas=False):
+    """Twin of the dot product (hand loop or BLAS sdot)."""
+    return vdot(use_blas, x.shape[0], &x[0], &y[0])
+
+
+def py_axpy(float a, const float[::1] x, float[::1] y, bint use_blas=False):
+    """Twin of y := a*x + y, in place on ``y``."""
+    vaxpy(use_blas, x.shape[0], a, &x[0], &y[0])
+
+
+def py_sigmoid(float f):
+    """Twin of the table sigmoid."""
+    return sigmoid(f)
+
+
+def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
+               const int32_t[::1] point, float alpha, bint use_blas=False):
+    """Twin of the path routine: updates ``syn1`` in place, returns (work, -log P)."""
+    work = np.empty(h.shape[0], dtype=np.float32)
+    cdef float[::1] w = work
+    loss = hs_path(&h[0], &w[0], &syn1[0, 0], &code[0], &point[0], code.shape[0], alpha,
+                   h.shape[0], use_blas, True)
+    return work, loss
+
+
+def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
+                     const int32_t[::1] point, float alpha, bint apply_to_h=False):
+    """Twin of the fused path routine: updates ``syn1`` (and ``h`` when ``apply_to_h``) in
+    place, returns (work, -log P); with ``apply_to_h`` the last node's share of ``work`` goes
+    to ``h`` only."""
+    work = np.empty(h.shape[0], dtype=np.float32)
+    cdef float[::1] w = work
+    loss = hs_path_fused(&h[0], &w[0], &syn1[0, 0], &code[0], &point[0], code.shape[0], alpha,
+                         h.shape[0], True, apply_to_h)
+    return work, loss

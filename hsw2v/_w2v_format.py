@@ -1,0 +1,354 @@
+"""Reader and writer of the word2vec C tool's vector files, behind KeyedVectors.
+
+The format, as written by the original ``word2vec.c`` (``-output FILE [-binary 1]``):
+
+* a header line ``"V d\\n"`` (V vectors of d dimensions), which GloVe-style files omit;
+* text: one line per vector, ``"word v1 v2 ... vd\\n"``, values separated by single spaces;
+* binary: per vector ``"word "`` followed by d little-endian float32 values. The C tool ends
+  each record with ``"\\n"``; gensim 4 writes none. Both are read (a newline before a word is
+  skipped), and records are written the way gensim 4.4 writes them, byte for byte.
+
+Files are opened with ``smart_open``, so a ``.gz`` or ``.bz2`` name (or a remote URI) works.
+Local files are written to a temporary file in the same directory and renamed into place.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from contextlib import contextmanager
+
+import numpy as np
+import smart_open
+
+from hsw2v.persist import atomic_commit, atomic_temp
+
+logger = logging.getLogger(__name__)
+
+_CHUNK = 1 << 20
+_LE_FLOAT32 = np.dtype("<f4")
+
+
+def _is_local_path(fname) -> bool:
+    if isinstance(fname, os.PathLike):
+        return True
+    return isinstance(fname, str) and "://" not in fname
+
+
+@contextmanager
+def _output(fname, append: bool):
+    """Open `fname` for binary writing: atomically (temp file + rename) unless appending."""
+    if append or not _is_local_path(fname):
+        with smart_open.open(fname, "ab" if append else "wb") as fout:
+            yield fout
+        return
+    fd, tmp = atomic_temp(fname)
+    os.close(fd)
+    try:
+        with smart_open.open(tmp, "wb") as fout:
+            yield fout
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        atomic_commit(tmp, fname)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _store_order(kv, sort_attr: str, fvocab) -> list:
+    """Keys in the order they are written: descending `sort_attr`, ties in insertion order."""
+    if sort_attr not in kv.expandos:
+        if fvocab is not None:
+            raise ValueError(
+                f"Cannot store vocabulary with '{sort_attr}' because that attribute does not exist"
+            )
+        logger.warning(
+            "attribute %s not present in %s; will store in internal index_to_key order",
+            sort_attr,
+            kv,
+        )
+        return list(kv.index_to_key)
+    keys = list(kv.key_to_index)
+    slots = np.fromiter(kv.key_to_index.values(), dtype=np.int64, count=len(keys))
+    values = kv.expandos[sort_attr][slots]
+    if values.dtype.kind in "iub" and (values.size == 0 or values.max() < 2**63):
+        order = np.argsort(-values.astype(np.int64), kind="stable")
+    elif values.dtype.kind == "f":
+        order = np.argsort(-values, kind="stable")
+    else:
+        order = sorted(range(len(keys)), key=lambda i: -values[i])
+    return [keys[i] for i in order]
+
+
+def write_word2vec(
+    kv,
+    fname,
+    fvocab=None,
+    binary=False,
+    total_vec=None,
+    write_header=True,
+    prefix="",
+    append=False,
+    sort_attr="count",
+):
+    """Write `kv` in word2vec C format; see :meth:`KeyedVectors.save_word2vec_format`.
+
+    >>> import os, tempfile
+    >>> from hsw2v.keyedvectors import KeyedVectors
+    >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[2.0]])
+    >>> path = os.path.join(tempfile.mkdtemp(), "v.bin"); write_word2vec(kv, path, binary=True)
+    >>> open(path, "rb").read()
+    b'1 1\\na \\x00\\x00\\x00@'
+    """
+    if total_vec is None:
+        total_vec = len(kv.index_to_key)
+    if kv.vectors.shape != (len(kv.index_to_key), kv.vector_size):
+        raise ValueError(
+            f"vectors of shape {kv.vectors.shape} do not match {len(kv.index_to_key)} keys "
+            f"of {kv.vector_size} dimensions"
+        )
+    keys = _store_order(kv, sort_attr, fvocab)
+    if fvocab is not None:
+        logger.info("storing vocabulary in %s", fvocab)
+        counts = kv.expandos[sort_attr]
+        with _output(fvocab, append) as vout:
+            for start in range(0, len(keys), 10000):
+                lines = [
+                    f"{prefix}{key} {counts[kv.key_to_index[key]]}\n"
+                    for key in keys[start : start + 10000]
+                ]
+                vout.write("".join(lines).encode("utf8"))
+    logger.info("storing %sx%s projection weights into %s", total_vec, kv.vector_size, fname)
+    with _output(fname, append) as fout:
+        if write_header:
+            fout.write(f"{total_vec} {kv.vector_size}\n".encode())
+        for start in range(0, len(keys), 10000):
+            batch = keys[start : start + 10000]
+            rows = kv.vectors[[kv.get_index(key) for key in batch]] if batch else kv.vectors[:0]
+            if binary:
+                data = rows.astype(_LE_FLOAT32)
+                parts = [
+                    f"{prefix}{key} ".encode() + data[i].tobytes() for i, key in enumerate(batch)
+                ]
+            else:
+                parts = [
+                    f"{prefix}{key} {' '.join(map(str, rows[i]))}\n".encode()
+                    for i, key in enumerate(batch)
+                ]
+            fout.write(b"".join(parts))
+
+
+def _read_counts(fvocab, encoding, unicode_errors) -> dict:
+    counts = {}
+    with smart_open.open(fvocab, "rb") as fin:
+        for line_no, line in enumerate(fin, start=1):
+            try:
+                text = line.decode(encoding, errors=unicode_errors)
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{fvocab}: line {line_no}: cannot decode ({exc})") from exc
+            try:
+                word, count = text.strip().split()
+                counts[word] = int(count)
+            except ValueError as exc:
+                raise ValueError(
+                    f"{fvocab}: line {line_no}: expected 'word count', got {line[:80]!r}"
+                ) from exc
+    return counts
+
+
+class _Collector:
+    """Gathers unique words and their vectors into preallocated arrays."""
+
+    def __init__(self, vocab_size, vector_size, datatype):
+        self.vocab_size = vocab_size
+        self.vectors = np.zeros((vocab_size, vector_size), dtype=datatype)
+        self.words = []
+        self.index = {}
+
+    def add(self, word, values):
+        if word in self.index:
+            logger.warning("duplicate word '%s' in word2vec file, ignoring all but first", word)
+            return
+        self.index[word] = len(self.words)
+        self.vectors[len(self.words)] = values
+        self.words.append(word)
+
+    def into(self, cls, vector_size, datatype, counts):
+        n = len(self.words)
+        kv = cls(vector_size, 0, dtype=datatype)
+        kv.vectors = (
+            self.vectors if n == self.vocab_size else np.ascontiguousarray(self.vectors[:n])
+        )
+        kv.index_to_key = self.words
+        kv.key_to_index = self.index
+        kv.next_index = n
+        if counts is None:  # no vocabulary file: made-up counts, descending in file order
+            kv.expandos["count"] = self.vocab_size - np.arange(n, dtype=np.int64)
+        else:
+            missing = [w for w in self.words if w not in counts]
+            if missing:
+                logger.warning(
+                    "vocabulary file is incomplete: %d words missing, e.g. '%s'",
+                    len(missing),
+                    missing[0],
+                )
+            kv.expandos["count"] = np.array([counts.get(w, 0) for w in self.words], np.int64)
+        return kv
+
+
+def _parse_text_line(fname, line_no, line, vector_size, datatype, encoding, unicode_errors):
+    try:
+        parts = line.rstrip().decode(encoding, errors=unicode_errors).split(" ")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{fname}: line {line_no}: cannot decode the word ({exc})") from exc
+    if vector_size is not None and len(parts) - 1 != vector_size:
+        raise ValueError(
+            f"{fname}: line {line_no}: expected a word and {vector_size} values, "
+            f"found {len(parts) - 1} values"
+        )
+    try:
+        values = np.array(parts[1:], dtype=datatype)
+    except ValueError as exc:
+        raise ValueError(f"{fname}: line {line_no}: non-numeric vector value ({exc})") from exc
+    return parts[0], values
+
+
+def _parse_header(fname, line, encoding):
+    try:
+        fields = line.decode(encoding).split()
+        vocab_size, vector_size = (int(x) for x in fields)
+        if vocab_size < 0 or vector_size < 1:
+            raise ValueError("negative or zero size")
+    except ValueError as exc:
+        raise ValueError(
+            f"{fname}: line 1: invalid header {line[:80]!r}: expected 'vocab_size vector_size' "
+            "(use no_header=True for files without one)"
+        ) from exc
+    return vocab_size, vector_size
+
+
+def _read_text(fname, fin, collector, first_line_no, vector_size, datatype, encoding, errors):
+    for i in range(collector.vocab_size):
+        line = fin.readline()
+        line_no = first_line_no + i
+        if not line:
+            raise ValueError(
+                f"{fname}: line {line_no}: unexpected end of file after {i} of "
+                f"{collector.vocab_size} vectors (truncated file or wrong vector count)"
+            )
+        word, values = _parse_text_line(
+            fname, line_no, line, vector_size, datatype, encoding, errors
+        )
+        collector.add(word, values)
+
+
+def _read_binary(fname, fin, collector, offset, vector_size, datatype, encoding, errors):
+    nbytes = vector_size * _LE_FLOAT32.itemsize
+    buf, pos, eof = b"", 0, False  # buf starts at byte `offset` of the file
+    for i in range(collector.vocab_size):
+        while True:
+            space = buf.find(b" ", pos)
+            if space >= 0 and len(buf) - space - 1 >= nbytes:
+                break
+            if eof:
+                raise ValueError(
+                    f"{fname}: unexpected end of file at byte offset {offset + len(buf)} in "
+                    f"vector {i + 1} of {collector.vocab_size} (truncated file or wrong count)"
+                )
+            offset += pos
+            buf, pos = buf[pos:], 0
+            chunk = fin.read(_CHUNK)
+            eof = not chunk
+            buf += chunk
+        raw = buf[pos:space].lstrip(b"\n")
+        try:
+            word = raw.decode(encoding, errors=errors)
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{fname}: cannot decode the word at byte offset {offset + pos} ({exc})"
+            ) from exc
+        values = np.frombuffer(buf, dtype=_LE_FLOAT32, count=vector_size, offset=space + 1)
+        collector.add(word, values)
+        pos = space + 1 + nbytes
+
+
+def read_word2vec(
+    cls,
+    fname,
+    fvocab=None,
+    binary=False,
+    encoding="utf8",
+    unicode_errors="strict",
+    limit=None,
+    datatype=np.float32,
+    no_header=False,
+):
+    """Read a word2vec C format file; see :meth:`KeyedVectors.load_word2vec_format`.
+
+    >>> import os, tempfile
+    >>> from hsw2v.keyedvectors import KeyedVectors
+    >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
+    >>> _ = open(path, "w").write("1 2\\nhello 0.5 -1\\n")
+    >>> read_word2vec(KeyedVectors, path)["hello"].tolist()
+    [0.5, -1.0]
+    """
+    counts = None if fvocab is None else _read_counts(fvocab, encoding, unicode_errors)
+    logger.info("loading projection weights from %s", fname)
+    with smart_open.open(fname, "rb") as fin:
+        if no_header:
+            if binary:
+                raise NotImplementedError("no_header only available for text-format files")
+            vocab_size, vector_size = 0, None
+            for line_no, line in enumerate(fin, start=1):
+                if limit and vocab_size == limit:
+                    break
+                if vector_size is None:
+                    word, values = _parse_text_line(
+                        fname, line_no, line, None, datatype, encoding, unicode_errors
+                    )
+                    vector_size = len(values)
+                vocab_size += 1
+            if vector_size is None:
+                raise ValueError(f"{fname}: no vectors found")
+            first_line_no, header_len = 1, 0
+            fin.close()
+            fin = smart_open.open(fname, "rb")
+        else:
+            header = fin.readline()
+            vocab_size, vector_size = _parse_header(fname, header, encoding)
+            first_line_no, header_len = 2, len(header)
+        if limit:
+            vocab_size = min(vocab_size, limit)
+        collector = _Collector(vocab_size, vector_size, datatype)
+        try:
+            if binary:
+                _read_binary(
+                    fname,
+                    fin,
+                    collector,
+                    header_len,
+                    vector_size,
+                    datatype,
+                    encoding,
+                    unicode_errors,
+                )
+            else:
+                _read_text(
+                    fname,
+                    fin,
+                    collector,
+                    first_line_no,
+                    vector_size,
+                    datatype,
+                    encoding,
+                    unicode_errors,
+                )
+        finally:
+            fin.close()
+    return collector.into(cls, vector_size, datatype, counts)

@@ -1,0 +1,114 @@
+"""The Huffman tree of hierarchical softmax, built once into flat arrays.
+
+Construction follows word2vec.c's ``CreateBinaryTree`` (Mikolov et al. 2013; Huffman 1952):
+over the leaf counts sorted in descending order, repeatedly merge the two smallest nodes,
+found with two cursors (one walking the leaves from the rarest word up, one walking the inner
+nodes in creation order), which takes linear time. On equal counts the inner node is taken
+first, as in word2vec.c. Of the two merged nodes the smaller gets code bit 0, the other bit 1.
+
+Conventions (shared with gensim and word2vec.c, so ``syn1`` rows are interchangeable):
+
+* inner node ``k`` (created k-th, ``0 <= k < V - 1``) is row ``k`` of ``syn1``; the root is
+  ``V - 2``;
+* ``points[w, :lengths[w]]`` lists the inner nodes from the root down to ``w``'s parent and
+  ``codes[w, :lengths[w]]`` the bits taken at each of them;
+* ``sigmoid(h . syn1[points[w, j]])`` is the probability of bit 0 at step ``j``, so
+  ``P(w | h) = prod_j sigmoid((1 - 2 codes[w, j]) * h . syn1[points[w, j]])``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class HuffmanTree:
+    """Flat arrays of a binary tree over ``V`` leaves (see the module docstring)."""
+
+    codes: np.ndarray  # uint8 [V, max_length]
+    points: np.ndarray  # int32 [V, max_length]
+    lengths: np.ndarray  # int32 [V]
+
+    @property
+    def max_length(self) -> int:
+        return int(self.codes.shape[1])
+
+    def code(self, index: int) -> np.ndarray:
+        """The code bits of leaf ``index``, root first."""
+        return self.codes[index, : self.lengths[index]]
+
+    def point(self, index: int) -> np.ndarray:
+        """The inner-node ids on the path of leaf ``index``, root first."""
+        return self.points[index, : self.lengths[index]]
+
+
+def build_huffman_tree(counts) -> HuffmanTree:
+    """Build the Huffman tree of ``counts`` (any order; ties broken as word2vec.c does when
+    the counts are sorted in descending order, which :func:`hsw2v.vocab.build_vocabulary`
+    produces by default).
+
+    >>> tree = build_huffman_tree([5, 3, 1, 1])
+    >>> tree.code(0).tolist(), tree.point(0).tolist()
+    ([1], [2])
+    >>> sorted(tree.lengths.tolist())
+    [1, 2, 3, 3]
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    n_leaves = len(counts)
+    if n_leaves == 0:
+        raise ValueError("cannot build a Huffman tree over an empty vocabulary")
+    if n_leaves == 1:
+        # A single word needs no decision; give it a one-node path so training stays defined.
+        return HuffmanTree(
+            codes=np.zeros((1, 1), dtype=np.uint8),
+            points=np.zeros((1, 1), dtype=np.int32),
+            lengths=np.ones(1, dtype=np.int32),
+        )
+    # The two-cursor merge needs the leaves in descending order of count.
+    order = np.argsort(-counts, kind="stable")
+    sorted_counts = counts[order].tolist()
+    n_inner = n_leaves - 1
+    node_count = sorted_counts + [0] * n_inner  # ids: leaves 0..V-1 (sorted), inner V..2V-2
+    parent = [0] * (2 * n_leaves - 1)
+    bit = [0] * (2 * n_leaves - 1)
+    leaf = n_leaves - 1  # rarest leaf not merged yet
+    inner = n_leaves  # oldest inner node not merged yet
+    for k in range(n_inner):
+        picked = []
+        for _ in range(2):
+            if leaf >= 0 and (inner >= n_leaves + k or node_count[leaf] < node_count[inner]):
+                picked.append(leaf)
+                leaf -= 1
+            else:
+                picked.append(inner)
+                inner += 1
+        new = n_leaves + k
+        node_count[new] = node_count[picked[0]] + node_count[picked[1]]
+        parent[picked[0]] = new
+        parent[picked[1]] = new
+        bit[picked[1]] = 1
+    # Depths and paths top-down: the root is the last inner node; every child is created
+    # before its parent, so walking ids downward visits parents first.
+    root = 2 * n_leaves - 2
+    depth = [0] * (2 * n_leaves - 1)
+    for node in range(root - 1, -1, -1):
+        depth[node] = depth[parent[node]] + 1
+    max_length = max(depth[:n_leaves])
+    node_codes = np.zeros((2 * n_leaves - 1, max_length), dtype=np.uint8)
+    node_points = np.zeros((2 * n_leaves - 1, max_length), dtype=np.int32)
+    for node in range(root - 1, -1, -1):
+        up, dep = parent[node], depth[node]
+        if dep > 1:
+            node_codes[node, : dep - 1] = node_codes[up, : dep - 1]
+            node_points[node, : dep - 1] = node_points[up, : dep - 1]
+        node_codes[node, dep - 1] = bit[node]
+        node_points[node, dep - 1] = up - n_leaves
+    codes = np.empty((n_leaves, max_length), dtype=np.uint8)
+    points = np.empty((n_leaves, max_length), dtype=np.int32)
+    lengths = np.empty(n_leaves, dtype=np.int32)
+    codes[order] = node_codes[:n_leaves]
+    points[order] = node_points[:n_leaves]
+    lengths[order] = depth[:n_leaves]
+    return HuffmanTree(codes=codes, points=points, lengths=lengths)

@@ -1,0 +1,556 @@
+"""KeyedVectors: the trained word vectors, their keys, per-key attributes and file formats.
+
+This is the object users keep (``model.wv``). Names, signatures, defaults and results follow
+gensim 4.4's ``gensim.models.KeyedVectors``, so code written for gensim works unchanged; the
+differences are listed in the class docstring. The similarity queries live in
+:mod:`hsw2v._similarity`, the word2vec file formats in :mod:`hsw2v._w2v_format`.
+
+Example
+-------
+>>> from hsw2v.keyedvectors import KeyedVectors
+>>> kv = KeyedVectors(2)
+>>> kv.add_vectors(["king", "queen", "apple"], [[1.0, 0.1], [0.9, 0.2], [0.0, 1.0]])
+>>> kv.most_similar("king", topn=1)[0][0]
+'queen'
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+
+from hsw2v import _w2v_format
+from hsw2v._similarity import KEY_TYPES, REAL, SimilarityQueries, unknown_key
+from hsw2v.persist import load_bundle, save_bundle
+
+__all__ = ["KeyedVectors"]
+
+logger = logging.getLogger(__name__)
+
+_BUNDLE_KIND = "KeyedVectors"
+
+
+class KeyedVectors(SimilarityQueries):
+    """Vectors addressed by keys (words), with similarity queries; gensim's ``KeyedVectors``.
+
+    Parameters
+    ----------
+    vector_size : int
+        Dimensionality of the vectors.
+    count : int, optional
+        Number of slots to preallocate (filled by :meth:`add_vector`).
+    dtype : numpy dtype, optional
+        Type of the vectors, float32 by default.
+
+    Attributes: ``vectors`` (2-D array, one row per key), ``index_to_key`` (list),
+    ``key_to_index`` (dict), ``expandos`` (dict of per-key 1-D arrays, e.g. ``"count"``),
+    ``norms`` (row lengths, None until :meth:`fill_norms`).
+
+    Differences from gensim: an unknown key raises ``KeyError("word 'x' not in vocabulary")``;
+    :meth:`save`/:meth:`load` use hsw2v's pickle-free bundle format (gensim's pickles are not
+    read); :meth:`add_vectors` keeps ``expandos`` aligned and resets ``norms``;
+    ``restrict_vocab`` is honoured by :meth:`most_similar_cosmul`, and ``similarity_function``
+    by :meth:`evaluate_word_analogies`.
+
+    Example
+    -------
+    >>> kv = KeyedVectors(3)
+    >>> kv.add_vectors(["a", "b"], [[1.0, 0.0, 0.0], [0.0, 2.0, 0.0]])
+    >>> len(kv), kv["b"].tolist(), "c" in kv
+    (2, [0.0, 2.0, 0.0], False)
+    """
+
+    def __init__(self, vector_size, count=0, dtype=np.float32):
+        self.vector_size = vector_size
+        self.index_to_key = [None] * count
+        self.next_index = 0
+        self.key_to_index = {}
+        self.vectors = np.zeros((count, vector_size), dtype=dtype)
+        self.norms = None
+        self.expandos = {}
+
+    def __str__(self):
+        return f"{self.__class__.__name__}<vector_size={self.vector_size}, {len(self)} keys>"
+
+    __repr__ = __str__
+
+    def __len__(self):
+        return len(self.index_to_key)
+
+    # ------------------------------------------------------------------ keys and attributes
+    def get_index(self, key, default=None):
+        """Row of `key` in ``vectors``; an int in range is taken as a row itself.
+
+        Returns `default` for an unknown key if given, else raises KeyError.
+
+        >>> kv = KeyedVectors(1); kv.add_vectors(["a", "b"], [[1.0], [2.0]])
+        >>> kv.get_index("b"), kv.get_index("zz", -1)
+        (1, -1)
+        """
+        val = self.key_to_index.get(key, -1)
+        if val >= 0:
+            return val
+        if isinstance(key, (int, np.integer)) and 0 <= key < len(self.index_to_key):
+            return key
+        if default is not None:
+            return default
+        raise unknown_key(key)
+
+    def has_index_for(self, key):
+        """True if `key` has a row of its own (a stored vector).
+
+        >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[1.0]])
+        >>> kv.has_index_for("a"), kv.has_index_for("b")
+        (True, False)
+        """
+        return self.get_index(key, -1) >= 0
+
+    def __contains__(self, key):
+        return self.has_index_for(key)
+
+    def allocate_vecattrs(self, attrs=None, types=None):
+        """Make sure per-key attribute arrays exist for `attrs` (of `types`) and fit the keys.
+
+        With no arguments, resize every existing attribute array to ``len(index_to_key)``.
+        ``int`` means int64 and ``str`` means object. Raises TypeError if a type conflicts
+        with an existing array's.
+
+        >>> kv = KeyedVectors(1, count=3)
+        >>> kv.allocate_vecattrs(["count"], [int]); kv.expandos["count"].dtype.name
+        'int64'
+        """
+        if attrs is None:
+            attrs = list(self.expandos)
+            types = [self.expandos[attr].dtype for attr in attrs]
+        size = len(self.index_to_key)
+        for attr, kind in zip(attrs, types, strict=True):
+            if kind is int:
+                kind = np.int64
+            elif kind is str:
+                kind = object
+            prev = self.expandos.get(attr)
+            if prev is None:
+                self.expandos[attr] = np.zeros(size, dtype=kind)
+                continue
+            if not np.can_cast(np.dtype(kind), prev.dtype, casting="same_kind"):
+                raise TypeError(
+                    f"Can't allocate type {kind} for attribute {attr}, "
+                    f"conflicts with its existing type {prev.dtype}"
+                )
+            if len(prev) != size:
+                grown = np.zeros(size, dtype=prev.dtype)
+                keep = min(len(prev), size)
+                grown[:keep] = prev[:keep]
+                self.expandos[attr] = grown
+
+    def set_vecattr(self, key, attr, val):
+        """Set the per-key attribute `attr` of `key` to `val`.
+
+        >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[1.0]])
+        >>> kv.set_vecattr("a", "count", 7); int(kv.get_vecattr("a", "count"))
+        7
+        """
+        self.allocate_vecattrs(attrs=[attr], types=[type(val)])
+        self.expandos[attr][self.get_index(key)] = val
+
+    def get_vecattr(self, key, attr):
+        """The per-key attribute `attr` of `key`.
+
+        >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[1.0]], extras={"count": np.array([3])})
+        >>> int(kv.get_vecattr("a", "count"))
+        3
+        """
+        index = self.get_index(key)
+        return self.expandos[attr][index]
+
+    def resize_vectors(self, seed=0):
+        """Grow or shrink ``vectors`` to the number of keys; new rows are random in ±1/d.
+
+        >>> kv = KeyedVectors(4, count=2); kv.index_to_key.append("extra"); kv.resize_vectors()
+        >>> kv.vectors.shape
+        (3, 4)
+        """
+        shape = (len(self.index_to_key), self.vector_size)
+        if self.vectors.shape != shape:
+            dtype = self.vectors.dtype if self.vectors.dtype in (np.float32, np.float64) else REAL
+            new = np.random.default_rng(seed=seed).random(shape, dtype=dtype)
+            new *= 2.0
+            new -= 1.0
+            new /= self.vector_size
+            rows, cols = min(shape[0], len(self.vectors)), min(shape[1], self.vectors.shape[1])
+            new[:rows, :cols] = self.vectors[:rows, :cols]
+            self.vectors = new
+        self.allocate_vecattrs()
+        self.norms = None
+
+    def sort_by_descending_frequency(self):
+        """Reorder keys (and vectors, attributes) by descending ``count``; ties: later first.
+
+        >>> kv = KeyedVectors(1); kv.add_vectors(["a", "b"], [[1.0], [2.0]])
+        >>> kv.set_vecattr("a", "count", 1); kv.set_vecattr("b", "count", 5)
+        >>> kv.sort_by_descending_frequency(); kv.index_to_key
+        ['b', 'a']
+        """
+        if not len(self):
+            return
+        counts = np.asarray(self.expandos["count"], dtype=np.int64)
+        order = np.lexsort((-np.arange(len(counts)), -counts))
+        self.index_to_key = [self.index_to_key[i] for i in order]
+        self.allocate_vecattrs()
+        for attr in self.expandos:
+            self.expandos[attr] = self.expandos[attr][order]
+        if len(self.vectors):
+            self.vectors = self.vectors[order]
+        self.key_to_index = {key: i for i, key in enumerate(self.index_to_key)}
+        self.norms = None
+
+    # ------------------------------------------------------------------ vectors
+    def get_vector(self, key, norm=False):
+        """The vector of `key` (read-only view); unit length if `norm`.
+
+        >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[3.0, 4.0]])
+        >>> kv.get_vector("a").tolist(), kv.get_vector("a", norm=True).tolist()
+        ([3.0, 4.0], [0.6000000238418579, 0.800000011920929])
+        """
+        index = self.get_index(key)
+        if norm:
+            self.fill_norms()
+            result = self.vectors[index] / self.norms[index]
+        else:
+            result = self.vectors[index]
+        result.setflags(write=False)
+        return result
+
+    def word_vec(self, *args, **kwargs):
+        """Deprecated alias of :meth:`get_vector`.
+
+        >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[2.0]])
+        >>> import warnings; warnings.simplefilter("ignore"); kv.word_vec("a").tolist()
+        [2.0]
+        """
+        warnings.warn("Use get_vector instead", DeprecationWarning, stacklevel=2)
+        return self.get_vector(*args, **kwargs)
+
+    def __getitem__(self, key_or_keys):
+        """Vector of one key, or a 2-D array of vectors for a list of keys.
+
+        >>> kv = KeyedVectors(1); kv.add_vectors(["a", "b"], [[1.0], [2.0]])
+        >>> kv["a"].tolist(), kv[["b", "a"]].tolist()
+        ([1.0], [[2.0], [1.0]])
+        """
+        if isinstance(key_or_keys, KEY_TYPES):
+            return self.get_vector(key_or_keys)
+        return self.vectors[[self.get_index(key) for key in key_or_keys]].reshape(
+            -1, self.vector_size
+        )
+
+    def add_vector(self, key, vector):
+        """Add one key and vector, into the next preallocated slot if any; return its index.
+
+        >>> kv = KeyedVectors(2, count=1)
+        >>> kv.add_vector("a", [1.0, 2.0]), kv.index_to_key
+        (0, ['a'])
+        """
+        target = self.next_index
+        if target >= len(self) or self.index_to_key[target] is not None:
+            target = len(self)
+            warnings.warn(
+                "Adding single vectors to a KeyedVectors which grows by one each time can be "
+                "costly. Consider adding in batches or preallocating to the required size.",
+                UserWarning,
+                stacklevel=2,
+            )
+            self.add_vectors([key], [vector])
+            self.next_index = target + 1
+        else:
+            self.index_to_key[target] = key
+            self.key_to_index[key] = target
+            self.vectors[target] = vector
+            self.next_index += 1
+            self.norms = None
+        return target
+
+    def add_vectors(self, keys, weights, extras=None, replace=False):
+        """Append keys with their vectors; existing keys keep their vector unless `replace`.
+
+        Parameters
+        ----------
+        keys : list of (str or int), or one key
+        weights : list of vectors or 2-D array, one row per key
+        extras : dict of str to 1-D array, optional
+            Per-key attribute values, aligned with `keys`.
+        replace : bool, optional
+            Overwrite the vectors (and extras) of keys already present.
+
+        >>> kv = KeyedVectors(1); kv.add_vectors(["a", "b"], [[1.0], [2.0]])
+        >>> kv.add_vectors(["b", "c"], [[9.0], [3.0]]); kv.vectors.ravel().tolist()
+        [1.0, 2.0, 3.0]
+        """
+        if isinstance(keys, KEY_TYPES):
+            keys = [keys]
+            weights = np.asarray(weights).reshape(1, -1)
+        keys = list(keys)
+        weights = np.asarray(weights)
+        if weights.size == 0 and not keys:
+            weights = weights.reshape(0, self.vector_size)
+        if weights.shape != (len(keys), self.vector_size):
+            raise ValueError(
+                f"expected weights of shape ({len(keys)}, {self.vector_size}) for {len(keys)} "
+                f"keys, got {weights.shape}"
+            )
+        extras = {attr: np.asarray(val) for attr, val in (extras or {}).items()}
+        self.allocate_vecattrs(list(extras), [val.dtype for val in extras.values()])
+        start = len(self.index_to_key)
+        new_pos, placed = [], {}  # batch positions of new keys; where each key's row is
+        updates = []  # (batch position, row) of keys to overwrite
+        for pos, key in enumerate(keys):
+            row = self.key_to_index.get(key)
+            if row is None:
+                row = placed.get(key)
+                if row is None:
+                    placed[key] = start + len(new_pos)
+                    new_pos.append(pos)
+                    continue
+            if replace:
+                updates.append((pos, row))
+        for pos in new_pos:
+            self.key_to_index[keys[pos]] = len(self.index_to_key)
+            self.index_to_key.append(keys[pos])
+        self.vectors = np.vstack((self.vectors, weights[new_pos].astype(self.vectors.dtype)))
+        self.allocate_vecattrs()
+        for attr, val in extras.items():
+            self.expandos[attr][start:] = val[new_pos]
+        if updates:
+            positions, rows = zip(*updates, strict=True)
+            self.vectors[list(rows)] = weights[list(positions)]
+            for attr, val in extras.items():
+                self.expandos[attr][list(rows)] = val[list(positions)]
+        self.norms = None
+
+    def __setitem__(self, keys, weights):
+        """Add or replace vectors: ``kv[key] = vector`` or ``kv[list_of_keys] = 2-D array``.
+
+        >>> kv = KeyedVectors(2); kv["a"] = np.array([1.0, 2.0]); kv["a"] = np.array([3.0, 4.0])
+        >>> kv["a"].tolist(), len(kv)
+        ([3.0, 4.0], 1)
+        """
+        if not isinstance(keys, list):
+            keys = [keys]
+            weights = np.asarray(weights).reshape(1, -1)
+        self.add_vectors(keys, weights, replace=True)
+
+    def fill_norms(self, force=False):
+        """Compute ``norms`` (the L2 length of every vector) if missing, or always if `force`.
+
+        >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[3.0, 4.0]]); kv.fill_norms()
+        >>> kv.norms.tolist()
+        [5.0]
+        """
+        if self.norms is None or force:
+            self.norms = np.linalg.norm(self.vectors, axis=1)
+
+    def get_normed_vectors(self):
+        """All vectors scaled to unit length, as a new 2-D array.
+
+        >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[3.0, 4.0]])
+        >>> kv.get_normed_vectors().tolist()
+        [[0.6000000238418579, 0.800000011920929]]
+        """
+        self.fill_norms()
+        return self.vectors / self.norms[..., np.newaxis]
+
+    def unit_normalize_all(self):
+        """Scale every vector to unit length, in place (training cannot sensibly continue).
+
+        >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[0.0, 2.0]]); kv.unit_normalize_all()
+        >>> kv["a"].tolist()
+        [0.0, 1.0]
+        """
+        self.fill_norms()
+        self.vectors /= self.norms[..., np.newaxis]
+        self.norms = np.ones((len(self.vectors),))
+
+    def init_sims(self, replace=False):
+        """Deprecated: :meth:`fill_norms`, then :meth:`unit_normalize_all` if `replace`.
+
+        >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[2.0]])
+        >>> import warnings; warnings.simplefilter("ignore"); kv.init_sims(); kv.norms.tolist()
+        [2.0]
+        """
+        warnings.warn("Use fill_norms() instead", DeprecationWarning, stacklevel=2)
+        self.fill_norms()
+        if replace:
+            self.unit_normalize_all()
+
+    # ------------------------------------------------------------------ files
+    def save_word2vec_format(
+        self,
+        fname,
+        fvocab=None,
+        binary=False,
+        total_vec=None,
+        write_header=True,
+        prefix="",
+        append=False,
+        sort_attr="count",
+    ):
+        """Write the vectors in the word2vec C tool's text or binary format (gensim-identical).
+
+        Parameters
+        ----------
+        fname : str or os.PathLike
+            Output file (``.gz``/``.bz2`` are compressed). Written atomically unless `append`.
+        fvocab : str, optional
+            Also write ``word count`` lines (the C tool's ``-save-vocab`` format) here.
+        binary : bool, optional
+            Binary records instead of text lines.
+        total_vec : int, optional
+            Vector count for the header (default: the number of keys).
+        write_header : bool, optional
+            Write the ``"count dimensions"`` header line (False gives GloVe-style files).
+        prefix : str, optional
+            Prepended to every key.
+        append : bool, optional
+            Append to `fname` (and `fvocab`) instead of replacing them.
+        sort_attr : str, optional
+            Write keys in descending order of this attribute, if present.
+
+        >>> import os, tempfile
+        >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[0.5, 1.0]])
+        >>> path = os.path.join(tempfile.mkdtemp(), "v.txt"); kv.save_word2vec_format(path)
+        >>> open(path).read()
+        '1 2\\na 0.5 1.0\\n'
+        """
+        _w2v_format.write_word2vec(
+            self, fname, fvocab, binary, total_vec, write_header, prefix, append, sort_attr
+        )
+
+    @classmethod
+    def load_word2vec_format(
+        cls,
+        fname,
+        fvocab=None,
+        binary=False,
+        encoding="utf8",
+        unicode_errors="strict",
+        limit=None,
+        datatype=REAL,
+        no_header=False,
+    ):
+        """Read vectors in the word2vec C tool's text or binary format.
+
+        Parameters
+        ----------
+        fname : str or os.PathLike
+            Input file (``.gz``/``.bz2`` are decompressed).
+        fvocab : str, optional
+            ``word count`` file to take the ``count`` attribute from; without it, counts
+            descend in file order.
+        binary : bool, optional
+            The file holds binary records.
+        encoding, unicode_errors : str, optional
+            How words are decoded.
+        limit : int, optional
+            Read at most this many vectors.
+        datatype : numpy float type, optional
+            Type of the loaded vectors.
+        no_header : bool, optional
+            The (text) file has no ``"count dimensions"`` header line.
+
+        Raises ValueError naming the line (text) or byte offset (binary) of malformed input.
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
+        >>> _ = open(path, "w").write("2 2\\na 1 0\\nb 0 1\\n")
+        >>> KeyedVectors.load_word2vec_format(path)["b"].tolist()
+        [0.0, 1.0]
+        """
+        return _w2v_format.read_word2vec(
+            cls, fname, fvocab, binary, encoding, unicode_errors, limit, datatype, no_header
+        )
+
+    def _bundle_parts(self):
+        """``(meta, arrays)`` describing this object, for :mod:`hsw2v.persist` bundles."""
+        keys = []
+        for key in self.index_to_key:
+            if isinstance(key, np.integer):
+                key = int(key)
+            if key is not None and not isinstance(key, (str, int)):
+                raise TypeError(f"cannot save key {key!r} of type {type(key).__name__}")
+            keys.append(key)
+        arrays = {"vectors": np.asarray(self.vectors)}
+        expandos = {}
+        for n, (attr, values) in enumerate(self.expandos.items()):
+            if values.dtype.hasobject:
+                logger.warning("not saving attribute %r: it holds Python objects", attr)
+                continue
+            expandos[attr] = f"expando_{n}"
+            arrays[f"expando_{n}"] = values
+        meta = {
+            "vector_size": int(self.vector_size),
+            "index_to_key": keys,
+            "next_index": int(self.next_index),
+            "expandos": expandos,
+        }
+        return meta, arrays
+
+    @classmethod
+    def _from_bundle_parts(cls, meta, arrays, source="bundle"):
+        """Rebuild an instance from :meth:`_bundle_parts` output read from `source`."""
+        try:
+            vectors = arrays["vectors"]
+            keys = meta["index_to_key"]
+            kv = cls(int(meta["vector_size"]), 0, dtype=vectors.dtype)
+            expandos = {attr: arrays[name] for attr, name in meta["expandos"].items()}
+            next_index = int(meta["next_index"])
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise ValueError(f"{source!r} holds incomplete KeyedVectors data ({exc!r})") from exc
+        if vectors.shape != (len(keys), kv.vector_size) or any(
+            v.shape != (len(keys),) for v in expandos.values()
+        ):
+            raise ValueError(f"{source!r} holds inconsistent KeyedVectors data")
+        kv.vectors, kv.index_to_key, kv.expandos, kv.next_index = (
+            vectors,
+            keys,
+            expandos,
+            next_index,
+        )
+        kv.key_to_index = {key: i for i, key in enumerate(keys) if key is not None}
+        return kv
+
+    def save(self, fname):
+        """Save to one pickle-free file (see :mod:`hsw2v.persist`), atomically.
+
+        Vectors, keys and numeric per-key attributes are stored; object attributes are skipped.
+
+        >>> import os, tempfile
+        >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[1.0, 2.0]])
+        >>> path = os.path.join(tempfile.mkdtemp(), "wv.hsw2v"); kv.save(path)
+        >>> KeyedVectors.load(path)["a"].tolist()
+        [1.0, 2.0]
+        """
+        meta, arrays = self._bundle_parts()
+        save_bundle(fname, _BUNDLE_KIND, meta, arrays)
+
+    @classmethod
+    def load(cls, fname, mmap=None):
+        """Load what :meth:`save` wrote; ``mmap='r'`` maps the arrays instead of reading them.
+
+        >>> import os, tempfile
+        >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[1.0, 2.0]])
+        >>> path = os.path.join(tempfile.mkdtemp(), "wv.hsw2v"); kv.save(path)
+        >>> type(KeyedVectors.load(path, mmap="r").vectors).__name__
+        'memmap'
+        """
+        try:
+            meta, arrays = load_bundle(fname, mmap=mmap, kind=_BUNDLE_KIND)
+        except ValueError as exc:
+            if "not an hsw2v bundle" in str(exc):
+                raise ValueError(
+                    f"{exc}; files written by gensim's save() are pickles, which hsw2v does not "
+                    "read: convert them with save_word2vec_format()"
+                ) from None
+            raise
+        return cls._from_bundle_parts(meta, arrays, source=str(fname))

@@ -1,0 +1,420 @@
+"""The native, pickle-free file format of hsw2v: metadata and arrays bundled in one file.
+
+A bundle is an ordinary, uncompressed zip archive (PKWARE APPNOTE.TXT, method 0 "stored",
+ZIP64 headers) holding:
+
+``meta.json``
+    UTF-8 JSON, ``{"format": "hsw2v", "format_version": 1, "kind": KIND, "meta": {...},
+    "arrays": {NAME: {"dtype": DESCR, "shape": [...], "sha256": HEX}}}``. ``DESCR`` is the
+    dtype description used in .npy headers (e.g. ``"<f4"``); ``sha256`` is the digest of the
+    array's data bytes in C order.
+``NAME.npy``
+    One standard NumPy ``.npy`` file (format 1.0/2.0/3.0, see ``numpy.lib.format``) per array.
+
+Every member's data starts at a multiple of 64 bytes from the start of the file: the local
+header of each ``.npy`` member is padded with an "alignment" extra field (header id
+``0xD935``, as defined by Android's ``zipalign``), and the ``.npy`` header itself is padded to
+a multiple of 64 bytes, so the array data is 64-byte aligned and can be memory mapped in place.
+
+Loading never unpickles anything: object arrays are refused both when saving and when loading,
+so reading an untrusted bundle cannot run code. Any zip tool can list and extract a bundle,
+and ``numpy.load`` reads each extracted member.
+
+Example
+-------
+>>> import os, tempfile
+>>> import numpy as np
+>>> from hsw2v.persist import save_bundle, load_bundle
+>>> path = os.path.join(tempfile.mkdtemp(), "demo.hsw2v")
+>>> save_bundle(path, "Demo", {"answer": 42}, {"x": np.arange(3, dtype=np.int32)})
+>>> meta, arrays = load_bundle(path, kind="Demo")
+>>> meta["answer"], arrays["x"].tolist()
+(42, [0, 1, 2])
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import struct
+import tempfile
+import zipfile
+
+import numpy as np
+
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "save_bundle", "load_bundle"]
+
+FORMAT_NAME = "hsw2v"
+FORMAT_VERSION = 1
+
+_META_MEMBER = "meta.json"
+_ALIGN = 64
+_ALIGN_EXTRA_ID = 0xD935  # zipalign's "alignment" extra field: uint16 alignment + zero padding
+_LOCAL_HEADER = struct.Struct("<4s5H3L2H")  # 30 bytes, APPNOTE 4.3.7
+_LOCAL_MAGIC = b"PK\x03\x04"
+_ZIP64_EXTRA_LEN = 20  # header id, size, uncompressed and compressed sizes (force_zip64)
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,199}\Z")
+_MMAP_MODES = ("r", "c", "r+")
+
+
+class _Corrupt(Exception):
+    """Internal: the bundle is damaged; turned into a ValueError naming the file."""
+
+
+class _Reported(ValueError):
+    """Internal: a complete, user-facing error about the bundle (passed through as it is)."""
+
+
+def _check_name(name) -> str:
+    if not isinstance(name, str) or not _SAFE_NAME.match(name) or ".." in name:
+        raise ValueError(
+            f"unsafe array name {name!r}: use letters, digits, '_', '-' and '.', no '/' and no '..'"
+        )
+    return name
+
+
+def _data_sha256(arr: np.ndarray) -> str:
+    """SHA-256 of the array's data bytes in C order."""
+    flat = np.ascontiguousarray(arr).reshape(-1)
+    return hashlib.sha256(flat.view(np.uint8) if flat.size else b"").hexdigest()
+
+
+def _descr(dtype: np.dtype):
+    """The JSON form of a dtype's .npy description (strings stay strings, tuples become lists)."""
+    return json.loads(json.dumps(np.lib.format.dtype_to_descr(dtype)))
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the system allows."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+def atomic_temp(path) -> tuple[int, str]:
+    """Create a temporary file next to `path` for an atomic replace; return ``(fd, tmp_path)``.
+
+    The temporary name keeps the extension of `path`, so tools that choose a compression from
+    the extension treat both alike.
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> fd, tmp = atomic_temp(os.path.join(tempfile.mkdtemp(), "v.txt.gz"))
+    >>> os.close(fd); tmp.endswith(".gz")
+    True
+    """
+    path = os.fspath(path)
+    directory, base = os.path.split(os.path.abspath(path))
+    ext = os.path.splitext(base)[1]
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=f".tmp{ext}", dir=directory)
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())
+    except OSError:
+        pass
+    return fd, tmp
+
+
+def atomic_commit(tmp: str, path) -> None:
+    """Move a finished temporary file from :func:`atomic_temp` onto `path`, atomically.
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> fd, tmp = atomic_temp(path)
+    >>> _ = os.write(fd, b"hi"); os.close(fd); atomic_commit(tmp, path)
+    >>> open(path, "rb").read()
+    b'hi'
+    """
+    os.replace(tmp, path)
+    try:  # make the rename itself durable, where directories can be opened
+        dir_fd = os.open(os.path.dirname(os.path.abspath(os.fspath(path))), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def _write_npy_member(zf: zipfile.ZipFile, fh, name: str, arr: np.ndarray) -> dict:
+    """Write `arr` as member ``name.npy`` with 64-byte aligned data; return its meta entry."""
+    if arr.dtype.hasobject:
+        raise TypeError(
+            f"array {name!r} has dtype {arr.dtype}, which holds Python objects; "
+            "object arrays cannot be stored without pickle"
+        )
+    if not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")
+    member = name + ".npy"
+    start = fh.tell()
+    pad = -(start + _LOCAL_HEADER.size + len(member) + _ZIP64_EXTRA_LEN) % _ALIGN
+    if pad < 6:  # the extra field needs 4 bytes of header and 2 of alignment value
+        pad += _ALIGN
+    info = zipfile.ZipInfo(member)
+    info.compress_type = zipfile.ZIP_STORED
+    info.extra = struct.pack("<HHH", _ALIGN_EXTRA_ID, pad - 4, _ALIGN) + bytes(pad - 6)
+    with zf.open(info, "w", force_zip64=True) as out:
+        if fh.tell() % _ALIGN:  # the layout of zipfile's local header changed under us
+            raise RuntimeError(f"could not align member {member!r}")
+        np.lib.format.write_array(out, arr, allow_pickle=False)
+    return {"dtype": _descr(arr.dtype), "shape": list(arr.shape), "sha256": _data_sha256(arr)}
+
+
+def save_bundle(path, kind: str, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+    """Write `meta` and `arrays` into one bundle file at `path`, atomically.
+
+    The bundle is first written to a temporary file in the same directory, flushed and synced,
+    then renamed onto `path`. If anything fails, the temporary file is removed and a previous
+    file at `path` is left untouched.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Destination file.
+    kind : str
+        What the bundle holds (e.g. ``"KeyedVectors"``); :func:`load_bundle` can insist on it.
+    meta : dict
+        JSON-serialisable metadata.
+    arrays : dict of str to numpy.ndarray
+        Arrays to store. Names may use letters, digits, ``_``, ``-`` and ``.``.
+
+    Raises
+    ------
+    TypeError
+        If an array has an object dtype, or `meta` is not JSON-serialisable.
+    ValueError
+        If an array name is unsafe.
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> path = os.path.join(tempfile.mkdtemp(), "vectors.hsw2v")
+    >>> save_bundle(path, "Demo", {"n": 2}, {"v": np.ones((2, 3), dtype=np.float32)})
+    >>> load_bundle(path)[1]["v"].shape
+    (2, 3)
+    """
+    path = os.fspath(path)
+    if not isinstance(kind, str):
+        raise TypeError(f"kind must be a str, not {type(kind).__name__}")
+    for name in arrays:
+        _check_name(name)
+    json.dumps(meta)  # fail early, before any file is touched, if meta is not serialisable
+    fd, tmp = atomic_temp(path)
+    try:
+        with os.fdopen(fd, "w+b") as fh:
+            entries = {}
+            with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
+                for name, arr in arrays.items():
+                    entries[name] = _write_npy_member(zf, fh, name, np.asarray(arr))
+                header = {
+                    "format": FORMAT_NAME,
+                    "format_version": FORMAT_VERSION,
+                    "kind": kind,
+                    "meta": meta,
+                    "arrays": entries,
+                }
+                text = json.dumps(header, ensure_ascii=False, indent=1)
+                zf.writestr(zipfile.ZipInfo(_META_MEMBER), text.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        atomic_commit(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _read_header(path: str, zf: zipfile.ZipFile, kind):
+    """Read and check meta.json; return the parsed document."""
+    try:
+        raw = zf.read(_META_MEMBER)
+    except KeyError:
+        raise _Reported(f"{path!r} is not an hsw2v bundle (it has no {_META_MEMBER})") from None
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _Corrupt(f"{_META_MEMBER} is not valid JSON ({exc})") from exc
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT_NAME:
+        raise _Reported(f"{path!r} is not an hsw2v bundle (its {_META_MEMBER} lacks the marker)")
+    version = doc.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise _Corrupt(f"invalid format_version {version!r}")
+    if version > FORMAT_VERSION:
+        raise _Reported(
+            f"{path!r} uses hsw2v format version {version}, but this hsw2v reads format versions "
+            f"up to {FORMAT_VERSION}; upgrade hsw2v to load it"
+        )
+    if kind is not None and doc.get("kind") != kind:
+        raise _Reported(f"{path!r} holds a {doc.get('kind')!r}, not a {kind!r}")
+    if not isinstance(doc.get("arrays"), dict) or "meta" not in doc:
+        raise _Corrupt(f"{_META_MEMBER} lacks 'arrays' or 'meta'")
+    return doc
+
+
+def _locate(fh, zf: zipfile.ZipFile, name: str, entry, file_size: int):
+    """Check one array member; return ``(dtype, shape, fortran, member_start, data_offset)``."""
+    if not isinstance(entry, dict):
+        raise _Corrupt(f"bad entry for array {name!r}")
+    try:
+        want_dtype = np.lib.format.descr_to_dtype(
+            entry["dtype"]
+            if isinstance(entry["dtype"], str)
+            else [tuple(field) for field in entry["dtype"]]
+        )
+        want_shape = tuple(int(n) for n in entry["shape"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _Corrupt(f"bad dtype or shape for array {name!r}") from exc
+    if want_dtype.hasobject:
+        raise _Corrupt(f"array {name!r} claims an object dtype, which is never loaded")
+    try:
+        info = zf.getinfo(name + ".npy")
+    except KeyError:
+        raise _Corrupt(f"member {name + '.npy'!r} is missing") from None
+    if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+        raise _Corrupt(f"member {info.filename!r} is not stored uncompressed")
+    fh.seek(info.header_offset)
+    local = fh.read(_LOCAL_HEADER.size)
+    if len(local) != _LOCAL_HEADER.size or local[:4] != _LOCAL_MAGIC:
+        raise _Corrupt(f"bad local header for member {info.filename!r}")
+    fields = _LOCAL_HEADER.unpack(local)
+    member_start = info.header_offset + _LOCAL_HEADER.size + fields[-2] + fields[-1]
+    member_end = member_start + info.compress_size
+    if member_end > file_size:
+        raise _Corrupt(f"member {info.filename!r} runs past the end of the file")
+    fh.seek(member_start)
+    try:
+        major, _ = np.lib.format.read_magic(fh)
+        if major == 1:
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif major == 2:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"unsupported .npy version {major}")
+    except Exception as exc:  # numpy's header parser raises several kinds on garbage
+        raise _Corrupt(f"bad .npy header in member {info.filename!r} ({exc})") from exc
+    if dtype.hasobject:
+        raise _Corrupt(f"member {info.filename!r} holds Python objects, which are never loaded")
+    if dtype != want_dtype or tuple(shape) != want_shape:
+        raise _Corrupt(f"member {info.filename!r} does not match its description")
+    data_offset = fh.tell()
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if data_offset + nbytes != member_end:
+        raise _Corrupt(f"member {info.filename!r} has the wrong size for its shape")
+    return dtype, tuple(shape), fortran, member_start, data_offset
+
+
+def load_bundle(path, mmap=None, kind=None) -> tuple[dict, dict]:
+    """Read a bundle written by :func:`save_bundle`; return ``(meta, arrays)``.
+
+    Nothing is ever unpickled. Only the members listed in ``meta.json`` are read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The bundle file.
+    mmap : {None, 'r', 'c', 'r+'}, optional
+        None reads every array into memory and verifies its SHA-256 digest. Otherwise each
+        array is a :class:`numpy.memmap` view into the file with this mode: ``'r'`` read-only,
+        ``'c'`` copy-on-write, ``'r+'`` writes go into the bundle itself (after which a load
+        without mmap reports a checksum mismatch). Memory-mapped arrays are checked against
+        the header and the file size, but their digests are not verified, since that would
+        read every byte.
+    kind : str, optional
+        If given, the bundle must have been saved with this kind.
+
+    Raises
+    ------
+    ValueError
+        If the file is not an hsw2v bundle, needs a newer hsw2v, holds another kind, or is
+        truncated or corrupted. The message names the file.
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> path = os.path.join(tempfile.mkdtemp(), "b.hsw2v")
+    >>> save_bundle(path, "Demo", {}, {"v": np.arange(4.0)})
+    >>> _, arrays = load_bundle(path, mmap="r")
+    >>> type(arrays["v"]).__name__, float(arrays["v"].sum())
+    ('memmap', 6.0)
+    """
+    path = os.fspath(path)
+    if mmap not in (None, *_MMAP_MODES):
+        raise ValueError(f"mmap must be None or one of {_MMAP_MODES}, not {mmap!r}")
+    damaged = f"{path!r} is truncated or corrupted"
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+        file_size = fh.seek(0, os.SEEK_END)
+        if not head:
+            raise ValueError(f"{damaged}: the file is empty")
+        if not _LOCAL_MAGIC.startswith(head):
+            raise ValueError(f"{path!r} is not an hsw2v bundle (not a zip file)")
+        try:
+            meta, places, arrays = _read_all(path, fh, file_size, kind, read=mmap is None)
+        except _Reported:
+            raise
+        except _Corrupt as exc:
+            raise ValueError(f"{damaged}: {exc}") from None
+        except (
+            ValueError,
+            zipfile.BadZipFile,
+            zipfile.LargeZipFile,
+            EOFError,
+            OSError,
+            NotImplementedError,
+            RuntimeError,
+            UnicodeDecodeError,
+            struct.error,
+            OverflowError,
+            KeyError,
+        ) as exc:
+            raise ValueError(f"{damaged}: {type(exc).__name__}: {exc}") from None
+    if mmap is not None:
+        for name, (dtype, shape, fortran, _, offset) in places.items():
+            order = "F" if fortran else "C"
+            arrays[name] = np.memmap(
+                path, dtype=dtype, mode=mmap, offset=offset, shape=shape, order=order
+            )
+    return meta, arrays
+
+
+def _read_all(path: str, fh, file_size: int, kind, read: bool):
+    """Parse and check the bundle open in `fh`; read (and verify) the arrays if `read`."""
+    fh.seek(0)
+    with zipfile.ZipFile(fh) as zf:
+        doc = _read_header(path, zf, kind)
+        places = {}
+        for name, entry in doc["arrays"].items():
+            if not isinstance(name, str) or not _SAFE_NAME.match(name) or ".." in name:
+                raise _Corrupt(f"unsafe member name {name!r}")
+            places[name] = _locate(fh, zf, name, entry, file_size)
+    arrays = {}
+    if read:
+        for name, (dtype, shape, _, member_start, _) in places.items():
+            fh.seek(member_start)
+            try:
+                arr = np.lib.format.read_array(fh, allow_pickle=False)
+            except ValueError as exc:
+                raise _Corrupt(f"cannot read array {name!r} ({exc})") from exc
+            if arr.dtype != dtype or arr.shape != shape:
+                raise _Corrupt(f"array {name!r} is cut short")
+            if _data_sha256(arr) != doc["arrays"][name].get("sha256"):
+                raise _Corrupt(f"checksum mismatch in array {name!r}")
+            arrays[name] = arr
+    return doc["meta"], places, arrays

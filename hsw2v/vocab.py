@@ -1,0 +1,224 @@
+"""Vocabulary: streaming counts, trimming, ordering and subsampling probabilities.
+
+The rules follow word2vec.c and gensim 4 (Mikolov et al., "Distributed Representations of
+Words and Phrases and their Compositionality", 2013, section 2.3 for subsampling):
+
+* counting is one streaming pass over a re-iterable corpus of token lists; with
+  ``max_vocab_size`` the raw counts are pruned during the pass (every word below a rising
+  threshold is dropped whenever the table grows past the limit);
+* words seen fewer than ``min_count`` times are dropped, unless ``trim_rule`` says otherwise;
+  ``max_final_vocab`` raises the effective ``min_count`` until the vocabulary fits;
+* ``sorted_vocab`` orders words by descending count; equal counts keep first-seen order, so
+  the result never depends on ``PYTHONHASHSEED``;
+* a token is kept during training with probability
+  ``min(1, (sqrt(count / t) + 1) * t / count)``, with ``t = sample * retained_total`` when
+  ``0 < sample < 1``, ``t = int(sample * (3 + sqrt(5)) / 2)`` when ``sample >= 1`` (an
+  absolute count) and no subsampling when ``sample == 0``. The probability is stored as
+  ``uint32(p * (2**32 - 1))`` and compared with a 32-bit random draw.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+RULE_DEFAULT = 0
+RULE_DISCARD = 1
+RULE_KEEP = 2
+
+NULL_WORD = "\0"
+
+
+def keep_vocab_item(word: str, count: int, min_count: int, trim_rule: Callable | None = None):
+    """Whether ``word`` seen ``count`` times survives ``min_count`` (``trim_rule`` may override).
+
+    >>> keep_vocab_item("the", 10, 5)
+    True
+    >>> keep_vocab_item("rare", 1, 5, trim_rule=lambda w, c, m: RULE_KEEP)
+    True
+    """
+    default = count >= min_count
+    if trim_rule is None:
+        return default
+    rule = trim_rule(word, count, min_count)
+    if rule == RULE_KEEP:
+        return True
+    if rule == RULE_DISCARD:
+        return False
+    return default
+
+
+def check_corpus(corpus) -> None:
+    """Reject corpora whose shape is clearly wrong, before any work starts.
+
+    A plain string or a sequence of strings would be read as sentences of characters, which
+    trains silently on garbage; gensim users meet this often, so say what is expected.
+    """
+    if corpus is None:
+        raise TypeError("the corpus is None: pass an iterable of sentences (lists of str tokens)")
+    if isinstance(corpus, (str, bytes)):
+        raise TypeError(
+            "the corpus is a single string; expected an iterable of sentences, each a list of "
+            "str tokens, e.g. [['hello', 'world'], ...] or LineSentence('corpus.txt')"
+        )
+    if not isinstance(corpus, Iterable):
+        raise TypeError(
+            f"the corpus must be an iterable of sentences (lists of str tokens), got "
+            f"{type(corpus).__name__}"
+        )
+
+
+def check_sentence(sentence, index: int) -> None:
+    """Reject a sentence that is a string (it would be split into characters)."""
+    if isinstance(sentence, (str, bytes)):
+        raise TypeError(
+            f"sentence #{index} is a string ({sentence[:40]!r}); each sentence must be a list "
+            "of str tokens: split your text first, e.g. [line.split() for line in lines], or "
+            "use LineSentence"
+        )
+
+
+def prune_counts(counts: dict, min_reduce: int, trim_rule: Callable | None = None) -> int:
+    """Drop every word with ``count < min_reduce`` (``trim_rule`` may keep it); return the total
+    count removed."""
+    removed = 0
+    for word in [w for w, c in counts.items() if not keep_vocab_item(w, c, min_reduce, trim_rule)]:
+        removed += counts.pop(word)
+    return removed
+
+
+def scan_counts(
+    corpus,
+    max_vocab_size: int | None = None,
+    trim_rule: Callable | None = None,
+    progress_per: int = 10000,
+):
+    """Count tokens in one streaming pass.
+
+    Returns ``(raw_counts, total_words, corpus_count)``: ``raw_counts`` maps each word to its
+    count in first-seen order; ``total_words`` counts every token seen (pruned ones included);
+    ``corpus_count`` is the number of sentences.
+    """
+    check_corpus(corpus)
+    counts: Counter = Counter()
+    total_words = 0
+    n_sentences = 0
+    min_reduce = 1
+    for n_sentences, sentence in enumerate(corpus, start=1):  # noqa: B007
+        if n_sentences <= 1000 or isinstance(sentence, (str, bytes)):
+            check_sentence(sentence, n_sentences - 1)
+        if progress_per and n_sentences % progress_per == 0:
+            logger.debug(
+                "PROGRESS: at sentence #%i, processed %i words, keeping %i word types",
+                n_sentences,
+                total_words,
+                len(counts),
+            )
+        counts.update(sentence)
+        total_words += len(sentence)
+        if max_vocab_size and len(counts) > max_vocab_size:
+            prune_counts(counts, min_reduce, trim_rule)
+            min_reduce += 1
+    for word in counts:
+        if type(word) is not str:
+            raise TypeError(
+                f"the corpus contains a token of type {type(word).__name__} ({word!r}); "
+                "tokens must be str: convert them first, e.g. [str(t) for t in sentence]"
+            )
+    logger.info(
+        "collected %i word types from a corpus of %i raw words and %i sentences",
+        len(counts),
+        total_words,
+        n_sentences,
+    )
+    return dict(counts), total_words, n_sentences
+
+
+@dataclass
+class Vocabulary:
+    """The final vocabulary: keys in training order and per-word arrays aligned with them."""
+
+    index_to_key: list
+    counts: np.ndarray  # int64, one per word
+    sample_int: np.ndarray  # uint32 keep probability, see module docstring
+    effective_min_count: int
+    retained_total: int
+    dropped_total: int
+    downsampled_total: float
+
+
+def keep_probabilities(counts: np.ndarray, sample: float) -> tuple[np.ndarray, float]:
+    """Per-word keep probability of subsampling as uint32 thresholds, and the expected total
+    number of tokens left after subsampling."""
+    counts = np.asarray(counts, dtype=np.float64)
+    retain_total = float(counts.sum())
+    if sample < 0:
+        raise ValueError(f"sample must be >= 0, got {sample}")
+    if not sample:
+        threshold = retain_total
+    elif sample < 1.0:
+        threshold = sample * retain_total
+    else:
+        threshold = float(int(sample * (3 + math.sqrt(5)) / 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prob = (np.sqrt(counts / threshold) + 1.0) * (threshold / counts)
+    prob = np.where(counts > 0, np.minimum(prob, 1.0), 1.0)
+    if not sample:
+        prob[:] = 1.0
+    sample_int = np.floor(prob * (2**32 - 1)).astype(np.uint32)
+    return sample_int, float((prob * counts).sum())
+
+
+def build_vocabulary(
+    raw_counts: dict,
+    min_count: int = 5,
+    sample: float = 1e-3,
+    max_final_vocab: int | None = None,
+    trim_rule: Callable | None = None,
+    sorted_vocab: bool = True,
+    null_word: bool = False,
+) -> Vocabulary:
+    """Apply ``min_count``/``max_final_vocab``/``trim_rule``, order and compute subsampling.
+
+    >>> v = build_vocabulary({"a": 3, "b": 7, "c": 1}, min_count=2, sample=0)
+    >>> v.index_to_key, v.counts.tolist()
+    (['b', 'a'], [7, 3])
+    """
+    effective_min_count = min_count
+    if max_final_vocab is not None and max_final_vocab < len(raw_counts):
+        by_count = sorted(raw_counts.values(), reverse=True)
+        effective_min_count = max(min_count, by_count[max_final_vocab] + 1)
+    keys, kept_counts = [], []
+    dropped = 0
+    for word, count in raw_counts.items():
+        if keep_vocab_item(word, count, effective_min_count, trim_rule):
+            keys.append(word)
+            kept_counts.append(count)
+        else:
+            dropped += count
+    counts = np.asarray(kept_counts, dtype=np.int64)
+    if sorted_vocab and len(keys):
+        order = np.argsort(-counts, kind="stable")
+        keys = [keys[i] for i in order]
+        counts = counts[order]
+    sample_int, downsampled_total = keep_probabilities(counts, sample)
+    if null_word:
+        keys.append(NULL_WORD)
+        counts = np.append(counts, 1)
+        sample_int = np.append(sample_int, np.uint32(0))
+    return Vocabulary(
+        index_to_key=keys,
+        counts=counts,
+        sample_int=sample_int,
+        effective_min_count=effective_min_count,
+        retained_total=int(counts.sum()),
+        dropped_total=dropped,
+        downsampled_total=downsampled_total,
+    )

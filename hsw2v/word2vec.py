@@ -1,0 +1,627 @@
+"""Word2Vec with hierarchical softmax: the trainer users create, with gensim 4's API.
+
+It coordinates: vocabulary (:mod:`hsw2v.vocab`), tree (:mod:`hsw2v.huffman`), epochs and
+threads (:mod:`hsw2v._train`), kernels (:mod:`hsw2v._inner`), results
+(:class:`hsw2v.keyedvectors.KeyedVectors`) and files (:mod:`hsw2v.persist`). It does no
+per-token math itself.
+
+Model: Mikolov et al., "Efficient Estimation of Word Representations in Vector Space" (2013)
+and "Distributed Representations of Words and Phrases and their Compositionality" (2013),
+with hierarchical softmax over a Huffman tree (Morin & Bengio 2005).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+
+import numpy as np
+
+from hsw2v import persist
+from hsw2v._inner import Trainer
+from hsw2v._train import Job, Schedule, iter_jobs, run_epoch
+from hsw2v.huffman import HuffmanTree, build_huffman_tree
+from hsw2v.keyedvectors import KeyedVectors
+from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, scan_counts
+
+logger = logging.getLogger(__name__)
+
+MAX_WORDS_IN_BATCH = 10000
+_SAVED_PARAMS = (
+    "vector_size",
+    "alpha",
+    "window",
+    "min_count",
+    "max_vocab_size",
+    "sample",
+    "seed",
+    "workers",
+    "min_alpha",
+    "sg",
+    "hs",
+    "negative",
+    "ns_exponent",
+    "cbow_mean",
+    "epochs",
+    "null_word",
+    "sorted_vocab",
+    "batch_words",
+    "compute_loss",
+    "max_final_vocab",
+    "shrink_windows",
+    "corpus_count",
+    "corpus_total_words",
+    "cache_words",
+    "comment",
+    "train_count",
+    "effective_min_count",
+    "kernel",
+)
+
+
+class Word2Vec:
+    """Train word vectors with hierarchical softmax (skip-gram or CBOW).
+
+    The parameters, defaults and methods are gensim 4.4's ``Word2Vec`` except ``hs=1`` and
+    ``negative=0`` by default (hierarchical softmax is what this library does). Beyond gensim:
+
+    ``cache_words`` (default 100,000,000): epochs after the first reuse the corpus already
+    mapped to word ids, held in memory (4 bytes a token) when it has at most this many
+    in-vocabulary tokens; 0 reads the corpus again every epoch (do that if your iterable
+    yields different sentences each pass). ``kernel`` picks the path walk: ``"fused"``
+    (default: each node's update fused with the next node's dot product), ``"loop"``
+    (pair-by-pair plain loops, word2vec.c's shape) or ``"blas"`` (pair-by-pair BLAS
+    ``sdot``/``saxpy`` from ``scipy.linalg.cython_blas``, gensim's shape); all compute the same
+    updates, ``benchmarks/RESULTS.md`` records their speed.
+
+    Example:
+
+    >>> from hsw2v import Word2Vec
+    >>> sentences = [["cat", "say", "meow"], ["dog", "say", "woof"]] * 50
+    >>> model = Word2Vec(sentences, vector_size=16, min_count=1, workers=1, epochs=2)
+    >>> model.wv["cat"].shape
+    (16,)
+    """
+
+    def __init__(
+        self,
+        sentences=None,
+        corpus_file=None,
+        vector_size=100,
+        alpha=0.025,
+        window=5,
+        min_count=5,
+        max_vocab_size=None,
+        sample=1e-3,
+        seed=1,
+        workers=3,
+        min_alpha=0.0001,
+        sg=0,
+        hs=1,
+        negative=0,
+        ns_exponent=0.75,
+        cbow_mean=1,
+        hashfxn=hash,
+        epochs=5,
+        null_word=0,
+        trim_rule=None,
+        sorted_vocab=1,
+        batch_words=MAX_WORDS_IN_BATCH,
+        compute_loss=False,
+        callbacks=(),
+        comment=None,
+        max_final_vocab=None,
+        shrink_windows=True,
+        cache_words=100_000_000,
+        kernel="fused",
+    ):
+        _check_params(
+            vector_size=vector_size,
+            alpha=alpha,
+            window=window,
+            min_count=min_count,
+            sample=sample,
+            workers=workers,
+            min_alpha=min_alpha,
+            epochs=epochs,
+            hs=hs,
+            negative=negative,
+            batch_words=batch_words,
+            sg=sg,
+            cbow_mean=cbow_mean,
+        )
+        self.vector_size = int(vector_size)
+        self.alpha = float(alpha)
+        self.min_alpha = float(min_alpha)
+        self.window = int(window)
+        self.min_count = int(min_count)
+        self.max_vocab_size = max_vocab_size
+        self.sample = float(sample)
+        self.seed = int(seed)
+        self.workers = int(workers)
+        self.sg = int(sg)
+        self.hs = int(hs)
+        self.negative = int(negative)
+        self.ns_exponent = ns_exponent
+        self.cbow_mean = int(cbow_mean)
+        self.hashfxn = hashfxn  # kept for signature compatibility; vectors come from `seed`
+        self.epochs = int(epochs)
+        self.null_word = int(null_word)
+        self.sorted_vocab = int(sorted_vocab)
+        self.batch_words = int(batch_words)
+        self.compute_loss = bool(compute_loss)
+        self.callbacks = callbacks
+        self.comment = comment
+        self.max_final_vocab = max_final_vocab
+        self.shrink_windows = bool(shrink_windows)
+        self.cache_words = int(cache_words)
+        self.kernel = str(kernel)
+        self.corpus_count = 0
+        self.corpus_total_words = 0
+        self.train_count = 0
+        self.total_train_time = 0.0
+        self.running_training_loss = 0.0
+        self.effective_min_count = self.min_count
+        self.raw_vocab: dict | None = None
+        self.tree: HuffmanTree | None = None
+        self.wv = KeyedVectors(self.vector_size)
+        self.syn1 = np.zeros((0, self.vector_size), dtype=np.float32)
+
+        if sentences is not None or corpus_file is not None:
+            corpus = self._corpus(sentences, corpus_file)
+            if isinstance(corpus, Iterator) and self.epochs > 1:
+                raise TypeError(
+                    "the corpus is a one-shot iterator (e.g. a generator), but training needs "
+                    f"{self.epochs + 1} passes (vocabulary + {self.epochs} epochs): pass a "
+                    "re-iterable object such as a list or LineSentence"
+                )
+            self.build_vocab(corpus, trim_rule=trim_rule)
+            self.train(
+                corpus,
+                total_examples=self.corpus_count,
+                total_words=self.corpus_total_words,
+                epochs=self.epochs,
+            )
+
+    # ---------------------------------------------------------------- vocabulary
+    @staticmethod
+    def _corpus(corpus_iterable, corpus_file):
+        if corpus_iterable is not None and corpus_file is not None:
+            raise TypeError("pass either a corpus iterable or corpus_file, not both")
+        if corpus_file is not None:
+            from hsw2v.corpora import LineSentence
+
+            return LineSentence(corpus_file)
+        check_corpus(corpus_iterable)
+        return corpus_iterable
+
+    def build_vocab(
+        self,
+        corpus_iterable=None,
+        corpus_file=None,
+        update=False,
+        progress_per=10000,
+        keep_raw_vocab=False,
+        trim_rule=None,
+        **kwargs,
+    ):
+        """Scan the corpus once, build the vocabulary, the Huffman tree and fresh weights.
+
+        >>> model = Word2Vec(vector_size=8, min_count=1)
+        >>> model.build_vocab([["a", "b", "a"]])
+        >>> model.wv.index_to_key
+        ['a', 'b']
+        """
+        corpus = self._corpus(corpus_iterable, corpus_file)
+        self.scan_vocab(corpus, progress_per=progress_per, trim_rule=trim_rule)
+        self.prepare_vocab(
+            update=update, keep_raw_vocab=keep_raw_vocab, trim_rule=trim_rule, **kwargs
+        )
+        self.prepare_weights(update=update)
+
+    def build_vocab_from_freq(
+        self, word_freq, keep_raw_vocab=False, corpus_count=None, trim_rule=None, update=False
+    ):
+        """Build the vocabulary from a ``{word: count}`` mapping instead of a corpus."""
+        self.raw_vocab = dict(word_freq)
+        self.corpus_count = corpus_count or 0
+        self.corpus_total_words = int(sum(self.raw_vocab.values()))
+        self.prepare_vocab(update=update, keep_raw_vocab=keep_raw_vocab, trim_rule=trim_rule)
+        self.prepare_weights(update=update)
+
+    def scan_vocab(
+        self,
+        corpus_iterable=None,
+        corpus_file=None,
+        progress_per=10000,
+        workers=None,
+        trim_rule=None,
+    ):
+        """Count the corpus's words (one streaming pass); returns the total number of words."""
+        corpus = self._corpus(corpus_iterable, corpus_file)
+        started = time.perf_counter()
+        self.raw_vocab, total_words, corpus_count = scan_counts(
+            corpus, self.max_vocab_size, trim_rule, progress_per
+        )
+        if corpus_count == 0:
+            raise ValueError("the corpus is empty: it yielded no sentences")
+        self.corpus_count = corpus_count
+        self.corpus_total_words = total_words
+        logger.info("scanned the vocabulary in %.2fs", time.perf_counter() - started)
+        return total_words
+
+    def prepare_vocab(
+        self,
+        update=False,
+        keep_raw_vocab=False,
+        trim_rule=None,
+        min_count=None,
+        sample=None,
+        dry_run=False,
+    ):
+        """Apply min_count, max_final_vocab, trim_rule, ordering and subsampling."""
+        if update:
+            raise NotImplementedError(
+                "build_vocab(update=True) is not supported yet: under hierarchical softmax, "
+                "growing the vocabulary changes the tree, and rebuilding it under trained "
+                "inner-node vectors corrupts them (the defect gensim has). Train a new model "
+                "on the combined corpus instead."
+            )
+        if self.raw_vocab is None:
+            raise RuntimeError("call scan_vocab() (or build_vocab()) before prepare_vocab()")
+        min_count = self.min_count if min_count is None else min_count
+        sample = self.sample if sample is None else sample
+        vocab = build_vocabulary(
+            self.raw_vocab,
+            min_count=min_count,
+            sample=sample,
+            max_final_vocab=self.max_final_vocab,
+            trim_rule=trim_rule,
+            sorted_vocab=bool(self.sorted_vocab),
+            null_word=bool(self.null_word),
+        )
+        report = {
+            "drop_unique": len(self.raw_vocab) - len(vocab.index_to_key),
+            "retain_total": vocab.retained_total,
+            "downsample_unique": int((vocab.sample_int < 2**32 - 1).sum()),
+            "downsample_total": int(vocab.downsampled_total),
+            "num_retained_words": len(vocab.index_to_key),
+        }
+        if dry_run:
+            return report
+        if not vocab.index_to_key:
+            raise ValueError(
+                f"the vocabulary is empty: no word occurs at least min_count={min_count} "
+                f"times in the corpus ({len(self.raw_vocab)} distinct words seen); lower "
+                "min_count or give a larger corpus"
+            )
+        self.min_count = min_count
+        self.sample = sample
+        self.effective_min_count = vocab.effective_min_count
+        self._install_vocabulary(vocab)
+        logger.info(
+            "kept %i unique words (min_count=%i), %i of %i raw words; subsampling leaves about %i",
+            len(vocab.index_to_key),
+            vocab.effective_min_count,
+            vocab.retained_total,
+            vocab.retained_total + vocab.dropped_total,
+            vocab.downsampled_total,
+        )
+        if not keep_raw_vocab:
+            self.raw_vocab = None
+        return report
+
+    def _install_vocabulary(self, vocab: Vocabulary) -> None:
+        wv = self.wv
+        wv.index_to_key = list(vocab.index_to_key)
+        wv.key_to_index = {key: i for i, key in enumerate(wv.index_to_key)}
+        wv.expandos = {
+            "count": vocab.counts.astype(np.int64),
+            "sample_int": vocab.sample_int.astype(np.uint32),
+        }
+        self.tree = build_huffman_tree(vocab.counts)
+        self._expose_tree()
+
+    def _expose_tree(self) -> None:
+        """Make each word's code and path readable as ``wv.get_vecattr(word, "code"|"point")``
+        (as gensim), as views into the tree's flat arrays."""
+        n = len(self.wv.index_to_key)
+        codes = np.empty(n, dtype=object)
+        points = np.empty(n, dtype=object)
+        for i in range(n):
+            codes[i] = self.tree.code(i)
+            points[i] = self.tree.point(i)
+        self.wv.expandos["code"] = codes
+        self.wv.expandos["point"] = points
+
+    def prepare_weights(self, update=False):
+        """Initialise ``wv.vectors`` uniformly in [-1/d, 1/d) from ``seed`` (as gensim 4) and
+        the inner-node vectors ``syn1`` at zero."""
+        n, d = len(self.wv.index_to_key), self.vector_size
+        rng = np.random.default_rng(seed=self.seed)
+        vectors = rng.random((n, d), dtype=np.float32)
+        vectors *= 2.0
+        vectors -= 1.0
+        vectors /= d
+        self.wv.vectors = vectors
+        self.wv.norms = None
+        self.syn1 = np.zeros((n, d), dtype=np.float32)
+
+    # ---------------------------------------------------------------- training
+    def train(
+        self,
+        corpus_iterable=None,
+        corpus_file=None,
+        total_examples=None,
+        total_words=None,
+        epochs=None,
+        start_alpha=None,
+        end_alpha=None,
+        word_count=0,
+        queue_factor=2,
+        report_delay=1.0,
+        compute_loss=False,
+        callbacks=(),
+        **kwargs,
+    ):
+        """Train over the corpus; returns ``(trained_words, raw_words)`` where trained words
+        are the tokens left after subsampling, summed over epochs (gensim's convention).
+
+        As in gensim, ``epochs`` and one of ``total_examples`` / ``total_words`` are
+        required, so that the learning rate can decay linearly over the whole run.
+        """
+        corpus = self._corpus(corpus_iterable, corpus_file)
+        if self.tree is None or not len(self.wv.index_to_key):
+            raise RuntimeError("build the vocabulary first: call build_vocab(corpus)")
+        if epochs is None:
+            raise ValueError("you must specify an explicit epochs count, e.g. epochs=model.epochs")
+        if not total_examples and not total_words:
+            raise ValueError(
+                "you must specify either total_examples or total_words, for proper learning "
+                "rate decay; usually total_examples=model.corpus_count"
+            )
+        epochs = int(epochs)
+        if epochs < 1:
+            raise ValueError(f"epochs must be >= 1, got {epochs}")
+        if isinstance(corpus, Iterator) and epochs > 1:
+            raise TypeError(
+                f"the corpus is a one-shot iterator (e.g. a generator) but {epochs} epochs "
+                "need as many passes: pass a re-iterable object such as a list or LineSentence"
+            )
+        if self.hs and self.negative:
+            raise NotImplementedError(_NEGATIVE_MESSAGE)
+        start_alpha = self.alpha if start_alpha is None else float(start_alpha)
+        end_alpha = self.min_alpha if end_alpha is None else float(end_alpha)
+        self.compute_loss = bool(compute_loss) or self.compute_loss
+        callbacks = tuple(callbacks) or tuple(self.callbacks or ())
+        schedule = Schedule(
+            start_alpha,
+            end_alpha,
+            epochs,
+            int(total_words) if total_words else int(total_examples),
+            by_words=bool(total_words),
+        )
+        trainer = Trainer(
+            self.wv.vectors,
+            self.syn1,
+            self.tree.codes,
+            self.tree.points,
+            self.tree.lengths,
+            self.wv.expandos["sample_int"],
+            self.window,
+            bool(self.sg),
+            bool(self.cbow_mean),
+            self.shrink_windows,
+            self.compute_loss,
+            self.kernel,
+        )
+        self.running_training_loss = 0.0
+        self.wv.norms = None
+        trained = raw = 0
+        cache = _JobCache(self.cache_words)
+        started = time.perf_counter()
+        for callback in callbacks:
+            callback.on_train_begin(self)
+        try:
+            for epoch in range(epochs):
+                for callback in callbacks:
+                    callback.on_epoch_begin(self)
+                if cache.complete:
+                    jobs, on_job = cache.jobs, None
+                else:
+                    cache.reset()
+                    jobs = iter_jobs(corpus, self.wv.key_to_index, self.batch_words)
+                    on_job = cache.add
+                report = run_epoch(
+                    trainer,
+                    jobs,
+                    epoch=epoch,
+                    workers=self.workers,
+                    schedule=schedule,
+                    seed=self.seed,
+                    report_delay=report_delay,
+                    on_job=on_job,
+                )
+                if on_job is not None:
+                    cache.finish()
+                trained += report.trained_words
+                raw += report.raw_words
+                self.running_training_loss += report.loss
+                logger.info(
+                    "EPOCH %i: trained %i effective words of %i raw in %.1fs, %.0f effective "
+                    "words/s",
+                    epoch + 1,
+                    report.trained_words,
+                    report.raw_words,
+                    report.seconds,
+                    report.trained_words / max(report.seconds, 1e-9),
+                )
+                if report.raw_words == 0:
+                    raise ValueError("the corpus yielded no sentences during training")
+                self.train_count += 1
+                for callback in callbacks:
+                    callback.on_epoch_end(self)
+        finally:
+            self.total_train_time += time.perf_counter() - started
+            self.wv.norms = None
+        for callback in callbacks:
+            callback.on_train_end(self)
+        return trained, raw
+
+    def get_latest_training_loss(self) -> float:
+        """The summed -log-likelihood of all (context, path) pairs trained by the latest
+        ``train()`` call with ``compute_loss=True``, accumulated in float64 per job."""
+        return self.running_training_loss
+
+    # ---------------------------------------------------------------- persistence
+    def save(self, fname):
+        """Save the whole model (continues training after :meth:`load`) in the native,
+        pickle-free format; the write is atomic.
+
+        >>> import tempfile, os
+        >>> model = Word2Vec([["a", "b"]] * 10, vector_size=4, min_count=1, epochs=1)
+        >>> path = os.path.join(tempfile.mkdtemp(), "m.hsw2v")
+        >>> model.save(path)
+        >>> Word2Vec.load(path).wv.index_to_key
+        ['a', 'b']
+        """
+        if self.tree is None:
+            raise RuntimeError("nothing to save: build the vocabulary first")
+        meta = {name: getattr(self, name) for name in _SAVED_PARAMS}
+        meta["running_training_loss"] = self.running_training_loss
+        meta["total_train_time"] = self.total_train_time
+        meta["index_to_key"] = self.wv.index_to_key
+        arrays = {
+            "vectors": self.wv.vectors,
+            "syn1": self.syn1,
+            "count": np.asarray(self.wv.expandos["count"]),
+            "sample_int": np.asarray(self.wv.expandos["sample_int"]),
+            "codes": self.tree.codes,
+            "points": self.tree.points,
+            "lengths": self.tree.lengths,
+        }
+        persist.save_bundle(fname, "Word2Vec", meta, arrays)
+
+    @classmethod
+    def load(cls, fname, mmap=None):
+        """Load a model written by :meth:`save`; ``mmap='r'`` maps its arrays read-only."""
+        meta, arrays = persist.load_bundle(fname, mmap=mmap, kind="Word2Vec")
+        model = cls.__new__(cls)
+        defaults = cls(workers=1)
+        model.__dict__.update(defaults.__dict__)
+        for name in _SAVED_PARAMS:
+            if name in meta:
+                setattr(model, name, meta[name])
+        model.running_training_loss = meta.get("running_training_loss", 0.0)
+        model.total_train_time = meta.get("total_train_time", 0.0)
+        keys = meta["index_to_key"]
+        model.wv = KeyedVectors(model.vector_size)
+        model.wv.index_to_key = list(keys)
+        model.wv.key_to_index = {key: i for i, key in enumerate(keys)}
+        model.wv.vectors = arrays["vectors"]
+        model.wv.expandos = {"count": arrays["count"], "sample_int": arrays["sample_int"]}
+        model.syn1 = arrays["syn1"]
+        model.tree = HuffmanTree(
+            codes=arrays["codes"], points=arrays["points"], lengths=arrays["lengths"]
+        )
+        n = len(keys)
+        if not (
+            model.wv.vectors.shape == (n, model.vector_size) == model.syn1.shape
+            and len(model.tree.lengths) == n
+        ):
+            raise ValueError(f"{fname}: the model's arrays disagree with its vocabulary of {n}")
+        model._expose_tree()
+        return model
+
+    def __str__(self):
+        return (
+            f"{type(self).__name__}<vocab={len(self.wv.index_to_key)}, "
+            f"vector_size={self.vector_size}, alpha={self.alpha}>"
+        )
+
+
+_NEGATIVE_MESSAGE = (
+    "negative sampling (negative > 0) is not supported yet: hsw2v trains hierarchical "
+    "softmax; use hs=1, negative=0"
+)
+
+
+def _check_params(
+    *,
+    vector_size,
+    alpha,
+    window,
+    min_count,
+    sample,
+    workers,
+    min_alpha,
+    epochs,
+    hs,
+    negative,
+    batch_words,
+    sg,
+    cbow_mean,
+):
+    def need(ok, message):
+        if not ok:
+            raise ValueError(message)
+
+    for name, value in (
+        ("vector_size", vector_size),
+        ("window", window),
+        ("workers", workers),
+        ("batch_words", batch_words),
+    ):
+        need(
+            isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1,
+            f"{name} must be a positive integer, got {value!r}",
+        )
+    need(
+        isinstance(min_count, (int, np.integer)) and min_count >= 0,
+        f"min_count must be an integer >= 0, got {min_count!r}",
+    )
+    need(
+        isinstance(epochs, (int, np.integer)) and epochs >= 0,
+        f"epochs must be an integer >= 0, got {epochs!r}",
+    )
+    need(alpha > 0, f"alpha must be > 0, got {alpha!r}")
+    need(0 <= min_alpha <= alpha, f"min_alpha must be in [0, alpha], got {min_alpha!r}")
+    need(sample >= 0, f"sample must be >= 0, got {sample!r}")
+    need(sg in (0, 1), f"sg must be 0 (CBOW) or 1 (skip-gram), got {sg!r}")
+    need(cbow_mean in (0, 1), f"cbow_mean must be 0 or 1, got {cbow_mean!r}")
+    need(negative >= 0, f"negative must be >= 0, got {negative!r}")
+    if negative:
+        raise NotImplementedError(_NEGATIVE_MESSAGE)
+    need(
+        hs == 1,
+        "hs must be 1: hsw2v trains hierarchical softmax (hs=0 with negative=0 would "
+        "train nothing)",
+    )
+
+
+class _JobCache:
+    """The id-encoded jobs of one corpus pass, kept while they fit in ``limit`` tokens."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.reset()
+
+    def reset(self) -> None:
+        self.jobs: list[Job] = []
+        self.tokens = 0
+        self.overflow = self.limit <= 0
+        self.complete = False
+
+    def add(self, job: Job) -> None:
+        if self.overflow:
+            return
+        self.tokens += len(job.ids)
+        if self.tokens > self.limit:
+            self.overflow = True
+            self.jobs = []
+        else:
+            self.jobs.append(job)
+
+    def finish(self) -> None:
+        self.complete = not self.overflow and bool(self.jobs)

@@ -1,0 +1,157 @@
+"""Tests for the bundled demo corpus, the demo report and the ``hsw2v`` command line."""
+
+from __future__ import annotations
+
+import gzip
+import importlib
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hsw2v
+from hsw2v import cli, demo
+from hsw2v.corpora import LineSentence
+from hsw2v.datasets import demo_corpus, demo_corpus_path
+
+PROJECT_ROOT = Path(hsw2v.__file__).resolve().parents[1]
+
+
+def _extension_importable() -> bool:
+    try:
+        importlib.import_module("hsw2v._inner")
+    except ImportError:
+        return False
+    return True
+
+
+HAVE_EXTENSION = _extension_importable()
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m hsw2v ARGS`` in a fresh interpreter using this checkout of hsw2v."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "hsw2v", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
+# ------------------------------------------------------------------------------- datasets
+
+
+def test_demo_corpus_path_is_the_installed_gzip_file():
+    path = Path(demo_corpus_path())
+    assert path.is_file()
+    assert path.name == "kjv.txt.gz"
+    assert path.parent.parent == Path(hsw2v.__file__).resolve().parent
+    with gzip.open(path, "rt", encoding="utf-8") as fin:
+        assert fin.readline().split()[:3] == ["in", "the", "beginning"]
+
+
+def test_demo_corpus_is_a_line_sentence_over_the_verses():
+    corpus = demo_corpus()
+    assert isinstance(corpus, LineSentence)
+    verses = list(corpus)
+    assert len(verses) == 31102
+    assert sum(len(v) for v in verses) == 791450
+    assert verses[0][:4] == ["in", "the", "beginning", "god"]
+    assert all(w == w.lower() for v in verses[:500] for w in v)
+    assert list(demo_corpus(limit=2)) == verses[:2]
+
+
+# ----------------------------------------------------------------------------------- demo
+
+
+def test_demo_report_with_gensim_model():
+    gensim = pytest.importorskip("gensim")
+    report = io.StringIO()
+    model = demo.run(workers=2, epochs=1, out=report, _model_class=gensim.models.Word2Vec)
+    text = report.getvalue()
+    assert isinstance(model, gensim.models.Word2Vec)
+    assert model.sg == 1 and model.hs == 1 and model.epochs == 1
+    assert model.wv.vector_size == 100 and model.window == 5
+    assert "31,102 verses, 791,450 words" in text
+    assert f"{len(model.wv):,} words" in text
+    assert "words/s" in text
+    assert "nearest neighbours" in text
+    lines = text.splitlines()
+    for word in demo.NEIGHBOUR_WORDS:
+        line = next(line for line in lines if line.split()[:1] == [word])
+        neighbours = [w for w, _ in model.wv.most_similar(word, topn=5)]
+        # the neighbours printed are the model's five nearest words, best first
+        assert [part.split()[0] for part in line.split(None, 1)[1].split(", ")] == neighbours
+    assert "king - man + woman" in text
+    assert "son - man + woman" in text
+
+
+def test_demo_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="epochs"):
+        demo.run(epochs=0, out=io.StringIO())
+    with pytest.raises(ValueError, match="workers"):
+        demo.run(workers=-1, out=io.StringIO())
+
+
+@pytest.mark.skipif(not HAVE_EXTENSION, reason="compiled extension hsw2v._inner is not built")
+def test_cli_demo_trains_with_hsw2v():
+    result = run_cli("demo", "--epochs", "1", "--workers", "2", timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "nearest neighbours" in result.stdout
+    assert "words/s" in result.stdout
+    for word in demo.NEIGHBOUR_WORDS:
+        assert any(line.split()[:1] == [word] for line in result.stdout.splitlines())
+
+
+# ------------------------------------------------------------------------------------ cli
+
+
+def test_cli_help():
+    result = run_cli("--help")
+    assert result.returncode == 0
+    assert "usage: hsw2v" in result.stdout
+    assert "demo" in result.stdout
+    assert result.stderr == ""
+
+
+def test_cli_demo_help():
+    result = run_cli("demo", "--help")
+    assert result.returncode == 0
+    assert "--workers" in result.stdout and "--epochs" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        ([], "required"),
+        (["demo", "--workers", "0"], "--workers"),
+        (["demo", "--epochs", "many"], "--epochs"),
+        (["demo", "--no-such-option"], "--no-such-option"),
+    ],
+)
+def test_cli_usage_errors_are_one_line(args, fragment):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("hsw2v: error: ")
+    assert fragment in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_main_returns_exit_status(capsys):
+    assert cli.main(["demo", "--epochs", "-2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--epochs" in err
+    assert cli.main(["--version"]) == 0
+    assert hsw2v.__version__ in capsys.readouterr().out

@@ -1,0 +1,245 @@
+"""The nogil kernels' twins against NumPy references, and gradients against finite differences."""
+
+import numpy as np
+import pytest
+
+from hsw2v import _inner
+from hsw2v.huffman import build_huffman_tree
+
+D = 37  # not a multiple of the SIMD width, to exercise loop tails
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
+
+
+@pytest.mark.parametrize("use_blas", [False, True])
+def test_dot_and_axpy_twins(rng, use_blas):
+    for n in (1, 7, 8, 100, 301):
+        x = rng.normal(size=n).astype(np.float32)
+        y = rng.normal(size=n).astype(np.float32)
+        assert _inner.py_dot(x, y, use_blas) == pytest.approx(float(x.astype(float) @ y), abs=1e-4)
+        expected = y + np.float32(0.3) * x
+        _inner.py_axpy(0.3, x, y, use_blas)
+        assert np.allclose(y, expected, atol=1e-6)
+
+
+def test_sigmoid_table_is_close_and_saturates():
+    xs = np.linspace(-7.9, 7.9, 2001)
+    table = np.array([_inner.py_sigmoid(x) for x in xs])
+    assert np.max(np.abs(table - 1 / (1 + np.exp(-xs)))) < 2e-3
+    assert _inner.py_sigmoid(50.0) == 1.0
+    assert _inner.py_sigmoid(-50.0) == 0.0
+
+
+def numpy_hs_path(h, syn1, code, point, alpha):
+    """The update equations, written out: for each node j on the path, in order,
+    f = v'_j . h,  g = (1 - code_j - sigmoid(f)) * alpha,  work += g v'_j,  v'_j += g h."""
+    syn1 = syn1.astype(np.float64).copy()
+    h = h.astype(np.float64)
+    work = np.zeros_like(h)
+    loss = 0.0
+    for c, p in zip(code, point, strict=True):
+        f = syn1[p] @ h
+        sigma = 1 / (1 + np.exp(-f))
+        loss += -np.log(1 / (1 + np.exp(-(1 - 2.0 * c) * f)))
+        g = (1 - c - sigma) * alpha
+        work += g * syn1[p]
+        syn1[p] += g * h
+    return syn1, work, loss
+
+
+@pytest.mark.parametrize("use_blas", [False, True])
+def test_path_update_matches_numpy(rng, use_blas):
+    counts = np.sort(rng.integers(1, 1000, size=60))[::-1]
+    tree = build_huffman_tree(counts)
+    syn1 = rng.normal(0, 0.3, size=(60, D)).astype(np.float32)
+    for word in (0, 17, 59):
+        h = rng.normal(0, 0.3, size=D).astype(np.float32)
+        code, point = tree.code(word).copy(), tree.point(word).copy()
+        expected_syn1, expected_work, expected_loss = numpy_hs_path(h, syn1, code, point, 0.05)
+        work, loss = _inner.py_hs_path(h, syn1, code, point, 0.05, use_blas)
+        # the kernel's sigmoid is a 2048-entry table: gradients agree to ~1e-3 relative
+        assert np.allclose(syn1, expected_syn1, atol=2e-4)
+        assert np.allclose(work, expected_work, atol=2e-4)
+        assert loss == pytest.approx(expected_loss, rel=1e-5)
+
+
+@pytest.mark.parametrize("apply_to_h", [False, True])
+def test_fused_path_update_matches_numpy(rng, apply_to_h):
+    counts = np.sort(rng.integers(1, 1000, size=60))[::-1]
+    tree = build_huffman_tree(counts)
+    syn1 = rng.normal(0, 0.3, size=(60, D)).astype(np.float32)
+    for word in (0, 17, 59):
+        h = rng.normal(0, 0.3, size=D).astype(np.float32)
+        code, point = tree.code(word).copy(), tree.point(word).copy()
+        expected_syn1, expected_work, expected_loss = numpy_hs_path(h, syn1, code, point, 0.05)
+        h_before = h.copy()
+        work, loss = _inner.py_hs_path_fused(h, syn1, code, point, 0.05, apply_to_h)
+        assert np.allclose(syn1, expected_syn1, atol=2e-4)
+        assert loss == pytest.approx(expected_loss, rel=1e-5)
+        if apply_to_h:  # the error goes straight into h; the scratch is not completed
+            assert np.allclose(h, h_before + expected_work, atol=2e-4)
+        else:
+            assert np.allclose(work, expected_work, atol=2e-4)
+            assert np.array_equal(h, h_before)
+
+
+def test_path_update_is_a_gradient_step_on_the_log_likelihood(rng):
+    """-work/alpha and the syn1 change/alpha equal d(-log P)/dh and d(-log P)/dsyn1, checked by
+    central finite differences of the exact log-probability."""
+    counts = np.sort(rng.integers(1, 1000, size=40))[::-1]
+    tree = build_huffman_tree(counts)
+    word = 31
+    code, point = tree.code(word).copy(), tree.point(word).copy()
+    h = rng.normal(0, 0.3, size=D).astype(np.float32)
+    syn1 = rng.normal(0, 0.3, size=(40, D)).astype(np.float32)
+    alpha = 1e-3
+
+    def neg_log_p(h_, syn1_):
+        return -_inner.log_prob_all(h_, syn1_, tree.codes, tree.points, tree.lengths)[word]
+
+    updated = syn1.copy()
+    work, _ = _inner.py_hs_path(h, updated, code, point, alpha)
+    grad_h = -work / alpha
+    grad_node = -(updated[point[1]] - syn1[point[1]]) / alpha
+    eps = 1e-2
+    for k in range(0, D, 5):
+        e = np.zeros(D, dtype=np.float32)
+        e[k] = eps
+        fd_h = (neg_log_p(h + e, syn1) - neg_log_p(h - e, syn1)) / (2 * eps)
+        assert grad_h[k] == pytest.approx(fd_h, abs=3e-3)
+        plus, minus = syn1.copy(), syn1.copy()
+        plus[point[1], k] += eps
+        minus[point[1], k] -= eps
+        fd_node = (neg_log_p(h, plus) - neg_log_p(h, minus)) / (2 * eps)
+        assert grad_node[k] == pytest.approx(fd_node, abs=3e-3)
+
+
+def test_saturated_wrong_node_still_gets_its_gradient():
+    """Unlike word2vec.c, a node with f beyond the table's range is not skipped when wrong."""
+    h = np.full(D, 1.0, dtype=np.float32)
+    syn1 = np.full((2, D), 1.0, dtype=np.float32)  # f = 37: P(bit 0) ~ 1
+    code = np.array([1], dtype=np.uint8)  # but the true bit is 1
+    point = np.array([0], dtype=np.int32)
+    work, loss = _inner.py_hs_path(h, syn1, code, point, 0.1)
+    assert np.allclose(work, -0.1)  # g = (1 - 1 - 1) * 0.1 times syn1 row of ones
+    assert np.allclose(syn1[0], 1.0 - 0.1)
+    assert loss == pytest.approx(37.0, rel=1e-6)
+
+
+def make_trainer(rng, sg, kernel="fused", cbow_mean=True):
+    V = 50
+    counts = np.sort(rng.integers(1, 500, size=V))[::-1]
+    tree = build_huffman_tree(counts)
+    syn0 = rng.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
+    syn1 = rng.normal(0, 0.2, size=(V, D)).astype(np.float32)
+    sample_int = np.full(V, 2**32 - 1, dtype=np.uint32)
+    trainer = _inner.Trainer(
+        syn0,
+        syn1,
+        tree.codes,
+        tree.points,
+        tree.lengths,
+        sample_int,
+        window=2,
+        sg=sg,
+        cbow_mean=cbow_mean,
+        shrink_windows=False,
+        compute_loss=True,
+        kernel=kernel,
+    )
+    return trainer, syn0, syn1, tree
+
+
+def numpy_train_sentence(sentence, syn0, syn1, tree, window, alpha, sg, cbow_mean):
+    """Reference of one sentence's training without window shrinking, in float64."""
+    syn0 = syn0.astype(np.float64)
+    syn1 = syn1.astype(np.float64)
+    n = len(sentence)
+    for i in range(n):
+        ctx = [sentence[j] for j in range(max(0, i - window), min(n, i + window + 1)) if j != i]
+        code, point = tree.code(sentence[i]), tree.point(sentence[i])
+        if sg:
+            for c in ctx:
+                s1, work, _ = numpy_hs_path(syn0[c], syn1, code, point, alpha)
+                syn1[:] = s1
+                syn0[c] += work
+        else:
+            h = syn0[ctx].sum(axis=0)
+            if cbow_mean:
+                h /= len(ctx)
+            s1, work, _ = numpy_hs_path(h, syn1, code, point, alpha)
+            syn1[:] = s1
+            if not cbow_mean:
+                work /= len(ctx)
+            for c in ctx:
+                syn0[c] += work
+    return syn0, syn1
+
+
+@pytest.mark.parametrize("kernel", ["fused", "loop", "blas"])
+@pytest.mark.parametrize("sg,cbow_mean", [(1, 1), (0, 1), (0, 0)])
+def test_job_matches_numpy_reference(rng, sg, cbow_mean, kernel):
+    trainer, syn0, syn1, tree = make_trainer(rng, sg, kernel, cbow_mean=bool(cbow_mean))
+    sentence = rng.integers(0, 50, size=12).astype(np.int32)
+    exp0, exp1 = numpy_train_sentence(sentence, syn0, syn1, tree, 2, 0.025, sg, cbow_mean)
+    kept, loss = trainer.train_job(sentence, np.array([12], dtype=np.int64), 0.025, 0.025, 7)
+    assert kept == 12
+    assert loss > 0
+    assert np.allclose(syn0, exp0, atol=1e-4)
+    assert np.allclose(syn1, exp1, atol=1e-4)
+
+
+@pytest.mark.parametrize("sg", [0, 1])
+def test_all_kernel_variants_agree(sg):
+    results = []
+    for kernel in ("fused", "loop", "blas"):
+        trainer, syn0, syn1, _ = make_trainer(np.random.default_rng(3), sg, kernel)
+        ids = np.random.default_rng(4).integers(0, 50, size=400).astype(np.int32)
+        trainer.train_job(ids, np.array([150, 400], dtype=np.int64), 0.05, 0.01, 11)
+        results.append((syn0, syn1))
+    for other in results[1:]:
+        assert np.allclose(results[0][0], other[0], atol=1e-4)
+        assert np.allclose(results[0][1], other[1], atol=1e-4)
+
+
+def test_job_is_deterministic_and_subsamples(rng):
+    outs = []
+    for _ in range(2):
+        r = np.random.default_rng(9)
+        V = 30
+        tree = build_huffman_tree(np.arange(V, 0, -1) * 10)
+        syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
+        syn1 = np.zeros((V, D), dtype=np.float32)
+        sample_int = np.full(V, 2**31, dtype=np.uint32)  # keep about half
+        trainer = _inner.Trainer(
+            syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=3, sg=1
+        )
+        ids = r.integers(0, V, size=2000).astype(np.int32)
+        kept, _ = trainer.train_job(ids, np.array([2000], dtype=np.int64), 0.025, 0.001, 5)
+        outs.append((kept, syn0.copy(), syn1.copy()))
+    assert 850 < outs[0][0] < 1150
+    assert outs[0][0] == outs[1][0]
+    assert np.array_equal(outs[0][1], outs[1][1]) and np.array_equal(outs[0][2], outs[1][2])
+
+
+def test_long_sentence_is_trained_in_full(rng):
+    """A 25,000-token sentence: every position is a centre (no 10,000-token cut)."""
+    trainer, syn0, syn1, _ = make_trainer(rng, 1)
+    ids = np.full(25_000, 3, dtype=np.int32)
+    ids[-1] = 7  # the last word only ever appears past any 10,000 cut
+    before = syn0[7].copy()
+    kept, _ = trainer.train_job(ids, np.array([25_000], dtype=np.int64), 0.025, 0.025, 1)
+    assert kept == 25_000
+    assert not np.array_equal(before, syn0[7])
+
+
+def test_encode_sentences_drops_unknown_and_keeps_boundaries():
+    ids, ends, raw = _inner.encode_sentences([["a", "x", "b"], [], ["b"]], {"a": 0, "b": 1})
+    assert ids.tolist() == [0, 1, 1]
+    assert ends.tolist() == [2, 2, 3]
+    assert raw == 4
+    with pytest.raises(TypeError, match="list of str tokens"):
+        _inner.encode_sentences(["not a token list"], {"a": 0})
