@@ -53,6 +53,38 @@ import numpy as np
 
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
+
+cdef extern from "_vec.h" nogil:
+    float hsw2v_dot(int d, const float *x, const float *y)
+    void hsw2v_axpy(int d, float a, const float *x, float *y)
+    float hsw2v_update_then_dot(int d, float g, const float *h, float *row, float *work,
+                                const float *next_row)
+    void hsw2v_update_last(int d, float g, float *h, float *row, const float *work)
+
+
+cdef extern from "_window.h" nogil:
+    void hsw2v_scores(int d, int C, float **x, int L, float **y, float *S, int ls)
+    void hsw2v_errors(int d, int C, int L, float **y, const float *G, int ls, float *W)
+    void hsw2v_node_steps(int d, int C, float **x, int L, float **y, const float *G, int ls)
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define HSW2V_PREFETCH(p) __builtin_prefetch((const void *)(p), 1, 3)
+    #else
+    #define HSW2V_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void HSW2V_PREFETCH(const void *p) noexcept nogil
+
+
+cdef inline void prefetch_row(const float *row, int d) noexcept nogil:
+    """Ask for a row's cache lines ahead of use (a hint; no effect on results)."""
+    cdef int k
+    for k in range(0, d, 16):
+        HSW2V_PREFETCH(row + k)
+
 # --------------------------------------------------------------------------------------------
 # BLAS layer (scipy.linalg.cython_blas) and the hand-written loops it is measured against.
 # --------------------------------------------------------------------------------------------
@@ -127,7 +159,7 @@ cdef inline float sigmoid(float f) noexcept nogil:
         return 1.0
     if f <= -SIGMOID_RANGE:
         return 0.0
-    return SIGMOID_TABLE[<int>((f + SIGMOID_RANGE) * SIGMOID_SCALE + 0.5)]
+    return SIGMOID_TABLE[<int>((f + SIGMOID_RANGE) * SIGMOID_SCALE + <float>0.5)]
 
 
 cdef inline double neg_log_sigmoid(double x) noexcept nogil:
@@ -201,23 +233,6 @@ cdef inline double hs_path(
     return loss
 
 
-cdef inline float fused_update_dot(int d, float g, const float *h, float *row, float *work,
-                                   const float *next_row) noexcept nogil:
-    """One pass over k: work += g*row; row += g*h; returns h . next_row.
-
-    Fusing the update of node j with the dot product of node j+1 reads h once for both and
-    keeps the exact sequential semantics: node j+1's row is not touched by node j's update,
-    and h does not change during the walk."""
-    cdef int k
-    cdef float s = 0.0, r
-    for k in range(d):
-        r = row[k]
-        work[k] += g * r
-        row[k] = r + g * h[k]
-        s += h[k] * next_row[k]
-    return s
-
-
 cdef inline double hs_path_fused(
     float *h,                # IN (OUT when apply_to_h)  hidden vector, d floats
     float *work,             # OUT  error for h accumulated over the path, d floats
@@ -231,15 +246,17 @@ cdef inline double hs_path_fused(
     bint apply_to_h,         # IN   add work to h at the end (skip-gram: h is the context row)
 ) noexcept nogil:
     """The same walk as ``hs_path`` (same results up to float rounding order), with the
-    update of each node fused with the next node's dot product; with ``apply_to_h`` the
-    final ``h += work`` is fused into the last node's update."""
-    cdef int j, k
-    cdef float f, g, r, w
+    update of each node fused with the next node's dot product, so ``h`` is read once for
+    both (node j+1's row is not touched by node j's update, and h does not change during the
+    walk); with ``apply_to_h`` the final ``h += work`` is fused into the last node's update.
+    The vector loops are in ``_vec.h`` (several accumulators, one pass per node)."""
+    cdef int j
+    cdef float f, g
     cdef float *row = syn1 + <int64_t>point[0] * d
     cdef float *next_row
     cdef double loss = 0.0
     memset(work, 0, d * sizeof(float))
-    f = loop_dot(d, h, row)
+    f = hsw2v_dot(d, h, row)
     for j in range(length):
         if compute_loss:
             loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
@@ -247,19 +264,15 @@ cdef inline double hs_path_fused(
         if j + 1 < length:
             next_row = syn1 + <int64_t>point[j + 1] * d
             if g == 0.0:
-                f = loop_dot(d, h, next_row)
+                f = hsw2v_dot(d, h, next_row)
             else:
-                f = fused_update_dot(d, g, h, row, work, next_row)
+                f = hsw2v_update_then_dot(d, g, h, row, work, next_row)
             row = next_row
         elif apply_to_h:
-            for k in range(d):
-                r = row[k]
-                w = work[k] + g * r
-                row[k] = r + g * h[k]
-                h[k] += w
+            hsw2v_update_last(d, g, h, row, work)
         elif g != 0.0:
-            loop_axpy(d, g, row, work)
-            loop_axpy(d, g, h, row)
+            hsw2v_axpy(d, g, row, work)
+            hsw2v_axpy(d, g, h, row)
     return loss
 
 
@@ -272,7 +285,7 @@ cdef inline double path_neg_log_prob(
     cdef double loss = 0.0
     for j in range(length):
         loss += neg_log_sigmoid(
-            (1.0 - 2.0 * code[j]) * loop_dot(d, h, syn1 + <int64_t>point[j] * d))
+            (1.0 - 2.0 * code[j]) * hsw2v_dot(d, h, syn1 + <int64_t>point[j] * d))
     return loss
 
 
@@ -284,8 +297,10 @@ cdef enum:
     KERNEL_FUSED = 0   # path walk with each update fused into the next dot (default)
     KERNEL_LOOP = 1    # pair-by-pair: dot, then two axpy, as plain loops (word2vec.c's shape)
     KERNEL_BLAS = 2    # pair-by-pair through BLAS sdot/saxpy (gensim's shape)
+    KERNEL_WINDOW = 3  # skip-gram: a whole window as three small matrix products (_window.h)
 
-KERNELS = {"fused": KERNEL_FUSED, "loop": KERNEL_LOOP, "blas": KERNEL_BLAS}
+KERNELS = {"fused": KERNEL_FUSED, "loop": KERNEL_LOOP, "blas": KERNEL_BLAS,
+           "window": KERNEL_WINDOW}
 
 
 cdef struct ModelView:
@@ -303,11 +318,17 @@ cdef struct ModelView:
     bint shrink_windows
     bint compute_loss
     int kernel
+    bint prefetch
 
 
 cdef struct JobState:
     float *work       # d floats: error accumulated for h
     float *neu1       # d floats: CBOW hidden vector
+    float **xrows     # window kernel: the context rows of syn0 (2 * window pointers)
+    float **yrows     # window kernel: the path rows of syn1 (max_length pointers)
+    float *S          # window kernel: scores, then steps G, 2 * window x max_length
+    float *W          # window kernel: the contexts' errors, 2 * window x d
+    float *label      # window kernel: 1 - code along the centre's path (max_length)
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
     uint64_t rng
@@ -331,6 +352,51 @@ cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
     return k
 
 
+cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
+                      const uint8_t *code, const int32_t *point, int length,
+                      float alpha) noexcept nogil:
+    """Skip-gram for centre ``i``: every context of kept[lo:hi] predicts the centre's path, as
+    one batch (see _window.h); returns the window's -log-likelihood when compute_loss."""
+    cdef int d = m.d, ls = m.max_length, C = 0, c, j
+    cdef int64_t p
+    cdef float f
+    cdef float *row
+    cdef float *label = st.label
+    cdef double loss = 0.0
+    for p in range(lo, hi):
+        if p != i:
+            st.xrows[C] = m.syn0 + <int64_t>st.kept[p] * d
+            C += 1
+    if C == 0:
+        return 0.0
+    for j in range(length):
+        st.yrows[j] = m.syn1 + <int64_t>point[j] * d
+    hsw2v_scores(d, C, st.xrows, length, st.yrows, st.S, ls)
+    for j in range(length):
+        label[j] = <float>(1 - code[j])
+    for c in range(C):
+        row = st.S + c * ls
+        for j in range(length):
+            f = row[j]
+            if m.compute_loss:
+                loss += neg_log_sigmoid((2 * label[j] - 1) * <double>f)
+            row[j] = (label[j] - sigmoid(f)) * alpha
+    hsw2v_errors(d, C, length, st.yrows, st.S, ls, st.W)
+    hsw2v_node_steps(d, C, st.xrows, length, st.yrows, st.S, ls)
+    for c in range(C):
+        hsw2v_axpy(d, 1.0, st.W + c * d, st.xrows[c])
+    return loss
+
+
+cdef inline void prefetch_path(const ModelView *m, int32_t word) noexcept nogil:
+    """Prefetch the inner-node rows of ``word``'s path (the next centre's), below the top
+    levels, which stay cached anyway."""
+    cdef const int32_t *point = m.points + <int64_t>word * m.max_length
+    cdef int j
+    for j in range(4, m.lengths[word]):
+        prefetch_row(m.syn1 + <int64_t>point[j] * m.d, m.d)
+
+
 cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_t end,
                          int64_t total, float alpha0, float alpha1) noexcept nogil:
     """Train every centre position of kept[start:end]; alpha falls linearly from alpha0 at the
@@ -344,7 +410,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
     cdef const int32_t *point
     cdef float *ctx
     for i in range(start, end):
-        alpha = alpha0 + (alpha1 - alpha0) * (<float>i / total)
+        alpha = alpha0 + (alpha1 - alpha0) * (<float>i / <float>total)
         b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0
         lo = i - m.window + b
         if lo < start:
@@ -355,7 +421,13 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
         centre = st.kept[i]
         code = m.codes + <int64_t>centre * m.max_length
         point = m.points + <int64_t>centre * m.max_length
-        if m.sg:
+        if m.prefetch and i + 1 < end:
+            prefetch_path(m, st.kept[i + 1])
+            if hi < end:
+                prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
+        if m.sg and m.kernel == KERNEL_WINDOW:
+            st.loss += sg_window(m, st, lo, hi, i, code, point, m.lengths[centre], alpha)
+        elif m.sg:
             for j in range(lo, hi):
                 if j == i:
                     continue
@@ -363,7 +435,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                 if m.kernel != KERNEL_FUSED:
                     st.loss += hs_path(ctx, st.work, m.syn1, code, point, m.lengths[centre],
                                        alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
-                    loop_axpy(d, 1.0, st.work, ctx)
+                    hsw2v_axpy(d, 1.0, st.work, ctx)
                 else:
                     st.loss += hs_path_fused(ctx, st.work, m.syn1, code, point,
                                              m.lengths[centre], alpha, d, m.compute_loss, True)
@@ -373,7 +445,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
             for j in range(lo, hi):
                 if j == i:
                     continue
-                loop_axpy(d, 1.0, m.syn0 + <int64_t>st.kept[j] * d, st.neu1)
+                hsw2v_axpy(d, 1.0, m.syn0 + <int64_t>st.kept[j] * d, st.neu1)
                 count += 1
             if count == 0:
                 continue
@@ -392,7 +464,19 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                     st.work[k] *= inv
             for j in range(lo, hi):
                 if j != i:
-                    loop_axpy(d, 1.0, st.work, m.syn0 + <int64_t>st.kept[j] * d)
+                    hsw2v_axpy(d, 1.0, st.work, m.syn0 + <int64_t>st.kept[j] * d)
+
+
+cdef void free_job_state(JobState *st) noexcept:
+    free(st.work)
+    free(st.neu1)
+    free(st.kept)
+    free(st.ends)
+    free(st.xrows)
+    free(st.yrows)
+    free(st.S)
+    free(st.W)
+    free(st.label)
 
 
 cdef class Trainer:
@@ -407,7 +491,8 @@ cdef class Trainer:
     def __init__(self, float[:, ::1] syn0, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                  const int32_t[:, ::1] points, const int32_t[::1] lengths,
                  const uint32_t[::1] sample_int, int window, bint sg, bint cbow_mean=True,
-                 bint shrink_windows=True, bint compute_loss=False, str kernel="fused"):
+                 bint shrink_windows=True, bint compute_loss=False, str kernel="fused",
+                 bint prefetch=True):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
         cdef Py_ssize_t V = syn0.shape[0]
@@ -432,6 +517,7 @@ cdef class Trainer:
         if kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
         self.m.kernel = KERNELS[kernel]
+        self.m.prefetch = prefetch
 
     def train_job(self, const int32_t[::1] ids, const int64_t[::1] ends, float alpha0,
                   float alpha1, uint64_t seed):
@@ -449,14 +535,21 @@ cdef class Trainer:
             raise ValueError("the last sentence end must equal the number of ids")
         if n_ids == 0:
             return 0, 0.0
+        memset(&st, 0, sizeof(JobState))
         st.rng = seed if seed else 1
-        st.loss = 0.0
         st.work = <float *>malloc(self.m.d * sizeof(float))
         st.neu1 = <float *>malloc(self.m.d * sizeof(float))
         st.kept = <int32_t *>malloc(n_ids * sizeof(int32_t))
         st.ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
-        if st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL:
-            free(st.work); free(st.neu1); free(st.kept); free(st.ends)
+        st.xrows = <float **>malloc(2 * self.m.window * sizeof(float *))
+        st.yrows = <float **>malloc(self.m.max_length * sizeof(float *))
+        st.S = <float *>malloc(2 * self.m.window * self.m.max_length * sizeof(float))
+        st.W = <float *>malloc(2 * self.m.window * self.m.d * sizeof(float))
+        st.label = <float *>malloc(self.m.max_length * sizeof(float))
+        if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
+                or st.xrows == NULL or st.yrows == NULL or st.S == NULL or st.W == NULL
+                or st.label == NULL):
+            free_job_state(&st)
             raise MemoryError("could not allocate a training job's buffers")
         try:
             with nogil:
@@ -469,7 +562,7 @@ cdef class Trainer:
             kept = total
             return kept, st.loss
         finally:
-            free(st.work); free(st.neu1); free(st.kept); free(st.ends)
+            free_job_state(&st)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,108 @@
+/* Small-vector primitives of the path walk, for word2vec's vector sizes (d ~ 50-300).
+ *
+ * Why not plain loops: a dot product written as one loop has one accumulator, and every
+ * fused multiply-add waits for the previous one (4-5 cycles each), so a 100-float dot takes
+ * ~25 dependent steps whatever the vector width. Here every reduction keeps two independent
+ * 8-float accumulators, and each pass over the data does all the work that reads it.
+ *
+ * GCC/Clang vector extensions compile to SSE/AVX/NEON as the target allows; the typedef with
+ * 4-byte alignment permits unaligned loads (rows of a V x d matrix are 4-byte aligned).
+ * Other compilers get the plain loops.
+ */
+#ifndef HSW2V_VEC_H
+#define HSW2V_VEC_H
+
+#if defined(__GNUC__) || defined(__clang__)
+#define HSW2V_VECTOR 1
+typedef float hsw2v_v8 __attribute__((vector_size(32), aligned(4)));
+#define HSW2V_LOAD(p) (*(const hsw2v_v8 *)(p))
+#define HSW2V_STORE(p, v) (*(hsw2v_v8 *)(p) = (v))
+
+static inline float hsw2v_hsum(hsw2v_v8 v) {
+    return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
+}
+#endif
+
+/* x . y */
+static inline float hsw2v_dot(int d, const float *x, const float *y) {
+    int k = 0;
+    float s = 0.0f;
+#ifdef HSW2V_VECTOR
+    hsw2v_v8 a0 = {0}, a1 = {0};
+    for (; k + 16 <= d; k += 16) {
+        a0 += HSW2V_LOAD(x + k) * HSW2V_LOAD(y + k);
+        a1 += HSW2V_LOAD(x + k + 8) * HSW2V_LOAD(y + k + 8);
+    }
+    for (; k + 8 <= d; k += 8)
+        a0 += HSW2V_LOAD(x + k) * HSW2V_LOAD(y + k);
+    s = hsw2v_hsum(a0 + a1);
+#endif
+    for (; k < d; k++)
+        s += x[k] * y[k];
+    return s;
+}
+
+/* y := a*x + y */
+static inline void hsw2v_axpy(int d, float a, const float *x, float *y) {
+    int k = 0;
+#ifdef HSW2V_VECTOR
+    for (; k + 8 <= d; k += 8)
+        HSW2V_STORE(y + k, HSW2V_LOAD(y + k) + a * HSW2V_LOAD(x + k));
+#endif
+    for (; k < d; k++)
+        y[k] += a * x[k];
+}
+
+/* One pass: work += g*row; row += g*h; returns h . next_row.
+ * (row, work, h and next_row are distinct, non-overlapping vectors.) */
+static inline float hsw2v_update_then_dot(int d, float g, const float *h, float *row,
+                                          float *work, const float *next_row) {
+    int k = 0;
+    float s = 0.0f;
+#ifdef HSW2V_VECTOR
+    hsw2v_v8 a0 = {0}, a1 = {0};
+    for (; k + 16 <= d; k += 16) {
+        hsw2v_v8 r0 = HSW2V_LOAD(row + k), r1 = HSW2V_LOAD(row + k + 8);
+        hsw2v_v8 h0 = HSW2V_LOAD(h + k), h1 = HSW2V_LOAD(h + k + 8);
+        HSW2V_STORE(work + k, HSW2V_LOAD(work + k) + g * r0);
+        HSW2V_STORE(work + k + 8, HSW2V_LOAD(work + k + 8) + g * r1);
+        HSW2V_STORE(row + k, r0 + g * h0);
+        HSW2V_STORE(row + k + 8, r1 + g * h1);
+        a0 += h0 * HSW2V_LOAD(next_row + k);
+        a1 += h1 * HSW2V_LOAD(next_row + k + 8);
+    }
+    for (; k + 8 <= d; k += 8) {
+        hsw2v_v8 r0 = HSW2V_LOAD(row + k), h0 = HSW2V_LOAD(h + k);
+        HSW2V_STORE(work + k, HSW2V_LOAD(work + k) + g * r0);
+        HSW2V_STORE(row + k, r0 + g * h0);
+        a0 += h0 * HSW2V_LOAD(next_row + k);
+    }
+    s = hsw2v_hsum(a0 + a1);
+#endif
+    for (; k < d; k++) {
+        float r = row[k];
+        work[k] += g * r;
+        row[k] = r + g * h[k];
+        s += h[k] * next_row[k];
+    }
+    return s;
+}
+
+/* The last node of a skip-gram walk: row += g*h and h += work + g*row (old row), in one pass. */
+static inline void hsw2v_update_last(int d, float g, float *h, float *row, const float *work) {
+    int k = 0;
+#ifdef HSW2V_VECTOR
+    for (; k + 8 <= d; k += 8) {
+        hsw2v_v8 r = HSW2V_LOAD(row + k), hv = HSW2V_LOAD(h + k);
+        HSW2V_STORE(row + k, r + g * hv);
+        HSW2V_STORE(h + k, hv + (HSW2V_LOAD(work + k) + g * r));
+    }
+#endif
+    for (; k < d; k++) {
+        float r = row[k];
+        row[k] = r + g * h[k];
+        h[k] += work[k] + g * r;
+    }
+}
+
+#endif /* HSW2V_VEC_H */
