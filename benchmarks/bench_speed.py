@@ -44,8 +44,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import compute_floor  # noqa: E402
-from common import (BENCH_DIR, count_words, display_command, display_path,  # noqa: E402
-                    ensure_corpus, machine_info, machine_markdown, make_slice)
+from common import (  # noqa: E402
+    BENCH_DIR,
+    count_words,
+    display_command,
+    display_path,
+    ensure_corpus,
+    machine_info,
+    machine_markdown,
+    make_slice,
+)
 from systems import DEFAULT_ALPHA, MODES, SYSTEMS, find_w2v_binary, get_system  # noqa: E402
 
 NOT_SEPARABLE = ("w2v-c", "fasttext")
@@ -68,39 +76,65 @@ def _mean(xs):
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--corpus", required=True, help="training text (built if missing)")
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--modes", default="sg,cbow")
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--epochs", type=int, default=None, help="default 5 (1 with --quick)")
     ap.add_argument("--repeats", type=int, default=None, help="default 3 (2 with --quick)")
-    ap.add_argument("--quick", action="store_true",
-                    help=f"first ~{QUICK_WORDS:,} words, epochs 1, repeats 2")
-    ap.add_argument("--max-words", type=int, default=None,
-                    help="train on the first N words only (whole lines); --quick sets 1M")
+    ap.add_argument(
+        "--quick", action="store_true", help=f"first ~{QUICK_WORDS:,} words, epochs 1, repeats 2"
+    )
+    ap.add_argument(
+        "--max-words",
+        type=int,
+        default=None,
+        help="train on the first N words only (whole lines); --quick sets 1M",
+    )
     ap.add_argument("--vector-size", type=int, default=100)
     ap.add_argument("--window", type=int, default=5)
     ap.add_argument("--min-count", type=int, default=5)
     ap.add_argument("--sample", type=float, default=1e-3)
-    ap.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
-                    help="starting learning rate given to every system (gensim's default)")
+    ap.add_argument(
+        "--alpha",
+        type=float,
+        default=DEFAULT_ALPHA,
+        help="starting learning rate given to every system (gensim's default)",
+    )
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--eval", choices=("all", "median", "none"), default=None,
-                    help="score every run (default), only the median-speed run of each "
-                         "configuration (default with --quick), or none")
+    ap.add_argument(
+        "--eval",
+        choices=("all", "median", "none"),
+        default=None,
+        help="score every run (default), only the median-speed run of each "
+        "configuration (default with --quick), or none",
+    )
     ap.add_argument("--no-floor", action="store_true", help="skip compute_floor")
-    ap.add_argument("--no-c-vocab-estimate", action="store_true",
-                    help="skip the C tool's vocabulary-only timing runs")
+    ap.add_argument(
+        "--no-c-vocab-estimate",
+        action="store_true",
+        help="skip the C tool's vocabulary-only timing runs",
+    )
     ap.add_argument("--timeout", type=float, default=None, help="seconds per training run")
-    ap.add_argument("--out-dir", default=None,
-                    help="where RESULTS.md, the PNG and the JSON go (default: benchmarks/)")
-    ap.add_argument("--section", default=None,
-                    help="marker name of the RESULTS.md section (default bench_speed, "
-                         "bench_speed-quick with --quick)")
-    ap.add_argument("--keep-vectors", action="store_true",
-                    help="keep the temporary directory with the trained vectors")
+    ap.add_argument(
+        "--out-dir",
+        default=None,
+        help="where RESULTS.md, the PNG and the JSON go (default: benchmarks/)",
+    )
+    ap.add_argument(
+        "--section",
+        default=None,
+        help="marker name of the RESULTS.md section (default bench_speed, "
+        "bench_speed-quick with --quick)",
+    )
+    ap.add_argument(
+        "--keep-vectors",
+        action="store_true",
+        help="keep the temporary directory with the trained vectors",
+    )
     args = ap.parse_args(argv)
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     for s in args.systems:
@@ -137,22 +171,34 @@ def run_all(args, corpus: str, corpus_words: int, systems: list[str], tmp: str) 
         for mode, workers in configs:
             for name in systems:
                 i += 1
-                rec = {"repeat": rep, "mode": mode, "workers": workers, "system": name,
-                       "order": i}
+                rec = {"repeat": rep, "mode": mode, "workers": workers, "system": name, "order": i}
                 kw = {}
                 if name == "w2v-c":
                     kw["vocab_estimate"] = not args.no_c_vocab_estimate
                 try:
                     res = get_system(name).train(
-                        corpus, mode, workers, args.epochs, vector_size=args.vector_size,
-                        window=args.window, min_count=args.min_count, sample=args.sample,
-                        seed=args.seed, alpha=args.alpha, out_dir=tmp, corpus_words=corpus_words,
-                        timeout=args.timeout, **kw)
+                        corpus,
+                        mode,
+                        workers,
+                        args.epochs,
+                        vector_size=args.vector_size,
+                        window=args.window,
+                        min_count=args.min_count,
+                        sample=args.sample,
+                        seed=args.seed,
+                        alpha=args.alpha,
+                        out_dir=tmp,
+                        corpus_words=corpus_words,
+                        timeout=args.timeout,
+                        **kw,
+                    )
                 except Exception as e:  # record and go on with the others
                     rec["error"] = _sanitize(str(e))[-2000:]
-                    print(f"[{i}/{total}] repeat {rep + 1} {mode} workers={workers} {name}: "
-                          f"FAILED: {rec['error'].splitlines()[-1] if rec['error'] else ''}",
-                          flush=True)
+                    print(
+                        f"[{i}/{total}] repeat {rep + 1} {mode} workers={workers} {name}: "
+                        f"FAILED: {rec['error'].splitlines()[-1] if rec['error'] else ''}",
+                        flush=True,
+                    )
                     runs.append(rec)
                     continue
                 d = res.to_dict()
@@ -161,11 +207,17 @@ def run_all(args, corpus: str, corpus_words: int, systems: list[str], tmp: str) 
                 if "train_seconds_est" in res.extra:
                     rec["words_per_second_train_est"] = res.words / res.extra["train_seconds_est"]
                 runs.append(rec)
-                vs = f"vocab {res.vocab_seconds:.2f}s, train {res.train_seconds:.2f}s" \
-                    if res.separable else f"total {res.total_seconds:.2f}s (vocab included)"
-                print(f"[{i}/{total}] repeat {rep + 1} {mode} workers={workers} {name}: "
-                      f"{res.words_per_second / 1e3:,.0f}k words/s ({vs}), peak RSS "
-                      f"{res.peak_rss_bytes / 2**20:,.0f} MiB", flush=True)
+                vs = (
+                    f"vocab {res.vocab_seconds:.2f}s, train {res.train_seconds:.2f}s"
+                    if res.separable
+                    else f"total {res.total_seconds:.2f}s (vocab included)"
+                )
+                print(
+                    f"[{i}/{total}] repeat {rep + 1} {mode} workers={workers} {name}: "
+                    f"{res.words_per_second / 1e3:,.0f}k words/s ({vs}), peak RSS "
+                    f"{res.peak_rss_bytes / 2**20:,.0f} MiB",
+                    flush=True,
+                )
     return runs
 
 
@@ -192,9 +244,12 @@ def score_runs(runs: list[dict], how: str) -> None:
             r["quality_error"] = _sanitize(str(e))
             continue
         q = r["quality"]
-        print(f"[score {n}/{len(todo)}] {r['mode']} workers={r['workers']} {r['system']}: "
-              f"analogy {q['analogy_pct']:.2f}%, wordsim {q['wordsim_spearman']:.3f} "
-              f"({time.perf_counter() - t0:.0f}s)", flush=True)
+        print(
+            f"[score {n}/{len(todo)}] {r['mode']} workers={r['workers']} {r['system']}: "
+            f"analogy {q['analogy_pct']:.2f}%, wordsim {q['wordsim_spearman']:.3f} "
+            f"({time.perf_counter() - t0:.0f}s)",
+            flush=True,
+        )
 
 
 def _groups(runs):
@@ -212,20 +267,30 @@ def summarise(runs, args, systems, floor, physical_cores) -> dict:
     summary = {}
     for (mode, workers, name), group in _groups(runs).items():
         ok = [r for r in group if "error" not in r]
-        s = {"mode": mode, "workers": workers, "system": name, "n_runs": len(ok),
-             "n_failed": len(group) - len(ok),
-             "separable": name not in NOT_SEPARABLE,
-             "errors": [r["error"] for r in group if "error" in r][:1]}
+        s = {
+            "mode": mode,
+            "workers": workers,
+            "system": name,
+            "n_runs": len(ok),
+            "n_failed": len(group) - len(ok),
+            "separable": name not in NOT_SEPARABLE,
+            "errors": [r["error"] for r in group if "error" in r][:1],
+        }
         s["words_per_second_runs"] = [r["words_per_second"] for r in ok]
         s["words_per_second"] = _median(s["words_per_second_runs"])
         s["words_per_second_total"] = _median([r["words_per_second_total"] for r in ok])
-        s["words_per_second_train_est"] = _median([r.get("words_per_second_train_est")
-                                                   for r in ok])
+        s["words_per_second_train_est"] = _median([r.get("words_per_second_train_est") for r in ok])
         s["vocab_seconds"] = _median([r.get("vocab_seconds") for r in ok])
-        s["vocab_seconds_est"] = _median([r.get("extra", {}).get("vocab_seconds_est")
-                                          for r in ok])
+        s["vocab_seconds_est"] = _median([r.get("extra", {}).get("vocab_seconds_est") for r in ok])
         s["peak_rss_bytes"] = _median([r.get("peak_rss_bytes") for r in ok])
         s["process_peak_rss_bytes"] = _median([r.get("process_peak_rss_bytes") for r in ok])
+        s["peak_rss_over_base_bytes"] = _median(
+            [
+                r["peak_rss_bytes"] - r["base_rss_bytes"]
+                for r in ok
+                if r.get("peak_rss_bytes") and r.get("base_rss_bytes")
+            ]
+        )
         scored = [r["quality"] for r in ok if "quality" in r]
         s["n_scored"] = len(scored)
         s["analogy_pct"] = _mean([q["analogy_pct"] for q in scored])
@@ -257,17 +322,28 @@ def ratios(summary, args) -> list[dict]:
         best_name = max(g, key=g.get) if g else None
         h = get(mode, w, "hsw2v")
         h_total = get(mode, w, "hsw2v", "words_per_second_total")
-        out.append({
-            "mode": mode, "workers": w, "gensim_best": best_name,
-            "hsw2v_over_gensim_best": ratio(h, g.get(best_name)) if best_name else None,
-            "hsw2v_over_gensim_best_total": ratio(
-                h_total, get(mode, w, best_name, "words_per_second_total")) if best_name else None,
-            "hsw2v_over_w2v_c_total": ratio(h_total, get(mode, w, "w2v-c", "words_per_second_total")),
-            "hsw2v_over_w2v_c_train_est": ratio(h, get(mode, w, "w2v-c",
-                                                       "words_per_second_train_est")),
-            "hsw2v_over_fasttext_total": ratio(h_total,
-                                               get(mode, w, "fasttext", "words_per_second_total")),
-        })
+        out.append(
+            {
+                "mode": mode,
+                "workers": w,
+                "gensim_best": best_name,
+                "hsw2v_over_gensim_best": ratio(h, g.get(best_name)) if best_name else None,
+                "hsw2v_over_gensim_best_total": ratio(
+                    h_total, get(mode, w, best_name, "words_per_second_total")
+                )
+                if best_name
+                else None,
+                "hsw2v_over_w2v_c_total": ratio(
+                    h_total, get(mode, w, "w2v-c", "words_per_second_total")
+                ),
+                "hsw2v_over_w2v_c_train_est": ratio(
+                    h, get(mode, w, "w2v-c", "words_per_second_train_est")
+                ),
+                "hsw2v_over_fasttext_total": ratio(
+                    h_total, get(mode, w, "fasttext", "words_per_second_total")
+                ),
+            }
+        )
     return out
 
 
@@ -281,8 +357,15 @@ def scaling(summary, args, systems) -> list[dict]:
         for name in systems:
             a = summary.get(f"{mode}/{lo}/{name}", {}).get("words_per_second")
             b = summary.get(f"{mode}/{hi}/{name}", {}).get("words_per_second")
-            out.append({"mode": mode, "system": name, "lo": lo, "hi": hi,
-                        "ratio": b / a if a and b else None})
+            out.append(
+                {
+                    "mode": mode,
+                    "system": name,
+                    "lo": lo,
+                    "hi": hi,
+                    "ratio": b / a if a and b else None,
+                }
+            )
     return out
 
 
@@ -307,8 +390,14 @@ def make_chart(summary, args, systems, path: str, title: str) -> None:
     configs = list(itertools.product(args.modes, args.workers))
     fig, ax = plt.subplots(figsize=(max(7, 1.6 * len(configs) * max(1, len(systems)) / 2.5), 4.8))
     width = 0.8 / max(1, len(systems))
-    colors = {"hsw2v": "#d62728", "gensim-iter": "#1f77b4", "gensim-file": "#6baed6",
-              "w2v-c": "#2ca02c", "fasttext": "#9467bd"}
+    colors = {
+        "hsw2v": "#d62728",
+        "gensim-iter": "#1f77b4",
+        "gensim-file": "#6baed6",
+        "w2v-c": "#2ca02c",
+        "fasttext": "#9467bd",
+    }
+    top = 1.0
     for j, name in enumerate(systems):
         xs, ys, lo, hi = [], [], [], []
         for i, (mode, w) in enumerate(configs):
@@ -320,21 +409,42 @@ def make_chart(summary, args, systems, path: str, title: str) -> None:
             ys.append(s["words_per_second"] / 1e3)
             lo.append((s["words_per_second"] - min(runs)) / 1e3)
             hi.append((max(runs) - s["words_per_second"]) / 1e3)
+            top = max(top, max(runs) / 1e3)
         label = name + (" (incl. vocab)" if name in NOT_SEPARABLE else "")
-        bars = ax.bar(xs, ys, width, label=label, color=colors.get(name),
-                      hatch="//" if name in NOT_SEPARABLE else None, edgecolor="white",
-                      yerr=[lo, hi], capsize=2, error_kw={"elinewidth": 0.8})
-        for b, y in zip(bars, ys):
-            ax.annotate(f"{y:,.0f}", (b.get_x() + b.get_width() / 2, y), ha="center",
-                        va="bottom", fontsize=7, xytext=(0, 2), textcoords="offset points")
+        bars = ax.bar(
+            xs,
+            ys,
+            width,
+            label=label,
+            color=colors.get(name),
+            hatch="//" if name in NOT_SEPARABLE else None,
+            edgecolor="white",
+            yerr=[lo, hi],
+            capsize=2,
+            error_kw={"elinewidth": 0.8},
+        )
+        for b, y in zip(bars, ys, strict=True):
+            ax.annotate(
+                f"{y:,.0f}",
+                (b.get_x() + b.get_width() / 2, y),
+                ha="center",
+                va="bottom",
+                fontsize=7,
+                xytext=(0, 2),
+                textcoords="offset points",
+            )
     ax.set_xticks(range(len(configs)))
     ax.set_xticklabels([f"{m}, workers={w}" for m, w in configs])
     ax.set_ylabel("thousand words/s (median; bars: min–max of runs)")
     ax.set_title(title, fontsize=10)
-    top = max((b.get_height() for b in ax.patches), default=1)
-    ax.set_ylim(0, top * 1.12)
-    ax.legend(fontsize=8, ncol=min(5, len(systems)), loc="upper center",
-              bbox_to_anchor=(0.5, -0.09), frameon=False)
+    ax.set_ylim(0, top * 1.08)
+    ax.legend(
+        fontsize=8,
+        ncol=min(5, len(systems)),
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.09),
+        frameon=False,
+    )
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -344,38 +454,53 @@ def make_chart(summary, args, systems, path: str, title: str) -> None:
 def render_markdown(data, args, systems, unavailable, png_name) -> str:
     summary, floor = data["summary"], data.get("floor")
     c = data["corpus"]
-    lines = [f"## Speed benchmark: hierarchical-softmax word2vec ({'quick run' if args.quick else 'full run'})",
-             "",
-             f"Command: `{data['command']}`",
-             "",
-             f"Date: {data['date']}",
-             "",
-             "Machine:",
-             "",
-             machine_markdown(data["machine"]),
-             "",
-             f"Corpus: `{c['name']}`, {c['words']:,} words"
-             + (f" (its first lines, {c['words']:,} of {c['source_words']:,} words)"
-                if c["sliced"] else "")
-             + (f", vocabulary {c['vocab_size']:,} words at min_count {args.min_count}"
-                if c.get("vocab_size") else "")
-             + f"; {args.epochs} epoch(s), so {c['words'] * args.epochs:,} training words per run "
-             "for every system.",
-             "",
-             f"Settings for every system: vector_size {args.vector_size}, window {args.window}, "
-             f"min_count {args.min_count}, sample {args.sample:g}, alpha {args.alpha:g}, hs=1, "
-             f"negative=0, seed {args.seed} (the C tool and this fastText take no seed). "
-             f"{args.repeats} repeat(s), runs alternated (for each repeat, for each (mode, "
-             "workers), each system once in turn), each run in a fresh subprocess with "
-             "single-threaded BLAS.",
-             ""]
+    lines = [
+        "## Speed benchmark: hierarchical-softmax word2vec ("
+        + ("quick run" if args.quick else "full corpus" if not c["sliced"] else "corpus slice")
+        + ")",
+        "",
+        f"Command (paths relative to the repository root): `{data['command']}`",
+        "",
+        f"Date: {data['date']}",
+        "",
+        "Machine:",
+        "",
+        machine_markdown(data["machine"]),
+        "",
+        f"Corpus: `{c['name']}`, {c['words']:,} words"
+        + (
+            f" (its first lines, {c['words']:,} of {c['source_words']:,} words)"
+            if c["sliced"]
+            else ""
+        )
+        + (
+            f", vocabulary {c['vocab_size']:,} words at min_count {args.min_count}"
+            if c.get("vocab_size")
+            else ""
+        )
+        + f"; {args.epochs} epoch(s), so {c['words'] * args.epochs:,} training words per run "
+        "for every system.",
+        "",
+        f"Settings for every system: vector_size {args.vector_size}, window {args.window}, "
+        f"min_count {args.min_count}, sample {args.sample:g}, alpha {args.alpha:g}, hs=1, "
+        f"negative=0, seed {args.seed} (the C tool and this fastText take no seed). "
+        f"{args.repeats} repeat(s), runs alternated (for each repeat, for each (mode, "
+        "workers), each system once in turn), each run in a fresh subprocess with "
+        "single-threaded BLAS.",
+        "",
+    ]
     if unavailable:
-        lines += ["Not run: " + "; ".join(f"{k} ({_sanitize(v)})" for k, v in unavailable.items()),
-                  ""]
-    lines += ["### Throughput", "",
-              "| mode | workers | system | words/s (median) | runs (words/s) | end-to-end words/s "
-              "| vocab s | peak RSS MiB | analogy % | wordsim ρ | % of ceiling |",
-              "|---|---:|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            "Not run: " + "; ".join(f"{k} ({_sanitize(v)})" for k, v in unavailable.items()),
+            "",
+        ]
+    lines += [
+        "### Throughput",
+        "",
+        "| mode | workers | system | words/s (median) | runs (words/s) | end-to-end words/s "
+        "| vocab s | peak RSS MiB | analogy % | wordsim ρ | % of ceiling |",
+        "|---|---:|---|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for mode, w in itertools.product(args.modes, args.workers):
         for name in systems:
             s = summary.get(f"{mode}/{w}/{name}")
@@ -383,19 +508,24 @@ def render_markdown(data, args, systems, unavailable, png_name) -> str:
                 continue
             if not s["n_runs"]:
                 err = (s["errors"] or [""])[0].strip().splitlines()
-                lines.append(f"| {mode} | {w} | {name} | failed: {err[-1] if err else '?'} "
-                             "| | | | | | | |")
+                msg = (err[-1] if err else "?").replace("|", "\\|")
+                lines.append(f"| {mode} | {w} | {name} | failed: {msg} | | | | | | | |")
                 continue
             mark = "†" if name in NOT_SEPARABLE else ""
-            vocab = _f(s["vocab_seconds"], "{:.2f}") if s["vocab_seconds"] is not None else (
-                _f(s["vocab_seconds_est"], "~{:.2f}‡") if s["vocab_seconds_est"] else "n/a")
+            vocab = (
+                _f(s["vocab_seconds"], "{:.2f}")
+                if s["vocab_seconds"] is not None
+                else (_f(s["vocab_seconds_est"], "~{:.2f}‡") if s["vocab_seconds_est"] else "n/a")
+            )
             lines.append(
                 f"| {mode} | {w} | {name} | {_k(s['words_per_second'])}{mark} | "
                 + ", ".join(_k(x) for x in s["words_per_second_runs"])
                 + f" | {_k(s['words_per_second_total'])} | {vocab} | "
-                f"{_f(s['peak_rss_bytes'] / 2**20 if s['peak_rss_bytes'] else None)} | "
+                f"{_f(s['peak_rss_bytes'] / 2**20 if s['peak_rss_bytes'] else None)}"
+                f"{_f(s['peak_rss_over_base_bytes'] / 2**20 if s['peak_rss_over_base_bytes'] else None, ' (+{:,.0f})', '')} | "
                 f"{_f(s['analogy_pct'], '{:.2f}')} | {_f(s['wordsim_spearman'], '{:.3f}')} | "
-                f"{_f(100 * s['fraction_of_ceiling'] if s.get('fraction_of_ceiling') else None, '{:.0f}%')} |")
+                f"{_f(100 * s['fraction_of_ceiling'] if s.get('fraction_of_ceiling') else None, '{:.0f}%')} |"
+            )
     lines += [
         "",
         "words/s = corpus words × epochs / seconds. For hsw2v and gensim the seconds are "
@@ -405,48 +535,72 @@ def render_markdown(data, args, systems, unavailable, png_name) -> str:
         "writing the vectors). ‡ the C tool's vocabulary time estimated by a separate "
         "vocabulary-only run. *End-to-end* = vocabulary + training for every system. "
         "Peak RSS: the process's high-water mark right after training (Python systems: "
-        "interpreter and imports included; the C tool: the whole process). "
-        f"Quality: {'mean over all runs' if args.eval == 'all' else 'the median-speed run' if args.eval == 'median' else 'not scored'}"
-        ", scored by gensim (`evaluate_word_analogies(questions-words.txt, restrict_vocab=30000)`, "
-        "`evaluate_word_pairs(wordsim353.tsv)` Spearman). % of ceiling: see below (for the C "
+        "interpreter and imports included, and in brackets the growth over the resident size "
+        "after the imports; the C tool: the whole process). "
+        + (
+            "Quality: not scored (--eval none). "
+            if args.eval == "none"
+            else f"Quality: {'mean over all runs' if args.eval == 'all' else 'the median-speed run'}"
+            ", scored by gensim (`evaluate_word_analogies(questions-words.txt, "
+            "restrict_vocab=30000)`, `evaluate_word_pairs(wordsim353.tsv)` Spearman). "
+        )
+        + "% of ceiling: see below (for the C "
         "tool its estimated training-only words/s).",
         "",
-        "### Ratios", "",
+        "### Ratios",
+        "",
         "| mode | workers | hsw2v / gensim-best (train) | gensim-best | hsw2v / gensim-best "
         "(end-to-end) | hsw2v / w2v-c (end-to-end) | hsw2v / w2v-c (train, est.) | "
         "hsw2v / fasttext (end-to-end) |",
-        "|---|---:|---:|---|---:|---:|---:|---:|"]
+        "|---|---:|---:|---|---:|---:|---:|---:|",
+    ]
     for r in data["ratios"]:
         lines.append(
             f"| {r['mode']} | {r['workers']} | {_f(r['hsw2v_over_gensim_best'], '{:.2f}×')} | "
             f"{r['gensim_best'] or '–'} | {_f(r['hsw2v_over_gensim_best_total'], '{:.2f}×')} | "
             f"{_f(r['hsw2v_over_w2v_c_total'], '{:.2f}×')} | "
             f"{_f(r['hsw2v_over_w2v_c_train_est'], '{:.2f}×')} | "
-            f"{_f(r['hsw2v_over_fasttext_total'], '{:.2f}×')} |")
+            f"{_f(r['hsw2v_over_fasttext_total'], '{:.2f}×')} |"
+        )
     if data["scaling"]:
         sc = data["scaling"]
         lo, hi = sc[0]["lo"], sc[0]["hi"]
-        lines += ["", f"Scaling, words/s at workers={hi} / workers={lo} (training words/s):", "",
-                  "| mode | " + " | ".join(systems) + " |",
-                  "|---|" + "---:|" * len(systems)]
+        lines += [
+            "",
+            f"Scaling, words/s at workers={hi} / workers={lo} (training words/s):",
+            "",
+            "| mode | " + " | ".join(systems) + " |",
+            "|---|" + "---:|" * len(systems),
+        ]
         for mode in args.modes:
             row = {r["system"]: r["ratio"] for r in sc if r["mode"] == mode}
-            lines.append(f"| {mode} | " + " | ".join(_f(row.get(n), "{:.2f}×") for n in systems)
-                         + " |")
+            lines.append(
+                f"| {mode} | " + " | ".join(_f(row.get(n), "{:.2f}×") for n in systems) + " |"
+            )
         h = [r for r in sc if r["system"] == "hsw2v" and r["ratio"]]
         if h:
-            lines += ["", "hsw2v workers=%d/workers=%d: " % (hi, lo)
-                      + ", ".join(f"{r['mode']} {r['ratio']:.2f}×" for r in h)]
+            lines += [
+                "",
+                f"hsw2v workers={hi}/workers={lo}: "
+                + ", ".join(f"{r['mode']} {r['ratio']:.2f}×" for r in h),
+            ]
     if floor:
-        lines += ["", "### Compute ceiling (`compute_floor.py`)", "",
-                  "```", compute_floor.describe(floor), "```", "",
-                  "Multiply-adds per kept word: sg Σ over its contexts of (3d × code length + d); "
-                  "cbow 3d × code length + 2d × contexts + d. The ceiling is the HS kernel's "
-                  "FMA/s (a compiled C loop on rows in L1, best over a few flag sets) divided by "
-                  "the multiply-adds per corpus word, × min(workers, physical cores). Real "
-                  "training also misses cache on the rows of a large vocabulary, so 100% is not "
-                  "reachable; a hand-tuned kernel could beat the compiled loop, so neither is it a "
-                  "hard bound."]
+        lines += [
+            "",
+            "### Compute ceiling (`compute_floor.py`)",
+            "",
+            "```",
+            compute_floor.describe(floor),
+            "```",
+            "",
+            "Multiply-adds per kept word: sg Σ over its contexts of (3d × code length + d); "
+            "cbow 3d × code length + 2d × contexts + d. The ceiling is the HS kernel's "
+            "FMA/s (a compiled C loop on rows in L1, best over a few flag sets) divided by "
+            "the multiply-adds per corpus word, × min(workers, physical cores). Real "
+            "training also misses cache on the rows of a large vocabulary, so 100% is not "
+            "reachable; a hand-tuned kernel could beat the compiled loop, so neither is it a "
+            "hard bound.",
+        ]
     lines += ["", f"![words/s per system]({png_name})", ""]
     return "\n".join(lines)
 
@@ -490,8 +644,11 @@ def main(argv=None) -> int:
             source_words = count_words(source)
         else:
             words = count_words(source)
-        print(f"corpus {display_path(source)}: {words:,} words"
-              + (f" (slice of {source_words:,})" if source_words else ""), flush=True)
+        print(
+            f"corpus {display_path(source)}: {words:,} words"
+            + (f" (slice of {source_words:,})" if source_words else ""),
+            flush=True,
+        )
 
         unavailable, systems = {}, []
         for name in args.systems:
@@ -506,8 +663,9 @@ def main(argv=None) -> int:
         floor = None
         if not args.no_floor:
             try:
-                floor = compute_floor.compute_floor(corpus, args.vector_size, args.window,
-                                                    args.min_count, args.sample)
+                floor = compute_floor.compute_floor(
+                    corpus, args.vector_size, args.window, args.min_count, args.sample
+                )
                 print(compute_floor.describe(floor), flush=True)
             except Exception as e:
                 print(f"compute floor unavailable: {e}", flush=True)
@@ -520,14 +678,34 @@ def main(argv=None) -> int:
         summary = summarise(runs, args, systems, floor, info.get("physical_cores"))
         data = {
             "command": display_command(raw_argv),
-            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": info,
-            "corpus": {"name": os.path.basename(str(source)), "words": words,
-                       "source_words": source_words or words, "sliced": bool(args.max_words),
-                       "vocab_size": floor["corpus"]["vocab_size"] if floor else None},
-            "settings": {k: getattr(args, k) for k in (
-                "systems", "modes", "workers", "epochs", "repeats", "quick", "max_words",
-                "vector_size", "window", "min_count", "sample", "alpha", "seed", "eval")},
+            "corpus": {
+                "name": os.path.basename(str(source)),
+                "words": words,
+                "source_words": source_words or words,
+                "sliced": bool(args.max_words),
+                "vocab_size": floor["corpus"]["vocab_size"] if floor else None,
+            },
+            "settings": {
+                k: getattr(args, k)
+                for k in (
+                    "systems",
+                    "modes",
+                    "workers",
+                    "epochs",
+                    "repeats",
+                    "quick",
+                    "max_words",
+                    "vector_size",
+                    "window",
+                    "min_count",
+                    "sample",
+                    "alpha",
+                    "seed",
+                    "eval",
+                )
+            },
             "unavailable": {k: _sanitize(v) for k, v in unavailable.items()},
             "floor": floor,
             "summary": summary,
@@ -536,8 +714,10 @@ def main(argv=None) -> int:
             "runs": [{k: v for k, v in r.items() if k != "vectors_path"} for r in runs],
         }
         json_path.write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")
-        title = (f"HS word2vec, {data['corpus']['name']} ({words / 1e6:.2f}M words), "
-                 f"{args.epochs} epoch(s), d={args.vector_size}")
+        title = (
+            f"HS word2vec, {data['corpus']['name']} ({words / 1e6:.2f}M words), "
+            f"{args.epochs} epoch(s), d={args.vector_size}"
+        )
         try:
             make_chart(summary, args, systems, str(png), title)
         except Exception as e:  # matplotlib missing: the rest still stands

@@ -177,8 +177,18 @@ def machine_info() -> dict:
 
         for lib in threadpool_info():
             info["blas"].append(
-                {k: lib.get(k) for k in ("user_api", "internal_api", "version", "num_threads",
-                                         "threading_layer", "architecture", "prefix")}
+                {
+                    k: lib.get(k)
+                    for k in (
+                        "user_api",
+                        "internal_api",
+                        "version",
+                        "num_threads",
+                        "threading_layer",
+                        "architecture",
+                        "prefix",
+                    )
+                }
             )
     except ImportError:
         pass
@@ -188,11 +198,14 @@ def machine_info() -> dict:
 def machine_markdown(info: dict) -> str:
     ram = f"{info['ram_bytes'] / 2**30:.1f} GiB" if info.get("ram_bytes") else "?"
     v = info.get("versions", {})
-    blas = "; ".join(
-        f"{b.get('internal_api')} {b.get('version')} ({b.get('prefix')}, {b.get('architecture')}, "
-        f"{b.get('num_threads')} threads in the parent)"
-        for b in info.get("blas", [])
-    ) or "not detected"
+    blas = (
+        "; ".join(
+            f"{b.get('internal_api')} {b.get('version')} ({b.get('prefix')}, {b.get('architecture')}, "
+            f"{b.get('num_threads')} threads in the parent)"
+            for b in info.get("blas", [])
+        )
+        or "not detected"
+    )
     lines = [
         f"- CPU: {info['cpu_model']} ({', '.join(info.get('cpu_flags') or []) or 'no SIMD flags read'}); "
         f"{info.get('physical_cores')} physical cores, {info.get('logical_cpus')} logical CPUs; RAM {ram}",

@@ -51,8 +51,16 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ensure_corpus, make_slice  # noqa: E402
 
-C_FLAGS = ["-O3", "-march=native", "-funroll-loops", "-fno-math-errno", "-fno-trapping-math",
-           "-fassociative-math", "-fno-signed-zeros", "-freciprocal-math"]
+C_FLAGS = [
+    "-O3",
+    "-march=native",
+    "-funroll-loops",
+    "-fno-math-errno",
+    "-fno-trapping-math",
+    "-fassociative-math",
+    "-fno-signed-zeros",
+    "-freciprocal-math",
+]
 
 C_SOURCE = r"""
 #include <stdio.h>
@@ -221,38 +229,55 @@ int main(int argc, char **argv) {
 
 
 #: extra flag sets tried on top of C_FLAGS; the fastest build of each kernel counts
-FLAG_VARIANTS = ("", "-mprefer-vector-width=256", "-fvariable-expansion-in-unroller",
-                 "-mprefer-vector-width=256 -fvariable-expansion-in-unroller")
+FLAG_VARIANTS = (
+    "",
+    "-mprefer-vector-width=256",
+    "-fvariable-expansion-in-unroller",
+    "-mprefer-vector-width=256 -fvariable-expansion-in-unroller",
+)
 KERNELS = ("dot", "axpy", "hs", "hs_fused")
 
 
-def _build_and_run(cc: str, flags: list[str], d: int, tmp: str, tag: str, min_seconds: float,
-                   repeats: int) -> dict | None:
+def _build_and_run(
+    cc: str, flags: list[str], d: int, tmp: str, tag: str, min_seconds: float, repeats: int
+) -> dict | None:
     src, exe = os.path.join(tmp, "fma.c"), os.path.join(tmp, f"fma{tag}")
     if not os.path.exists(src):
         with open(src, "w") as f:
             f.write(C_SOURCE)
-    p = subprocess.run([cc, *flags, f"-DD={d}", src, "-o", exe, "-lm"], capture_output=True,
-                       text=True)
+    p = subprocess.run(
+        [cc, *flags, f"-DD={d}", src, "-o", exe, "-lm"], capture_output=True, text=True
+    )
     if p.returncode != 0:
         return None
-    out = subprocess.run([exe, str(min_seconds), str(repeats)], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [exe, str(min_seconds), str(repeats)], capture_output=True, text=True, check=True
+    )
     r = json.loads(out.stdout)
     if not r.get("finite") or r.get("hs_clamped"):
         raise RuntimeError(f"FMA microbenchmark went out of range: {r}")
     return r
 
 
-def measure_fma_rate(d: int = 100, min_seconds: float = 0.15, repeats: int = 3,
-                     compiler: str | None = None, variants=FLAG_VARIANTS) -> dict:
+def measure_fma_rate(
+    d: int = 100,
+    min_seconds: float = 0.15,
+    repeats: int = 3,
+    compiler: str | None = None,
+    variants=FLAG_VARIANTS,
+) -> dict:
     """Single-core multiply-add rates (FMA/s) for d-float vectors in L1. Needs a C compiler.
 
     Each kernel's rate is the best over the flag variants (best of ``repeats`` timings each);
     ``hs_best_fma_per_s`` is the faster of the two HS kernels, the rate the ceiling uses.
     """
-    cc = compiler or os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") \
+    cc = (
+        compiler
+        or os.environ.get("CC")
+        or shutil.which("cc")
+        or shutil.which("gcc")
         or shutil.which("clang")
+    )
     if not cc:
         raise RuntimeError("no C compiler found (cc/gcc/clang) to build the FMA microbenchmark")
     best: dict = {}
@@ -273,8 +298,13 @@ def measure_fma_rate(d: int = 100, min_seconds: float = 0.15, repeats: int = 3,
                     best[k] = (v, extra or "(base)")
     if not runs:
         raise RuntimeError("compiling the FMA microbenchmark failed with every flag set")
-    out = {"d": d, "compiler": os.path.basename(cc), "cflags": " ".join(C_FLAGS),
-           "hs_codelen": 12, "variants": runs}
+    out = {
+        "d": d,
+        "compiler": os.path.basename(cc),
+        "cflags": " ".join(C_FLAGS),
+        "hs_codelen": 12,
+        "variants": runs,
+    }
     for k in KERNELS:
         out[f"{k}_fma_per_s"], out[f"{k}_best_flags"] = best[k]
     hs_kernel = max(("hs", "hs_fused"), key=lambda k: out[f"{k}_fma_per_s"])
@@ -321,8 +351,15 @@ def keep_probabilities(counts: np.ndarray, sample: float) -> np.ndarray:
     return np.minimum(1.0, (np.sqrt(counts / threshold) + 1.0) * (threshold / counts))
 
 
-def corpus_stats(corpus_path, vector_size: int = 100, window: int = 5, min_count: int = 5,
-                 sample: float = 1e-3, max_sentence_length: int = 10000, seed: int = 1) -> dict:
+def corpus_stats(
+    corpus_path,
+    vector_size: int = 100,
+    window: int = 5,
+    min_count: int = 5,
+    sample: float = 1e-3,
+    max_sentence_length: int = 10000,
+    seed: int = 1,
+) -> dict:
     """Multiply-adds per corpus word for sg and cbow on this corpus (see the module docstring)."""
     counter: Counter = Counter()
     with open(corpus_path, "rb") as f:
@@ -343,7 +380,9 @@ def corpus_stats(corpus_path, vector_size: int = 100, window: int = 5, min_count
         for line in f:
             toks = line.split()
             for s in range(0, len(toks), max_sentence_length):
-                ids = [i for i in (get(t) for t in toks[s:s + max_sentence_length]) if i is not None]
+                ids = [
+                    i for i in (get(t) for t in toks[s : s + max_sentence_length]) if i is not None
+                ]
                 if ids:
                     ids_parts.append(np.asarray(ids, dtype=np.int32))
                     sent_parts.append(np.full(len(ids), n_sent, dtype=np.int32))
@@ -372,7 +411,9 @@ def corpus_stats(corpus_path, vector_size: int = 100, window: int = 5, min_count
         "in_vocab_words": int(len(ids)),
         "kept_words": int(len(kid)),
         "keep_fraction": keep_frac,
-        "mean_code_length_vocab_tokens": float(np.average(codelen, weights=counts)) if len(counts) else 0.0,
+        "mean_code_length_vocab_tokens": float(np.average(codelen, weights=counts))
+        if len(counts)
+        else 0.0,
         "mean_code_length_kept": float(L.mean()) if len(kid) else 0.0,
         "mean_contexts_per_kept_word": float(ctx.mean()) if len(kid) else 0.0,
         "vector_size": d,
@@ -384,8 +425,14 @@ def corpus_stats(corpus_path, vector_size: int = 100, window: int = 5, min_count
     }
 
 
-def compute_floor(corpus_path, vector_size: int = 100, window: int = 5, min_count: int = 5,
-                  sample: float = 1e-3, fma: dict | None = None) -> dict:
+def compute_floor(
+    corpus_path,
+    vector_size: int = 100,
+    window: int = 5,
+    min_count: int = 5,
+    sample: float = 1e-3,
+    fma: dict | None = None,
+) -> dict:
     """FMA rates + corpus stats -> single-core words/s ceilings for sg and cbow."""
     fma = fma or measure_fma_rate(vector_size)
     stats = corpus_stats(corpus_path, vector_size, window, min_count, sample)
@@ -424,7 +471,8 @@ def describe(floor: dict) -> str:
             f"{mode}: {c['ma_per_kept_word'][mode]:,.0f} multiply-adds per kept word, "
             f"{c['ma_per_corpus_word'][mode]:,.0f} per corpus word -> ceiling "
             f"{floor['words_per_s_1core'][mode] / 1e6:.2f} M words/s per core "
-            f"({floor['words_per_s_1core_peak'][mode] / 1e6:.2f} M at the best of dot/axpy rates)")
+            f"({floor['words_per_s_1core_peak'][mode] / 1e6:.2f} M at the best of dot/axpy rates)"
+        )
     return "\n".join(lines)
 
 

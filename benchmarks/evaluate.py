@@ -27,8 +27,9 @@ def evaluate_keyed_vectors(kv, restrict_vocab: int = 30000) -> dict:
     from gensim.test.utils import datapath
 
     logging.getLogger("gensim").setLevel(logging.ERROR)
-    score, sections = kv.evaluate_word_analogies(datapath("questions-words.txt"),
-                                                 restrict_vocab=restrict_vocab)
+    score, sections = kv.evaluate_word_analogies(
+        datapath("questions-words.txt"), restrict_vocab=restrict_vocab
+    )
     total = next((s for s in sections if s["section"] == "Total accuracy"), None)
     n_questions = len(total["correct"]) + len(total["incorrect"]) if total else None
     pearson, spearman, oov = kv.evaluate_word_pairs(datapath("wordsim353.tsv"))

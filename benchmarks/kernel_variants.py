@@ -16,8 +16,6 @@ import itertools
 import statistics
 import time
 
-import numpy as np
-
 from hsw2v import LineSentence, Word2Vec
 from hsw2v._inner import Trainer, job_seed
 from hsw2v._train import iter_jobs

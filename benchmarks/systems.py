@@ -101,13 +101,19 @@ class SystemUnavailable(RuntimeError):
 # subprocess plumbing
 
 
-def _run_measured(cmd: list[str], stdout_path: str, stderr_path: str, timeout: float | None,
-                  cwd: str | None = None) -> tuple[int, float, int]:
+def _run_measured(
+    cmd: list[str],
+    stdout_path: str,
+    stderr_path: str,
+    timeout: float | None,
+    cwd: str | None = None,
+) -> tuple[int, float, int]:
     """Run ``cmd``; return (exit code, wall seconds, peak RSS bytes of that process)."""
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                env=child_env(), cwd=cwd)
+        proc = subprocess.Popen(
+            cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=child_env(), cwd=cwd
+        )
         timer = None
         if timeout:
             timer = threading.Timer(timeout, proc.kill)
@@ -138,59 +144,119 @@ class System:
     def available(self) -> tuple[bool, str]:
         return True, ""
 
-    def train(self, corpus_path, mode, workers, epochs, vector_size=100, window=5, min_count=5,
-              sample=1e-3, seed=1, *, alpha=DEFAULT_ALPHA, out_dir=None, corpus_words=None,
-              timeout=None, **extra) -> Result:
+    def train(
+        self,
+        corpus_path,
+        mode,
+        workers,
+        epochs,
+        vector_size=100,
+        window=5,
+        min_count=5,
+        sample=1e-3,
+        seed=1,
+        *,
+        alpha=DEFAULT_ALPHA,
+        out_dir=None,
+        corpus_words=None,
+        timeout=None,
+        **extra,
+    ) -> Result:
         raise NotImplementedError
 
 
 class PythonSystem(System):
     """A system trained by this file's ``--child`` entry point in a fresh interpreter."""
 
-    def train(self, corpus_path, mode, workers, epochs, vector_size=100, window=5, min_count=5,
-              sample=1e-3, seed=1, *, alpha=DEFAULT_ALPHA, out_dir=None, corpus_words=None,
-              timeout=None, **extra) -> Result:
+    def train(
+        self,
+        corpus_path,
+        mode,
+        workers,
+        epochs,
+        vector_size=100,
+        window=5,
+        min_count=5,
+        sample=1e-3,
+        seed=1,
+        *,
+        alpha=DEFAULT_ALPHA,
+        out_dir=None,
+        corpus_words=None,
+        timeout=None,
+        **extra,
+    ) -> Result:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         ok, why = self.available()
         if not ok:
             raise SystemUnavailable(f"{self.name}: {why}")
         out_dir = out_dir or tempfile.mkdtemp(prefix="w2vbench-")
-        stem = os.path.join(out_dir, f"{self.name}-{mode}-w{workers}-{os.getpid()}-{time.monotonic_ns()}")
-        spec = dict(system=self.name, corpus=os.path.abspath(corpus_path), mode=mode,
-                    workers=workers, epochs=epochs, vector_size=vector_size, window=window,
-                    min_count=min_count, sample=sample, seed=seed, alpha=alpha,
-                    vectors=stem + ".bin")
+        stem = os.path.join(
+            out_dir, f"{self.name}-{mode}-w{workers}-{os.getpid()}-{time.monotonic_ns()}"
+        )
+        spec = dict(
+            system=self.name,
+            corpus=os.path.abspath(corpus_path),
+            mode=mode,
+            workers=workers,
+            epochs=epochs,
+            vector_size=vector_size,
+            window=window,
+            min_count=min_count,
+            sample=sample,
+            seed=seed,
+            alpha=alpha,
+            vectors=stem + ".bin",
+        )
         cmd = [sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)]
         rc, wall, peak = _run_measured(cmd, stem + ".out", stem + ".err", timeout)
         if rc != 0:
-            raise RuntimeError(f"{self.name} {mode} workers={workers} failed (exit {rc}):\n"
-                               f"{_tail(stem + '.err')}")
+            raise RuntimeError(
+                f"{self.name} {mode} workers={workers} failed (exit {rc}):\n{_tail(stem + '.err')}"
+            )
         line = [ln for ln in _tail(stem + ".out", 100000).splitlines() if ln.startswith("{")][-1]
         r = json.loads(line)
         words = (corpus_words if corpus_words is not None else count_words(corpus_path)) * epochs
         vocab_s, train_s = r.get("vocab_seconds"), r.get("train_seconds")
         total = r.get("total_seconds") or (vocab_s or 0) + (train_s or 0)
-        return Result(system=self.name, mode=mode, workers=workers, epochs=epochs,
-                      vocab_seconds=vocab_s, train_seconds=train_s, total_seconds=total,
-                      words=words, vectors_path=spec["vectors"],
-                      peak_rss_bytes=r.get("peak_rss_bytes") or peak,
-                      process_peak_rss_bytes=peak, base_rss_bytes=r.get("base_rss_bytes"),
-                      separable=self.separable, vocab_size=r.get("vocab_size"),
-                      notes=r.get("notes", ""),
-                      extra={"child_wall_seconds": wall, **r.get("extra", {})})
+        return Result(
+            system=self.name,
+            mode=mode,
+            workers=workers,
+            epochs=epochs,
+            vocab_seconds=vocab_s,
+            train_seconds=train_s,
+            total_seconds=total,
+            words=words,
+            vectors_path=spec["vectors"],
+            peak_rss_bytes=r.get("peak_rss_bytes") or peak,
+            process_peak_rss_bytes=peak,
+            base_rss_bytes=r.get("base_rss_bytes"),
+            separable=self.separable,
+            vocab_size=r.get("vocab_size"),
+            notes=r.get("notes", ""),
+            extra={"child_wall_seconds": wall, **r.get("extra", {})},
+        )
 
 
 class Hsw2v(PythonSystem):
     name = "hsw2v"
 
     def available(self):
-        code = ("import sys\ntry:\n import hsw2v\nexcept ImportError:\n"
-                f" sys.path.append({str(Path(__file__).resolve().parents[1])!r})\n import hsw2v\n"
-                "hsw2v.Word2Vec")
+        code = (
+            "import sys\ntry:\n import hsw2v\nexcept ImportError:\n"
+            f" sys.path.append({str(Path(__file__).resolve().parents[1])!r})\n import hsw2v\n"
+            "hsw2v.Word2Vec"
+        )
         try:
-            p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                               timeout=120, env=child_env())
+            p = subprocess.run(
+                [sys.executable, "-c", code],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=child_env(),
+            )
         except (OSError, subprocess.SubprocessError) as e:
             return False, str(e)
         if p.returncode != 0:
@@ -247,8 +313,11 @@ def find_w2v_binary() -> str | None:
             continue
         with open(c, "rb") as f:
             magic = f.read(4)
-        if magic == b"\x7fELF" or magic[:3] in (b"\xcf\xfa\xed", b"\xfe\xed\xfa") or \
-                magic in (b"\xca\xfe\xba\xbe",):
+        if (
+            magic == b"\x7fELF"
+            or magic[:3] in (b"\xcf\xfa\xed", b"\xfe\xed\xfa")
+            or magic in (b"\xca\xfe\xba\xbe",)
+        ):
             return os.path.realpath(c)
     return None
 
@@ -261,21 +330,67 @@ class W2vC(System):
         b = find_w2v_binary()
         return (b is not None), "C word2vec binary not found (pip install word2vec)"
 
-    def command(self, corpus_path, out_path, mode, workers, epochs, vector_size, window,
-                min_count, sample, alpha):
-        return [find_w2v_binary(), "-train", str(corpus_path), "-output", str(out_path),
-                "-cbow", "1" if mode == "cbow" else "0", "-hs", "1", "-negative", "0",
-                "-size", str(vector_size), "-window", str(window), "-sample", repr(float(sample)),
-                "-min-count", str(min_count), "-iter", str(epochs), "-threads", str(workers),
-                "-alpha", repr(float(alpha)), "-binary", "1", "-debug", "0"]
+    def command(
+        self,
+        corpus_path,
+        out_path,
+        mode,
+        workers,
+        epochs,
+        vector_size,
+        window,
+        min_count,
+        sample,
+        alpha,
+    ):
+        return [
+            find_w2v_binary(),
+            "-train",
+            str(corpus_path),
+            "-output",
+            str(out_path),
+            "-cbow",
+            "1" if mode == "cbow" else "0",
+            "-hs",
+            "1",
+            "-negative",
+            "0",
+            "-size",
+            str(vector_size),
+            "-window",
+            str(window),
+            "-sample",
+            repr(float(sample)),
+            "-min-count",
+            str(min_count),
+            "-iter",
+            str(epochs),
+            "-threads",
+            str(workers),
+            "-alpha",
+            repr(float(alpha)),
+            "-binary",
+            "1",
+            "-debug",
+            "0",
+        ]
 
     def vocab_only_seconds(self, corpus_path, min_count=5, out_dir=None, timeout=None) -> float:
         """Time a vocabulary-only run (``-save-vocab`` and no ``-output``: the tool stops after
         counting), an estimate of the vocabulary part of a full run."""
         out_dir = out_dir or tempfile.mkdtemp(prefix="w2vbench-")
         stem = os.path.join(out_dir, f"w2v-c-vocab-{time.monotonic_ns()}")
-        cmd = [find_w2v_binary(), "-train", str(corpus_path), "-save-vocab", stem + ".vocab",
-               "-min-count", str(min_count), "-debug", "0"]
+        cmd = [
+            find_w2v_binary(),
+            "-train",
+            str(corpus_path),
+            "-save-vocab",
+            stem + ".vocab",
+            "-min-count",
+            str(min_count),
+            "-debug",
+            "0",
+        ]
         rc, wall, _ = _run_measured(cmd, stem + ".out", stem + ".err", timeout)
         if rc != 0:
             raise RuntimeError(f"w2v-c vocabulary run failed (exit {rc}): {_tail(stem + '.err')}")
@@ -286,9 +401,25 @@ class W2vC(System):
                 pass
         return wall
 
-    def train(self, corpus_path, mode, workers, epochs, vector_size=100, window=5, min_count=5,
-              sample=1e-3, seed=1, *, alpha=DEFAULT_ALPHA, out_dir=None, corpus_words=None,
-              timeout=None, vocab_estimate=False, **extra) -> Result:
+    def train(
+        self,
+        corpus_path,
+        mode,
+        workers,
+        epochs,
+        vector_size=100,
+        window=5,
+        min_count=5,
+        sample=1e-3,
+        seed=1,
+        *,
+        alpha=DEFAULT_ALPHA,
+        out_dir=None,
+        corpus_words=None,
+        timeout=None,
+        vocab_estimate=False,
+        **extra,
+    ) -> Result:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         ok, why = self.available()
@@ -296,18 +427,38 @@ class W2vC(System):
             raise SystemUnavailable(f"{self.name}: {why}")
         out_dir = out_dir or tempfile.mkdtemp(prefix="w2vbench-")
         stem = os.path.join(out_dir, f"{self.name}-{mode}-w{workers}-{time.monotonic_ns()}")
-        cmd = self.command(corpus_path, stem + ".bin", mode, workers, epochs, vector_size,
-                           window, min_count, sample, alpha)
+        cmd = self.command(
+            corpus_path,
+            stem + ".bin",
+            mode,
+            workers,
+            epochs,
+            vector_size,
+            window,
+            min_count,
+            sample,
+            alpha,
+        )
         rc, wall, peak = _run_measured(cmd, stem + ".out", stem + ".err", timeout)
         if rc != 0:
             raise RuntimeError(f"w2v-c failed (exit {rc}):\n{_tail(stem + '.err')}")
         words = (corpus_words if corpus_words is not None else count_words(corpus_path)) * epochs
-        res = Result(system=self.name, mode=mode, workers=workers, epochs=epochs,
-                     vocab_seconds=None, train_seconds=None, total_seconds=wall, words=words,
-                     vectors_path=stem + ".bin", peak_rss_bytes=peak, process_peak_rss_bytes=peak,
-                     separable=False,
-                     notes="vocabulary time not separable: total subprocess wall time "
-                           "(vocabulary + training + writing the vectors); no seed option")
+        res = Result(
+            system=self.name,
+            mode=mode,
+            workers=workers,
+            epochs=epochs,
+            vocab_seconds=None,
+            train_seconds=None,
+            total_seconds=wall,
+            words=words,
+            vectors_path=stem + ".bin",
+            peak_rss_bytes=peak,
+            process_peak_rss_bytes=peak,
+            separable=False,
+            notes="vocabulary time not separable: total subprocess wall time "
+            "(vocabulary + training + writing the vectors); no seed option",
+        )
         if vocab_estimate:
             v = self.vocab_only_seconds(corpus_path, min_count, out_dir, timeout)
             res.extra["vocab_seconds_est"] = v
@@ -355,7 +506,7 @@ def write_w2v_binary(path: str, words, matrix) -> None:
     m = np.ascontiguousarray(matrix, dtype=np.float32)
     with open(path, "wb") as f:
         f.write(f"{m.shape[0]} {m.shape[1]}\n".encode())
-        for w, row in zip(words, m):
+        for w, row in zip(words, m, strict=True):
             f.write(w.encode("utf-8") + b" " + row.tobytes() + b"\n")
 
 
@@ -371,7 +522,7 @@ class _LineSentenceClone:
             for line in f:
                 toks = line.decode("utf-8").split()
                 for i in range(0, len(toks), self.n):
-                    yield toks[i:i + self.n]
+                    yield toks[i : i + self.n]
 
 
 def _import_hsw2v():
@@ -388,9 +539,19 @@ def _import_hsw2v():
 def _child(spec: dict) -> dict:
     system, corpus, mode = spec["system"], spec["corpus"], spec["mode"]
     sg = 1 if mode == "sg" else 0
-    common = dict(vector_size=spec["vector_size"], alpha=spec["alpha"], window=spec["window"],
-                  min_count=spec["min_count"], sample=spec["sample"], seed=spec["seed"],
-                  workers=spec["workers"], sg=sg, hs=1, negative=0, epochs=spec["epochs"])
+    common = dict(
+        vector_size=spec["vector_size"],
+        alpha=spec["alpha"],
+        window=spec["window"],
+        min_count=spec["min_count"],
+        sample=spec["sample"],
+        seed=spec["seed"],
+        workers=spec["workers"],
+        sg=sg,
+        hs=1,
+        negative=0,
+        epochs=spec["epochs"],
+    )
     out: dict = {"extra": {}}
     if system in ("hsw2v", "gensim-iter", "gensim-file"):
         if system == "hsw2v":
@@ -413,8 +574,9 @@ def _child(spec: dict) -> dict:
             t0 = time.perf_counter()
             model.build_vocab(corpus_file=corpus)
             t1 = time.perf_counter()
-            model.train(corpus_file=corpus, total_words=model.corpus_total_words,
-                        epochs=model.epochs)
+            model.train(
+                corpus_file=corpus, total_words=model.corpus_total_words, epochs=model.epochs
+            )
             t2 = time.perf_counter()
         else:
             sentences = LineSentence(corpus)
@@ -424,17 +586,34 @@ def _child(spec: dict) -> dict:
             model.train(sentences, total_examples=model.corpus_count, epochs=model.epochs)
             t2 = time.perf_counter()
         out["peak_rss_bytes"] = _peak_rss()
-        out.update(vocab_seconds=t1 - t0, train_seconds=t2 - t1, total_seconds=t2 - t0,
-                   vocab_size=len(model.wv.index_to_key))
+        out.update(
+            vocab_seconds=t1 - t0,
+            train_seconds=t2 - t1,
+            total_seconds=t2 - t0,
+            vocab_size=len(model.wv.index_to_key),
+        )
         model.wv.save_word2vec_format(spec["vectors"], binary=True)
     elif system == "fasttext":
         import fasttext
 
         out["base_rss_bytes"] = _rss_now()
-        kw = dict(input=corpus, model="skipgram" if sg else "cbow", loss="hs",
-                  dim=spec["vector_size"], ws=spec["window"], epoch=spec["epochs"],
-                  minCount=spec["min_count"], t=spec["sample"], lr=spec["alpha"], minn=0, maxn=0,
-                  wordNgrams=1, bucket=0, thread=spec["workers"], verbose=0)
+        kw = dict(
+            input=corpus,
+            model="skipgram" if sg else "cbow",
+            loss="hs",
+            dim=spec["vector_size"],
+            ws=spec["window"],
+            epoch=spec["epochs"],
+            minCount=spec["min_count"],
+            t=spec["sample"],
+            lr=spec["alpha"],
+            minn=0,
+            maxn=0,
+            wordNgrams=1,
+            bucket=0,
+            thread=spec["workers"],
+            verbose=0,
+        )
         try:  # only newer fastText releases take a seed here; the check fails before training
             fasttext.train_unsupervised(**{**kw, "input": os.devnull, "seed": spec["seed"]})
         except TypeError:
@@ -447,10 +626,14 @@ def _child(spec: dict) -> dict:
         out["peak_rss_bytes"] = _peak_rss()
         words = model.get_words()
         matrix = model.get_input_matrix()[: len(words)]  # minn=maxn=0: row i is word i's vector
-        out.update(vocab_seconds=None, train_seconds=None, total_seconds=t1 - t0,
-                   vocab_size=len(words),
-                   notes="vocabulary time not separable: train_unsupervised wall time "
-                         "(vocabulary + training)")
+        out.update(
+            vocab_seconds=None,
+            train_seconds=None,
+            total_seconds=t1 - t0,
+            vocab_size=len(words),
+            notes="vocabulary time not separable: train_unsupervised wall time "
+            "(vocabulary + training)",
+        )
         write_w2v_binary(spec["vectors"], words, matrix)
     else:
         raise ValueError(f"no child runner for {system!r}")

@@ -63,9 +63,13 @@ cdef extern from "_vec.h" nogil:
 
 
 cdef extern from "_window.h" nogil:
-    void hsw2v_scores(int d, int C, float **x, int L, float **y, float *S, int ls)
-    void hsw2v_errors(int d, int C, int L, float **y, const float *G, int ls, float *W)
-    void hsw2v_node_steps(int d, int C, float **x, int L, float **y, const float *G, int ls)
+    ctypedef struct hsw2v_sigmoid_table:
+        const float *table
+        float range
+        float scale
+    double hsw2v_sg_block(int B, int d, float **x, float **work, int L, float **y,
+                          const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig,
+                          int compute_loss)
 
 
 cdef extern from *:
@@ -297,7 +301,7 @@ cdef enum:
     KERNEL_FUSED = 0   # path walk with each update fused into the next dot (default)
     KERNEL_LOOP = 1    # pair-by-pair: dot, then two axpy, as plain loops (word2vec.c's shape)
     KERNEL_BLAS = 2    # pair-by-pair through BLAS sdot/saxpy (gensim's shape)
-    KERNEL_WINDOW = 3  # skip-gram: a whole window as three small matrix products (_window.h)
+    KERNEL_WINDOW = 3  # skip-gram: blocks of a window's contexts walk the path together
 
 KERNELS = {"fused": KERNEL_FUSED, "loop": KERNEL_LOOP, "blas": KERNEL_BLAS,
            "window": KERNEL_WINDOW}
@@ -324,11 +328,11 @@ cdef struct ModelView:
 cdef struct JobState:
     float *work       # d floats: error accumulated for h
     float *neu1       # d floats: CBOW hidden vector
-    float **xrows     # window kernel: the context rows of syn0 (2 * window pointers)
+    float **xrows     # window kernel: a block's context rows of syn0 (4 pointers)
+    int32_t *xwords   # window kernel: a block's context words (4)
+    float **wrows     # window kernel: a block's error rows, pointers into W (4)
     float **yrows     # window kernel: the path rows of syn1 (max_length pointers)
-    float *S          # window kernel: scores, then steps G, 2 * window x max_length
-    float *W          # window kernel: the contexts' errors, 2 * window x d
-    float *label      # window kernel: 1 - code along the centre's path (max_length)
+    float *W          # window kernel: the block's errors, 4 x d
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
     uint64_t rng
@@ -355,36 +359,37 @@ cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
 cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
                       const uint8_t *code, const int32_t *point, int length,
                       float alpha) noexcept nogil:
-    """Skip-gram for centre ``i``: every context of kept[lo:hi] predicts the centre's path, as
-    one batch (see _window.h); returns the window's -log-likelihood when compute_loss."""
-    cdef int d = m.d, ls = m.max_length, C = 0, c, j
+    """Skip-gram for centre ``i``: the contexts of kept[lo:hi] walk the centre's path in
+    blocks of up to 4 distinct words (_window.h), with exactly word2vec.c's updates.
+    Returns the window's -log-likelihood when compute_loss."""
+    cdef int d = m.d, B = 0, b, j
     cdef int64_t p
-    cdef float f
-    cdef float *row
-    cdef float *label = st.label
+    cdef int32_t word
+    cdef bint repeated
     cdef double loss = 0.0
-    for p in range(lo, hi):
-        if p != i:
-            st.xrows[C] = m.syn0 + <int64_t>st.kept[p] * d
-            C += 1
-    if C == 0:
-        return 0.0
+    cdef hsw2v_sigmoid_table sig
+    sig.table = SIGMOID_TABLE
+    sig.range = SIGMOID_RANGE
+    sig.scale = SIGMOID_SCALE
     for j in range(length):
         st.yrows[j] = m.syn1 + <int64_t>point[j] * d
-    hsw2v_scores(d, C, st.xrows, length, st.yrows, st.S, ls)
-    for j in range(length):
-        label[j] = <float>(1 - code[j])
-    for c in range(C):
-        row = st.S + c * ls
-        for j in range(length):
-            f = row[j]
-            if m.compute_loss:
-                loss += neg_log_sigmoid((2 * label[j] - 1) * <double>f)
-            row[j] = (label[j] - sigmoid(f)) * alpha
-    hsw2v_errors(d, C, length, st.yrows, st.S, ls, st.W)
-    hsw2v_node_steps(d, C, st.xrows, length, st.yrows, st.S, ls)
-    for c in range(C):
-        hsw2v_axpy(d, 1.0, st.W + c * d, st.xrows[c])
+    for p in range(lo, hi + 1):
+        if p < hi:
+            if p == i:
+                continue
+            word = st.kept[p]
+            repeated = False
+            for b in range(B):
+                if st.xwords[b] == word:
+                    repeated = True
+        if B and (p == hi or B == 4 or repeated):
+            loss += hsw2v_sg_block(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
+                                   &sig, m.compute_loss)
+            B = 0
+        if p < hi:
+            st.xwords[B] = word
+            st.xrows[B] = m.syn0 + <int64_t>word * d
+            B += 1
     return loss
 
 
@@ -473,10 +478,10 @@ cdef void free_job_state(JobState *st) noexcept:
     free(st.kept)
     free(st.ends)
     free(st.xrows)
+    free(st.xwords)
+    free(st.wrows)
     free(st.yrows)
-    free(st.S)
     free(st.W)
-    free(st.label)
 
 
 cdef class Trainer:
@@ -530,6 +535,7 @@ cdef class Trainer:
         cdef int64_t n_ids = ids.shape[0]
         cdef int64_t n_sentences = ends.shape[0]
         cdef int64_t s, start, kept, total
+        cdef int b
         cdef JobState st
         if n_sentences and ends[n_sentences - 1] != n_ids:
             raise ValueError("the last sentence end must equal the number of ids")
@@ -541,16 +547,18 @@ cdef class Trainer:
         st.neu1 = <float *>malloc(self.m.d * sizeof(float))
         st.kept = <int32_t *>malloc(n_ids * sizeof(int32_t))
         st.ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
-        st.xrows = <float **>malloc(2 * self.m.window * sizeof(float *))
+        st.xrows = <float **>malloc(4 * sizeof(float *))
+        st.xwords = <int32_t *>malloc(4 * sizeof(int32_t))
+        st.wrows = <float **>malloc(4 * sizeof(float *))
         st.yrows = <float **>malloc(self.m.max_length * sizeof(float *))
-        st.S = <float *>malloc(2 * self.m.window * self.m.max_length * sizeof(float))
-        st.W = <float *>malloc(2 * self.m.window * self.m.d * sizeof(float))
-        st.label = <float *>malloc(self.m.max_length * sizeof(float))
+        st.W = <float *>malloc(4 * self.m.d * sizeof(float))
         if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
-                or st.xrows == NULL or st.yrows == NULL or st.S == NULL or st.W == NULL
-                or st.label == NULL):
+                or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
+                or st.yrows == NULL or st.W == NULL):
             free_job_state(&st)
             raise MemoryError("could not allocate a training job's buffers")
+        for b in range(4):
+            st.wrows[b] = st.W + b * self.m.d
         try:
             with nogil:
                 total = subsample(&self.m, &st, &ids[0], &ends[0], n_sentences)

@@ -168,7 +168,7 @@ class SimilarityQueries:
         if isinstance(topn, Integral) and topn < 1:
             return []
         keys, weights = self._query(positive, negative)
-        self.fill_norms()
+        norms = self._current_norms()
         clip_end = clip_end or len(self.vectors)
         if restrict_vocab:
             clip_start, clip_end = 0, restrict_vocab
@@ -178,7 +178,7 @@ class SimilarityQueries:
         exclude = [self.get_index(k) for k in keys if isinstance(k, KEY_TYPES) and k in self]
         if indexer is not None and isinstance(topn, int):
             return indexer.most_similar(mean, topn)
-        dists = np.dot(self.vectors[clip_start:clip_end], mean) / self.norms[clip_start:clip_end]
+        dists = np.dot(self.vectors[clip_start:clip_end], mean) / norms[clip_start:clip_end]
         if not topn:
             return dists
         return self._best(dists, topn, exclude, clip_start)
@@ -241,9 +241,8 @@ class SimilarityQueries:
         positive, negative = ensure_list(positive), ensure_list(negative)
         if not positive:
             raise ValueError("cannot compute similarity with no input (no positive keys)")
-        self.fill_norms()
         end = restrict_vocab or len(self.vectors)
-        vectors, norms = self.vectors[:end], self.norms[:end]
+        vectors, norms = self.vectors[:end], self._current_norms()[:end]
 
         def as_vector(item):
             if isinstance(item, np.ndarray):

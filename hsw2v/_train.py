@@ -89,6 +89,25 @@ class Schedule:
 
 
 @dataclass
+class Progress:
+    """What an ``on_progress`` hook of :func:`run_epoch` is told, from the caller's thread.
+
+    ``fraction`` is the share of the epoch done (by words or sentences, as the schedule
+    counts), ``trained_words`` the effective words so far (after subsampling), ``raw_words``
+    the raw words so far, ``seconds`` the time since the epoch started and ``alpha`` the
+    learning rate reached.
+    """
+
+    epoch: int
+    epochs: int
+    fraction: float
+    trained_words: int
+    raw_words: int
+    seconds: float
+    alpha: float
+
+
+@dataclass
 class EpochReport:
     trained_words: int = 0  # tokens left after subsampling (gensim's "effective words")
     raw_words: int = 0
@@ -111,8 +130,14 @@ def run_epoch(
     seed: int,
     report_delay: float = 1.0,
     on_job: Callable[[Job], None] | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    progress_delay: float = 0.2,
 ) -> EpochReport:
-    """Train one epoch of ``jobs`` on ``workers`` threads; see the module docstring."""
+    """Train one epoch of ``jobs`` on ``workers`` threads; see the module docstring.
+
+    ``on_progress``, if given, is called in the caller's thread with a :class:`Progress`
+    at most every ``progress_delay`` seconds while jobs finish, and once when the epoch ends.
+    """
     job_queue: queue.Queue = queue.Queue(maxsize=2 * workers)
     done_queue: queue.Queue = queue.Queue()
     stop = threading.Event()
@@ -178,6 +203,20 @@ def run_epoch(
     ]
     started = time.perf_counter()
     next_report = started + report_delay
+    next_progress = started + progress_delay
+
+    def progress_now(now: float) -> Progress:
+        done = report.raw_words if schedule.by_words else report.sentences
+        return Progress(
+            epoch=epoch,
+            epochs=schedule.epochs,
+            fraction=min(done / schedule.total, 1.0),
+            trained_words=report.trained_words,
+            raw_words=report.raw_words,
+            seconds=now - started,
+            alpha=schedule.alpha(epoch, done),
+        )
+
     for thread in threads:
         thread.start()
     finished_workers = 0
@@ -199,15 +238,20 @@ def run_epoch(
             if now >= next_report:
                 elapsed = now - started
                 logger.info(
-                    "EPOCH %i - PROGRESS: at %.2f%% of %s, %.0f effective words/s",
+                    "EPOCH %i - PROGRESS: at %.2f%% %s, %.0f words/s",
                     epoch + 1,
                     100.0
                     * (report.raw_words if schedule.by_words else report.sentences)
                     / schedule.total,
-                    "words" if schedule.by_words else "sentences",
+                    "words" if schedule.by_words else "examples",
                     report.trained_words / max(elapsed, 1e-9),
                 )
                 next_report = now + report_delay
+            if on_progress is not None and item and now >= next_progress:
+                on_progress(progress_now(now))
+                next_progress = now + progress_delay
+        if on_progress is not None and not errors:
+            on_progress(progress_now(time.perf_counter()))
     except BaseException:
         stop.set()
         raise

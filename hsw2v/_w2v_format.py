@@ -155,6 +155,8 @@ def _read_counts(fvocab, encoding, unicode_errors) -> dict:
             try:
                 word, count = text.strip().split()
                 counts[word] = int(count)
+                if not 0 <= counts[word] < 2**63:
+                    raise ValueError("count out of range")
             except ValueError as exc:
                 raise ValueError(
                     f"{fvocab}: line {line_no}: expected 'word count', got {line[:80]!r}"
@@ -165,25 +167,45 @@ def _read_counts(fvocab, encoding, unicode_errors) -> dict:
 class _Collector:
     """Gathers unique words and their vectors into preallocated arrays."""
 
-    def __init__(self, vocab_size, vector_size, datatype):
-        self.vocab_size = vocab_size
-        self.vectors = np.zeros((vocab_size, vector_size), dtype=datatype)
+    def __init__(self, fname, vocab_size, rows, vector_size, datatype):
+        self.vocab_size = vocab_size  # as declared; `rows` (<= vocab_size) are allocated
+        try:
+            self.vectors = np.zeros((rows, vector_size), dtype=datatype)
+            self.where = np.zeros(rows, dtype=np.int64)  # line or byte offset of each row
+        except (MemoryError, ValueError, OverflowError) as exc:
+            raise ValueError(
+                f"{fname}: line 1: the header declares {vocab_size} vectors of {vector_size} "
+                f"values, too many to allocate ({type(exc).__name__}: {exc})"
+            ) from None
         self.words = []
         self.index = {}
 
-    def add(self, word, values):
+    def add(self, word, values, where):
         if word in self.index:
             logger.warning("duplicate word '%s' in word2vec file, ignoring all but first", word)
             return
-        self.index[word] = len(self.words)
-        self.vectors[len(self.words)] = values
+        n = len(self.words)
+        self.index[word] = n
+        self.vectors[n] = values
+        self.where[n] = where
         self.words.append(word)
+
+    def first_nonfinite(self):
+        """``(row, where)`` of the first stored vector holding a NaN or an infinity, or None."""
+        step = max(1, (1 << 24) // max(1, self.vectors.shape[1]))  # bounded temporary memory
+        for start in range(0, len(self.words), step):
+            stop = min(start + step, len(self.words))
+            bad = np.flatnonzero(~np.isfinite(self.vectors[start:stop]).all(axis=1))
+            if bad.size:
+                row = start + int(bad[0])
+                return row, int(self.where[row])
+        return None
 
     def into(self, cls, vector_size, datatype, counts):
         n = len(self.words)
         kv = cls(vector_size, 0, dtype=datatype)
         kv.vectors = (
-            self.vectors if n == self.vocab_size else np.ascontiguousarray(self.vectors[:n])
+            self.vectors if n == len(self.vectors) else np.ascontiguousarray(self.vectors[:n])
         )
         kv.index_to_key = self.words
         kv.key_to_index = self.index
@@ -212,9 +234,12 @@ def _parse_text_line(fname, line_no, line, vector_size, datatype, encoding, unic
             f"{fname}: line {line_no}: expected a word and {vector_size} values, "
             f"found {len(parts) - 1} values"
         )
+    if vector_size is None and len(parts) < 2:
+        raise ValueError(f"{fname}: line {line_no}: expected a word and its vector values")
     try:
-        values = np.array(parts[1:], dtype=datatype)
-    except ValueError as exc:
+        with np.errstate(over="ignore", invalid="ignore"):
+            values = np.array(parts[1:], dtype=datatype)
+    except (ValueError, OverflowError) as exc:
         raise ValueError(f"{fname}: line {line_no}: non-numeric vector value ({exc})") from exc
     return parts[0], values
 
@@ -245,7 +270,7 @@ def _read_text(fname, fin, collector, first_line_no, vector_size, datatype, enco
         word, values = _parse_text_line(
             fname, line_no, line, vector_size, datatype, encoding, errors
         )
-        collector.add(word, values)
+        collector.add(word, values, line_no)
 
 
 def _read_binary(fname, fin, collector, offset, vector_size, datatype, encoding, errors):
@@ -274,8 +299,38 @@ def _read_binary(fname, fin, collector, offset, vector_size, datatype, encoding,
                 f"{fname}: cannot decode the word at byte offset {offset + pos} ({exc})"
             ) from exc
         values = np.frombuffer(buf, dtype=_LE_FLOAT32, count=vector_size, offset=space + 1)
-        collector.add(word, values)
+        with np.errstate(over="ignore"):  # float32 -> float16 may overflow; checked later
+            collector.add(word, values, offset + space + 1)
         pos = space + 1 + nbytes
+
+
+def _local_plain_size(fname):
+    """Size in bytes of `fname` if it is a local file read as is (not decompressed), else None."""
+    if not _is_local_path(fname):
+        return None
+    path = os.fspath(fname)
+    if os.path.splitext(path)[1].lower() in smart_open.compression.get_supported_extensions():
+        return None
+    try:
+        return os.stat(path).st_size
+    except (OSError, ValueError):
+        return None
+
+
+def _rows_to_allocate(fname, vocab_size, vector_size, binary, header_len):
+    """How many rows to preallocate for `vocab_size` declared vectors.
+
+    A local, uncompressed file cannot hold more records than its size allows: each binary
+    record takes at least ``4 * d + 1`` bytes ("word " and d float32), each text line at least
+    ``2 * d`` (d values of one character, each after a space). Allocating no more than that
+    keeps a corrupted header from reserving memory the file could never fill; the reader
+    then reports the end of file where it is met.
+    """
+    file_size = _local_plain_size(fname)
+    if file_size is None:
+        return vocab_size
+    per_vector = 4 * vector_size + 1 if binary else 2 * vector_size
+    return min(vocab_size, max(0, file_size - header_len) // per_vector)
 
 
 def read_word2vec(
@@ -288,6 +343,7 @@ def read_word2vec(
     limit=None,
     datatype=np.float32,
     no_header=False,
+    allow_nonfinite=False,
 ):
     """Read a word2vec C format file; see :meth:`KeyedVectors.load_word2vec_format`.
 
@@ -298,6 +354,10 @@ def read_word2vec(
     >>> read_word2vec(KeyedVectors, path)["hello"].tolist()
     [0.5, -1.0]
     """
+    if limit is not None and (
+        not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit < 0
+    ):
+        raise ValueError(f"limit must be None or an integer >= 0, got {limit!r}")
     counts = None if fvocab is None else _read_counts(fvocab, encoding, unicode_errors)
     logger.info("loading projection weights from %s", fname)
     with smart_open.open(fname, "rb") as fin:
@@ -325,30 +385,22 @@ def read_word2vec(
             first_line_no, header_len = 2, len(header)
         if limit:
             vocab_size = min(vocab_size, limit)
-        collector = _Collector(vocab_size, vector_size, datatype)
         try:
-            if binary:
-                _read_binary(
-                    fname,
-                    fin,
-                    collector,
-                    header_len,
-                    vector_size,
-                    datatype,
-                    encoding,
-                    unicode_errors,
-                )
-            else:
-                _read_text(
-                    fname,
-                    fin,
-                    collector,
-                    first_line_no,
-                    vector_size,
-                    datatype,
-                    encoding,
-                    unicode_errors,
-                )
+            rows = _rows_to_allocate(fname, vocab_size, vector_size, binary, header_len)
+            collector = _Collector(fname, vocab_size, rows, vector_size, datatype)
+            reader = _read_binary if binary else _read_text
+            start = header_len if binary else first_line_no
+            reader(fname, fin, collector, start, vector_size, datatype, encoding, unicode_errors)
         finally:
             fin.close()
+    if not allow_nonfinite:
+        bad = collector.first_nonfinite()
+        if bad is not None:
+            row, where = bad
+            place = f"byte offset {where}" if binary else f"line {where}"
+            raise ValueError(
+                f"{fname}: {place}: the vector of {collector.words[row]!r} holds NaN or "
+                f"infinite values (or values too large for {np.dtype(datatype).name}); "
+                "pass allow_nonfinite=True to load them anyway"
+            )
     return collector.into(cls, vector_size, datatype, counts)

@@ -1,192 +1,167 @@
-/* Skip-gram over one window as three small matrix products (register-blocked).
+/* Skip-gram: several contexts of one window walk the centre's path together.
  *
  * In skip-gram every context word of a window is trained against the same path, the centre
- * word's. With X the C context rows (syn0) and Y the L path rows (syn1), one window is
+ * word's. word2vec.c walks the path once per context; node j of the path is read and written
+ * by every context in turn. Here a block of B <= 4 contexts walks the path node by node: each
+ * node row is loaded once per block, and one pass over it applies the B updates of that node
+ * and computes the B dot products of the next node, with B independent accumulators.
  *
- *     S = X Y^T          (C x L scores)
- *     G = (1 - code - sigmoid(S)) * alpha        (computed by the caller)
- *     W = G Y            (C x d: each context's error, from the rows before this window)
- *     Y += G^T X         (L x d: each node's step, from the contexts before this window)
- *     X += W
+ * The result is word2vec.c's, not an approximation: walking node-major instead of
+ * context-major changes nothing, because a context's own row does not move during its walk.
+ * The only coupling is that context b sees node j already moved by the contexts before it in
+ * the block, y_j + sum_{b'<b} g_b'j x_b'. It is added back exactly (Gram trick, as in the
+ * batched formulations of Ji et al., "Parallelizing Word2Vec in Shared and Distributed
+ * Memory", 2016, and Simonton & Alaghband, HPEC 2017, which drop it instead; dropping it cost
+ * 1.5 points of analogy accuracy when measured here):
  *
- * that is, every update of the window sees one snapshot of X and Y (the "HogBatch" scheme of
- * Ji et al., "Parallelizing Word2Vec in Shared and Distributed Memory", 2016, applied to
- * hierarchical softmax as in Simonton & Alaghband, HPEC 2017). word2vec.c instead lets
- * context c+1 see the path rows already moved by context c; the difference is of second
- * order in alpha.
+ *     f_bj    = x_b . y_j + sum_{b'<b} g_b'j (x_b . x_b')
+ *     work_b  = sum_j g_bj y_j + sum_{b'<b} (sum_j g_bj g_b'j) x_b'
  *
- * Why faster than pair by pair: each loaded chunk of a row feeds several multiply-adds held
- * in independent register accumulators (2 nodes x 4 contexts for S, 4 contexts x 2 chunks for
- * W, 2 nodes x 2 chunks for Y), the products have no serial dependency through the sigmoid,
- * and each row of X and Y is written once per window instead of once per pair.
+ * A block must not hold the same word twice (the caller starts a new block instead), since
+ * word2vec.c would let the second occurrence see the first one's update of that row.
  *
- * Rows are given as pointers (x[c], y[j]) into the weight matrices; rows of X may repeat
- * (a word twice in a window: both errors are added), rows of Y never do (a path visits
- * distinct nodes). Matrices S, G are row-major C x L with row stride `ls`; W is C x d.
+ * Notation: x[b] context rows of syn0 (IN/OUT), y[j] path rows of syn1 (IN/OUT), work[b]
+ * scratch rows of d floats, code[j] the path's bits, g = (1 - code - sigmoid(f)) * alpha.
  */
 #ifndef HSW2V_WINDOW_H
 #define HSW2V_WINDOW_H
 
+#include <math.h>
+#include <stdint.h>
+
 #include "_vec.h"
 
-#ifdef HSW2V_VECTOR
+#ifndef HSW2V_VECTOR
+#error "hsw2v's window kernel needs GCC or Clang vector extensions"
+#endif
 
-/* S[c*ls + j] = x[c] . y[j] for c < nc, j < nj (nc <= 4, nj <= 2); d multiple of 8 part
- * only, the tail is added by the caller's scalar loop. */
-static inline __attribute__((always_inline)) void hsw2v_score_block(int d8, int nc, int nj, float *const *x,
-                                     float *const *y, float *S, int ls) {
-    hsw2v_v8 acc[2][4];
-    for (int j = 0; j < 2; j++)
-        for (int c = 0; c < 4; c++)
-            acc[j][c] = (hsw2v_v8){0};
-    for (int k = 0; k < d8; k += 8) {
-        hsw2v_v8 yv[2], xv[4];
-        for (int j = 0; j < nj; j++)
-            yv[j] = HSW2V_LOAD(y[j] + k);
-        for (int c = 0; c < nc; c++)
-            xv[c] = HSW2V_LOAD(x[c] + k);
-        for (int j = 0; j < nj; j++)
-            for (int c = 0; c < nc; c++)
-                acc[j][c] += xv[c] * yv[j];
-    }
-    for (int j = 0; j < nj; j++)
-        for (int c = 0; c < nc; c++)
-            S[c * ls + j] = hsw2v_hsum(acc[j][c]);
+typedef struct {
+    const float *table; /* sigmoid at evenly spaced points of [-range, range] */
+    float range;
+    float scale; /* entries per unit */
+} hsw2v_sigmoid_table;
+
+static inline float hsw2v_sigmoid(const hsw2v_sigmoid_table *t, float f) {
+    if (f >= t->range)
+        return 1.0f;
+    if (f <= -t->range)
+        return 0.0f;
+    return t->table[(int)((f + t->range) * t->scale + 0.5f)];
 }
 
-#define HSW2V_SCORE_CASE(NC, NJ) hsw2v_score_block(d8, NC, NJ, x + c, y + j, S + c * ls + j, ls)
-
-#endif
-
-/* S = X Y^T (C x L, row stride ls). */
-static inline void hsw2v_scores(int d, int C, float *const *x, int L, float *const *y,
-                                float *S, int ls) {
-    int d8 = 0;
-#ifdef HSW2V_VECTOR
-    d8 = d & ~7;
-    for (int j = 0; j < L; j += 2) {
-        int nj = L - j < 2 ? L - j : 2;
-        for (int c = 0; c < C; c += 4) {
-            int nc = C - c < 4 ? C - c : 4;
-            /* literal sizes let the compiler unroll the block and keep it in registers */
-            if (nj == 2) {
-                if (nc == 4) HSW2V_SCORE_CASE(4, 2);
-                else if (nc == 3) HSW2V_SCORE_CASE(3, 2);
-                else if (nc == 2) HSW2V_SCORE_CASE(2, 2);
-                else HSW2V_SCORE_CASE(1, 2);
-            } else {
-                if (nc == 4) HSW2V_SCORE_CASE(4, 1);
-                else if (nc == 3) HSW2V_SCORE_CASE(3, 1);
-                else if (nc == 2) HSW2V_SCORE_CASE(2, 1);
-                else HSW2V_SCORE_CASE(1, 1);
-            }
-        }
-    }
-#else
-    for (int c = 0; c < C; c++)
-        for (int j = 0; j < L; j++)
-            S[c * ls + j] = 0.0f;
-#endif
-    if (d8 < d)
-        for (int c = 0; c < C; c++)
-            for (int j = 0; j < L; j++) {
-                float s = 0.0f;
-                for (int k = d8; k < d; k++)
-                    s += x[c][k] * y[j][k];
-                S[c * ls + j] += s;
-            }
+static inline double hsw2v_neg_log_sigmoid(double x) {
+    return x > 0 ? log1p(exp(-x)) : -x + log1p(exp(x));
 }
 
-/* W[c] = sum_j G[c, j] y[j] (C x d, contiguous rows of length d). */
-static inline void hsw2v_errors(int d, int C, int L, float *const *y, const float *G, int ls,
-                                float *W) {
-    int d8 = 0;
-#ifdef HSW2V_VECTOR
-    d8 = d & ~7;
-    int c = 0;
-    for (; c + 4 <= C; c += 4) {
-        const float *g0 = G + c * ls, *g1 = g0 + ls, *g2 = g1 + ls, *g3 = g2 + ls;
-        for (int k = 0; k < d8; k += 8) {
-            hsw2v_v8 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
-            for (int j = 0; j < L; j++) {
-                hsw2v_v8 yv = HSW2V_LOAD(y[j] + k);
-                a0 += g0[j] * yv;
-                a1 += g1[j] * yv;
-                a2 += g2[j] * yv;
-                a3 += g3[j] * yv;
+/* acc[b] = x[b] . y over the first d8 floats (vector part). */
+#define HSW2V_BLOCK_DOTS(B, y_row)                                              \
+    do {                                                                        \
+        for (int b = 0; b < B; b++) acc[b] = (hsw2v_v8){0};                     \
+        for (int k = 0; k < d8; k += 8) {                                       \
+            hsw2v_v8 yv = HSW2V_LOAD((y_row) + k);                              \
+            for (int b = 0; b < B; b++) acc[b] += HSW2V_LOAD(x[b] + k) * yv;    \
+        }                                                                       \
+    } while (0)
+
+static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
+    const int B, int d, float *const *x, float *const *work, int L, float *const *y,
+    const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, int compute_loss) {
+    const int d8 = d & ~7;
+    float K[4][4], f[4], g[4], mix[4][4];
+    hsw2v_v8 acc[4];
+    double loss = 0.0;
+
+    for (int b = 0; b < B; b++) {
+        for (int b2 = 0; b2 < b; b2++) {
+            K[b][b2] = hsw2v_dot(d, x[b], x[b2]);
+            mix[b][b2] = 0.0f;
+        }
+        for (int k = 0; k < d; k++)
+            work[b][k] = 0.0f;
+    }
+    HSW2V_BLOCK_DOTS(B, y[0]);
+    for (int b = 0; b < B; b++) {
+        f[b] = hsw2v_hsum(acc[b]);
+        for (int k = d8; k < d; k++)
+            f[b] += x[b][k] * y[0][k];
+    }
+    for (int j = 0; j < L; j++) {
+        const float label = (float)(1 - code[j]);
+        float *yj = y[j];
+        for (int b = 0; b < B; b++) {
+            float fb = f[b];
+            for (int b2 = 0; b2 < b; b2++)
+                fb += g[b2] * K[b][b2];
+            if (compute_loss)
+                loss += hsw2v_neg_log_sigmoid((double)(2.0f * label - 1.0f) * fb);
+            g[b] = (label - hsw2v_sigmoid(sig, fb)) * alpha;
+            for (int b2 = 0; b2 < b; b2++)
+                mix[b][b2] += g[b] * g[b2];
+        }
+        if (j + 1 < L) {
+            /* one pass: node j's B updates and node j+1's B dot products */
+            const float *yn = y[j + 1];
+            for (int b = 0; b < B; b++) acc[b] = (hsw2v_v8){0};
+            for (int k = 0; k < d8; k += 8) {
+                hsw2v_v8 r = HSW2V_LOAD(yj + k), nv = HSW2V_LOAD(yn + k), step = r;
+                for (int b = 0; b < B; b++) {
+                    hsw2v_v8 xv = HSW2V_LOAD(x[b] + k);
+                    HSW2V_STORE(work[b] + k, HSW2V_LOAD(work[b] + k) + g[b] * r);
+                    step += g[b] * xv;
+                    acc[b] += xv * nv;
+                }
+                HSW2V_STORE(yj + k, step);
             }
-            HSW2V_STORE(W + c * d + k, a0);
-            HSW2V_STORE(W + (c + 1) * d + k, a1);
-            HSW2V_STORE(W + (c + 2) * d + k, a2);
-            HSW2V_STORE(W + (c + 3) * d + k, a3);
+            for (int b = 0; b < B; b++)
+                f[b] = hsw2v_hsum(acc[b]);
+            for (int k = d8; k < d; k++) {
+                float r = yj[k], step = r;
+                for (int b = 0; b < B; b++) {
+                    work[b][k] += g[b] * r;
+                    step += g[b] * x[b][k];
+                    f[b] += x[b][k] * yn[k];
+                }
+                yj[k] = step;
+            }
+        } else {
+            for (int k = 0; k < d8; k += 8) {
+                hsw2v_v8 r = HSW2V_LOAD(yj + k), step = r;
+                for (int b = 0; b < B; b++) {
+                    HSW2V_STORE(work[b] + k, HSW2V_LOAD(work[b] + k) + g[b] * r);
+                    step += g[b] * HSW2V_LOAD(x[b] + k);
+                }
+                HSW2V_STORE(yj + k, step);
+            }
+            for (int k = d8; k < d; k++) {
+                float r = yj[k], step = r;
+                for (int b = 0; b < B; b++) {
+                    work[b][k] += g[b] * r;
+                    step += g[b] * x[b][k];
+                }
+                yj[k] = step;
+            }
         }
     }
-    for (; c < C; c++) {
-        const float *g0 = G + c * ls;
-        int k = 0;
-        for (; k + 16 <= d8; k += 16) {
-            hsw2v_v8 a0 = {0}, a1 = {0};
-            for (int j = 0; j < L; j++) {
-                a0 += g0[j] * HSW2V_LOAD(y[j] + k);
-                a1 += g0[j] * HSW2V_LOAD(y[j] + k + 8);
-            }
-            HSW2V_STORE(W + c * d + k, a0);
-            HSW2V_STORE(W + c * d + k + 8, a1);
-        }
-        for (; k < d8; k += 8) {
-            hsw2v_v8 a0 = {0};
-            for (int j = 0; j < L; j++)
-                a0 += g0[j] * HSW2V_LOAD(y[j] + k);
-            HSW2V_STORE(W + c * d + k, a0);
-        }
+    /* x_b += work_b + sum_{b'<b} mix_bb' x_b' with the old x_b': update the last row first */
+    for (int b = B - 1; b >= 0; b--) {
+        for (int b2 = 0; b2 < b; b2++)
+            hsw2v_axpy(d, mix[b][b2], x[b2], work[b]);
+        hsw2v_axpy(d, 1.0f, work[b], x[b]);
     }
-#endif
-    for (int c = 0; c < C; c++)
-        for (int k = d8; k < d; k++) {
-            float s = 0.0f;
-            for (int j = 0; j < L; j++)
-                s += G[c * ls + j] * y[j][k];
-            W[c * d + k] = s;
-        }
+    return loss;
 }
 
-/* y[j] += sum_c G[c, j] x[c] for every node j. */
-static inline void hsw2v_node_steps(int d, int C, float *const *x, int L, float *const *y,
-                                    const float *G, int ls) {
-    int d8 = 0;
-#ifdef HSW2V_VECTOR
-    d8 = d & ~7;
-    int j = 0;
-    for (; j + 2 <= L; j += 2) {
-        float *y0 = y[j], *y1 = y[j + 1];
-        for (int k = 0; k < d8; k += 8) {
-            hsw2v_v8 a0 = HSW2V_LOAD(y0 + k), a1 = HSW2V_LOAD(y1 + k);
-            for (int c = 0; c < C; c++) {
-                hsw2v_v8 xv = HSW2V_LOAD(x[c] + k);
-                a0 += G[c * ls + j] * xv;
-                a1 += G[c * ls + j + 1] * xv;
-            }
-            HSW2V_STORE(y0 + k, a0);
-            HSW2V_STORE(y1 + k, a1);
-        }
+/* Walk the path of one centre for B (1..4) distinct context rows; returns -log-likelihood
+ * of the B (context, centre) pairs when compute_loss, else 0. */
+static inline double hsw2v_sg_block(int B, int d, float *const *x, float *const *work, int L,
+                                    float *const *y, const uint8_t *code, float alpha,
+                                    const hsw2v_sigmoid_table *sig, int compute_loss) {
+    switch (B) {
+    case 4: return hsw2v_sg_block_n(4, d, x, work, L, y, code, alpha, sig, compute_loss);
+    case 3: return hsw2v_sg_block_n(3, d, x, work, L, y, code, alpha, sig, compute_loss);
+    case 2: return hsw2v_sg_block_n(2, d, x, work, L, y, code, alpha, sig, compute_loss);
+    default: return hsw2v_sg_block_n(1, d, x, work, L, y, code, alpha, sig, compute_loss);
     }
-    for (; j < L; j++) {
-        float *y0 = y[j];
-        for (int k = 0; k < d8; k += 8) {
-            hsw2v_v8 a0 = HSW2V_LOAD(y0 + k);
-            for (int c = 0; c < C; c++)
-                a0 += G[c * ls + j] * HSW2V_LOAD(x[c] + k);
-            HSW2V_STORE(y0 + k, a0);
-        }
-    }
-#endif
-    for (int j = 0; j < L; j++)
-        for (int k = d8; k < d; k++) {
-            float s = y[j][k];
-            for (int c = 0; c < C; c++)
-                s += G[c * ls + j] * x[c][k];
-            y[j][k] = s;
-        }
 }
 
 #endif /* HSW2V_WINDOW_H */

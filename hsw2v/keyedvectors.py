@@ -216,8 +216,7 @@ class KeyedVectors(SimilarityQueries):
         """
         index = self.get_index(key)
         if norm:
-            self.fill_norms()
-            result = self.vectors[index] / self.norms[index]
+            result = self.vectors[index] / self._current_norms()[index]
         else:
             result = self.vectors[index]
         result.setflags(write=False)
@@ -351,6 +350,15 @@ class KeyedVectors(SimilarityQueries):
         if self.norms is None or force:
             self.norms = np.linalg.norm(self.vectors, axis=1)
 
+    def _current_norms(self):
+        """``norms``, computed if missing, as one array that a concurrent reset (``train()``
+        sets ``norms`` to None) cannot take away halfway through a query."""
+        norms = self.norms
+        if norms is None:
+            norms = np.linalg.norm(self.vectors, axis=1)
+            self.norms = norms
+        return norms
+
     def get_normed_vectors(self):
         """All vectors scaled to unit length, as a new 2-D array.
 
@@ -358,8 +366,7 @@ class KeyedVectors(SimilarityQueries):
         >>> kv.get_normed_vectors().tolist()
         [[0.6000000238418579, 0.800000011920929]]
         """
-        self.fill_norms()
-        return self.vectors / self.norms[..., np.newaxis]
+        return self.vectors / self._current_norms()[..., np.newaxis]
 
     def unit_normalize_all(self):
         """Scale every vector to unit length, in place (training cannot sensibly continue).
@@ -438,6 +445,7 @@ class KeyedVectors(SimilarityQueries):
         limit=None,
         datatype=REAL,
         no_header=False,
+        allow_nonfinite=False,
     ):
         """Read vectors in the word2vec C tool's text or binary format.
 
@@ -458,8 +466,14 @@ class KeyedVectors(SimilarityQueries):
             Type of the loaded vectors.
         no_header : bool, optional
             The (text) file has no ``"count dimensions"`` header line.
+        allow_nonfinite : bool, optional
+            Accept vectors holding NaN or infinite values (refused by default, since one such
+            vector turns every similarity query into NaN). Not in gensim.
 
-        Raises ValueError naming the line (text) or byte offset (binary) of malformed input.
+        Raises ValueError naming the file and the line (text) or byte offset (binary) of
+        malformed input: a bad header, a wrong number of values, a truncated file, a
+        non-numeric or non-finite value, an undecodable word. Duplicate words keep their first
+        vector, with a warning, as in gensim.
 
         >>> import os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
@@ -468,7 +482,16 @@ class KeyedVectors(SimilarityQueries):
         [0.0, 1.0]
         """
         return _w2v_format.read_word2vec(
-            cls, fname, fvocab, binary, encoding, unicode_errors, limit, datatype, no_header
+            cls,
+            fname,
+            fvocab,
+            binary,
+            encoding,
+            unicode_errors,
+            limit,
+            datatype,
+            no_header,
+            allow_nonfinite,
         )
 
     def _bundle_parts(self):
@@ -498,27 +521,64 @@ class KeyedVectors(SimilarityQueries):
 
     @classmethod
     def _from_bundle_parts(cls, meta, arrays, source="bundle"):
-        """Rebuild an instance from :meth:`_bundle_parts` output read from `source`."""
+        """Rebuild an instance from :meth:`_bundle_parts` output read from `source`.
+
+        Everything is checked before use, so a crafted file gives a ValueError, never an
+        object that fails later."""
+
+        def bad(what):
+            return ValueError(f"{source!r} holds inconsistent KeyedVectors data: {what}")
+
         try:
             vectors = arrays["vectors"]
             keys = meta["index_to_key"]
-            kv = cls(int(meta["vector_size"]), 0, dtype=vectors.dtype)
-            expandos = {attr: arrays[name] for attr, name in meta["expandos"].items()}
-            next_index = int(meta["next_index"])
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            vector_size = meta["vector_size"]
+            names = meta["expandos"]
+            next_index = meta["next_index"]
+            expandos = {attr: arrays[name] for attr, name in names.items()}
+        except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"{source!r} holds incomplete KeyedVectors data ({exc!r})") from exc
-        if vectors.shape != (len(keys), kv.vector_size) or any(
-            v.shape != (len(keys),) for v in expandos.values()
+        for name, value in (("vector_size", vector_size), ("next_index", next_index)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise bad(f"{name} is {value!r}, not an integer >= 0")
+        if not isinstance(keys, list) or not all(
+            key is None or (isinstance(key, (str, int)) and not isinstance(key, bool))
+            for key in keys
         ):
-            raise ValueError(f"{source!r} holds inconsistent KeyedVectors data")
+            raise bad("index_to_key is not a list of str or int keys")
+        key_to_index = {key: i for i, key in enumerate(keys) if key is not None}
+        if len(key_to_index) != sum(key is not None for key in keys):
+            raise bad("index_to_key holds a key twice")
+        if vectors.dtype.kind != "f" or vectors.shape != (len(keys), vector_size):
+            raise bad(
+                f"vectors of dtype {vectors.dtype} and shape {vectors.shape} for {len(keys)} "
+                f"keys of {vector_size} dimensions"
+            )
+        for attr, values in expandos.items():
+            if not isinstance(attr, str) or values.shape != (len(keys),):
+                raise bad(f"attribute {attr!r} of shape {values.shape} for {len(keys)} keys")
+        kv = cls(vector_size, 0, dtype=vectors.dtype)
         kv.vectors, kv.index_to_key, kv.expandos, kv.next_index = (
             vectors,
             keys,
             expandos,
             next_index,
         )
-        kv.key_to_index = {key: i for i, key in enumerate(keys) if key is not None}
+        kv.key_to_index = key_to_index
         return kv
+
+    def to_gensim(self):
+        """An equal ``gensim.models.KeyedVectors``; see :func:`hsw2v.gensim_compat.kv_to_gensim`."""
+        from hsw2v.gensim_compat import kv_to_gensim
+
+        return kv_to_gensim(self)
+
+    @classmethod
+    def from_gensim(cls, gensim_kv):
+        """Vectors equal to a gensim ``KeyedVectors``; see :func:`hsw2v.gensim_compat.kv_from_gensim`."""
+        from hsw2v.gensim_compat import kv_from_gensim
+
+        return kv_from_gensim(gensim_kv, cls=cls)
 
     def save(self, fname):
         """Save to one pickle-free file (see :mod:`hsw2v.persist`), atomically.

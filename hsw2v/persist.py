@@ -44,7 +44,13 @@ import zipfile
 
 import numpy as np
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "save_bundle", "load_bundle"]
+__all__ = [
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "save_bundle",
+    "load_bundle",
+    "check_word2vec_bundle",
+]
 
 FORMAT_NAME = "hsw2v"
 FORMAT_VERSION = 1
@@ -278,7 +284,7 @@ def _locate(fh, zf: zipfile.ZipFile, name: str, entry, file_size: int):
             else [tuple(field) for field in entry["dtype"]]
         )
         want_shape = tuple(int(n) for n in entry["shape"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except Exception as exc:  # numpy's dtype parser raises several kinds (even SyntaxError)
         raise _Corrupt(f"bad dtype or shape for array {name!r}") from exc
     if want_dtype.hasobject:
         raise _Corrupt(f"array {name!r} claims an object dtype, which is never loaded")
@@ -367,8 +373,8 @@ def load_bundle(path, mmap=None, kind=None) -> tuple[dict, dict]:
             raise ValueError(f"{path!r} is not an hsw2v bundle (not a zip file)")
         try:
             meta, places, arrays = _read_all(path, fh, file_size, kind, read=mmap is None)
-        except _Reported:
-            raise
+        except _Reported as exc:
+            raise ValueError(str(exc)) from None
         except _Corrupt as exc:
             raise ValueError(f"{damaged}: {exc}") from None
         except (
@@ -418,3 +424,105 @@ def _read_all(path: str, fh, file_size: int, kind, read: bool):
                 raise _Corrupt(f"checksum mismatch in array {name!r}")
             arrays[name] = arr
     return doc["meta"], places, arrays
+
+
+# What a Word2Vec bundle's parameters must be: kinds of JSON value, and a lower bound if any.
+_INT, _NUM = (int,), (int, float)
+_W2V_PARAMS = {
+    "vector_size": (_INT, 1),
+    "window": (_INT, 1),
+    "workers": (_INT, 1),
+    "batch_words": (_INT, 1),
+    "min_count": (_INT, 0),
+    "epochs": (_INT, 0),
+    "seed": (_INT, None),
+    "sg": (_INT, 0),
+    "hs": (_INT, 0),
+    "negative": (_INT, 0),
+    "cbow_mean": (_INT, 0),
+    "null_word": (_INT, 0),
+    "sorted_vocab": (_INT, 0),
+    "cache_words": (_INT, None),
+    "corpus_count": (_INT, 0),
+    "corpus_total_words": (_INT, 0),
+    "train_count": (_INT, 0),
+    "effective_min_count": (_INT, 0),
+    "compute_loss": (_INT, None),
+    "shrink_windows": (_INT, None),
+    "alpha": (_NUM, None),
+    "min_alpha": (_NUM, None),
+    "sample": (_NUM, 0),
+    "ns_exponent": (_NUM, None),
+    "running_training_loss": (_NUM, None),
+    "total_train_time": (_NUM, None),
+    "max_vocab_size": ((*_INT, type(None)), None),
+    "max_final_vocab": ((*_INT, type(None)), None),
+    "kernel": ((str,), None),
+    "comment": ((str, type(None)), None),
+}
+
+
+def check_word2vec_bundle(path, meta, arrays) -> None:
+    """Check what :func:`load_bundle` read from a Word2Vec file before a model is built on it.
+
+    The kernels index ``syn1`` with the tree's ``points`` and walk ``lengths`` entries of each
+    path without bounds checks, so a crafted file with out-of-range values could make training
+    write outside the arrays. Every array's dtype and shape, every tree entry and every
+    parameter's type are verified here; a file that passes trains safely.
+
+    Raises ValueError naming `path` and what is wrong.
+    """
+
+    def bad(what):
+        return ValueError(f"{os.fspath(path)!r} holds inconsistent Word2Vec data: {what}")
+
+    if not isinstance(meta, dict):
+        raise bad("its metadata is not a JSON object")
+    for name, (kinds, low) in _W2V_PARAMS.items():
+        if name not in meta:
+            continue
+        value = meta[name]
+        is_flag = isinstance(value, bool) and name not in ("compute_loss", "shrink_windows")
+        if is_flag or not isinstance(value, kinds) or (low is not None and value < low):
+            raise bad(f"parameter {name} is {value!r}")
+        if isinstance(value, float) and not np.isfinite(value):
+            raise bad(f"parameter {name} is {value!r}")
+    if meta.get("hs", 1) != 1 or meta.get("negative", 0) != 0:
+        raise bad("it was trained with negative sampling, which this hsw2v cannot train")
+    for name in ("sg", "cbow_mean"):
+        if meta.get(name, 0) not in (0, 1):
+            raise bad(f"parameter {name} is {meta[name]!r}, not 0 or 1")
+    keys = meta.get("index_to_key")
+    if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+        raise bad("index_to_key is not a list of str")
+    if len(set(keys)) != len(keys):
+        raise bad("index_to_key holds a word twice")
+    n, d = len(keys), meta.get("vector_size", 100)
+    if not n:
+        raise bad("the vocabulary is empty")
+    want = {"vectors": ("<f4", (n, d)), "syn1": ("<f4", (n, d)), "count": ("<i8", (n,))}
+    want.update(sample_int=("<u4", (n,)), lengths=("<i4", (n,)))
+    for name, (dtype, shape) in want.items():
+        arr = arrays.get(name)
+        if arr is None or arr.dtype != np.dtype(dtype) or arr.shape != shape:
+            got = "missing" if arr is None else f"{arr.dtype} {arr.shape}"
+            raise bad(f"array {name!r} should be {dtype} of shape {shape}, is {got}")
+    codes, points, lengths = arrays.get("codes"), arrays.get("points"), arrays["lengths"]
+    if (
+        codes is None
+        or points is None
+        or codes.dtype != np.uint8
+        or points.dtype != np.dtype("<i4")
+        or codes.ndim != 2
+        or codes.shape != points.shape
+        or codes.shape[0] != n
+    ):
+        raise bad(f"the tree arrays 'codes' and 'points' do not fit {n} words")
+    max_length = codes.shape[1]
+    if lengths.min() < 0 or lengths.max() > max_length:
+        raise bad(f"a path length is outside [0, {max_length}]")
+    used = np.arange(max_length) < np.asarray(lengths)[:, None]
+    if used.any():
+        on_path = np.asarray(points)[used]
+        if on_path.min() < 0 or on_path.max() >= n or np.asarray(codes)[used].max() > 1:
+            raise bad(f"a tree path leaves the {n} rows of syn1 or has a code other than 0/1")

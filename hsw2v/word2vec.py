@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from hsw2v import persist
+from hsw2v import progress as _progress
 from hsw2v._inner import Trainer
 from hsw2v._train import Job, Schedule, iter_jobs, run_epoch
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
@@ -69,11 +70,13 @@ class Word2Vec:
     ``cache_words`` (default 100,000,000): epochs after the first reuse the corpus already
     mapped to word ids, held in memory (4 bytes a token) when it has at most this many
     in-vocabulary tokens; 0 reads the corpus again every epoch (do that if your iterable
-    yields different sentences each pass). ``kernel`` picks the path walk: ``"fused"``
-    (default: each node's update fused with the next node's dot product), ``"loop"``
-    (pair-by-pair plain loops, word2vec.c's shape) or ``"blas"`` (pair-by-pair BLAS
-    ``sdot``/``saxpy`` from ``scipy.linalg.cython_blas``, gensim's shape); all compute the same
-    updates, ``benchmarks/RESULTS.md`` records their speed.
+    yields different sentences each pass). ``kernel`` picks the path walk, all computing
+    word2vec.c's updates: ``"window"`` (skip-gram: up to 4 contexts of a window walk the
+    centre's path together), ``"fused"`` (each node's update fused with the next node's dot
+    product), ``"loop"`` (pair by pair, plain loops: word2vec.c's shape) or ``"blas"`` (pair by
+    pair through BLAS ``sdot``/``saxpy`` from ``scipy.linalg.cython_blas``: gensim's shape);
+    ``"auto"`` (default) takes ``"window"`` for skip-gram and ``"fused"`` for CBOW, the
+    fastest measured (``benchmarks/RESULTS.md``).
 
     Example:
 
@@ -114,7 +117,7 @@ class Word2Vec:
         max_final_vocab=None,
         shrink_windows=True,
         cache_words=100_000_000,
-        kernel="fused",
+        kernel="auto",
     ):
         _check_params(
             vector_size=vector_size,
@@ -156,6 +159,10 @@ class Word2Vec:
         self.max_final_vocab = max_final_vocab
         self.shrink_windows = bool(shrink_windows)
         self.cache_words = int(cache_words)
+        if kernel not in ("auto", "window", "fused", "loop", "blas"):
+            raise ValueError(
+                f"kernel must be 'auto', 'window', 'fused', 'loop' or 'blas', got {kernel!r}"
+            )
         self.kernel = str(kernel)
         self.corpus_count = 0
         self.corpus_total_words = 0
@@ -170,7 +177,7 @@ class Word2Vec:
 
         if sentences is not None or corpus_file is not None:
             corpus = self._corpus(sentences, corpus_file)
-            if isinstance(corpus, Iterator) and self.epochs > 1:
+            if isinstance(corpus, Iterator) and self.epochs >= 1:
                 raise TypeError(
                     "the corpus is a one-shot iterator (e.g. a generator), but training needs "
                     f"{self.epochs + 1} passes (vocabulary + {self.epochs} epochs): pass a "
@@ -363,6 +370,7 @@ class Word2Vec:
         report_delay=1.0,
         compute_loss=False,
         callbacks=(),
+        progress=False,
         **kwargs,
     ):
         """Train over the corpus; returns ``(trained_words, raw_words)`` where trained words
@@ -370,6 +378,13 @@ class Word2Vec:
 
         As in gensim, ``epochs`` and one of ``total_examples`` / ``total_words`` are
         required, so that the learning rate can decay linearly over the whole run.
+
+        Progress is logged (``logging`` at INFO) every ``report_delay`` seconds, as gensim
+        does. ``progress=True`` also draws a tqdm bar (``pip install hsw2v[progress]``);
+        any callable is instead called with a :class:`hsw2v._train.Progress` a few times a
+        second, in the calling thread. After each epoch, ``min_alpha_yet_reached`` holds the
+        learning rate reached and ``latest_epoch_report`` the epoch's
+        :class:`hsw2v._train.EpochReport` (see :class:`hsw2v.callbacks.TrainingHistory`).
         """
         corpus = self._corpus(corpus_iterable, corpus_file)
         if self.tree is None or not len(self.wv.index_to_key):
@@ -414,12 +429,13 @@ class Word2Vec:
             bool(self.cbow_mean),
             self.shrink_windows,
             self.compute_loss,
-            self.kernel,
+            self._kernel_variant(),
         )
         self.running_training_loss = 0.0
         self.wv.norms = None
         trained = raw = 0
         cache = _JobCache(self.cache_words)
+        on_progress = _progress.resolve(progress)
         started = time.perf_counter()
         for callback in callbacks:
             callback.on_train_begin(self)
@@ -442,7 +458,10 @@ class Word2Vec:
                     seed=self.seed,
                     report_delay=report_delay,
                     on_job=on_job,
+                    on_progress=on_progress,
                 )
+                self.min_alpha_yet_reached = schedule.alpha(epoch, schedule.total)
+                self.latest_epoch_report = report
                 if on_job is not None:
                     cache.finish()
                 trained += report.trained_words
@@ -465,14 +484,52 @@ class Word2Vec:
         finally:
             self.total_train_time += time.perf_counter() - started
             self.wv.norms = None
+            if hasattr(on_progress, "close"):
+                on_progress.close()
         for callback in callbacks:
             callback.on_train_end(self)
         return trained, raw
+
+    def _kernel_variant(self) -> str:
+        if self.kernel != "auto":
+            return self.kernel
+        return "window" if self.sg else "fused"
 
     def get_latest_training_loss(self) -> float:
         """The summed -log-likelihood of all (context, path) pairs trained by the latest
         ``train()`` call with ``compute_loss=True``, accumulated in float64 per job."""
         return self.running_training_loss
+
+    # ---------------------------------------------------------------- queries and gensim
+    def score(
+        self, sentences, total_sentences=int(1e6), chunksize=100, queue_factor=2, report_delay=1
+    ):
+        """Log-probability of each sentence (float32 array), exact; see
+        :func:`hsw2v.scoring.score_sentences`."""
+        from hsw2v.scoring import score_sentences
+
+        args = (total_sentences, chunksize, self.workers, report_delay, queue_factor)
+        return score_sentences(self, sentences, *args)
+
+    def predict_output_word(self, context_words_list, topn=10):
+        """The ``topn`` most probable centre words, ``[(word, probability), ...]``; see
+        :func:`hsw2v.scoring.predict_output_word`."""
+        from hsw2v.scoring import predict_output_word
+
+        return predict_output_word(self, context_words_list, topn)
+
+    def to_gensim(self):
+        """An equal ``gensim.models.Word2Vec``; see :func:`hsw2v.gensim_compat.to_gensim`."""
+        from hsw2v.gensim_compat import to_gensim
+
+        return to_gensim(self)
+
+    @classmethod
+    def from_gensim(cls, gensim_model):
+        """An hsw2v model equal to a gensim hs model; see :func:`hsw2v.gensim_compat.from_gensim`."""
+        from hsw2v.gensim_compat import from_gensim
+
+        return from_gensim(gensim_model, cls=cls)
 
     # ---------------------------------------------------------------- persistence
     def save(self, fname):
@@ -507,6 +564,7 @@ class Word2Vec:
     def load(cls, fname, mmap=None):
         """Load a model written by :meth:`save`; ``mmap='r'`` maps its arrays read-only."""
         meta, arrays = persist.load_bundle(fname, mmap=mmap, kind="Word2Vec")
+        persist.check_word2vec_bundle(fname, meta, arrays)
         model = cls.__new__(cls)
         defaults = cls(workers=1)
         model.__dict__.update(defaults.__dict__)

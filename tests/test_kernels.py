@@ -182,10 +182,9 @@ def numpy_train_sentence(sentence, syn0, syn1, tree, window, alpha, sg, cbow_mea
 @pytest.mark.parametrize("kernel", ["fused", "loop", "blas", "window"])
 @pytest.mark.parametrize("sg,cbow_mean", [(1, 1), (0, 1), (0, 0)])
 def test_job_matches_numpy_reference(rng, sg, cbow_mean, kernel):
-    if kernel == "window" and sg:
-        pytest.skip("the window kernel has its own snapshot reference below")
     trainer, syn0, syn1, tree = make_trainer(rng, sg, kernel, cbow_mean=bool(cbow_mean))
-    sentence = rng.integers(0, 50, size=12).astype(np.int32)
+    # distinct words: a word twice in one window is where the window kernel's order differs
+    sentence = rng.permutation(50)[:12].astype(np.int32)
     exp0, exp1 = numpy_train_sentence(sentence, syn0, syn1, tree, 2, 0.025, sg, cbow_mean)
     kept, loss = trainer.train_job(sentence, np.array([12], dtype=np.int64), 0.025, 0.025, 7)
     assert kept == 12
@@ -245,3 +244,65 @@ def test_encode_sentences_drops_unknown_and_keeps_boundaries():
     assert raw == 4
     with pytest.raises(TypeError, match="list of str tokens"):
         _inner.encode_sentences(["not a token list"], {"a": 0})
+
+
+def test_window_kernel_with_repeated_words_matches_sequential():
+    """A word several times in one window: blocks never hold a word twice, so the second
+    occurrence sees the first one's update, as in word2vec.c."""
+    r = np.random.default_rng(21)
+    V, d = 40, 100
+    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
+    syn0 = r.uniform(-0.5, 0.5, size=(V, d)).astype(np.float32)
+    syn1 = r.normal(0, 0.2, size=(V, d)).astype(np.float32)
+    sentence = r.integers(0, V, size=30).astype(np.int32)
+    sentence[5] = sentence[6] = sentence[7]
+    exp0, exp1 = numpy_train_sentence(sentence, syn0, syn1, tree, 3, 0.05, 1, 1)
+    trainer = _inner.Trainer(
+        syn0,
+        syn1,
+        tree.codes,
+        tree.points,
+        tree.lengths,
+        np.full(V, 2**32 - 1, dtype=np.uint32),
+        window=3,
+        sg=True,
+        shrink_windows=False,
+        kernel="window",
+    )
+    trainer.train_job(sentence, np.array([30], dtype=np.int64), 0.05, 0.05, 3)
+    assert np.allclose(syn0, exp0, atol=3e-4)
+    assert np.allclose(syn1, exp1, atol=3e-4)
+
+
+def test_window_kernel_loss_matches_exact_nll():
+    """With alpha = 0 nothing moves; the loss must be the exact NLL of every (context, centre)
+    pair computed from the weights."""
+    r = np.random.default_rng(5)
+    V, d = 20, 16
+    tree = build_huffman_tree(np.arange(V, 0, -1))
+    syn0 = r.normal(0, 1, size=(V, d)).astype(np.float32)
+    syn1 = r.normal(0, 1, size=(V, d)).astype(np.float32)
+    sentence = r.integers(0, V, size=9).astype(np.int32)
+    trainer = _inner.Trainer(
+        syn0,
+        syn1,
+        tree.codes,
+        tree.points,
+        tree.lengths,
+        np.full(V, 2**32 - 1, dtype=np.uint32),
+        window=2,
+        sg=True,
+        shrink_windows=False,
+        compute_loss=True,
+        kernel="window",
+    )
+    _, loss = trainer.train_job(sentence, np.array([9], dtype=np.int64), 0.0, 0.0, 3)
+    expected = 0.0
+    for i in range(9):
+        for j in range(max(0, i - 2), min(9, i + 3)):
+            if j != i:
+                log_p = _inner.log_prob_all(
+                    syn0[sentence[j]], syn1, tree.codes, tree.points, tree.lengths
+                )
+                expected -= log_p[sentence[i]]
+    assert loss == pytest.approx(expected, rel=1e-5)

@@ -1,0 +1,239 @@
+"""Convert models and vectors between hsw2v and gensim 4.4, in memory.
+
+gensim is optional: it is imported inside the functions, and a missing install raises an
+ImportError that says what to install.
+
+Both libraries store a hierarchical-softmax model the same way (word2vec.c's layout, Mikolov et
+al. 2013): ``wv.vectors`` is the V x d input matrix in vocabulary order; ``syn1`` is V x d, row
+``k`` the k-th inner node created while building the Huffman tree (rows 0..V-2 used, root
+``V-2``); each word's ``code`` (bits, root first) and ``point`` (inner-node rows, root first)
+give its path, and ``sigmoid(h . syn1[point])`` is the probability of bit 0. The conversion
+therefore copies arrays and settings; it never rebuilds a tree. (gensim and hsw2v may break
+ties between equal counts differently when *building* a tree, so the converted model always
+carries the source's own codes and points, which is what its ``syn1`` rows were trained for.)
+
+gensim keeps each word's code as a uint8 array and its point as a uint32 array, in the
+``"code"`` / ``"point"`` per-key attributes; hsw2v keeps them in flat padded arrays
+(:class:`hsw2v.huffman.HuffmanTree`) and exposes per-word views under the same names.
+
+>>> from hsw2v import Word2Vec
+>>> model = Word2Vec([["a", "b", "c"]] * 20, vector_size=8, min_count=1, workers=1, epochs=1)
+>>> g = to_gensim(model)            # doctest: +SKIP
+>>> back = from_gensim(g)           # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+__all__ = ["from_gensim", "kv_from_gensim", "kv_to_gensim", "to_gensim"]
+
+# Settings shared by both Word2Vec classes, passed to the other's constructor.
+_SETTINGS = (
+    "vector_size",
+    "alpha",
+    "window",
+    "min_count",
+    "max_vocab_size",
+    "sample",
+    "seed",
+    "workers",
+    "min_alpha",
+    "sg",
+    "ns_exponent",
+    "cbow_mean",
+    "epochs",
+    "null_word",
+    "sorted_vocab",
+    "batch_words",
+    "compute_loss",
+    "max_final_vocab",
+    "shrink_windows",
+    "comment",
+)
+# State after build_vocab/train, copied attribute by attribute.
+_STATE = (
+    "corpus_count",
+    "corpus_total_words",
+    "effective_min_count",
+    "train_count",
+    "total_train_time",
+    "running_training_loss",
+)
+
+
+def _gensim():
+    """gensim's ``Word2Vec`` and ``KeyedVectors`` classes, or a clear ImportError."""
+    try:
+        from gensim.models import KeyedVectors, Word2Vec
+    except ImportError as exc:
+        raise ImportError(
+            "converting to or from gensim needs gensim, which is not installed: "
+            "pip install gensim==4.4.0"
+        ) from exc
+    return Word2Vec, KeyedVectors
+
+
+def _path_arrays(values, dtype) -> np.ndarray:
+    """An object array of contiguous per-word arrays of ``dtype`` (gensim's code/point)."""
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        out[i] = np.ascontiguousarray(value, dtype=dtype)
+    return out
+
+
+def _copy_expandos(expandos: dict, point_dtype) -> dict:
+    copied = {}
+    for attr, values in expandos.items():
+        if attr == "code":
+            copied[attr] = _path_arrays(values, np.uint8)
+        elif attr == "point":
+            copied[attr] = _path_arrays(values, point_dtype)
+        else:
+            copied[attr] = np.array(values, copy=True)
+    return copied
+
+
+def _copy_keys(src, dst, point_dtype) -> None:
+    """Copy keys, vectors and per-key attributes from one KeyedVectors to another (either
+    library's), leaving no array shared."""
+    dst.index_to_key = list(src.index_to_key)
+    dst.key_to_index = {key: i for i, key in enumerate(dst.index_to_key) if key is not None}
+    dst.vectors = np.array(src.vectors, copy=True, order="C")
+    dst.next_index = int(getattr(src, "next_index", len(dst.index_to_key)))
+    dst.norms = None
+    dst.expandos = _copy_expandos(getattr(src, "expandos", {}), point_dtype)
+
+
+# ------------------------------------------------------------------------ KeyedVectors
+def kv_to_gensim(kv):
+    """A ``gensim.models.KeyedVectors`` with ``kv``'s keys, vectors and per-key attributes
+    (copies; ``code``/``point`` become gensim's uint8/uint32 arrays)."""
+    _, GensimKeyedVectors = _gensim()
+    out = GensimKeyedVectors(kv.vector_size, count=0, dtype=kv.vectors.dtype)
+    _copy_keys(kv, out, np.uint32)
+    return out
+
+
+def kv_from_gensim(gensim_kv, cls=None):
+    """An hsw2v :class:`~hsw2v.keyedvectors.KeyedVectors` (or ``cls``) with ``gensim_kv``'s
+    keys, vectors and per-key attributes (copies)."""
+    if cls is None:
+        from hsw2v.keyedvectors import KeyedVectors as cls
+    if not hasattr(gensim_kv, "vectors") or not hasattr(gensim_kv, "index_to_key"):
+        raise TypeError(f"expected a gensim KeyedVectors, got {type(gensim_kv).__name__}")
+    out = cls(int(gensim_kv.vector_size), 0, dtype=gensim_kv.vectors.dtype)
+    _copy_keys(gensim_kv, out, np.int32)
+    return out
+
+
+# ------------------------------------------------------------------------ Word2Vec
+def to_gensim(model):
+    """A ``gensim.models.Word2Vec`` equal to ``model``: same vocabulary and counts, vectors,
+    ``syn1``, codes and points, settings (``hs=1, negative=0``) and corpus statistics, so gensim
+    can continue training it (``train``) or query it (``wv``, ``score``)."""
+    GensimWord2Vec, _ = _gensim()
+    if model.tree is None or not len(model.wv.index_to_key):
+        raise RuntimeError("nothing to convert: build the vocabulary first")
+    settings = {name: getattr(model, name) for name in _SETTINGS}
+    out = GensimWord2Vec(hs=1, negative=0, **settings)
+    out.wv = kv_to_gensim(model.wv)
+    out.wv.vectors = np.array(model.wv.vectors, dtype=np.float32, copy=True, order="C")
+    out.wv.vectors_lockf = np.ones(1, dtype=np.float32)  # gensim's "all rows trainable"
+    n = len(model.wv.index_to_key)
+    out.wv.expandos["count"] = np.asarray(model.wv.expandos["count"], dtype=np.int64).copy()
+    out.wv.expandos["sample_int"] = np.asarray(
+        model.wv.expandos["sample_int"], dtype=np.uint32
+    ).copy()
+    tree = model.tree
+    lengths = [int(x) for x in tree.lengths]
+    if n == 1:
+        lengths = [0]  # gensim's single-word tree: an empty path
+    out.wv.expandos["code"] = _path_arrays(
+        [tree.codes[i, : lengths[i]] for i in range(n)], np.uint8
+    )
+    out.wv.expandos["point"] = _path_arrays(
+        [tree.points[i, : lengths[i]] for i in range(n)], np.uint32
+    )
+    out.syn1 = np.array(model.syn1, dtype=np.float32, copy=True, order="C")
+    for name in _STATE:
+        setattr(out, name, getattr(model, name))
+    if model.train_count:
+        out.min_alpha_yet_reached = float(model.min_alpha)
+    return out
+
+
+def from_gensim(gensim_model, cls=None):
+    """An hsw2v :class:`~hsw2v.word2vec.Word2Vec` (or ``cls``) equal to a gensim
+    hierarchical-softmax model (``hs=1``): same vocabulary, counts, vectors, ``syn1``, codes,
+    points and settings; training continues from where gensim left off.
+
+    Raises ValueError for a negative-sampling-only model (``hs=0``): hsw2v trains hierarchical
+    softmax and negative sampling is not supported yet. A model trained with both (``hs=1,
+    negative>0``) converts with a warning; its negative-sampling weights ``syn1neg`` are
+    dropped.
+    """
+    if cls is None:
+        from hsw2v.word2vec import Word2Vec as cls
+    from hsw2v.huffman import HuffmanTree, build_huffman_tree
+
+    if not hasattr(gensim_model, "wv") or not hasattr(gensim_model, "hs"):
+        raise TypeError(f"expected a gensim Word2Vec, got {type(gensim_model).__name__}")
+    if not gensim_model.hs:
+        raise ValueError(
+            "this gensim model was trained with negative sampling only (hs=0), which hsw2v "
+            "does not support yet: it has no hierarchical-softmax weights (syn1) to convert. "
+            "Convert its vectors with KeyedVectors.from_gensim(model.wv), or train with "
+            "hs=1, negative=0"
+        )
+    if gensim_model.negative:
+        warnings.warn(
+            f"the gensim model uses both hierarchical softmax and negative sampling "
+            f"(negative={gensim_model.negative}); hsw2v keeps the hierarchical-softmax weights "
+            "and drops syn1neg, so further training uses hierarchical softmax only",
+            UserWarning,
+            stacklevel=2,
+        )
+    gwv = gensim_model.wv
+    n = len(gwv.index_to_key)
+    if n == 0 or not hasattr(gensim_model, "syn1"):
+        raise ValueError("nothing to convert: the gensim model has no vocabulary yet")
+    settings = {name: getattr(gensim_model, name) for name in _SETTINGS}
+    settings["workers"] = max(1, int(settings["workers"]))
+    model = cls(hs=1, negative=0, **settings)
+    model.wv = kv_from_gensim(gwv)
+    model.wv.vectors = np.array(gwv.vectors, dtype=np.float32, copy=True, order="C")
+    expandos = model.wv.expandos
+    expandos["count"] = np.asarray(expandos.get("count", np.ones(n)), dtype=np.int64)
+    expandos["sample_int"] = np.asarray(
+        expandos.get("sample_int", np.full(n, 2**32 - 1)), dtype=np.uint32
+    )
+    if n == 1:
+        tree = build_huffman_tree(expandos["count"])
+    else:
+        codes, points = gwv.expandos["code"], gwv.expandos["point"]
+        lengths = np.array([len(c) for c in codes], dtype=np.int32)
+        if lengths.min() < 1 or any(len(p) != k for p, k in zip(points, lengths, strict=True)):
+            raise ValueError("the gensim model's Huffman codes and points are inconsistent")
+        width = int(lengths.max())
+        flat_codes = np.zeros((n, width), dtype=np.uint8)
+        flat_points = np.zeros((n, width), dtype=np.int32)
+        for i in range(n):
+            flat_codes[i, : lengths[i]] = codes[i]
+            flat_points[i, : lengths[i]] = points[i]
+        tree = HuffmanTree(codes=flat_codes, points=flat_points, lengths=lengths)
+    model.tree = tree
+    model.syn1 = np.array(gensim_model.syn1, dtype=np.float32, copy=True, order="C")
+    if model.syn1.shape != model.wv.vectors.shape:
+        raise ValueError(
+            f"the gensim model's syn1 {model.syn1.shape} does not match its vectors "
+            f"{model.wv.vectors.shape}"
+        )
+    for name in _STATE:
+        if hasattr(gensim_model, name):
+            setattr(model, name, getattr(gensim_model, name))
+    model.running_training_loss = float(model.running_training_loss)
+    model._expose_tree()
+    return model

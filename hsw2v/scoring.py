@@ -1,0 +1,311 @@
+"""Queries of a trained hierarchical-softmax model: sentence scores and output-word prediction.
+
+:func:`score_sentences` is gensim 4.4's ``Word2Vec.score`` (the log-probability of each
+sentence under the model, after Taddy 2015, "Document Classification by Inversion of
+Distributed Language Representations", arXiv:1504.07295), computed exactly: every term is the
+exact ``log sigmoid`` in float64, where gensim reads a table and drops every node with
+``|h . v'| >= 6`` (so a confidently wrong node costs gensim nothing). Sentences are scored in
+chunks on ``workers`` threads by the nogil kernel :class:`hsw2v._query.Scorer`.
+
+:func:`predict_output_word` is gensim's ``predict_output_word`` for hierarchical-softmax models
+(gensim implements it for negative sampling only): ``P(w | h)`` over the whole vocabulary is
+the product of the branch probabilities along ``w``'s path in the Huffman tree (Morin & Bengio
+2005; Mikolov et al. 2013), which sums to 1 over the leaves by construction. The most probable
+words are found by a best-first search of the tree (:func:`hsw2v._query.top_leaves`), which
+expands only the inner nodes more probable than the n-th answer instead of scoring every word.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+import threading
+import time
+
+import numpy as np
+
+from hsw2v._query import Scorer, encode_chunk, leaf_log_probs, top_leaves
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["child_table", "output_word_probabilities", "predict_output_word", "score_sentences"]
+
+_POLL_SECONDS = 0.1
+
+
+def _require_vocabulary(model) -> None:
+    if model.tree is None or not len(model.wv.index_to_key):
+        raise RuntimeError("you must first build vocabulary before scoring new data")
+
+
+def _f32(array) -> np.ndarray:
+    return np.ascontiguousarray(array, dtype=np.float32)
+
+
+# ------------------------------------------------------------------------------------- score
+def score_sentences(
+    model,
+    sentences,
+    total_sentences=int(1e6),
+    chunksize=100,
+    workers=None,
+    report_delay=1.0,
+    queue_factor=2,
+):
+    """Log-probability of each sentence under ``model``, as gensim's ``Word2Vec.score``.
+
+    Per sentence, over its in-vocabulary tokens (unknown tokens are dropped first, so the
+    window spans known words only, as in gensim), with the full ``model.window`` (no random
+    shrinking) and no subsampling:
+
+    * skip-gram (``sg=1``): the sum over positions ``i`` and context positions ``j``
+      (``0 < |i - j| <= window``) of ``log P(w_i | syn0[w_j])``: each context word's input
+      vector predicts the centre word's path;
+    * CBOW: the sum over positions ``i`` of ``log P(w_i | h_i)``, ``h_i`` the mean
+      (``cbow_mean=1``) or sum of the context words' input vectors; a word with no context
+      (a one-word sentence) is scored with ``h = 0``, i.e. ``log 1/2`` per node, as gensim does.
+
+    Differences from gensim, on purpose: every term is the exact log-sigmoid in float64 (gensim
+    reads a 1000-entry float32 table, at an index whose scale is rounded down, so each term is
+    off by up to about 0.06, and it skips nodes with ``|f| >= 6``, so it misses large,
+    confidently wrong terms entirely); sentences are scored whole (gensim stops at 10,000
+    known words).
+
+    Parameters
+    ----------
+    sentences : iterable of list of str
+    total_sentences : int
+        Score at most this many sentences (the rest of the corpus is not read; a warning is
+        logged if it was not exhausted).
+    chunksize : int
+        Sentences per job.
+    workers : int, optional
+        Scoring threads (default ``model.workers``).
+    report_delay : float
+        Seconds between progress log lines.
+    queue_factor : int
+        Jobs buffered per worker.
+
+    Returns
+    -------
+    numpy.ndarray of float32
+        One score per sentence read. gensim allocates ``total_sentences`` slots and returns
+        the filled prefix, ``scores[:sentence_count]``, so the length is
+        ``min(len(sentences), total_sentences)``, never padded; this does the same.
+    """
+    _require_vocabulary(model)
+    total_sentences = int(total_sentences)
+    chunksize = int(chunksize)
+    workers = int(model.workers if workers is None else workers)
+    if total_sentences < 0:
+        raise ValueError(f"total_sentences must be >= 0, got {total_sentences}")
+    if chunksize < 1 or workers < 1 or int(queue_factor) < 1:
+        raise ValueError("chunksize, workers and queue_factor must be positive integers")
+    scorer = Scorer(
+        _f32(model.wv.vectors),
+        _f32(model.syn1),
+        model.tree.codes,
+        model.tree.points,
+        model.tree.lengths,
+        int(model.window),
+        bool(model.sg),
+        bool(model.cbow_mean),
+    )
+    logger.info(
+        "scoring sentences with %i workers on %i vocabulary and %i features, using sg=%s",
+        workers,
+        len(model.wv.index_to_key),
+        model.vector_size,
+        model.sg,
+    )
+    scores = np.zeros(total_sentences, dtype=np.float32)
+    jobs: queue.Queue = queue.Queue(maxsize=int(queue_factor) * workers)
+    done: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    item = jobs.get(timeout=_POLL_SECONDS)
+                except queue.Empty:
+                    continue
+                if item is None:
+                    break
+                first, ids, ends = item
+                result = scorer.score_job(ids, ends)
+                scores[first : first + len(result)] = result
+                done.put(len(result))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            errors.append(exc)
+            stop.set()
+
+    threads = [
+        threading.Thread(target=work, name=f"hsw2v-score-{i}", daemon=True) for i in range(workers)
+    ]
+    for thread in threads:
+        thread.start()
+    started = time.perf_counter()
+    next_report = started + report_delay
+    count = scored = 0
+    key_to_index = model.wv.key_to_index
+    iterator = iter(sentences)
+    try:
+        while count < total_sentences and not stop.is_set():
+            chunk = list(itertools.islice(iterator, min(chunksize, total_sentences - count)))
+            if not chunk:
+                break
+            ids, ends = encode_chunk(chunk, key_to_index, count)
+            _put(jobs, (count, ids, ends), stop)
+            count += len(chunk)
+            while not done.empty():
+                scored += done.get_nowait()
+            now = time.perf_counter()
+            if now >= next_report:
+                logger.info(
+                    "PROGRESS: scored %i sentences, %.0f sentences/s",
+                    scored,
+                    scored / max(now - started, 1e-9),
+                )
+                next_report = now + report_delay
+        if count == total_sentences and not stop.is_set():
+            if next(iterator, None) is not None:
+                logger.warning(
+                    "terminating after %i sentences (set higher total_sentences if you want more).",
+                    total_sentences,
+                )
+        for _ in threads:
+            _put(jobs, None, stop)
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        for thread in threads:
+            thread.join()
+    if errors:
+        raise errors[0]
+    elapsed = time.perf_counter() - started
+    logger.info(
+        "scoring %i sentences took %.1fs, %.0f sentences/s",
+        count,
+        elapsed,
+        count / max(elapsed, 1e-9),
+    )
+    return scores[:count]
+
+
+def _put(jobs: queue.Queue, item, stop: threading.Event) -> None:
+    while not stop.is_set():
+        try:
+            jobs.put(item, timeout=_POLL_SECONDS)
+            return
+        except queue.Full:
+            continue
+
+
+# ---------------------------------------------------------------------------- prediction
+def child_table(codes, points, lengths) -> np.ndarray:
+    """The children of every inner node of a tree given as flat arrays (see
+    :mod:`hsw2v.huffman`): an int32 ``(V-1) x 2`` array whose row ``n`` holds the node reached
+    from inner node ``n`` by bit 0 and by bit 1; an inner node as its id, leaf ``w`` as
+    ``-1 - w``. Raises ValueError if the arrays do not describe one binary tree rooted at
+    ``V-2``.
+
+    >>> from hsw2v.huffman import build_huffman_tree
+    >>> t = build_huffman_tree([5, 3, 1, 1])
+    >>> child_table(t.codes, t.points, t.lengths).tolist()
+    [[-4, -3], [0, -2], [1, -1]]
+    """
+    codes = np.asarray(codes)
+    points = np.asarray(points, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n_words = len(lengths)
+    n_inner = n_words - 1
+    if n_inner < 1:
+        raise ValueError("a tree needs at least two leaves")
+    if lengths.min() < 1 or lengths.max() > points.shape[1]:
+        raise ValueError("path lengths out of range")
+    steps = np.arange(points.shape[1])
+    on_path = steps[None, :] < lengths[:, None]
+    last = steps[None, :] == (lengths[:, None] - 1)
+    if (points[on_path] < 0).any() or (points[on_path] >= n_inner).any():
+        raise ValueError("inner-node ids out of range")
+    if (points[:, 0] != n_inner - 1).any():
+        raise ValueError(f"every path must start at the root {n_inner - 1}")
+    # Each (node, bit) on a path leads either to the next node on the path or, at the last
+    # step, to the word itself.
+    following = np.empty_like(points)
+    following[:, :-1] = points[:, 1:]
+    following[last] = -1 - np.nonzero(last)[0]
+    src = points[on_path] * 2 + codes[on_path].astype(np.int64)
+    dst = following[on_path]
+    table = np.full(2 * n_inner, np.iinfo(np.int64).min, dtype=np.int64)
+    table[src] = dst
+    if (table[src] != dst).any() or (table == np.iinfo(np.int64).min).any():
+        raise ValueError("the codes and points do not describe a binary tree")
+    if np.count_nonzero(table < 0) != n_words:
+        raise ValueError("the codes and points do not describe a binary tree")
+    return table.astype(np.int32).reshape(n_inner, 2)
+
+
+def _cached_children(model) -> np.ndarray:
+    """The child table of ``model.tree``, derived once and kept on the model."""
+    cached = getattr(model, "_hs_children", None)
+    if cached is None or cached[0] is not model.tree:
+        tree = model.tree
+        cached = (tree, child_table(tree.codes, tree.points, tree.lengths))
+        model._hs_children = cached
+    return cached[1]
+
+
+def _hidden(model, context_words_list) -> np.ndarray | None:
+    """gensim's CBOW-style hidden vector: the mean (``cbow_mean``) or sum of the known
+    context words' vectors (words or row indices, repeats counted), float64; None if none."""
+    wv = model.wv
+    rows = [wv.get_index(w) for w in context_words_list if w in wv]
+    if not rows:
+        logger.warning("All the input context words are out-of-vocabulary for the current model.")
+        return None
+    h = np.asarray(wv.vectors[rows], dtype=np.float64).sum(axis=0)
+    if model.cbow_mean:
+        h /= len(rows)
+    return np.ascontiguousarray(h)
+
+
+def output_word_probabilities(model, context_words_list) -> np.ndarray | None:
+    """``P(w | context)`` for every word ``w`` (float64, in ``wv.index_to_key`` order, summing
+    to 1), from one top-down pass over the tree; None if no context word is known."""
+    _require_vocabulary(model)
+    h = _hidden(model, context_words_list)
+    if h is None:
+        return None
+    if len(model.wv.index_to_key) == 1:
+        return np.ones(1)
+    return np.exp(leaf_log_probs(h, _f32(model.syn1), _cached_children(model)))
+
+
+def predict_output_word(model, context_words_list, topn=10):
+    """The ``topn`` most probable centre words given the context words, as gensim's
+    ``predict_output_word`` (which only supports negative sampling) but for hierarchical
+    softmax: ``[(word, probability), ...]``, most probable first.
+
+    ``h`` is the mean of the known context words' vectors (their sum if ``cbow_mean=0``),
+    words given as keys or row indices, as gensim does, even for skip-gram models. ``P(w | h)``
+    is exact over the whole vocabulary; the top ``topn`` come from a best-first search of the
+    tree (exact: path probabilities only fall going down). ``topn=None`` returns every word.
+    Returns None (and logs a warning) when no context word is in the vocabulary, as gensim.
+    """
+    _require_vocabulary(model)
+    h = _hidden(model, context_words_list)
+    if h is None:
+        return None
+    keys = model.wv.index_to_key
+    n = len(keys) if topn is None else min(int(topn), len(keys))
+    if n <= 0:
+        return []
+    if len(keys) == 1:
+        return [(keys[0], 1.0)]
+    words, log_probs = top_leaves(h, _f32(model.syn1), _cached_children(model), n)
+    return [(keys[w], float(p)) for w, p in zip(words.tolist(), np.exp(log_probs), strict=True)]

@@ -1,0 +1,358 @@
+"""The ``hsw2v`` command line, run as a user would: ``python -m hsw2v ...`` in a subprocess."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import hsw2v
+from hsw2v import cli
+from hsw2v.datasets import demo_corpus
+
+HAVE_TQDM = importlib.util.find_spec("tqdm") is not None
+HAVE_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
+
+PROJECT_ROOT = Path(hsw2v.__file__).resolve().parents[1]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
+    )
+    return env
+
+
+def run_cli(*args: str, cwd: Path | None = None, timeout: float = 120):
+    return subprocess.run(
+        [sys.executable, "-m", "hsw2v", *args],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        cwd=cwd,
+        timeout=timeout,
+    )
+
+
+def one_error_line(result, status: int = 1) -> str:
+    assert result.returncode == status, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("hsw2v: error: ")
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    """A small corpus (the first 4,000 verses) and a model trained on it by the CLI."""
+    root = tmp_path_factory.mktemp("cli")
+    with open(root / "corpus.txt", "w", encoding="utf-8") as fout:
+        for verse in demo_corpus(limit=4000):
+            fout.write(" ".join(verse) + "\n")
+    result = run_cli(
+        "train",
+        "corpus.txt",
+        "-o",
+        "model.hsw2v",
+        "--sg",
+        "1",
+        "--size",
+        "32",
+        "--epochs",
+        "2",
+        "--workers",
+        "2",
+        "--word2vec",
+        "vectors.bin",
+        "--binary",
+        "--compute-loss",
+        "--no-progress",
+        cwd=root,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "wrote model model.hsw2v" in result.stdout
+    assert "words/s" in result.stdout
+    return root
+
+
+def test_train_writes_native_model_and_word2vec(workdir):
+    model = hsw2v.Word2Vec.load(workdir / "model.hsw2v")
+    assert model.sg == 1 and model.vector_size == 32 and model.train_count == 2
+    kv = hsw2v.KeyedVectors.load_word2vec_format(workdir / "vectors.bin", binary=True)
+    assert kv.index_to_key == model.wv.index_to_key
+    assert (kv.vectors == model.wv.vectors).all()
+
+
+def test_train_word2vec_c_aliases(workdir):
+    result = run_cli(
+        "train",
+        "-train",
+        "corpus.txt",
+        "-output",
+        "c.hsw2v",
+        "-cbow",
+        "1",
+        "-size",
+        "8",
+        "-window",
+        "3",
+        "-hs",
+        "1",
+        "-iter",
+        "1",
+        "-threads",
+        "1",
+        "-min-count",
+        "10",
+        "-sample",
+        "0",
+        "-alpha",
+        "0.05",
+        "--word2vec",
+        "c.txt",
+        "-binary",
+        "0",
+        *(["--progress"] if HAVE_TQDM else []),
+        cwd=workdir,
+    )
+    assert result.returncode == 0, result.stderr
+    if HAVE_TQDM:  # the live bar: epochs, words/s, alpha, ETA
+        assert "epoch 1/1" in result.stderr and "words/s" in result.stderr
+        assert "alpha" in result.stderr and "100.0/100%" in result.stderr
+    model = hsw2v.Word2Vec.load(workdir / "c.hsw2v")
+    assert (model.sg, model.vector_size, model.window, model.epochs) == (0, 8, 3, 1)
+    assert (model.min_count, model.sample, model.alpha, model.workers) == (10, 0.0, 0.05, 1)
+    assert (workdir / "c.txt").read_text().split("\n", 1)[0] == f"{len(model.wv)} 8"
+
+
+def test_train_verbose_logs_and_plots(workdir):
+    args = ["train", "corpus.txt", "-o", "v.hsw2v", "--epochs", "2", "--size", "8", "-v"]
+    if HAVE_MATPLOTLIB:
+        args += ["--plot-training", "curves.png"]
+    result = run_cli(*args, cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    assert "EPOCH 1: trained" in result.stderr and "EPOCH 2: trained" in result.stderr
+    assert " : INFO : " in result.stderr
+    if HAVE_MATPLOTLIB:
+        assert (workdir / "curves.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_similar(workdir):
+    result = run_cli("similar", "model.hsw2v", "god", "king", "-n", "3", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "god:" and "king:" in lines
+    assert len([line for line in lines if line.startswith("  ")]) == 6
+
+
+def test_similar_reads_word2vec_files_too(workdir, in_workdir):
+    assert cli.main(["similar", "model.hsw2v", "god", "-n", "3"]) == 0
+    native = in_workdir.readouterr().out
+    assert cli.main(["similar", "vectors.bin", "god", "-n", "3"]) == 0
+    assert in_workdir.readouterr().out == native
+
+
+def test_analogy(workdir):
+    result = run_cli("analogy", "model.hsw2v", "man", "king", "woman", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "man is to king as woman is to:"
+    assert len(lines) == 6
+
+
+def test_predict(workdir):
+    if not hasattr(hsw2v.Word2Vec, "predict_output_word"):
+        pytest.skip("Word2Vec.predict_output_word is not available yet")
+    result = run_cli("predict", "model.hsw2v", "the", "king", "of", "-n", "4", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "most probable centre words for: the king of"
+    assert len(lines) == 5
+    probabilities = [float(line.split()[-1]) for line in lines[1:]]
+    assert probabilities == sorted(probabilities, reverse=True)
+
+
+def test_predict_needs_the_full_model(in_workdir):
+    assert cli.main(["predict", "vectors.bin", "king"]) == 1
+    assert "full model" in in_workdir.readouterr().err
+
+
+def test_eval(workdir):
+    (workdir / "questions.txt").write_text(
+        ": family\nman king woman queen\nfather son mother daughter\n: unknown\nxx yy zz ww\n"
+    )
+    (workdir / "pairs.tsv").write_text(
+        "# word1\tword2\tscore\nking\tprince\t8\ngod\tlord\t9\nwater\tking\t1\nfoo\tbar\t3\n"
+    )
+    result = run_cli(
+        "eval", "model.hsw2v", "--analogies", "questions.txt", "--pairs", "pairs.tsv", cwd=workdir
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "analogies (questions.txt):" in out and "family" in out and "Total accuracy" in out
+    assert "spearman" in out and "pearson" in out and "25.0%" in out
+
+
+def test_convert_round_trip(workdir):
+    result = run_cli("convert", "vectors.bin", "vectors.txt", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    assert "binary -> text" in result.stdout
+
+
+def test_convert_between_all_formats(workdir, in_workdir):
+    assert cli.main(["convert", "vectors.bin", "vectors2.txt"]) == 0
+    assert cli.main(["convert", "vectors2.txt", "vectors.hsw2v"]) == 0
+    assert cli.main(["convert", "vectors.hsw2v", "out.vec", "--to", "binary"]) == 0
+    assert (workdir / "out.vec").read_bytes() == (workdir / "vectors.bin").read_bytes()
+    assert cli.main(["convert", "model.hsw2v", "from-model.txt"]) == 0
+    assert "native -> text" in in_workdir.readouterr().out
+    assert cli.main(["info", "vectors.hsw2v"]) == 0
+    assert "word vectors" in in_workdir.readouterr().out
+
+
+def test_info(workdir):
+    result = run_cli("info", "model.hsw2v", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    model = hsw2v.Word2Vec.load(workdir / "model.hsw2v")
+    assert f"vocabulary     {len(model.wv):,} words" in out
+    assert "dimensions     32" in out
+    lengths = model.tree.lengths
+    assert f"min {lengths.min()}, mean {lengths.mean():.2f}, max {lengths.max()}" in out
+    assert "skip-gram, hierarchical softmax, window 5" in out
+    assert "2 trained" in out and "training loss" in out
+
+
+def test_help_as_a_user_sees_it():
+    result = run_cli("train", "--help")
+    assert result.returncode == 0 and result.stderr == ""
+    assert "usage: hsw2v train" in result.stdout and "examples:" in result.stdout
+    for option in ("--sg", "-cbow", "-size", "-iter", "-threads", "-output", "-binary"):
+        assert option in result.stdout
+
+
+@pytest.mark.parametrize(
+    "command", ["train", "similar", "analogy", "predict", "eval", "convert", "info", "demo"]
+)
+def test_every_command_has_help_with_examples(command, capsys):
+    assert cli.main([command, "--help"]) == 0
+    out, err = capsys.readouterr()
+    assert f"usage: hsw2v {command}" in out
+    assert "examples:" in out and f"hsw2v {command}" in out.split("examples:")[1]
+    assert err == ""
+
+
+@pytest.fixture
+def in_workdir(workdir, monkeypatch, capsys):
+    monkeypatch.chdir(workdir)
+    return capsys
+
+
+@pytest.mark.parametrize(
+    "args, status, fragment",
+    [
+        (["train", "corpus.txt"], 2, "nothing to write"),
+        (["train", "-o", "x.hsw2v"], 2, "CORPUS"),
+        (["train", "corpus.txt", "-o", "x.hsw2v", "--size", "0"], 2, "--size"),
+        (["train", "corpus.txt", "-o", "x.hsw2v", "--sg", "2"], 2, "--sg"),
+        (["train", "corpus.txt", "-o", "x.hsw2v", "--negative", "5"], 2, "--negative"),
+        (["train", "corpus.txt", "-o", "x.hsw2v", "-hs", "0"], 2, "--hs"),
+        (["train", "corpus.txt", "-o", "x.hsw2v", "--sg", "1", "-cbow", "1"], 2, "contradict"),
+        (["train", "corpus.txt", "-o", "x.hsw2v", "--binary"], 2, "--word2vec"),
+        (["train", "corpus.txt", "-o", "no/such/dir/x.hsw2v"], 1, "does not exist"),
+        (["train", "missing.txt", "-o", "x.hsw2v"], 1, "missing.txt: no such file"),
+        (["similar", "missing.hsw2v", "king"], 1, "missing.hsw2v: no such file"),
+        (["similar", "model.hsw2v", "notaword"], 1, "'notaword'"),
+        (["similar", "corpus.txt", "king"], 1, "not a model"),
+        (["similar", "model.hsw2v"], 2, "WORD"),
+        (["similar", "model.hsw2v", "king", "--topn", "-1"], 2, "--topn"),
+        (["analogy", "model.hsw2v", "man", "king"], 2, "C"),
+        (["analogy", "model.hsw2v", "man", "king", "qqq"], 1, "'qqq'"),
+        (["eval", "model.hsw2v"], 2, "--analogies"),
+        (["eval", "model.hsw2v", "--pairs", "missing.tsv"], 1, "missing.tsv: no such file"),
+        (["convert", "model.hsw2v", "out.unknown"], 2, "--to"),
+        (["convert", "missing.bin", "out.txt"], 1, "missing.bin: no such file"),
+        (["info", "missing.hsw2v"], 1, "no such file"),
+    ],
+)
+def test_user_mistakes_are_one_line(workdir, in_workdir, args, status, fragment):
+    assert cli.main(args) == status
+    out, err = in_workdir.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("hsw2v: error: ")
+    assert fragment in err
+    assert not (workdir / "x.hsw2v").exists()
+
+
+@pytest.mark.parametrize(
+    "args, status, fragment",
+    [
+        (["train", "corpus.txt", "-o", "x.hsw2v", "--window", "zero"], 2, "--window"),
+        (["train", "missing.txt", "-o", "x.hsw2v"], 1, "missing.txt: no such file"),
+        (["similar", "model.hsw2v", "notaword"], 1, "'notaword'"),
+    ],
+)
+def test_user_mistakes_in_a_subprocess(workdir, args, status, fragment):
+    assert fragment in one_error_line(run_cli(*args, cwd=workdir), status)
+
+
+def test_corrupt_model_is_one_line(workdir, in_workdir):
+    data = (workdir / "model.hsw2v").read_bytes()
+    (workdir / "broken.hsw2v").write_bytes(data[: len(data) // 2])
+    assert cli.main(["info", "broken.hsw2v"]) == 1
+    err = in_workdir.readouterr().err
+    assert err.count("\n") == 1 and "broken.hsw2v" in err
+
+
+def test_ctrl_c_during_train_keeps_existing_model(workdir):
+    """Ctrl-C while training: exit 130, one clear line, the earlier model file untouched."""
+    target = workdir / "model.hsw2v"
+    before = hashlib.sha256(target.read_bytes()).hexdigest()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hsw2v",
+            "train",
+            "corpus.txt",
+            "-o",
+            "model.hsw2v",
+            "--epochs",
+            "1000",
+            "--workers",
+            "1",
+            "--no-progress",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+        cwd=workdir,
+    )
+    try:
+        first = process.stderr.readline()  # printed once the vocabulary is built
+        assert "training" in first, first
+        time.sleep(0.5)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines() == [
+        "hsw2v: interrupted: training stopped, nothing written (model.hsw2v left as it was)"
+    ]
+    assert out == ""
+    assert hashlib.sha256(target.read_bytes()).hexdigest() == before
+    assert [p.name for p in workdir.iterdir() if p.name.startswith(".")] == []

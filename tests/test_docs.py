@@ -1,0 +1,59 @@
+"""The documentation: the site builds without warnings, and its examples run."""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hsw2v
+
+ROOT = Path(hsw2v.__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def test_docs_examples_run():
+    pages = sorted(p for p in DOCS.glob("*.md") if ">>>" in p.read_text(encoding="utf-8"))
+    assert pages, "the documentation has runnable examples"
+    for page in pages:
+        failures, _ = doctest.testfile(str(page), module_relative=False, verbose=False)
+        assert failures == 0, page.name
+
+
+def test_gensim_page_lists_every_difference_in_readme():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Where hsw2v differs from gensim on purpose", 1)[1]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    page = (DOCS / "gensim.md").read_text(encoding="utf-8")
+    for row in rows[1:]:
+        gensim_cell = row.split("|")[1].strip()
+        assert gensim_cell in page, gensim_cell
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("mkdocstrings") is None,
+    reason="mkdocs and mkdocstrings are not installed (pip install -e '.[docs]')",
+)
+def test_docs_site_builds_strictly(tmp_path):
+    pytest.importorskip("matplotlib")
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "WARNING" not in result.stderr, result.stderr
+    site = tmp_path / "site"
+    assert (site / "img" / "huffman-tree.png").read_bytes()[:4] == b"\x89PNG"
+    for page in ("quickstart", "gensim", "hierarchical-softmax", "cli", "formats", "api"):
+        assert (site / page / "index.html").is_file(), page
+    api = (site / "api" / "index.html").read_text(encoding="utf-8")
+    assert "build_vocab" in api and "most_similar" in api and "plot_training" in api
+    shutil.rmtree(site)
