@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import math
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -94,20 +95,46 @@ def prune_counts(counts: dict, min_reduce: int, trim_rule: Callable | None = Non
     return removed
 
 
+class _FirstSeenIndex(dict):
+    """word -> provisional id, assigned in first-seen order on first lookup."""
+
+    def __missing__(self, word):
+        index = self[word] = len(self)
+        return index
+
+
+@dataclass
+class TokenRecording:
+    """The corpus as it was scanned: every token's provisional id (first-seen order, the same
+    order as ``keys``) and every sentence's length, so training can map it to final ids
+    without reading and tokenising the corpus again."""
+
+    keys: list
+    ids: np.ndarray  # int32, one per raw token
+    lengths: np.ndarray  # int64, one per sentence
+
+
 def scan_counts(
     corpus,
     max_vocab_size: int | None = None,
     trim_rule: Callable | None = None,
     progress_per: int = 10000,
+    record_tokens: int = 0,
 ):
     """Count tokens in one streaming pass.
 
-    Returns ``(raw_counts, total_words, corpus_count)``: ``raw_counts`` maps each word to its
-    count in first-seen order; ``total_words`` counts every token seen (pruned ones included);
-    ``corpus_count`` is the number of sentences.
+    Returns ``(raw_counts, total_words, corpus_count, recording)``: ``raw_counts`` maps each
+    word to its count in first-seen order; ``total_words`` counts every token seen (pruned
+    ones included); ``corpus_count`` is the number of sentences. With ``record_tokens > 0``
+    (and no ``max_vocab_size``), ``recording`` is a :class:`TokenRecording` of the corpus
+    while it has at most that many tokens; else None.
     """
     check_corpus(corpus)
     counts: Counter = Counter()
+    index = _FirstSeenIndex()
+    ids = array("i")
+    lengths = array("q")
+    recording = record_tokens > 0 and not max_vocab_size
     total_words = 0
     n_sentences = 0
     min_reduce = 1
@@ -116,16 +143,25 @@ def scan_counts(
             check_sentence(sentence, n_sentences - 1)
         if progress_per and n_sentences % progress_per == 0:
             logger.debug(
-                "PROGRESS: at sentence #%i, processed %i words, keeping %i word types",
+                "PROGRESS: at sentence #%i, processed %i words",
                 n_sentences,
                 total_words,
-                len(counts),
             )
-        counts.update(sentence)
         total_words += len(sentence)
+        if recording:
+            ids.extend(map(index.__getitem__, sentence))
+            lengths.append(len(sentence))
+            if total_words > record_tokens:  # too large to keep: count the plain way
+                recording = False
+                counts = _counts_of(index, ids)
+                ids, lengths = array("i"), array("q")
+            continue
+        counts.update(sentence)
         if max_vocab_size and len(counts) > max_vocab_size:
             prune_counts(counts, min_reduce, trim_rule)
             min_reduce += 1
+    if recording:
+        counts = _counts_of(index, ids)
     for word in counts:
         if type(word) is not str:
             raise TypeError(
@@ -138,7 +174,24 @@ def scan_counts(
         total_words,
         n_sentences,
     )
-    return dict(counts), total_words, n_sentences
+    stream = None
+    if recording:
+        stream = TokenRecording(
+            keys=list(index),
+            ids=np.frombuffer(ids, dtype=np.int32) if len(ids) else np.zeros(0, np.int32),
+            lengths=np.frombuffer(lengths, dtype=np.int64)
+            if len(lengths)
+            else np.zeros(0, np.int64),
+        )
+    return dict(counts), total_words, n_sentences, stream
+
+
+def _counts_of(index: dict, ids: array) -> Counter:
+    """Counts of the recorded provisional ids, keyed by word in first-seen order."""
+    tally = (
+        np.bincount(np.frombuffer(ids, dtype=np.int32), minlength=len(index)) if len(ids) else []
+    )
+    return Counter({word: int(tally[i]) for word, i in index.items()})
 
 
 @dataclass

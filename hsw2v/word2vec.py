@@ -13,6 +13,7 @@ with hierarchical softmax over a Huffman tree (Morin & Bengio 2005).
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Iterator
 
@@ -21,7 +22,7 @@ import numpy as np
 from hsw2v import persist
 from hsw2v import progress as _progress
 from hsw2v._inner import Trainer
-from hsw2v._train import Job, Schedule, iter_jobs, run_epoch
+from hsw2v._train import Job, Schedule, iter_jobs, jobs_from_recording, run_epoch
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, scan_counts
@@ -67,10 +68,12 @@ class Word2Vec:
     The parameters, defaults and methods are gensim 4.4's ``Word2Vec`` except ``hs=1`` and
     ``negative=0`` by default (hierarchical softmax is what this library does). Beyond gensim:
 
-    ``cache_words`` (default 100,000,000): epochs after the first reuse the corpus already
-    mapped to word ids, held in memory (4 bytes a token) when it has at most this many
-    in-vocabulary tokens; 0 reads the corpus again every epoch (do that if your iterable
-    yields different sentences each pass). ``kernel`` picks the path walk, all computing
+    ``cache_words`` (default 100,000,000): a corpus of at most this many tokens is read once
+    per model, not once per epoch. ``build_vocab()`` records the token stream it scans (4
+    bytes a token), and a ``train()`` call on the same corpus object (or the same
+    ``corpus_file``) trains from it, mapped to word ids; otherwise the first epoch reads the
+    corpus and later epochs reuse the ids it produced. 0 reads the corpus every epoch: use
+    that if your iterable yields different sentences on each pass. ``kernel`` picks the path walk, all computing
     word2vec.c's updates: ``"window"`` (skip-gram: up to 4 contexts of a window walk the
     centre's path together), ``"fused"`` (each node's update fused with the next node's dot
     product), ``"loop"`` (pair by pair, plain loops: word2vec.c's shape) or ``"blas"`` (pair by
@@ -171,6 +174,7 @@ class Word2Vec:
         self.running_training_loss = 0.0
         self.effective_min_count = self.min_count
         self.raw_vocab: dict | None = None
+        self._recording = None
         self.tree: HuffmanTree | None = None
         self.wv = KeyedVectors(self.vector_size)
         self.syn1 = np.zeros((0, self.vector_size), dtype=np.float32)
@@ -248,9 +252,13 @@ class Word2Vec:
         """Count the corpus's words (one streaming pass); returns the total number of words."""
         corpus = self._corpus(corpus_iterable, corpus_file)
         started = time.perf_counter()
-        self.raw_vocab, total_words, corpus_count = scan_counts(
-            corpus, self.max_vocab_size, trim_rule, progress_per
+        self.raw_vocab, total_words, corpus_count, recording = scan_counts(
+            corpus, self.max_vocab_size, trim_rule, progress_per, record_tokens=self.cache_words
         )
+        # the scanned token stream, reused by train() on the same corpus (see cache_words)
+        self._recording = None
+        if recording is not None:
+            self._recording = (corpus_file if corpus_file is not None else corpus, recording)
         if corpus_count == 0:
             raise ValueError("the corpus is empty: it yielded no sentences")
         self.corpus_count = corpus_count
@@ -435,6 +443,13 @@ class Word2Vec:
         self.wv.norms = None
         trained = raw = 0
         cache = _JobCache(self.cache_words)
+        source = corpus_file if corpus_file is not None else corpus_iterable
+        if self._recording is not None and _same_corpus(self._recording[0], source):
+            cache.jobs = jobs_from_recording(
+                self._recording[1], self.wv.key_to_index, self.batch_words
+            )
+            cache.complete = True
+        self._recording = None  # used once: later calls read the corpus again
         on_progress = _progress.resolve(progress)
         started = time.perf_counter()
         for callback in callbacks:
@@ -656,6 +671,14 @@ def _check_params(
         "hs must be 1: hsw2v trains hierarchical softmax (hs=0 with negative=0 would "
         "train nothing)",
     )
+
+
+def _same_corpus(a, b) -> bool:
+    """The same corpus object, or the same corpus_file path."""
+    if a is b:
+        return True
+    paths = (str, bytes, os.PathLike)
+    return isinstance(a, paths) and isinstance(b, paths) and os.fspath(a) == os.fspath(b)
 
 
 class _JobCache:

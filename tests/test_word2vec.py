@@ -75,6 +75,39 @@ def test_different_seeds_differ(planted):
     assert not np.array_equal(a.wv.vectors, b.wv.vectors)
 
 
+@pytest.mark.parametrize("batch_words", [7, 10000])
+def test_recorded_scan_trains_like_a_fresh_read(tmp_path, batch_words):
+    """build_vocab's recording of the corpus (with unknown words and empty sentences) gives the
+    same jobs, so the same vectors, as reading the corpus again."""
+    rng = np.random.default_rng(4)
+    words = [f"w{i}" for i in range(40)]
+    sentences = [
+        [words[i] for i in rng.zipf(1.5, size=rng.integers(0, 15)) % 40] for _ in range(300)
+    ]
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(" ".join(s) for s in sentences) + "\n")
+    results = {}
+    for cache_words in (100_000_000, 0):
+        for corpus in (sentences, None):
+            model = Word2Vec(
+                vector_size=8,
+                min_count=3,
+                workers=1,
+                seed=2,
+                batch_words=batch_words,
+                cache_words=cache_words,
+            )
+            if corpus is None:
+                model.build_vocab(corpus_file=str(path))
+                model.train(corpus_file=str(path), total_examples=model.corpus_count, epochs=2)
+            else:
+                model.build_vocab(corpus)
+                model.train(corpus, total_examples=model.corpus_count, epochs=2)
+            results[cache_words, corpus is None] = model.wv.vectors
+    for from_file in (False, True):  # (blank lines are no sentence in a file)
+        assert np.array_equal(results[100_000_000, from_file], results[0, from_file])
+
+
 def test_cache_does_not_change_results(planted):
     sentences, _ = planted
     kwargs = dict(vector_size=8, min_count=1, workers=1, epochs=3, seed=5)
