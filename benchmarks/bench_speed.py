@@ -629,7 +629,10 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     out_dir = Path(args.out_dir) if args.out_dir else BENCH_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
-    suffix = "-quick" if args.section.endswith("-quick") else ""
+    # output files follow the section: bench_speed -> speed.png, bench_speed-quick ->
+    # speed-quick.png, bench_speed_fasttext -> speed-fasttext.png
+    suffix = args.section.removeprefix("bench_speed").lstrip("-_")
+    suffix = f"-{suffix}" if suffix else ""
     png = out_dir / f"speed{suffix}.png"
     json_path = out_dir / f"results_speed{suffix}.json"
     md_path = out_dir / "RESULTS.md"

@@ -9,9 +9,12 @@ A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of wh
    and the threads (``hsw2v._train``); the nogil block sees only pointers and integers.
 
 B. What is shared. Only the weight matrices ``syn0`` and ``syn1`` are written by several
-   threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and gensim do.
-   Everything else a job touches is its own: the ``JobState`` struct (hidden vector, error
-   accumulator, subsampled ids, random stream, loss tally) lives on that call's stack and heap.
+   threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and gensim do,
+   except the top of the tree: with ``hot_nodes > 0`` each job trains a private copy of the
+   hottest inner nodes and adds its change back when it ends (Vuurens et al. 2016), so threads
+   do not pass those cache lines back and forth. Everything else a job touches is its own: the
+   ``JobState`` struct (hidden vector, error accumulator, subsampled ids, path row pointers,
+   private hot rows, random stream, loss tally) lives on that call's stack and heap.
 
 C. Notation (word2vec.c heritage; ``d`` = vector size, ``V`` = vocabulary size).
 
@@ -47,7 +50,7 @@ the tests compare with NumPy references.
 from libc.math cimport exp, log1p
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -207,16 +210,15 @@ def job_seed(uint64_t seed, uint64_t epoch, uint64_t job):
 cdef inline double hs_path(
     const float *h,          # IN   hidden vector, d floats
     float *work,             # OUT  error for h accumulated over the path, d floats
-    float *syn1,             # IN/OUT inner-node vectors
+    float **rows,            # IN/OUT the path's inner-node rows (of syn1), root first
     const uint8_t *code,     # IN   bits along the path, root first
-    const int32_t *point,    # IN   inner nodes along the path, root first
     int length,              # IN   path length
     float alpha,             # IN   learning rate
     int d,                   # IN   vector size
     bint use_blas,
     bint compute_loss,
 ) noexcept nogil:
-    """Walk one path: work = sum_j g_j syn1[p_j] (old rows), syn1[p_j] += g_j h.
+    """Walk one path: work = sum_j g_j rows[j] (old rows), rows[j] += g_j h.
 
     Returns -log P(word | h) when compute_loss, else 0."""
     cdef int j
@@ -225,7 +227,7 @@ cdef inline double hs_path(
     cdef double loss = 0.0
     memset(work, 0, d * sizeof(float))
     for j in range(length):
-        row = syn1 + <int64_t>point[j] * d
+        row = rows[j]
         f = vdot(use_blas, d, h, row)
         if compute_loss:
             loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
@@ -240,9 +242,8 @@ cdef inline double hs_path(
 cdef inline double hs_path_fused(
     float *h,                # IN (OUT when apply_to_h)  hidden vector, d floats
     float *work,             # OUT  error for h accumulated over the path, d floats
-    float *syn1,             # IN/OUT inner-node vectors
+    float **rows,            # IN/OUT the path's inner-node rows (of syn1), root first
     const uint8_t *code,     # IN   bits along the path, root first
-    const int32_t *point,    # IN   inner nodes along the path, root first
     int length,              # IN   path length (>= 1)
     float alpha,             # IN   learning rate
     int d,                   # IN   vector size
@@ -256,7 +257,7 @@ cdef inline double hs_path_fused(
     The vector loops are in ``_vec.h`` (several accumulators, one pass per node)."""
     cdef int j
     cdef float f, g
-    cdef float *row = syn1 + <int64_t>point[0] * d
+    cdef float *row = rows[0]
     cdef float *next_row
     cdef double loss = 0.0
     memset(work, 0, d * sizeof(float))
@@ -266,7 +267,7 @@ cdef inline double hs_path_fused(
             loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
         g = (1.0 - code[j] - sigmoid(f)) * alpha
         if j + 1 < length:
-            next_row = syn1 + <int64_t>point[j + 1] * d
+            next_row = rows[j + 1]
             if g == 0.0:
                 f = hsw2v_dot(d, h, next_row)
             else:
@@ -323,6 +324,7 @@ cdef struct ModelView:
     bint compute_loss
     int kernel
     bint prefetch
+    int hot_start     # inner nodes >= hot_start (the top of the tree) are private per job
 
 
 cdef struct JobState:
@@ -333,6 +335,8 @@ cdef struct JobState:
     float **wrows     # window kernel: a block's error rows, pointers into W (4)
     float **yrows     # window kernel: the path rows of syn1 (max_length pointers)
     float *W          # window kernel: the block's errors, 4 x d
+    float *hot        # this job's private copy of the hottest inner nodes (rows >= hot_start)
+    float *hot_base   # the same rows as they were when the job copied them
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
     uint64_t rng
@@ -356,11 +360,19 @@ cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
     return k
 
 
+cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noexcept nogil:
+    """The row of inner node ``node`` this job trains: its private copy for the hottest
+    nodes (see ``Trainer``), else the shared row of syn1."""
+    if node >= m.hot_start:
+        return st.hot + <int64_t>(node - m.hot_start) * m.d
+    return m.syn1 + <int64_t>node * m.d
+
+
 cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
-                      const uint8_t *code, const int32_t *point, int length,
-                      float alpha) noexcept nogil:
-    """Skip-gram for centre ``i``: the contexts of kept[lo:hi] walk the centre's path in
-    blocks of up to 4 distinct words (_window.h), with exactly word2vec.c's updates.
+                      const uint8_t *code, int length, float alpha) noexcept nogil:
+    """Skip-gram for centre ``i``: the contexts of kept[lo:hi] walk the centre's path (rows
+    in st.yrows) in blocks of up to 4 distinct words (_window.h), with exactly word2vec.c's
+    updates.
     Returns the window's -log-likelihood when compute_loss."""
     cdef int d = m.d, B = 0, b, j
     cdef int64_t p
@@ -371,8 +383,6 @@ cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, 
     sig.table = SIGMOID_TABLE
     sig.range = SIGMOID_RANGE
     sig.scale = SIGMOID_SCALE
-    for j in range(length):
-        st.yrows[j] = m.syn1 + <int64_t>point[j] * d
     for p in range(lo, hi + 1):
         if p < hi:
             if p == i:
@@ -426,23 +436,25 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
         centre = st.kept[i]
         code = m.codes + <int64_t>centre * m.max_length
         point = m.points + <int64_t>centre * m.max_length
+        for k in range(m.lengths[centre]):
+            st.yrows[k] = node_row(m, st, point[k])
         if m.prefetch and i + 1 < end:
             prefetch_path(m, st.kept[i + 1])
             if hi < end:
                 prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
         if m.sg and m.kernel == KERNEL_WINDOW:
-            st.loss += sg_window(m, st, lo, hi, i, code, point, m.lengths[centre], alpha)
+            st.loss += sg_window(m, st, lo, hi, i, code, m.lengths[centre], alpha)
         elif m.sg:
             for j in range(lo, hi):
                 if j == i:
                     continue
                 ctx = m.syn0 + <int64_t>st.kept[j] * d
                 if m.kernel != KERNEL_FUSED:
-                    st.loss += hs_path(ctx, st.work, m.syn1, code, point, m.lengths[centre],
+                    st.loss += hs_path(ctx, st.work, st.yrows, code, m.lengths[centre],
                                        alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
                     hsw2v_axpy(d, 1.0, st.work, ctx)
                 else:
-                    st.loss += hs_path_fused(ctx, st.work, m.syn1, code, point,
+                    st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
                                              m.lengths[centre], alpha, d, m.compute_loss, True)
         else:
             memset(st.neu1, 0, d * sizeof(float))
@@ -459,10 +471,10 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                 for k in range(d):
                     st.neu1[k] *= inv
             if m.kernel != KERNEL_FUSED:
-                st.loss += hs_path(st.neu1, st.work, m.syn1, code, point, m.lengths[centre],
+                st.loss += hs_path(st.neu1, st.work, st.yrows, code, m.lengths[centre],
                                    alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
             else:
-                st.loss += hs_path_fused(st.neu1, st.work, m.syn1, code, point,
+                st.loss += hs_path_fused(st.neu1, st.work, st.yrows, code,
                                          m.lengths[centre], alpha, d, m.compute_loss, False)
             if not m.cbow_mean:
                 for k in range(d):
@@ -482,6 +494,8 @@ cdef void free_job_state(JobState *st) noexcept:
     free(st.wrows)
     free(st.yrows)
     free(st.W)
+    free(st.hot)
+    free(st.hot_base)
 
 
 cdef class Trainer:
@@ -492,12 +506,13 @@ cdef class Trainer:
 
     cdef ModelView m
     cdef object _keep_alive
+    cdef Py_ssize_t n_hot
 
     def __init__(self, float[:, ::1] syn0, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                  const int32_t[:, ::1] points, const int32_t[::1] lengths,
                  const uint32_t[::1] sample_int, int window, bint sg, bint cbow_mean=True,
                  bint shrink_windows=True, bint compute_loss=False, str kernel="fused",
-                 bint prefetch=True):
+                 bint prefetch=True, int hot_nodes=0):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
         cdef Py_ssize_t V = syn0.shape[0]
@@ -523,6 +538,15 @@ cdef class Trainer:
             raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
         self.m.kernel = KERNELS[kernel]
         self.m.prefetch = prefetch
+        # The top of the tree is on almost every path: threads writing the same rows would
+        # pass those cache lines back and forth between cores all the time. Each job trains
+        # a private copy of the hottest inner nodes (the last created, highest ids) and adds
+        # its change back when it ends (Vuurens et al., "Efficient Parallel Learning of
+        # Word2Vec", 2016). Word2Vec asks for it only with several workers (``hot_nodes=0``
+        # trains every row in place).
+        cdef Py_ssize_t inner = max(V - 1, 1)
+        self.n_hot = min(inner, max(hot_nodes, 0))
+        self.m.hot_start = <int>(inner - self.n_hot)
 
     def train_job(self, const int32_t[::1] ids, const int64_t[::1] ends, float alpha0,
                   float alpha1, uint64_t seed):
@@ -534,8 +558,10 @@ cdef class Trainer:
         trained (0.0 unless the Trainer was made with ``compute_loss``)."""
         cdef int64_t n_ids = ids.shape[0]
         cdef int64_t n_sentences = ends.shape[0]
-        cdef int64_t s, start, kept, total
+        cdef int64_t s, start, kept, total, q
         cdef int b
+        cdef float *hot_shared
+        cdef size_t hot_bytes
         cdef JobState st
         if n_sentences and ends[n_sentences - 1] != n_ids:
             raise ValueError("the last sentence end must equal the number of ids")
@@ -552,21 +578,29 @@ cdef class Trainer:
         st.wrows = <float **>malloc(4 * sizeof(float *))
         st.yrows = <float **>malloc(self.m.max_length * sizeof(float *))
         st.W = <float *>malloc(4 * self.m.d * sizeof(float))
+        hot_bytes = self.n_hot * self.m.d * sizeof(float)
+        st.hot = <float *>malloc(max(hot_bytes, 1))
+        st.hot_base = <float *>malloc(max(hot_bytes, 1))
         if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
                 or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
-                or st.yrows == NULL or st.W == NULL):
+                or st.yrows == NULL or st.W == NULL or st.hot == NULL or st.hot_base == NULL):
             free_job_state(&st)
             raise MemoryError("could not allocate a training job's buffers")
         for b in range(4):
             st.wrows[b] = st.W + b * self.m.d
         try:
             with nogil:
+                hot_shared = self.m.syn1 + <int64_t>self.m.hot_start * self.m.d
+                memcpy(st.hot, hot_shared, hot_bytes)
+                memcpy(st.hot_base, hot_shared, hot_bytes)
                 total = subsample(&self.m, &st, &ids[0], &ends[0], n_sentences)
                 start = 0
                 for s in range(n_sentences):
                     if st.ends[s] - start > 1:
                         train_sentence(&self.m, &st, start, st.ends[s], total, alpha0, alpha1)
                     start = st.ends[s]
+                for q in range(<int64_t>(hot_bytes // sizeof(float))):  # add the job's change
+                    hot_shared[q] += st.hot[q] - st.hot_base[q]
             kept = total
             return kept, st.loss
         finally:
@@ -636,13 +670,28 @@ def py_sigmoid(float f):
     return sigmoid(f)
 
 
+cdef float **path_rows(float[:, ::1] syn1, const int32_t[::1] point) except NULL:
+    """Row pointers of a path, for the twins (freed by the caller)."""
+    cdef float **rows = <float **>malloc(max(point.shape[0], 1) * sizeof(float *))
+    cdef Py_ssize_t j
+    if rows == NULL:
+        raise MemoryError()
+    for j in range(point.shape[0]):
+        rows[j] = &syn1[point[j], 0]
+    return rows
+
+
 def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
                const int32_t[::1] point, float alpha, bint use_blas=False):
     """Twin of the path routine: updates ``syn1`` in place, returns (work, -log P)."""
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
-    loss = hs_path(&h[0], &w[0], &syn1[0, 0], &code[0], &point[0], code.shape[0], alpha,
-                   h.shape[0], use_blas, True)
+    cdef float **rows = path_rows(syn1, point)
+    try:
+        loss = hs_path(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
+                       use_blas, True)
+    finally:
+        free(rows)
     return work, loss
 
 
@@ -653,6 +702,10 @@ def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     to ``h`` only."""
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
-    loss = hs_path_fused(&h[0], &w[0], &syn1[0, 0], &code[0], &point[0], code.shape[0], alpha,
-                         h.shape[0], True, apply_to_h)
+    cdef float **rows = path_rows(syn1, point)
+    try:
+        loss = hs_path_fused(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
+                             True, apply_to_h)
+    finally:
+        free(rows)
     return work, loss

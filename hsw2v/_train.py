@@ -64,29 +64,28 @@ def iter_jobs(corpus: Iterable, key_to_index: dict, batch_words: int) -> Iterato
 
 def jobs_from_recording(recording, key_to_index: dict, batch_words: int) -> list[Job]:
     """The jobs :func:`iter_jobs` would make from the corpus a
-    :class:`hsw2v.vocab.TokenRecording` holds, without reading it again."""
+    :class:`hsw2v.vocab.TokenRecording` holds, without reading it again. Works job by job, so
+    the temporaries stay the size of one job."""
     to_final = np.array([key_to_index.get(key, -1) for key in recording.keys], dtype=np.int32)
-    final = to_final[recording.ids] if len(recording.ids) else np.zeros(0, np.int32)
-    kept_before = np.concatenate(([0], np.cumsum(final >= 0)))
-    raw_ends = np.cumsum(recording.lengths)
+    lengths = recording.lengths.tolist()
     jobs = []
     first, raw_start, raw = 0, 0, 0
-    lengths = recording.lengths.tolist()
     for s, length in enumerate(lengths):
         raw += length
         if raw >= batch_words or s == len(lengths) - 1:
-            raw_end = int(raw_ends[s])
-            span = final[raw_start:raw_end]
-            ends = kept_before[raw_ends[first : s + 1]] - kept_before[raw_start]
+            span = to_final[recording.ids[raw_start : raw_start + raw]]
+            kept = span >= 0
+            sentence_ends = np.cumsum(recording.lengths[first : s + 1])
+            kept_before = np.concatenate(([0], np.cumsum(kept)))
             jobs.append(
                 Job(
-                    ids=np.ascontiguousarray(span[span >= 0]),
-                    ends=ends.astype(np.int64),
+                    ids=np.ascontiguousarray(span[kept]),
+                    ends=kept_before[sentence_ends].astype(np.int64),
                     raw_words=raw,
                     n_sentences=s + 1 - first,
                 )
             )
-            first, raw_start, raw = s + 1, raw_end, 0
+            first, raw_start, raw = s + 1, raw_start + raw, 0
     return jobs
 
 

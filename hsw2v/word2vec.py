@@ -30,6 +30,9 @@ from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, scan_counts
 logger = logging.getLogger(__name__)
 
 MAX_WORDS_IN_BATCH = 10000
+# With several workers, each job trains a private copy of this many of the hottest inner nodes
+# (the top of the tree) and adds its change back at the end: see hsw2v._inner.Trainer.
+HOT_NODES = 1024
 _SAVED_PARAMS = (
     "vector_size",
     "alpha",
@@ -438,6 +441,7 @@ class Word2Vec:
             self.shrink_windows,
             self.compute_loss,
             self._kernel_variant(),
+            hot_nodes=HOT_NODES if self.workers > 1 else 0,
         )
         self.running_training_loss = 0.0
         self.wv.norms = None

@@ -306,3 +306,36 @@ def test_window_kernel_loss_matches_exact_nll():
                 )
                 expected -= log_p[sentence[i]]
     assert loss == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize("kernel", ["window", "fused"])
+def test_private_hot_nodes_change_only_rounding_with_one_thread(kernel):
+    """Training the top of the tree in a per-job private copy and adding the change back at the
+    end of the job gives, with one thread, the in-place result up to float rounding."""
+    results = []
+    for hot_nodes in (0, 8, 10_000):
+        r = np.random.default_rng(8)
+        V = 60
+        tree = build_huffman_tree(np.sort(r.integers(1, 900, size=V))[::-1])
+        syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
+        syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
+        trainer = _inner.Trainer(
+            syn0,
+            syn1,
+            tree.codes,
+            tree.points,
+            tree.lengths,
+            np.full(V, 2**32 - 1, dtype=np.uint32),
+            window=3,
+            sg=True,
+            kernel=kernel,
+            hot_nodes=hot_nodes,
+        )
+        ids = r.integers(0, V, size=3000).astype(np.int32)
+        for job in range(3):
+            trainer.train_job(ids, np.array([1000, 3000], dtype=np.int64), 0.05, 0.02, job + 1)
+        results.append((syn0, syn1))
+    for syn0, syn1 in results[1:]:
+        assert np.allclose(syn0, results[0][0], atol=3e-4)
+        assert np.allclose(syn1, results[0][1], atol=3e-4)
+        assert not np.array_equal(syn1, np.zeros_like(syn1))
