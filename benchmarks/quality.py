@@ -31,7 +31,17 @@ def main(argv=None):
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--kernel", default="auto")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hot", type=int, default=None,
+                        help="override hsw2v.word2vec.HOT_NODES (private top nodes per job)")
+    parser.add_argument("--hot-sync", type=int, default=None,
+                        help="override hsw2v.word2vec.HOT_SYNC (tokens between syncs)")
     args = parser.parse_args(argv)
+    import hsw2v.word2vec
+
+    if args.hot is not None:
+        hsw2v.word2vec.HOT_NODES = args.hot
+    if args.hot_sync is not None:
+        hsw2v.word2vec.HOT_SYNC = args.hot_sync
 
     corpus = LineSentence(str(ensure_corpus(args.corpus)))
     model = Word2Vec(vector_size=100, window=5, min_count=5, sample=1e-3, sg=args.sg,
@@ -47,7 +57,8 @@ def main(argv=None):
         scores = evaluate(str(path))
     print(
         f"sg={args.sg} workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
-        f"seed={args.seed}: {raw / seconds:,.0f} words/s, "
+        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC}: "
+        f"{raw / seconds:,.0f} words/s, "
         f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"
     )
 

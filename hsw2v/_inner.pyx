@@ -470,7 +470,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
             if m.cbow_mean:
                 for k in range(d):
                     st.neu1[k] *= inv
-            if m.kernel != KERNEL_FUSED:
+            if m.kernel == KERNEL_LOOP or m.kernel == KERNEL_BLAS:  # "window" is sg-only
                 st.loss += hs_path(st.neu1, st.work, st.yrows, code, m.lengths[centre],
                                    alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
             else:
@@ -482,6 +482,19 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
             for j in range(lo, hi):
                 if j != i:
                     hsw2v_axpy(d, 1.0, st.work, m.syn0 + <int64_t>st.kept[j] * d)
+
+
+cdef inline void sync_hot(float *shared, float *hot, float *base, size_t n) noexcept nogil:
+    """Add a job's change of its private hot rows to the shared rows (shared += hot - base),
+    then restart both private copies from the result, which holds the other threads' changes
+    too."""
+    cdef size_t q
+    cdef float v
+    for q in range(n):
+        v = shared[q] + (hot[q] - base[q])
+        shared[q] = v
+        hot[q] = v
+        base[q] = v
 
 
 cdef void free_job_state(JobState *st) noexcept:
@@ -507,12 +520,13 @@ cdef class Trainer:
     cdef ModelView m
     cdef object _keep_alive
     cdef Py_ssize_t n_hot
+    cdef int64_t hot_sync
 
     def __init__(self, float[:, ::1] syn0, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                  const int32_t[:, ::1] points, const int32_t[::1] lengths,
                  const uint32_t[::1] sample_int, int window, bint sg, bint cbow_mean=True,
                  bint shrink_windows=True, bint compute_loss=False, str kernel="fused",
-                 bint prefetch=True, int hot_nodes=0):
+                 bint prefetch=True, int hot_nodes=0, int hot_sync=1000):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
         cdef Py_ssize_t V = syn0.shape[0]
@@ -542,11 +556,13 @@ cdef class Trainer:
         # pass those cache lines back and forth between cores all the time. Each job trains
         # a private copy of the hottest inner nodes (the last created, highest ids) and adds
         # its change back when it ends (Vuurens et al., "Efficient Parallel Learning of
-        # Word2Vec", 2016). Word2Vec asks for it only with several workers (``hot_nodes=0``
-        # trains every row in place).
+        # Word2Vec", 2016), at the first sentence end after every ``hot_sync`` trained tokens
+        # and at the job's end. Word2Vec asks for it only with several workers
+        # (``hot_nodes=0`` trains every row in place).
         cdef Py_ssize_t inner = max(V - 1, 1)
         self.n_hot = min(inner, max(hot_nodes, 0))
         self.m.hot_start = <int>(inner - self.n_hot)
+        self.hot_sync = max(hot_sync, 1)
 
     def train_job(self, const int32_t[::1] ids, const int64_t[::1] ends, float alpha0,
                   float alpha1, uint64_t seed):
@@ -558,7 +574,7 @@ cdef class Trainer:
         trained (0.0 unless the Trainer was made with ``compute_loss``)."""
         cdef int64_t n_ids = ids.shape[0]
         cdef int64_t n_sentences = ends.shape[0]
-        cdef int64_t s, start, kept, total, q
+        cdef int64_t s, start, kept, total, since
         cdef int b
         cdef float *hot_shared
         cdef size_t hot_bytes
@@ -595,12 +611,16 @@ cdef class Trainer:
                 memcpy(st.hot_base, hot_shared, hot_bytes)
                 total = subsample(&self.m, &st, &ids[0], &ends[0], n_sentences)
                 start = 0
+                since = 0
                 for s in range(n_sentences):
                     if st.ends[s] - start > 1:
                         train_sentence(&self.m, &st, start, st.ends[s], total, alpha0, alpha1)
+                    since += st.ends[s] - start
                     start = st.ends[s]
-                for q in range(<int64_t>(hot_bytes // sizeof(float))):  # add the job's change
-                    hot_shared[q] += st.hot[q] - st.hot_base[q]
+                    if since >= self.hot_sync and hot_bytes:
+                        sync_hot(hot_shared, st.hot, st.hot_base, hot_bytes // sizeof(float))
+                        since = 0
+                sync_hot(hot_shared, st.hot, st.hot_base, hot_bytes // sizeof(float))
             kept = total
             return kept, st.loss
         finally:

@@ -30,9 +30,13 @@ from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, scan_counts
 logger = logging.getLogger(__name__)
 
 MAX_WORDS_IN_BATCH = 10000
-# With several workers, each job trains a private copy of this many of the hottest inner nodes
-# (the top of the tree) and adds its change back at the end: see hsw2v._inner.Trainer.
-HOT_NODES = 1024
+# With several workers, each job can train a private copy of this many of the hottest inner
+# nodes (the top of the tree) and add its change back at the end (hsw2v._inner.Trainer). It
+# lifts 2-worker skip-gram from ~540k to ~750k words/s on the benchmark corpus, but as a job
+# (10,000 words) is a long time for the top nodes to go stale, it measured ~1-2 points lower
+# analogy accuracy (benchmarks/RESULTS.md), so it is off until it syncs more often.
+HOT_NODES = 0
+HOT_SYNC = 1000  # trained tokens between two syncs of the private rows
 _SAVED_PARAMS = (
     "vector_size",
     "alpha",
@@ -442,6 +446,7 @@ class Word2Vec:
             self.compute_loss,
             self._kernel_variant(),
             hot_nodes=HOT_NODES if self.workers > 1 else 0,
+            hot_sync=HOT_SYNC,
         )
         self.running_training_loss = 0.0
         self.wv.norms = None
