@@ -31,10 +31,18 @@ def main(argv=None):
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--kernel", default="auto")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--hot", type=int, default=None,
-                        help="override hsw2v.word2vec.HOT_NODES (private top nodes per job)")
-    parser.add_argument("--hot-sync", type=int, default=None,
-                        help="override hsw2v.word2vec.HOT_SYNC (tokens between syncs)")
+    parser.add_argument(
+        "--hot",
+        type=int,
+        default=None,
+        help="override hsw2v.word2vec.HOT_NODES (private top nodes per job)",
+    )
+    parser.add_argument(
+        "--hot-sync",
+        type=int,
+        default=None,
+        help="override hsw2v.word2vec.HOT_SYNC (tokens between syncs)",
+    )
     args = parser.parse_args(argv)
     import hsw2v.word2vec
 
@@ -44,9 +52,17 @@ def main(argv=None):
         hsw2v.word2vec.HOT_SYNC = args.hot_sync
 
     corpus = LineSentence(str(ensure_corpus(args.corpus)))
-    model = Word2Vec(vector_size=100, window=5, min_count=5, sample=1e-3, sg=args.sg,
-                     workers=args.workers, epochs=args.epochs, kernel=args.kernel,
-                     seed=args.seed)
+    model = Word2Vec(
+        vector_size=100,
+        window=5,
+        min_count=5,
+        sample=1e-3,
+        sg=args.sg,
+        workers=args.workers,
+        epochs=args.epochs,
+        kernel=args.kernel,
+        seed=args.seed,
+    )
     model.build_vocab(corpus)
     started = time.perf_counter()
     _, raw = model.train(corpus, total_examples=model.corpus_count, epochs=args.epochs)

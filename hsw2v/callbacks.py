@@ -48,22 +48,58 @@ class CallbackAny2Vec:
     """
 
     def on_epoch_begin(self, model: Any) -> None:
-        """Called before each epoch."""
+        """Called before each epoch.
+
+        Example:
+
+            >>> CallbackAny2Vec().on_epoch_begin(None) is None
+            True
+        """
 
     def on_epoch_end(self, model: Any) -> None:
-        """Called after each epoch."""
+        """Called after each epoch.
+
+        Example:
+
+            >>> CallbackAny2Vec().on_epoch_end(None) is None
+            True
+        """
 
     def on_batch_begin(self, model: Any) -> None:
-        """Kept for gensim compatibility; hsw2v does not call it."""
+        """Kept for gensim compatibility; hsw2v does not call it.
+
+        Example:
+
+            >>> CallbackAny2Vec().on_batch_begin(None) is None
+            True
+        """
 
     def on_batch_end(self, model: Any) -> None:
-        """Kept for gensim compatibility; hsw2v does not call it."""
+        """Kept for gensim compatibility; hsw2v does not call it.
+
+        Example:
+
+            >>> CallbackAny2Vec().on_batch_end(None) is None
+            True
+        """
 
     def on_train_begin(self, model: Any) -> None:
-        """Called once at the start of ``train()``."""
+        """Called once at the start of ``train()``.
+
+        Example:
+
+            >>> CallbackAny2Vec().on_train_begin(None) is None
+            True
+        """
 
     def on_train_end(self, model: Any) -> None:
-        """Called once when ``train()`` has finished."""
+        """Called once when ``train()`` has finished.
+
+        Example:
+
+            >>> CallbackAny2Vec().on_train_end(None) is None
+            True
+        """
 
 
 @dataclass
@@ -118,15 +154,51 @@ class TrainingHistory(CallbackAny2Vec):
     _loss_before: float = field(default=0.0, repr=False)
 
     def on_train_begin(self, model: Any) -> None:
-        """Reset the running loss baseline (``train()`` restarts its loss at zero)."""
+        """Reset the running loss baseline (``train()`` restarts its loss at zero).
+
+        Example:
+
+            >>> from types import SimpleNamespace
+            >>> model = SimpleNamespace(compute_loss=True, get_latest_training_loss=lambda: 4.0)
+            >>> history = TrainingHistory()
+            >>> for _ in range(2):  # two one-epoch train() calls, each restarting its loss
+            ...     history.on_train_begin(model); history.on_epoch_begin(model)
+            ...     history.on_epoch_end(model)
+            >>> [row.loss for row in history.epochs]
+            [4.0, 4.0]
+        """
         self._loss_before = 0.0
 
     def on_epoch_begin(self, model: Any) -> None:
-        """Start the epoch's clock."""
+        """Start the epoch's clock.
+
+        Example:
+
+            >>> history = TrainingHistory()
+            >>> history.on_epoch_begin(None); history.on_epoch_end(None)
+            >>> history.epochs[0].seconds >= 0, history.epochs[0].trained_words
+            (True, 0)
+        """
         self._started = time.perf_counter()
 
     def on_epoch_end(self, model: Any) -> None:
-        """Append an :class:`EpochRecord` for the epoch that just ended."""
+        """Append an :class:`EpochRecord` for the epoch that just ended.
+
+        The loss recorded is the growth of ``model.get_latest_training_loss()`` since the
+        previous epoch of the same ``train()`` call.
+
+        Example:
+
+            >>> from types import SimpleNamespace
+            >>> totals = iter([3.0, 5.0])  # the model's running loss after epochs 1 and 2
+            >>> model = SimpleNamespace(compute_loss=True, min_alpha_yet_reached=0.02,
+            ...                         get_latest_training_loss=lambda: next(totals))
+            >>> history = TrainingHistory()
+            >>> for _ in range(2):
+            ...     history.on_epoch_begin(model); history.on_epoch_end(model)
+            >>> [(row.epoch, row.loss, row.alpha) for row in history.epochs]
+            [(1, 3.0, 0.02), (2, 2.0, 0.02)]
+        """
         seconds = time.perf_counter() - self._started
         report = getattr(model, "latest_epoch_report", None)
         if report is not None:

@@ -46,11 +46,33 @@ _BINARY_EXTENSIONS = (".bin", ".bin.gz", ".w2v")
 
 
 class UsageError(Exception):
-    """A mistake in the command line."""
+    """A mistake in the command line.
+
+    :func:`main` reports it as one line on stderr and returns exit status 2.
+
+    Example:
+
+        >>> import contextlib, io
+        >>> err = io.StringIO()
+        >>> with contextlib.redirect_stderr(err):
+        ...     status = main(["train", "corpus.txt"])  # no output file given
+        >>> status, err.getvalue().startswith("hsw2v: error: nothing to write: give -o MODEL")
+        (2, True)
+    """
 
 
 class CommandError(Exception):
-    """A user error found while running a command (reported as one line, exit status 1)."""
+    """A user error found while running a command (reported as one line, exit status 1).
+
+    Example:
+
+        >>> import contextlib, io
+        >>> err = io.StringIO()
+        >>> with contextlib.redirect_stderr(err):
+        ...     status = main(["info", "no-such-model.hsw2v"])
+        >>> status, err.getvalue()
+        (1, 'hsw2v: error: no-such-model.hsw2v: no such file\\n')
+    """
 
 
 class _Parser(argparse.ArgumentParser):

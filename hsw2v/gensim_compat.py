@@ -110,7 +110,15 @@ def _copy_keys(src, dst, point_dtype) -> None:
 # ------------------------------------------------------------------------ KeyedVectors
 def kv_to_gensim(kv):
     """A ``gensim.models.KeyedVectors`` with ``kv``'s keys, vectors and per-key attributes
-    (copies; ``code``/``point`` become gensim's uint8/uint32 arrays)."""
+    (copies; ``code``/``point`` become gensim's uint8/uint32 arrays).
+
+    >>> from hsw2v import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b"], [[1.0, 2.0], [3.0, 4.0]])
+    >>> g = kv_to_gensim(kv)
+    >>> type(g).__module__, g.index_to_key, g["b"].tolist()
+    ('gensim.models.keyedvectors', ['a', 'b'], [3.0, 4.0])
+    """
     _, GensimKeyedVectors = _gensim()
     out = GensimKeyedVectors(kv.vector_size, count=0, dtype=kv.vectors.dtype)
     _copy_keys(kv, out, np.uint32)
@@ -119,7 +127,15 @@ def kv_to_gensim(kv):
 
 def kv_from_gensim(gensim_kv, cls=None):
     """An hsw2v :class:`~hsw2v.keyedvectors.KeyedVectors` (or ``cls``) with ``gensim_kv``'s
-    keys, vectors and per-key attributes (copies)."""
+    keys, vectors and per-key attributes (copies).
+
+    >>> from gensim.models import KeyedVectors as GensimKeyedVectors
+    >>> g = GensimKeyedVectors(2)
+    >>> g.add_vectors(["x", "y"], [[1.0, 0.0], [0.0, 1.0]])
+    >>> kv = kv_from_gensim(g)
+    >>> type(kv).__module__, kv.index_to_key, kv["y"].tolist()
+    ('hsw2v.keyedvectors', ['x', 'y'], [0.0, 1.0])
+    """
     if cls is None:
         from hsw2v.keyedvectors import KeyedVectors as cls
     if not hasattr(gensim_kv, "vectors") or not hasattr(gensim_kv, "index_to_key"):
@@ -133,7 +149,14 @@ def kv_from_gensim(gensim_kv, cls=None):
 def to_gensim(model):
     """A ``gensim.models.Word2Vec`` equal to ``model``: same vocabulary and counts, vectors,
     ``syn1``, codes and points, settings (``hs=1, negative=0``) and corpus statistics, so gensim
-    can continue training it (``train``) or query it (``wv``, ``score``)."""
+    can continue training it (``train``) or query it (``wv``, ``score``).
+
+    >>> from hsw2v import Word2Vec
+    >>> model = Word2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1, epochs=1)
+    >>> g = to_gensim(model)
+    >>> g.hs, g.negative, g.wv.index_to_key, bool((g.wv.vectors == model.wv.vectors).all())
+    (1, 0, ['a', 'b'], True)
+    """
     GensimWord2Vec, _ = _gensim()
     if model.tree is None or not len(model.wv.index_to_key):
         raise RuntimeError("nothing to convert: build the vocabulary first")
@@ -174,6 +197,13 @@ def from_gensim(gensim_model, cls=None):
     softmax and negative sampling is not supported yet. A model trained with both (``hs=1,
     negative>0``) converts with a warning; its negative-sampling weights ``syn1neg`` are
     dropped.
+
+    >>> from gensim.models import Word2Vec as GensimWord2Vec
+    >>> g = GensimWord2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,
+    ...                    epochs=1, hs=1, negative=0)
+    >>> model = from_gensim(g)
+    >>> type(model).__module__, model.wv.index_to_key, bool((model.syn1 == g.syn1).all())
+    ('hsw2v.word2vec', ['a', 'b'], True)
     """
     if cls is None:
         from hsw2v.word2vec import Word2Vec as cls

@@ -25,7 +25,12 @@ import numpy as np
 
 @dataclass
 class HuffmanTree:
-    """Flat arrays of a binary tree over ``V`` leaves (see the module docstring)."""
+    """Flat arrays of a binary tree over ``V`` leaves (see the module docstring).
+
+    >>> tree = build_huffman_tree([5, 3, 1, 1])
+    >>> tree.codes.shape, tree.points.shape, tree.lengths.tolist(), tree.max_length
+    ((4, 3), (4, 3), [1, 2, 3, 3], 3)
+    """
 
     codes: np.ndarray  # uint8 [V, max_length]
     points: np.ndarray  # int32 [V, max_length]
@@ -33,14 +38,29 @@ class HuffmanTree:
 
     @property
     def max_length(self) -> int:
+        """The longest path's length: the width of ``codes`` and ``points``.
+
+        >>> build_huffman_tree([5, 3, 1, 1]).max_length
+        3
+        """
         return int(self.codes.shape[1])
 
     def code(self, index: int) -> np.ndarray:
-        """The code bits of leaf ``index``, root first."""
+        """The code bits of leaf ``index``, root first.
+
+        >>> tree = build_huffman_tree([5, 3, 1, 1])
+        >>> tree.code(0).tolist(), tree.code(3).tolist()
+        ([1], [0, 0, 0])
+        """
         return self.codes[index, : self.lengths[index]]
 
     def point(self, index: int) -> np.ndarray:
-        """The inner-node ids on the path of leaf ``index``, root first."""
+        """The inner-node ids on the path of leaf ``index``, root first.
+
+        >>> tree = build_huffman_tree([5, 3, 1, 1])
+        >>> tree.point(0).tolist(), tree.point(3).tolist()
+        ([2], [2, 1, 0])
+        """
         return self.points[index, : self.lengths[index]]
 
 

@@ -568,14 +568,29 @@ class KeyedVectors(SimilarityQueries):
         return kv
 
     def to_gensim(self):
-        """An equal ``gensim.models.KeyedVectors``; see :func:`hsw2v.gensim_compat.kv_to_gensim`."""
+        """An equal ``gensim.models.KeyedVectors``; see :func:`hsw2v.gensim_compat.kv_to_gensim`.
+
+        >>> kv = KeyedVectors(2)
+        >>> kv.add_vectors(["a", "b"], [[1.0, 2.0], [3.0, 4.0]])
+        >>> g = kv.to_gensim()
+        >>> type(g).__module__, g.index_to_key, g["b"].tolist()
+        ('gensim.models.keyedvectors', ['a', 'b'], [3.0, 4.0])
+        """
         from hsw2v.gensim_compat import kv_to_gensim
 
         return kv_to_gensim(self)
 
     @classmethod
     def from_gensim(cls, gensim_kv):
-        """Vectors equal to a gensim ``KeyedVectors``; see :func:`hsw2v.gensim_compat.kv_from_gensim`."""
+        """Vectors equal to a gensim ``KeyedVectors``; see :func:`hsw2v.gensim_compat.kv_from_gensim`.
+
+        >>> from gensim.models import KeyedVectors as GensimKeyedVectors
+        >>> g = GensimKeyedVectors(2)
+        >>> g.add_vectors(["x", "y"], [[1.0, 0.0], [0.0, 1.0]])
+        >>> kv = KeyedVectors.from_gensim(g)
+        >>> type(kv).__module__, kv.index_to_key, kv["y"].tolist()
+        ('hsw2v.keyedvectors', ['x', 'y'], [0.0, 1.0])
+        """
         from hsw2v.gensim_compat import kv_from_gensim
 
         return kv_from_gensim(gensim_kv, cls=cls)

@@ -471,6 +471,18 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
     parameter's type are verified here; a file that passes trains safely.
 
     Raises ValueError naming `path` and what is wrong.
+
+    >>> import os, tempfile
+    >>> from hsw2v import Word2Vec
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.hsw2v")
+    >>> Word2Vec([["a", "b"]] * 10, vector_size=4, min_count=1, workers=1, epochs=1).save(path)
+    >>> meta, arrays = load_bundle(path, kind="Word2Vec")
+    >>> check_word2vec_bundle(path, meta, arrays)  # consistent: returns None
+    >>> arrays["lengths"] = arrays["lengths"] + 5  # paths longer than the tree arrays
+    >>> check_word2vec_bundle(path, meta, arrays)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    ValueError: '...m.hsw2v' holds inconsistent Word2Vec data: a path length is outside [0, 1]
     """
 
     def bad(what):

@@ -82,7 +82,17 @@ class ProgressBar:
         self.percent = max(percent, self.percent)
 
     def close(self) -> None:
-        """Finish the bar (``train()`` calls this when it returns or fails)."""
+        """Finish the bar (``train()`` calls this when it returns or fails).
+
+        Example:
+
+            >>> import io
+            >>> out = io.StringIO()
+            >>> bar = ProgressBar(file=out)
+            >>> bar.close()
+            >>> "0.0/100%" in out.getvalue(), out.getvalue().endswith("\\n")
+            (True, True)
+        """
         self._bar.close()
 
 

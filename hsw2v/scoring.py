@@ -93,6 +93,16 @@ def score_sentences(
         One score per sentence read. gensim allocates ``total_sentences`` slots and returns
         the filled prefix, ``scores[:sentence_count]``, so the length is
         ``min(len(sentences), total_sentences)``, never padded; this does the same.
+
+    Example
+    -------
+    >>> from hsw2v import Word2Vec
+    >>> model = Word2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1, epochs=1)
+    >>> scores = score_sentences(model, [["a", "b"], ["b", "zzz", "a"], ["a"]], workers=1)
+    >>> scores.shape, scores.dtype.name, bool((scores[:2] < 0).all())
+    ((3,), 'float32', True)
+    >>> round(float(scores[2]), 4)  # CBOW, one word: h = 0, log(1/2) per node
+    -0.6931
     """
     _require_vocabulary(model)
     total_sentences = int(total_sentences)
@@ -276,7 +286,14 @@ def _hidden(model, context_words_list) -> np.ndarray | None:
 
 def output_word_probabilities(model, context_words_list) -> np.ndarray | None:
     """``P(w | context)`` for every word ``w`` (float64, in ``wv.index_to_key`` order, summing
-    to 1), from one top-down pass over the tree; None if no context word is known."""
+    to 1), from one top-down pass over the tree; None if no context word is known.
+
+    >>> from hsw2v import Word2Vec
+    >>> model = Word2Vec([["a", "b", "c"]] * 20, vector_size=8, min_count=1, workers=1, epochs=1)
+    >>> probs = output_word_probabilities(model, ["a", "c"])
+    >>> probs.shape, round(float(probs.sum()), 6), output_word_probabilities(model, ["zzz"])
+    ((3,), 1.0, None)
+    """
     _require_vocabulary(model)
     h = _hidden(model, context_words_list)
     if h is None:
@@ -296,6 +313,12 @@ def predict_output_word(model, context_words_list, topn=10):
     is exact over the whole vocabulary; the top ``topn`` come from a best-first search of the
     tree (exact: path probabilities only fall going down). ``topn=None`` returns every word.
     Returns None (and logs a warning) when no context word is in the vocabulary, as gensim.
+
+    >>> from hsw2v import Word2Vec
+    >>> model = Word2Vec([["a", "b", "c"]] * 20, vector_size=8, min_count=1, workers=1, epochs=1)
+    >>> top = predict_output_word(model, ["a", "c"], topn=2)
+    >>> len(top), all(0 < p < 1 for _, p in top), top[0][1] >= top[1][1]
+    (2, True, True)
     """
     _require_vocabulary(model)
     h = _hidden(model, context_words_list)

@@ -61,6 +61,12 @@ def check_corpus(corpus) -> None:
 
     A plain string or a sequence of strings would be read as sentences of characters, which
     trains silently on garbage; gensim users meet this often, so say what is expected.
+
+    >>> check_corpus([["hello", "world"]])
+    >>> check_corpus("hello world")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    TypeError: the corpus is a single string; expected an iterable of sentences, ...
     """
     if corpus is None:
         raise TypeError("the corpus is None: pass an iterable of sentences (lists of str tokens)")
@@ -77,7 +83,14 @@ def check_corpus(corpus) -> None:
 
 
 def check_sentence(sentence, index: int) -> None:
-    """Reject a sentence that is a string (it would be split into characters)."""
+    """Reject a sentence that is a string (it would be split into characters).
+
+    >>> check_sentence(["hello", "world"], 0)
+    >>> check_sentence("hello world", 3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    TypeError: sentence #3 is a string ('hello world'); each sentence must be a list of ...
+    """
     if isinstance(sentence, (str, bytes)):
         raise TypeError(
             f"sentence #{index} is a string ({sentence[:40]!r}); each sentence must be a list "
@@ -88,7 +101,14 @@ def check_sentence(sentence, index: int) -> None:
 
 def prune_counts(counts: dict, min_reduce: int, trim_rule: Callable | None = None) -> int:
     """Drop every word with ``count < min_reduce`` (``trim_rule`` may keep it); return the total
-    count removed."""
+    count removed.
+
+    >>> counts = {"a": 5, "b": 1, "c": 2}
+    >>> prune_counts(counts, 2)
+    1
+    >>> counts
+    {'a': 5, 'c': 2}
+    """
     removed = 0
     for word in [w for w, c in counts.items() if not keep_vocab_item(w, c, min_reduce, trim_rule)]:
         removed += counts.pop(word)
@@ -107,7 +127,12 @@ class _FirstSeenIndex(dict):
 class TokenRecording:
     """The corpus as it was scanned: every token's provisional id (first-seen order, the same
     order as ``keys``) and every sentence's length, so training can map it to final ids
-    without reading and tokenising the corpus again."""
+    without reading and tokenising the corpus again.
+
+    >>> recording = scan_counts([["a", "b"], ["b", "c", "a"]], record_tokens=100)[3]
+    >>> recording.keys, recording.ids.tolist(), recording.lengths.tolist()
+    (['a', 'b', 'c'], [0, 1, 1, 2, 0], [2, 3])
+    """
 
     keys: list
     ids: np.ndarray  # int32, one per raw token
@@ -128,6 +153,10 @@ def scan_counts(
     ones included); ``corpus_count`` is the number of sentences. With ``record_tokens > 0``
     (and no ``max_vocab_size``), ``recording`` is a :class:`TokenRecording` of the corpus
     while it has at most that many tokens; else None.
+
+    >>> counts, total_words, corpus_count, recording = scan_counts([["a", "b", "a"], ["c", "a"]])
+    >>> counts, total_words, corpus_count, recording is None
+    ({'a': 3, 'b': 1, 'c': 1}, 5, 2, True)
     """
     check_corpus(corpus)
     counts: Counter = Counter()
@@ -196,7 +225,14 @@ def _counts_of(index: dict, ids: array) -> Counter:
 
 @dataclass
 class Vocabulary:
-    """The final vocabulary: keys in training order and per-word arrays aligned with them."""
+    """The final vocabulary: keys in training order and per-word arrays aligned with them.
+
+    >>> vocab = build_vocabulary({"a": 3, "b": 7, "c": 1}, min_count=2, sample=0)
+    >>> isinstance(vocab, Vocabulary), vocab.index_to_key, vocab.counts.tolist()
+    (True, ['b', 'a'], [7, 3])
+    >>> vocab.effective_min_count, vocab.retained_total, vocab.dropped_total
+    (2, 10, 1)
+    """
 
     index_to_key: list
     counts: np.ndarray  # int64, one per word
@@ -209,7 +245,15 @@ class Vocabulary:
 
 def keep_probabilities(counts: np.ndarray, sample: float) -> tuple[np.ndarray, float]:
     """Per-word keep probability of subsampling as uint32 thresholds, and the expected total
-    number of tokens left after subsampling."""
+    number of tokens left after subsampling.
+
+    >>> sample_int, kept = keep_probabilities([1000, 10], sample=0)  # no subsampling
+    >>> sample_int.tolist(), kept
+    ([4294967295, 4294967295], 1010.0)
+    >>> sample_int, kept = keep_probabilities([1000, 10], sample=0.01)
+    >>> (sample_int / (2**32 - 1)).round(3).tolist(), round(kept, 1)
+    ([0.111, 1.0], 120.6)
+    """
     counts = np.asarray(counts, dtype=np.float64)
     retain_total = float(counts.sum())
     if sample < 0:

@@ -241,7 +241,13 @@ class Word2Vec:
     def build_vocab_from_freq(
         self, word_freq, keep_raw_vocab=False, corpus_count=None, trim_rule=None, update=False
     ):
-        """Build the vocabulary from a ``{word: count}`` mapping instead of a corpus."""
+        """Build the vocabulary from a ``{word: count}`` mapping instead of a corpus.
+
+        >>> model = Word2Vec(vector_size=8, min_count=1, workers=1)
+        >>> model.build_vocab_from_freq({"a": 3, "b": 5, "c": 1})
+        >>> model.wv.index_to_key, model.corpus_total_words, model.wv.vectors.shape
+        (['b', 'a', 'c'], 9, (3, 8))
+        """
         self.raw_vocab = dict(word_freq)
         self.corpus_count = corpus_count or 0
         self.corpus_total_words = int(sum(self.raw_vocab.values()))
@@ -256,7 +262,14 @@ class Word2Vec:
         workers=None,
         trim_rule=None,
     ):
-        """Count the corpus's words (one streaming pass); returns the total number of words."""
+        """Count the corpus's words (one streaming pass); returns the total number of words.
+
+        >>> model = Word2Vec(vector_size=8, min_count=1, workers=1)
+        >>> model.scan_vocab([["a", "b", "a"]] * 20)
+        60
+        >>> model.raw_vocab, model.corpus_count
+        ({'a': 40, 'b': 20}, 20)
+        """
         corpus = self._corpus(corpus_iterable, corpus_file)
         started = time.perf_counter()
         self.raw_vocab, total_words, corpus_count, recording = scan_counts(
@@ -282,7 +295,15 @@ class Word2Vec:
         sample=None,
         dry_run=False,
     ):
-        """Apply min_count, max_final_vocab, trim_rule, ordering and subsampling."""
+        """Apply min_count, max_final_vocab, trim_rule, ordering and subsampling; returns a
+        report (a dict), and with ``dry_run=True`` only the report, changing nothing.
+
+        >>> model = Word2Vec(vector_size=8, min_count=3, workers=1)
+        >>> _ = model.scan_vocab([["a", "b", "a", "c", "a"]] * 2)
+        >>> report = model.prepare_vocab()
+        >>> report["drop_unique"], report["num_retained_words"], model.wv.index_to_key
+        (2, 1, ['a'])
+        """
         if update:
             raise NotImplementedError(
                 "build_vocab(update=True) is not supported yet: under hierarchical softmax, "
@@ -359,7 +380,15 @@ class Word2Vec:
 
     def prepare_weights(self, update=False):
         """Initialise ``wv.vectors`` uniformly in [-1/d, 1/d) from ``seed`` (as gensim 4) and
-        the inner-node vectors ``syn1`` at zero."""
+        the inner-node vectors ``syn1`` at zero.
+
+        >>> model = Word2Vec(vector_size=8, min_count=1, workers=1)
+        >>> model.build_vocab([["a", "b", "a"]] * 20)
+        >>> before = model.wv.vectors.copy()
+        >>> model.prepare_weights()  # the same seed gives the same vectors
+        >>> bool((model.wv.vectors == before).all()), float(abs(model.syn1).sum())
+        (True, 0.0)
+        """
         n, d = len(self.wv.index_to_key), self.vector_size
         rng = np.random.default_rng(seed=self.seed)
         vectors = rng.random((n, d), dtype=np.float32)
@@ -400,6 +429,12 @@ class Word2Vec:
         second, in the calling thread. After each epoch, ``min_alpha_yet_reached`` holds the
         learning rate reached and ``latest_epoch_report`` the epoch's
         :class:`hsw2v._train.EpochReport` (see :class:`hsw2v.callbacks.TrainingHistory`).
+
+        >>> sentences = [["a", "b", "a"]] * 20
+        >>> model = Word2Vec(vector_size=8, min_count=1, workers=1, sample=0)
+        >>> model.build_vocab(sentences)
+        >>> model.train(sentences, total_examples=model.corpus_count, epochs=2)
+        (120, 120)
         """
         corpus = self._corpus(corpus_iterable, corpus_file)
         if self.tree is None or not len(self.wv.index_to_key):
@@ -521,7 +556,15 @@ class Word2Vec:
 
     def get_latest_training_loss(self) -> float:
         """The summed -log-likelihood of all (context, path) pairs trained by the latest
-        ``train()`` call with ``compute_loss=True``, accumulated in float64 per job."""
+        ``train()`` call with ``compute_loss=True``, accumulated in float64 per job (0.0
+        without it).
+
+        >>> sentences = [["a", "b", "a"]] * 20
+        >>> model = Word2Vec(sentences, vector_size=8, min_count=1, workers=1, epochs=1,
+        ...                  sample=0, compute_loss=True)
+        >>> bool(model.get_latest_training_loss() > 0)
+        True
+        """
         return self.running_training_loss
 
     # ---------------------------------------------------------------- queries and gensim
@@ -529,7 +572,14 @@ class Word2Vec:
         self, sentences, total_sentences=int(1e6), chunksize=100, queue_factor=2, report_delay=1
     ):
         """Log-probability of each sentence (float32 array), exact; see
-        :func:`hsw2v.scoring.score_sentences`."""
+        :func:`hsw2v.scoring.score_sentences`.
+
+        >>> model = Word2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,
+        ...                  epochs=1)
+        >>> scores = model.score([["a", "b"], ["b", "a", "a"]])
+        >>> scores.shape, scores.dtype.name, bool((scores < 0).all())
+        ((2,), 'float32', True)
+        """
         from hsw2v.scoring import score_sentences
 
         args = (total_sentences, chunksize, self.workers, report_delay, queue_factor)
@@ -537,20 +587,44 @@ class Word2Vec:
 
     def predict_output_word(self, context_words_list, topn=10):
         """The ``topn`` most probable centre words, ``[(word, probability), ...]``; see
-        :func:`hsw2v.scoring.predict_output_word`."""
+        :func:`hsw2v.scoring.predict_output_word`.
+
+        >>> model = Word2Vec([["a", "b", "c"]] * 20, vector_size=8, min_count=1, workers=1,
+        ...                  epochs=1)
+        >>> pairs = model.predict_output_word(["a", "c"], topn=None)
+        >>> sorted(word for word, _ in pairs), round(sum(p for _, p in pairs), 6)
+        (['a', 'b', 'c'], 1.0)
+        >>> len(model.predict_output_word(["a", "c"], topn=2))
+        2
+        """
         from hsw2v.scoring import predict_output_word
 
         return predict_output_word(self, context_words_list, topn)
 
     def to_gensim(self):
-        """An equal ``gensim.models.Word2Vec``; see :func:`hsw2v.gensim_compat.to_gensim`."""
+        """An equal ``gensim.models.Word2Vec``; see :func:`hsw2v.gensim_compat.to_gensim`.
+
+        >>> model = Word2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,
+        ...                  epochs=1)
+        >>> g = model.to_gensim()
+        >>> type(g).__module__, g.wv.index_to_key, bool((g.syn1 == model.syn1).all())
+        ('gensim.models.word2vec', ['a', 'b'], True)
+        """
         from hsw2v.gensim_compat import to_gensim
 
         return to_gensim(self)
 
     @classmethod
     def from_gensim(cls, gensim_model):
-        """An hsw2v model equal to a gensim hs model; see :func:`hsw2v.gensim_compat.from_gensim`."""
+        """An hsw2v model equal to a gensim hs model; see :func:`hsw2v.gensim_compat.from_gensim`.
+
+        >>> from gensim.models import Word2Vec as GensimWord2Vec
+        >>> g = GensimWord2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,
+        ...                    epochs=1, hs=1, negative=0)
+        >>> model = Word2Vec.from_gensim(g)
+        >>> type(model).__name__, model.wv.index_to_key, bool((model.syn1 == g.syn1).all())
+        ('Word2Vec', ['a', 'b'], True)
+        """
         from hsw2v.gensim_compat import from_gensim
 
         return from_gensim(gensim_model, cls=cls)
@@ -586,7 +660,15 @@ class Word2Vec:
 
     @classmethod
     def load(cls, fname, mmap=None):
-        """Load a model written by :meth:`save`; ``mmap='r'`` maps its arrays read-only."""
+        """Load a model written by :meth:`save`; ``mmap='r'`` maps its arrays read-only.
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "m.hsw2v")
+        >>> Word2Vec([["a", "b"]] * 10, vector_size=4, min_count=1, workers=1, epochs=1).save(path)
+        >>> model = Word2Vec.load(path, mmap="r")
+        >>> model.wv.index_to_key, model.wv.vectors.shape, model.wv.vectors.flags.writeable
+        (['a', 'b'], (2, 4), False)
+        """
         meta, arrays = persist.load_bundle(fname, mmap=mmap, kind="Word2Vec")
         persist.check_word2vec_bundle(fname, meta, arrays)
         model = cls.__new__(cls)
