@@ -231,34 +231,6 @@ cdef class Scorer:
         return out
 
 
-def encode_chunk(list sentences, dict key_to_index, Py_ssize_t first_index=0):
-    """Map a list of token lists to ``(ids int32, ends int64)``, dropping unknown tokens (as
-    gensim's scoring does); ``first_index`` numbers the sentences in error messages."""
-    cdef Py_ssize_t total = 0, k = 0, s = 0
-    cdef object sentence, token, index
-    for sentence in sentences:
-        if isinstance(sentence, (str, bytes)):
-            raise TypeError(
-                f"sentence #{first_index + s} is a string ({sentence[:40]!r}); each sentence "
-                "must be a list of str tokens: split your text first, or use LineSentence")
-        total += len(sentence)
-        s += 1
-    ids = np.empty(total, dtype=np.int32)
-    ends = np.empty(len(sentences), dtype=np.int64)
-    cdef int32_t[::1] ids_view = ids
-    cdef int64_t[::1] ends_view = ends
-    s = 0
-    for sentence in sentences:
-        for token in sentence:
-            index = key_to_index.get(token)
-            if index is not None:
-                ids_view[k] = <int32_t>index
-                k += 1
-        ends_view[s] = k
-        s += 1
-    return ids[:k], ends
-
-
 # --------------------------------------------------------------------------------------------
 # Best-first search of the tree
 # --------------------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ import time
 
 import numpy as np
 
-from hsw2v._query import Scorer, encode_chunk, leaf_log_probs, top_leaves
+from hsw2v._inner import encode_sentences
+from hsw2v._query import Scorer, leaf_log_probs, top_leaves
 
 logger = logging.getLogger(__name__)
 
@@ -167,7 +168,7 @@ def score_sentences(
             chunk = list(itertools.islice(iterator, min(chunksize, total_sentences - count)))
             if not chunk:
                 break
-            ids, ends = encode_chunk(chunk, key_to_index, count)
+            ids, ends, _ = encode_sentences(chunk, key_to_index)
             _put(jobs, (count, ids, ends), stop)
             count += len(chunk)
             while not done.empty():
