@@ -169,11 +169,8 @@ cdef inline float sigmoid(float f) noexcept nogil:
     return SIGMOID_TABLE[<int>((f + SIGMOID_RANGE) * SIGMOID_SCALE + <float>0.5)]
 
 
-cdef inline double neg_log_sigmoid(double x) noexcept nogil:
-    """-log(sigmoid(x)), exact and stable for any x."""
-    if x > 0:
-        return log1p(exp(-x))
-    return -x + log1p(exp(x))
+cdef extern from "_vec.h" nogil:
+    double neg_log_sigmoid "hsw2v_neg_log_sigmoid" (double x)  # -log(sigmoid(x)), exact
 
 
 # --------------------------------------------------------------------------------------------

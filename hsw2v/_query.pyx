@@ -67,11 +67,8 @@ import numpy as np
 # --------------------------------------------------------------------------------------------
 
 
-cdef inline double neg_log_sigmoid(double x) noexcept nogil:
-    """-log(sigmoid(x)), exact and stable for any x."""
-    if x > 0:
-        return log1p(exp(-x))
-    return -x + log1p(exp(x))
+cdef extern from "_vec.h" nogil:
+    double neg_log_sigmoid "hsw2v_neg_log_sigmoid" (double x)  # -log(sigmoid(x)), exact
 
 
 cdef inline double dot_df(int d, const double *h, const float *row) noexcept nogil:

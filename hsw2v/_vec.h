@@ -12,6 +12,13 @@
 #ifndef HSW2V_VEC_H
 #define HSW2V_VEC_H
 
+#include <math.h>
+
+/* -log(sigmoid(x)), exact and stable for any x (shared by training, scoring and search). */
+static inline double hsw2v_neg_log_sigmoid(double x) {
+    return x > 0 ? log1p(exp(-x)) : -x + log1p(exp(x));
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 #define HSW2V_VECTOR 1
 typedef float hsw2v_v8 __attribute__((vector_size(32), aligned(4)));

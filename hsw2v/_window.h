@@ -49,10 +49,6 @@ static inline float hsw2v_sigmoid(const hsw2v_sigmoid_table *t, float f) {
     return t->table[(int)((f + t->range) * t->scale + 0.5f)];
 }
 
-static inline double hsw2v_neg_log_sigmoid(double x) {
-    return x > 0 ? log1p(exp(-x)) : -x + log1p(exp(x));
-}
-
 /* acc[b] = x[b] . y over the first d8 floats (vector part). */
 #define HSW2V_BLOCK_DOTS(B, y_row)                                              \
     do {                                                                        \
