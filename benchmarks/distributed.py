@@ -75,6 +75,7 @@ def main(argv=None) -> int:
             "rounds": None,
             "kib_in": None,
             "kib_out": None,
+            "load1": os.getloadavg()[0],
             **score(model.wv),
         }
         print(json.dumps(row), flush=True)
@@ -96,6 +97,8 @@ def main(argv=None) -> int:
                     "kib_in": report.bytes_in_per_round / 1024,
                     "kib_out": report.bytes_out_per_round / 1024,
                     "model_kib": report.model_bytes / 1024,
+                    "snapshots": report.snapshots,
+                    "load1": os.getloadavg()[0],
                     **score(model.wv),
                 }
                 print(json.dumps(row), flush=True)
@@ -103,9 +106,9 @@ def main(argv=None) -> int:
     print()
     print(
         "| setting | sync_every | rounds | words/s | analogy % | wordsim ρ | "
-        "KiB sent to average / round | KiB of update / round |"
+        "KiB sent to average / round | KiB of update / round | load (1 min) |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         sync = f"{r['sync_every']:,}" if r["sync_every"] else "-"
         rounds = r["rounds"] if r["rounds"] else "-"
@@ -113,7 +116,8 @@ def main(argv=None) -> int:
         kout = f"{r['kib_out']:,.0f}" if r["kib_out"] is not None else "-"
         print(
             f"| {r['setting']} | {sync} | {rounds} | {r['words_per_s']:,.0f} | "
-            f"{r['analogy_pct']:.1f} | {r['wordsim_spearman']:.3f} | {kin} | {kout} |"
+            f"{r['analogy_pct']:.1f} | {r['wordsim_spearman']:.3f} | {kin} | {kout} | "
+            f"{r['load1']:.1f} |"
         )
     return 0
 

@@ -40,9 +40,12 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from hsw2v import _dist_tasks as tasks
 from hsw2v import progress as _progress
@@ -66,7 +69,8 @@ class DistributedReport:
 
     ``bytes_in_per_round`` is the mean size of the rows the shards sent to be averaged,
     ``bytes_out_per_round`` the mean size of the averaged update (each worker receives it
-    once), ``model_bytes`` the size of ``syn0`` and ``syn1`` together, for comparison.
+    once), ``model_bytes`` the size of ``syn0`` and ``syn1`` together, for comparison; every
+    worker also fetches each of the ``snapshots`` full models once (``model_bytes`` each).
     """
 
     shards: int
@@ -80,6 +84,7 @@ class DistributedReport:
     bytes_in_per_round: float
     bytes_out_per_round: float
     model_bytes: int
+    snapshots: int
 
     @property
     def words_per_second(self) -> float:
@@ -88,17 +93,17 @@ class DistributedReport:
 
 
 def train(
-    client,
-    corpus_paths,
+    client: Any,
+    corpus_paths: str | os.PathLike | list,
     *,
-    sync_every=1_000_000,
-    n_shards=None,
-    snapshot_every=16,
-    timeout=600.0,
-    max_sentence_length=MAX_WORDS_IN_BATCH,
-    trim_rule=None,
-    progress=False,
-    **word2vec_params,
+    sync_every: int = 1_000_000,
+    n_shards: int | None = None,
+    snapshot_every: int = 16,
+    timeout: float = 600.0,
+    max_sentence_length: int = MAX_WORDS_IN_BATCH,
+    trim_rule: Callable | None = None,
+    progress: bool | Callable = False,
+    **word2vec_params: Any,
 ) -> Word2Vec:
     """Train a :class:`hsw2v.Word2Vec` on a Dask cluster (see the module docstring).
 
@@ -335,11 +340,13 @@ class _Run:
             model.alpha, model.min_alpha, model.epochs, model.corpus_total_words, by_words=True
         )
         stats, first, updates, g = [], 0, [], 0
+        self.n_snapshots = 0
         for epoch in range(model.epochs):
             done = 0
             for r in range(n_rounds):
                 if g - first == snapshot_every:
                     snapshot = self.submit(tasks.snapshot_task, snapshot, updates, name=f"snap-{g}")
+                    self.n_snapshots += 1
                     first, updates = g, []
                 alpha0 = schedule.alpha(epoch, done)
                 done += round_words[r]
@@ -420,6 +427,7 @@ class _Run:
             bytes_in_per_round=bytes_in / n,
             bytes_out_per_round=bytes_out / n,
             model_bytes=model.wv.vectors.nbytes + model.syn1.nbytes,
+            snapshots=self.n_snapshots,
         )
         logger.info(
             "distributed training: %i raw words in %.1fs (%.0f words/s), %i rounds",

@@ -190,33 +190,28 @@ def test_no_workers_times_out_instead_of_hanging(tmp_path):
         assert time.perf_counter() - started < 30
 
 
-def test_killing_a_worker_mid_run_still_completes(tmp_path):
-    """A worker process is killed (SIGKILL) a third of the way through; its nanny starts a
-    new one, Dask reruns the lost tasks, and training completes with a good model."""
-    from distributed import Client, LocalCluster
-
+def test_killing_a_worker_mid_run_still_completes(client, tmp_path):
+    """A worker process is killed (SIGKILL) in the second of three epochs; its nanny starts a
+    new one, Dask reruns the lost tasks, and training completes with a good model. (Last in
+    this file: it leaves the shared cluster with a new worker.)"""
     sentences, clusters = planted_corpus(n_sentences=2000, seed=6)
     path = write_corpus(tmp_path / "planted.txt", sentences)
     killed = []
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster,
-        Client(cluster) as c,
-    ):
-        before = c.run(os.getpid)
+    before = client.run(os.getpid)
 
-        def kill_one(info):
-            if not killed and info.epoch == 1:
-                pid = before[sorted(before)[0]]
-                os.kill(pid, signal.SIGKILL)
-                killed.append((pid, info.raw_words))
+    def kill_one(info):
+        if not killed and info.epoch == 1:
+            pid = before[sorted(before)[0]]
+            os.kill(pid, signal.SIGKILL)
+            killed.append((pid, info.raw_words))
 
-        started = time.perf_counter()
-        model = distributed.train(c, path, sync_every=2000, progress=kill_one, timeout=60, **PARAMS)
-        seconds = time.perf_counter() - started
-        c.wait_for_workers(2, timeout=30)
-        after = c.run(os.getpid)
+    started = time.perf_counter()
+    model = distributed.train(
+        client, path, sync_every=2000, progress=kill_one, timeout=60, **PARAMS
+    )
+    seconds = time.perf_counter() - started
+    client.wait_for_workers(2, timeout=60)
+    after = client.run(os.getpid)
     assert killed and killed[0][1] < 3 * 20000, "the worker was killed mid-run"
     assert killed[0][0] not in after.values(), "the killed worker process is gone"
     assert seconds < 120
