@@ -20,6 +20,7 @@ from hsw2v._shards import (
     expand_paths,
     plan_ranges,
     range_sentences,
+    splittable_size,
 )
 from hsw2v.distributed import DistributedTrainingError
 
@@ -81,6 +82,19 @@ def test_byte_ranges_yield_every_line_once_whatever_the_cuts(tmp_path):
                 assert piece.sentences == len(sentences)
                 again += sentences
             assert again == expected, (cuts, n_pieces)
+
+
+def test_urls_are_cut_by_bytes_too(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("a b\nc d e\nf\n", encoding="utf-8")
+    url = path.as_uri()  # file:///..., read through smart_open like s3:// or https://
+    assert expand_paths(url) == [url]
+    assert splittable_size(url) == 12
+    halves = [ByteRange(url, 0, 5), ByteRange(url, 5, 12)]
+    assert [list(range_sentences(r, 100)) for r in halves] == [
+        [["a", "b"], ["c", "d", "e"]],
+        [["f"]],
+    ]
 
 
 def test_plan_ranges_splits_plain_files_and_keeps_compressed_whole():
