@@ -226,7 +226,7 @@ class _Run:
             future.cancel()
         self.futures = []
         try:
-            self.client.run(tasks.forget_run, self.run_id)
+            self.client.run(tasks.forget_run, self.run_id, on_error="ignore")
         except Exception:  # noqa: BLE001 - best effort: a dead worker has nothing to forget
             logger.debug("could not clear the workers' caches", exc_info=True)
         if hasattr(self.on_progress, "close"):

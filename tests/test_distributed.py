@@ -227,7 +227,8 @@ def test_killing_a_worker_mid_run_still_completes(client, tmp_path):
         client, path, sync_every=2000, progress=kill_one, timeout=300, **PARAMS
     )
     client.wait_for_workers(2, timeout=300)
-    after = client.run(os.getpid)
+    # the scheduler may still list the dead worker for a moment: ask only the living ones
+    after = client.run(os.getpid, on_error="ignore")
     assert killed and killed[0][1] < 3 * 20000, "the worker was killed mid-run"
     assert killed[0][0] not in after.values(), "the killed worker process is gone"
     assert model.distributed_report.raw_words == 3 * 20000
