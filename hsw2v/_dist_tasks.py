@@ -1,0 +1,369 @@
+"""The tasks that Dask runs on the workers during distributed training (:mod:`hsw2v.distributed`).
+
+Every task is pure: its result depends only on its arguments, so Dask may run it again on
+another worker when the first one is lost. What a worker process keeps between tasks is a
+cache, never a source of truth:
+
+* the *replica* of shard ``k``: that shard's working copy of ``syn0`` and ``syn1``, stamped
+  with the round it holds. A training task that finds a replica it can bring up to date with
+  the updates it was given uses it; otherwise it rebuilds one from the snapshot it was given.
+  After training round ``r`` the replica holds the round-``r`` model plus this shard's own
+  changes, and those rows are all in the round's averaged update, so applying that update
+  makes it exactly the round-``r + 1`` model again;
+* the id-encoded jobs of each piece (while they fit ``cache_words``), so later epochs do not
+  read and tokenise the files again, as :class:`hsw2v.Word2Vec` does on one machine.
+
+Averaging (:func:`average_rows`) follows the model averaging of Spark MLlib's Word2Vec after
+SPARK-24666 (apache/spark pull request 26722): each partition trains its own copy, and a row
+that several partitions changed becomes the average of their versions instead of their sum
+(summing made vectors grow without bound over iterations). Here the average is weighted by
+how much each shard trained the row: for ``syn0[w]`` the occurrences of ``w`` in the piece,
+for ``syn1[n]`` the occurrences of words whose Huffman path passes through ``n``. Rows no
+shard changed are not sent at all.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from hsw2v._inner import Trainer, job_seed
+from hsw2v._shards import ByteRange, Piece, count_range, merge_counts, range_sentences
+from hsw2v._train import iter_jobs
+from hsw2v.vocab import build_vocabulary
+
+
+@dataclass
+class RunSpec:
+    """Everything a training task needs besides the weights, scattered once to every worker."""
+
+    run_id: str
+    index_to_key: list
+    sample_int: np.ndarray
+    codes: np.ndarray
+    points: np.ndarray
+    lengths: np.ndarray
+    window: int
+    sg: bool
+    cbow_mean: bool
+    shrink_windows: bool
+    compute_loss: bool
+    kernel: str
+    batch_words: int
+    max_sentence_length: int
+    seed: int
+    cache_words: int
+
+
+@dataclass
+class PieceResult:
+    """One shard's share of a round: the rows it changed, their new values and weights."""
+
+    syn0_rows: np.ndarray  # int32
+    syn0_values: np.ndarray  # float32 [n, d]
+    syn0_weights: np.ndarray  # float64 [n]
+    syn1_rows: np.ndarray
+    syn1_values: np.ndarray
+    syn1_weights: np.ndarray
+    kept: int
+    raw: int
+    loss: float
+    seconds: float
+
+    @property
+    def nbytes(self) -> int:
+        return sum(
+            a.nbytes
+            for a in (
+                self.syn0_rows,
+                self.syn0_values,
+                self.syn0_weights,
+                self.syn1_rows,
+                self.syn1_values,
+                self.syn1_weights,
+            )
+        )
+
+
+@dataclass
+class RowUpdate:
+    """A round's averaged rows (the same for every worker) and the round's totals."""
+
+    syn0_rows: np.ndarray
+    syn0_values: np.ndarray
+    syn1_rows: np.ndarray
+    syn1_values: np.ndarray
+    kept: int
+    raw: int
+    loss: float
+    seconds: float  # the slowest shard's training time
+    bytes_in: int  # bytes of the shards' results that were averaged
+
+    @property
+    def nbytes(self) -> int:
+        return sum(
+            a.nbytes for a in (self.syn0_rows, self.syn0_values, self.syn1_rows, self.syn1_values)
+        )
+
+
+# ------------------------------------------------------------------------------ vocabulary
+def count_task(byte_range: ByteRange, max_sentence_length, mark_every, max_vocab_size, trim_rule):
+    """Count one range (see :func:`hsw2v._shards.count_range`)."""
+    return count_range(byte_range, max_sentence_length, mark_every, max_vocab_size, trim_rule)
+
+
+def marks_of(count) -> tuple:
+    """The small part of a range count that the client needs to plan the pieces."""
+    return count.words, count.sentences, count.marks
+
+
+def merge_task(*parts, max_vocab_size=None, trim_rule=None) -> dict:
+    """Merge range counts (or merged counts), in corpus order."""
+    return merge_counts(
+        (p.counts if hasattr(p, "counts") else p for p in parts), max_vocab_size, trim_rule
+    )
+
+
+def vocabulary_task(counts: dict, options: dict):
+    """The final vocabulary from the merged counts, built on the worker that holds them; only
+    the kept words travel to the client."""
+    return build_vocabulary(counts, **options), len(counts)
+
+
+# ------------------------------------------------------------------------------ averaging
+def average_rows(parts) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted average of row versions: ``parts`` holds ``(rows, values, weights)`` triples
+    (rows unique within a triple); returns the sorted union of rows and, for each, ``sum_k
+    w_k * v_k / sum_k w_k`` over the parts that hold it (float32).
+
+    >>> rows, values = average_rows([
+    ...     (np.array([0, 2]), np.array([[1.0], [4.0]]), np.array([1.0, 3.0])),
+    ...     (np.array([2]), np.array([[8.0]]), np.array([1.0])),
+    ... ])
+    >>> rows.tolist(), values.ravel().tolist()
+    ([0, 2], [1.0, 5.0])
+    """
+    parts = [p for p in parts if len(p[0])]
+    if not parts:
+        return np.zeros(0, np.int32), np.zeros((0, 0), np.float32)
+    rows = np.unique(np.concatenate([p[0] for p in parts])).astype(np.int32)
+    d = parts[0][1].shape[1]
+    sums = np.zeros((len(rows), d), np.float64)
+    weights = np.zeros(len(rows), np.float64)
+    for part_rows, values, part_weights in parts:
+        at = np.searchsorted(rows, part_rows)
+        sums[at] += part_weights[:, None] * values
+        weights[at] += part_weights
+    return rows, (sums / weights[:, None]).astype(np.float32)
+
+
+def average_task(*results: PieceResult) -> RowUpdate:
+    """Average one round's results into the update every shard applies."""
+    syn0 = average_rows([(r.syn0_rows, r.syn0_values, r.syn0_weights) for r in results])
+    syn1 = average_rows([(r.syn1_rows, r.syn1_values, r.syn1_weights) for r in results])
+    return RowUpdate(
+        syn0[0],
+        syn0[1],
+        syn1[0],
+        syn1[1],
+        kept=sum(r.kept for r in results),
+        raw=sum(r.raw for r in results),
+        loss=sum(r.loss for r in results),
+        seconds=max((r.seconds for r in results), default=0.0),
+        bytes_in=sum(r.nbytes for r in results),
+    )
+
+
+def stats_of(update: RowUpdate) -> dict:
+    """The round's totals without its rows (what the client watches)."""
+    return {
+        "kept": update.kept,
+        "raw": update.raw,
+        "loss": update.loss,
+        "seconds": update.seconds,
+        "bytes_in": update.bytes_in,
+        "bytes_out": update.nbytes,
+        "rows": len(update.syn0_rows) + len(update.syn1_rows),
+    }
+
+
+def _apply(syn0: np.ndarray, syn1: np.ndarray, update: RowUpdate) -> None:
+    if len(update.syn0_rows):
+        syn0[update.syn0_rows] = update.syn0_values
+    if len(update.syn1_rows):
+        syn1[update.syn1_rows] = update.syn1_values
+
+
+def snapshot_task(snapshot: tuple, updates: list) -> tuple:
+    """A new full model: ``snapshot`` with ``updates`` applied in order (inputs untouched)."""
+    syn0, syn1 = snapshot[0].copy(), snapshot[1].copy()
+    for update in updates:
+        _apply(syn0, syn1, update)
+    return syn0, syn1
+
+
+# ------------------------------------------------------------------------------ worker caches
+class _Replica:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.version = -1  # the round whose model this holds (plus own changes if dirty)
+        self.dirty = False
+        self.syn0 = self.syn1 = None
+
+
+_LOCK = threading.Lock()
+_REPLICAS: dict = {}  # (run_id, shard) -> _Replica
+_JOBS: dict = {}  # (run_id, shard, piece) -> list of jobs
+_JOB_TOKENS: dict = {}  # run_id -> tokens cached
+_KEY_TO_INDEX: dict = {}  # run_id -> dict
+
+
+def forget_run(run_id: str) -> int:
+    """Drop a run's caches from this worker process; returns how many entries went."""
+    with _LOCK:
+        keys = [k for k in list(_REPLICAS) + list(_JOBS) if k[0] == run_id]
+        for key in keys:
+            _REPLICAS.pop(key, None)
+            _JOBS.pop(key, None)
+        _JOB_TOKENS.pop(run_id, None)
+        _KEY_TO_INDEX.pop(run_id, None)
+    return len(keys)
+
+
+def _key_to_index(spec: RunSpec) -> dict:
+    with _LOCK:
+        table = _KEY_TO_INDEX.get(spec.run_id)
+        if table is None:
+            table = _KEY_TO_INDEX[spec.run_id] = {k: i for i, k in enumerate(spec.index_to_key)}
+        return table
+
+
+def _jobs(spec: RunSpec, piece: Piece, cache_key: tuple) -> list:
+    with _LOCK:
+        jobs = _JOBS.get(cache_key)
+    if jobs is not None:
+        return jobs
+    sentences = (
+        sentence
+        for byte_range in piece.ranges
+        for sentence in range_sentences(byte_range, spec.max_sentence_length)
+    )
+    jobs = list(iter_jobs(sentences, _key_to_index(spec), spec.batch_words))
+    tokens = sum(len(job.ids) for job in jobs)
+    with _LOCK:
+        if _JOB_TOKENS.get(spec.run_id, 0) + tokens <= spec.cache_words:
+            _JOBS[cache_key] = jobs
+            _JOB_TOKENS[spec.run_id] = _JOB_TOKENS.get(spec.run_id, 0) + tokens
+    return jobs
+
+
+def _bring_up_to_date(replica: _Replica, snapshot, updates, first: int, target: int) -> None:
+    """Make ``replica`` the model after ``target`` rounds; ``snapshot`` is the model after
+    ``first`` rounds and ``updates`` are those of rounds ``first .. target - 1``."""
+    a = replica.version
+    usable = (
+        replica.syn0 is not None and first <= a and (a < target if replica.dirty else a <= target)
+    )
+    if not usable:
+        replica.syn0, replica.syn1 = snapshot[0].copy(), snapshot[1].copy()
+        a = first
+    for update in updates[a - first :]:
+        _apply(replica.syn0, replica.syn1, update)
+    replica.version, replica.dirty = target, False
+
+
+# ------------------------------------------------------------------------------ training
+def train_task(
+    spec: RunSpec,
+    snapshot: tuple,
+    updates: list,
+    piece: Piece,
+    *,
+    shard: int,
+    piece_index: int,
+    epoch: int,
+    first_round: int,
+    this_round: int,
+    alpha0: float,
+    alpha1: float,
+) -> PieceResult:
+    """Train one shard's piece of a round, starting from the model after ``this_round``
+    rounds (``snapshot`` after ``first_round`` plus ``updates``), with the learning rate
+    going from ``alpha0`` to ``alpha1`` across the piece. Returns the rows it changed."""
+    with _LOCK:
+        replica = _REPLICAS.setdefault((spec.run_id, shard), _Replica())
+    with replica.lock:
+        _bring_up_to_date(replica, snapshot, updates, first_round, this_round)
+        replica.dirty = True
+        try:
+            return _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1)
+        except BaseException:
+            replica.syn0 = replica.syn1 = None  # half-trained: rebuild next time
+            raise
+
+
+def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1):
+    started = time.perf_counter()
+    syn0, syn1 = replica.syn0, replica.syn1
+    d = syn0.shape[1]
+    jobs = _jobs(spec, piece, (spec.run_id, shard, piece_index))
+    empty = np.zeros(0, np.int32), np.zeros((0, d), np.float32), np.zeros(0)
+    if not jobs or not any(len(job.ids) for job in jobs):
+        raw = sum(job.raw_words for job in jobs)
+        return PieceResult(*empty, *empty, kept=0, raw=raw, loss=0.0, seconds=0.0)
+    ids = np.concatenate([job.ids for job in jobs])
+    occurrences = np.bincount(ids, minlength=len(syn0))
+    words = np.flatnonzero(occurrences).astype(np.int32)
+    # syn1 candidates: every inner node on the path of a word of the piece, weighted by the
+    # occurrences of the words passing through it
+    lengths = spec.lengths[words]
+    on_path = np.arange(spec.points.shape[1])[None, :] < lengths[:, None]
+    nodes_of = spec.points[words][on_path]
+    node_weight = np.bincount(
+        nodes_of, weights=np.repeat(occurrences[words], lengths), minlength=len(syn1)
+    )
+    nodes = np.flatnonzero(node_weight).astype(np.int32)
+    before0, before1 = syn0[words], syn1[nodes]
+    trainer = Trainer(
+        syn0,
+        syn1,
+        spec.codes,
+        spec.points,
+        spec.lengths,
+        spec.sample_int,
+        spec.window,
+        spec.sg,
+        spec.cbow_mean,
+        spec.shrink_windows,
+        spec.compute_loss,
+        spec.kernel,
+    )
+    total = max(sum(job.raw_words for job in jobs), 1)
+    done = kept = 0
+    loss = 0.0
+    for j, job in enumerate(jobs):
+        a0 = alpha0 + (alpha1 - alpha0) * done / total
+        done += job.raw_words
+        a1 = alpha0 + (alpha1 - alpha0) * done / total
+        seed = job_seed(spec.seed, epoch, (piece_index << 20) + j)
+        job_kept, job_loss = trainer.train_job(job.ids, job.ends, a0, a1, seed)
+        kept += job_kept
+        loss += job_loss
+    changed0 = (syn0[words] != before0).any(axis=1)
+    changed1 = (syn1[nodes] != before1).any(axis=1)
+    rows0, rows1 = words[changed0], nodes[changed1]
+    return PieceResult(
+        rows0,
+        syn0[rows0],
+        occurrences[rows0].astype(np.float64),
+        rows1,
+        syn1[rows1],
+        node_weight[rows1],
+        kept=int(kept),
+        raw=int(done),
+        loss=float(loss),
+        seconds=time.perf_counter() - started,
+    )

@@ -1,0 +1,445 @@
+"""Distributed training on a Dask cluster: data-parallel model averaging over file shards.
+
+For corpora too large for one machine. ``train(client, corpus_paths, sync_every=...,
+**word2vec_params)`` returns an ordinary :class:`hsw2v.Word2Vec`, trained like this:
+
+1. **Shards.** The files are cut into byte ranges, one shard per worker thread by default
+   (:mod:`hsw2v._shards`: a line belongs to the range where it starts; compressed files are
+   not split). Workers read them themselves, through smart_open: local paths on shared
+   storage or any seekable URL (``s3://``, ``gs://``, ``https://``, ...).
+2. **Vocabulary.** Every range is counted on a worker; the counts are merged on the workers
+   by a tree reduction (neighbours first, so first-seen order, and with it the tie order of
+   the sorted vocabulary, is the whole corpus's); the vocabulary is built on the worker
+   holding the merged counts and only the kept words travel to the client. It equals the
+   vocabulary that :class:`hsw2v.Word2Vec` builds from the same files (without
+   ``max_vocab_size``, whose pruning depends on reading order). The client builds the Huffman
+   tree and the initial weights once (the same as on one machine for the same ``seed``) and
+   scatters them to every worker.
+3. **Rounds.** An epoch is cut into rounds of about ``sync_every`` words in all: in every
+   round each shard trains its next piece (``sync_every / shards`` words) on its own copy of
+   the model with the single-machine nogil kernel (:class:`hsw2v._inner.Trainer`), and returns
+   only the rows it changed with how much it trained each; the rows are averaged, weighted by
+   that (model averaging as Spark MLlib's Word2Vec after SPARK-24666, see
+   :mod:`hsw2v._dist_tasks`), and every shard applies the average before its next piece. The
+   learning rate decays linearly over the words of all shards and epochs, as on one machine:
+   a round's pieces all run from the rate at the round's start to the rate at its end.
+4. **Result.** Every ``snapshot_every`` rounds a worker folds the updates into a full
+   snapshot (what a shard rebuilds from if its worker was lost); the last one is the model.
+
+Faults: every task is pure (:mod:`hsw2v._dist_tasks`), so when a worker dies Dask runs its
+tasks again elsewhere and training completes with the same result it would have had. A task
+that keeps killing workers (``distributed.scheduler.allowed-failures``, 3 by default) or fails
+with an exception, stops training with :class:`DistributedTrainingError`; if no round
+finishes within ``timeout`` seconds (e.g. every worker is gone), training stops with
+:class:`TimeoutError`. It never waits forever.
+
+``dask[distributed]`` is an optional dependency: ``pip install "hsw2v[distributed]"``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hsw2v import _dist_tasks as tasks
+from hsw2v import progress as _progress
+from hsw2v._shards import cut_shard, expand_paths, plan_ranges, splittable_size
+from hsw2v._train import Progress, Schedule
+from hsw2v.corpora import MAX_WORDS_IN_BATCH
+from hsw2v.word2vec import Word2Vec
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["DistributedReport", "DistributedTrainingError", "train"]
+
+
+class DistributedTrainingError(RuntimeError):
+    """Distributed training stopped: a task failed, or kept killing the workers it ran on."""
+
+
+@dataclass
+class DistributedReport:
+    """What one distributed run did: ``model.distributed_report`` after :func:`train`.
+
+    ``bytes_in_per_round`` is the mean size of the rows the shards sent to be averaged,
+    ``bytes_out_per_round`` the mean size of the averaged update (each worker receives it
+    once), ``model_bytes`` the size of ``syn0`` and ``syn1`` together, for comparison; every
+    worker also fetches each of the ``snapshots`` full models once (``model_bytes`` each).
+    """
+
+    shards: int
+    rounds: int
+    epochs: int
+    raw_words: int
+    trained_words: int
+    seconds: float
+    vocab_seconds: float
+    rows_per_round: float
+    bytes_in_per_round: float
+    bytes_out_per_round: float
+    model_bytes: int
+    snapshots: int
+
+    @property
+    def words_per_second(self) -> float:
+        """Raw corpus words trained per second of training (vocabulary pass excluded)."""
+        return self.raw_words / max(self.seconds, 1e-9)
+
+
+def train(
+    client: Any,
+    corpus_paths: str | os.PathLike | list,
+    *,
+    sync_every: int = 1_000_000,
+    n_shards: int | None = None,
+    snapshot_every: int = 16,
+    timeout: float = 600.0,
+    max_sentence_length: int = MAX_WORDS_IN_BATCH,
+    trim_rule: Callable | None = None,
+    progress: bool | Callable = False,
+    **word2vec_params: Any,
+) -> Word2Vec:
+    """Train a :class:`hsw2v.Word2Vec` on a Dask cluster (see the module docstring).
+
+    Args:
+        client: A ``dask.distributed.Client``: ``Client("tcp://scheduler:8786")`` for an
+            existing cluster, ``Client(LocalCluster())`` for this machine.
+        corpus_paths: A file, a directory or a list of them, one sentence per line (what
+            :class:`hsw2v.LineSentence` reads); every worker must be able to open them (shared
+            storage or URLs).
+        sync_every: Corpus words (all shards together) trained between two averagings.
+            Smaller syncs more often: closer to one-machine quality, more traffic and waiting.
+        n_shards: How many shards train in parallel (default: the cluster's worker threads).
+        snapshot_every: Rounds between two full snapshots of the model on the workers.
+        timeout: Seconds to wait for any one stage (the vocabulary, or one round) before
+            giving up with :class:`TimeoutError`.
+        max_sentence_length: Lines longer than this many tokens are cut (as LineSentence).
+        trim_rule: As in :meth:`hsw2v.Word2Vec.build_vocab` (it must be picklable).
+        progress: ``True`` for a tqdm bar, or a callable given a
+            :class:`hsw2v._train.Progress` after each round.
+        **word2vec_params: :class:`hsw2v.Word2Vec` parameters (``vector_size``, ``window``,
+            ``sg``, ``min_count``, ``sample``, ``epochs``, ``alpha``, ``seed``, ...).
+
+    Returns:
+        The trained model, with ``distributed_report`` (a :class:`DistributedReport`).
+
+    Raises:
+        DistributedTrainingError: A task failed (the cause is chained), or was lost with its
+            worker too often.
+        TimeoutError: No worker joined, or a stage did not finish within ``timeout``.
+
+    Example:
+
+    >>> import os, tempfile
+    >>> from dask.distributed import Client, LocalCluster
+    >>> from hsw2v import distributed
+    >>> path = os.path.join(tempfile.mkdtemp(), "corpus.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("the cat sat on the mat\\nthe dog sat on the log\\n" * 200)
+    >>> with LocalCluster(n_workers=1, threads_per_worker=2, processes=False) as cluster, \\
+    ...         Client(cluster) as client:
+    ...     model = distributed.train(client, path, sync_every=500, vector_size=16,
+    ...                               min_count=1, epochs=2)
+    >>> model.wv.index_to_key[:3], model.distributed_report.shards
+    (['the', 'sat', 'on'], 2)
+    """
+    for name in ("sentences", "corpus_file", "corpus_iterable"):
+        if name in word2vec_params:
+            raise TypeError(f"give the corpus as corpus_paths, not {name}=")
+    if word2vec_params.get("callbacks"):
+        raise ValueError(
+            "callbacks are not run by distributed training; use progress= to follow it"
+        )
+    if not isinstance(sync_every, int) or sync_every < 1:
+        raise ValueError(f"sync_every must be a positive number of words, got {sync_every!r}")
+    if not isinstance(snapshot_every, int) or snapshot_every < 1:
+        raise ValueError(f"snapshot_every must be a positive integer, got {snapshot_every!r}")
+    model = Word2Vec(**word2vec_params)  # checks the parameters
+    if model.epochs < 1:
+        raise ValueError(f"epochs must be >= 1 for training, got {model.epochs}")
+    paths = expand_paths(corpus_paths)
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError as exc:
+        raise TimeoutError(
+            f"no Dask worker joined the cluster within timeout={timeout} s; start workers "
+            "(dask worker tcp://scheduler:8786) or pass a larger timeout"
+        ) from exc
+    if n_shards is None:
+        n_shards = max(1, sum(client.nthreads().values()))
+    if not isinstance(n_shards, int) or n_shards < 1:
+        raise ValueError(f"n_shards must be a positive integer, got {n_shards!r}")
+    run = _Run(client, model, timeout, progress)
+    try:
+        run.vocabulary(paths, n_shards, sync_every, max_sentence_length, trim_rule)
+        run.train(sync_every, snapshot_every, max_sentence_length)
+    finally:
+        run.close()
+    return model
+
+
+class _Run:
+    """One call of :func:`train`: its futures, waiting and the pieces' plan."""
+
+    def __init__(self, client, model: Word2Vec, timeout: float, progress):
+        self.client, self.model, self.timeout = client, model, timeout
+        self.on_progress = _progress.resolve(progress)
+        self.run_id = uuid.uuid4().hex[:12]
+        self.futures: list = []
+
+    # -------------------------------------------------------------------- plumbing
+    def submit(self, fn, *args, name: str, **kwargs):
+        future = self.client.submit(
+            fn, *args, key=f"hsw2v-{name}-{self.run_id}", retries=1, **kwargs
+        )
+        return future
+
+    def result(self, future, what: str):
+        """The future's value, or a clear error; never waits longer than the timeout."""
+        from distributed import KilledWorker
+
+        try:
+            return future.result(timeout=self.timeout)
+        except KilledWorker as exc:
+            raise DistributedTrainingError(
+                f"{what}: the task was lost with the worker running it too many times "
+                "(distributed.scheduler.allowed-failures); the workers may be running out "
+                f"of memory: {exc}"
+            ) from exc
+        except TimeoutError as exc:
+            workers = len(self.client.scheduler_info().get("workers", {}))
+            raise TimeoutError(
+                f"{what} did not finish within timeout={self.timeout} s ({workers} worker(s) "
+                "connected); pass a larger timeout if a round legitimately takes longer"
+            ) from exc
+        except Exception as exc:
+            raise DistributedTrainingError(f"{what} failed: {type(exc).__name__}: {exc}") from exc
+
+    def close(self) -> None:
+        for future in self.futures:
+            future.cancel()
+        self.futures = []
+        try:
+            self.client.run(tasks.forget_run, self.run_id, on_error="ignore")
+        except Exception:  # noqa: BLE001 - best effort: a dead worker has nothing to forget
+            logger.debug("could not clear the workers' caches", exc_info=True)
+        if hasattr(self.on_progress, "close"):
+            self.on_progress.close()
+
+    # -------------------------------------------------------------------- vocabulary
+    def vocabulary(self, paths, n_shards, sync_every, max_sentence_length, trim_rule):
+        model, started = self.model, time.perf_counter()
+        sizes = [splittable_size(p) for p in paths]
+        self.shards = [s for s in plan_ranges(paths, n_shards, sizes) if s]
+        mark_every = max(1, min(10_000, sync_every // (4 * len(self.shards) or 1)))
+        counts, self.marks = [], []
+        for k, shard in enumerate(self.shards):
+            for i, byte_range in enumerate(shard):
+                count = self.submit(
+                    tasks.count_task,
+                    byte_range,
+                    max_sentence_length,
+                    mark_every,
+                    model.max_vocab_size,
+                    trim_rule,
+                    name=f"count-{k}-{i}",
+                )
+                counts.append(count)
+                self.marks.append(self.submit(tasks.marks_of, count, name=f"marks-{k}-{i}"))
+        merged = self._tree_merge(counts, model.max_vocab_size, trim_rule)
+        options = {
+            "min_count": model.min_count,
+            "sample": model.sample,
+            "max_final_vocab": model.max_final_vocab,
+            "trim_rule": trim_rule,
+            "sorted_vocab": bool(model.sorted_vocab),
+            "null_word": bool(model.null_word),
+        }
+        built = self.submit(tasks.vocabulary_task, merged, options, name="vocabulary")
+        self.futures += counts + self.marks + [built]
+        vocab, n_raw = self.result(built, "building the vocabulary")
+        self.marks = [self.result(f, "counting the corpus") for f in self.marks]
+        self.futures = []
+        if not vocab.index_to_key:
+            raise ValueError(
+                f"the vocabulary is empty: no word occurs at least min_count={model.min_count} "
+                f"times in the corpus ({n_raw} distinct words seen); lower min_count or give a "
+                "larger corpus"
+            )
+        model.corpus_total_words = sum(w for w, _, _ in self.marks)
+        model.corpus_count = sum(s for _, s, _ in self.marks)
+        model.effective_min_count = vocab.effective_min_count
+        model._install_vocabulary(vocab)
+        model.prepare_weights()
+        self.vocab_seconds = time.perf_counter() - started
+        logger.info(
+            "distributed vocabulary: %i words kept of %i, %i raw words in %i shards, %.1fs",
+            len(vocab.index_to_key),
+            n_raw,
+            model.corpus_total_words,
+            len(self.shards),
+            self.vocab_seconds,
+        )
+
+    def _tree_merge(self, counts, max_vocab_size, trim_rule, fan_in=4):
+        level = 0
+        while len(counts) > 1 or level == 0:  # at least once: a RangeCount becomes a dict
+            counts = [
+                self.submit(
+                    tasks.merge_task,
+                    *counts[i : i + fan_in],
+                    max_vocab_size=max_vocab_size,
+                    trim_rule=trim_rule,
+                    name=f"merge-{level}-{i}",
+                )
+                for i in range(0, len(counts), fan_in)
+            ]
+            self.futures += counts
+            level += 1
+        return counts[0]
+
+    # -------------------------------------------------------------------- training
+    def train(self, sync_every, snapshot_every, max_sentence_length):
+        model, client = self.model, self.client
+        n_rounds = max(1, math.ceil(model.corpus_total_words / sync_every))
+        pieces, counts_iter = [], iter(self.marks)
+        for shard in self.shards:
+            shard_counts = [_Counted(*next(counts_iter)) for _ in shard]  # in shard order
+            pieces.append(cut_shard(shard, shard_counts, n_rounds))
+        round_words = [sum(p[r].words for p in pieces) for r in range(n_rounds)]
+        tree = model.tree
+        spec = tasks.RunSpec(
+            run_id=self.run_id,
+            index_to_key=list(model.wv.index_to_key),
+            sample_int=model.wv.expandos["sample_int"],
+            codes=tree.codes,
+            points=tree.points,
+            lengths=tree.lengths,
+            window=model.window,
+            sg=bool(model.sg),
+            cbow_mean=bool(model.cbow_mean),
+            shrink_windows=model.shrink_windows,
+            compute_loss=model.compute_loss,
+            kernel=model._kernel_variant(),
+            batch_words=model.batch_words,
+            max_sentence_length=max_sentence_length,
+            seed=model.seed,
+            cache_words=model.cache_words,
+        )
+        spec_f = client.scatter(spec, broadcast=True, hash=False)
+        # a list of one item: scatter would otherwise scatter the tuple's items one by one
+        [snapshot] = client.scatter([(model.wv.vectors, model.syn1)], broadcast=True, hash=False)
+        addresses = sorted(client.scheduler_info()["workers"])
+        schedule = Schedule(
+            model.alpha, model.min_alpha, model.epochs, model.corpus_total_words, by_words=True
+        )
+        stats, first, updates, g = [], 0, [], 0
+        self.n_snapshots = 0
+        for epoch in range(model.epochs):
+            done = 0
+            for r in range(n_rounds):
+                if g - first == snapshot_every:
+                    snapshot = self.submit(tasks.snapshot_task, snapshot, updates, name=f"snap-{g}")
+                    self.n_snapshots += 1
+                    first, updates = g, []
+                alpha0 = schedule.alpha(epoch, done)
+                done += round_words[r]
+                alpha1 = schedule.alpha(epoch, done)
+                results = [
+                    self.submit(
+                        tasks.train_task,
+                        spec_f,
+                        snapshot,
+                        list(updates),
+                        piece[r],
+                        shard=k,
+                        piece_index=k * n_rounds + r,
+                        epoch=epoch,
+                        first_round=first,
+                        this_round=g,
+                        alpha0=alpha0,
+                        alpha1=alpha1,
+                        name=f"train-{g}-{k}",
+                        workers=[addresses[k % len(addresses)]],
+                        allow_other_workers=True,
+                    )
+                    for k, piece in enumerate(pieces)
+                ]
+                update = self.submit(tasks.average_task, *results, name=f"average-{g}")
+                stats.append((epoch, done, self.submit(tasks.stats_of, update, name=f"stats-{g}")))
+                updates.append(update)
+                g += 1
+        final = self.submit(tasks.snapshot_task, snapshot, updates, name="final")
+        self.futures = [s for _, _, s in stats] + [final]
+        del snapshot, updates  # the scheduler keeps what later tasks still need
+        self._watch(stats, schedule, len(self.shards))
+        syn0, syn1 = self.result(final, "collecting the trained model")
+        model.wv.vectors, model.syn1 = syn0, syn1
+        model.wv.norms = None
+        client.cancel(spec_f)
+
+    def _watch(self, stats, schedule, n_shards):
+        model = self.model
+        started = time.perf_counter()
+        trained = raw = rows = bytes_in = bytes_out = 0
+        loss = 0.0
+        for g, (epoch, done, future) in enumerate(stats):
+            s = self.result(future, f"round {g + 1} of {len(stats)} (epoch {epoch + 1})")
+            trained += s["kept"]
+            raw += s["raw"]
+            loss += s["loss"]
+            rows += s["rows"]
+            bytes_in += s["bytes_in"]
+            bytes_out += s["bytes_out"]
+            if self.on_progress is not None:
+                self.on_progress(
+                    Progress(
+                        epoch=epoch,
+                        epochs=model.epochs,
+                        fraction=min(done / model.corpus_total_words, 1.0),
+                        trained_words=trained,
+                        raw_words=raw,
+                        seconds=time.perf_counter() - started,
+                        alpha=schedule.alpha(epoch, done),
+                    )
+                )
+        seconds = time.perf_counter() - started
+        n = max(len(stats), 1)
+        model.train_count += model.epochs
+        model.total_train_time += seconds
+        model.running_training_loss = loss
+        model.min_alpha_yet_reached = schedule.alpha(model.epochs - 1, schedule.total)
+        model.distributed_report = DistributedReport(
+            shards=n_shards,
+            rounds=len(stats),
+            epochs=model.epochs,
+            raw_words=raw,
+            trained_words=trained,
+            seconds=seconds,
+            vocab_seconds=self.vocab_seconds,
+            rows_per_round=rows / n,
+            bytes_in_per_round=bytes_in / n,
+            bytes_out_per_round=bytes_out / n,
+            model_bytes=model.wv.vectors.nbytes + model.syn1.nbytes,
+            snapshots=self.n_snapshots,
+        )
+        logger.info(
+            "distributed training: %i raw words in %.1fs (%.0f words/s), %i rounds",
+            raw,
+            seconds,
+            raw / max(seconds, 1e-9),
+            len(stats),
+        )
+
+
+@dataclass
+class _Counted:
+    words: int
+    sentences: int
+    marks: list
