@@ -14,6 +14,7 @@ high-water mark for exactly that process). Children get single-threaded BLAS
 Systems (all hierarchical softmax, no negative sampling):
 
 - ``hsw2v``: ``hsw2v.Word2Vec`` fed by ``hsw2v.corpora.LineSentence`` (iterable mode).
+- ``hsw2v-file``: ``hsw2v.Word2Vec(corpus_file=...)`` (workers read the file themselves).
 - ``gensim-iter``: gensim ``Word2Vec(hs=1, negative=0)`` fed by gensim's ``LineSentence``.
 - ``gensim-file``: gensim ``Word2Vec(corpus_file=...)``.
 - ``w2v-c``: the original C word2vec tool (PyPI package ``word2vec`` builds it); its vocabulary
@@ -43,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import child_env, count_words  # noqa: E402
 
-SYSTEMS = ("hsw2v", "gensim-iter", "gensim-file", "w2v-c", "fasttext")
+SYSTEMS = ("hsw2v", "hsw2v-file", "gensim-iter", "gensim-file", "w2v-c", "fasttext")
 MODES = ("sg", "cbow")
 DEFAULT_ALPHA = 0.025  # gensim's (and hsw2v's) default, passed to every system alike
 
@@ -264,6 +265,10 @@ class Hsw2v(PythonSystem):
         return True, ""
 
 
+class Hsw2vFile(Hsw2v):
+    name = "hsw2v-file"
+
+
 class GensimIter(PythonSystem):
     name = "gensim-iter"
 
@@ -466,7 +471,7 @@ class W2vC(System):
         return res
 
 
-_REGISTRY = {cls.name: cls for cls in (Hsw2v, GensimIter, GensimFile, W2vC, FastText)}
+_REGISTRY = {cls.name: cls for cls in (Hsw2v, Hsw2vFile, GensimIter, GensimFile, W2vC, FastText)}
 
 
 def get_system(name: str) -> System:
@@ -553,8 +558,8 @@ def _child(spec: dict) -> dict:
         epochs=spec["epochs"],
     )
     out: dict = {"extra": {}}
-    if system in ("hsw2v", "gensim-iter", "gensim-file"):
-        if system == "hsw2v":
+    if system in ("hsw2v", "hsw2v-file", "gensim-iter", "gensim-file"):
+        if system in ("hsw2v", "hsw2v-file"):
             _import_hsw2v()
             from hsw2v import Word2Vec
 
@@ -570,7 +575,7 @@ def _child(spec: dict) -> dict:
             from gensim.models.word2vec import LineSentence, Word2Vec
         out["base_rss_bytes"] = _rss_now()
         model = Word2Vec(**common)
-        if system == "gensim-file":
+        if system in ("gensim-file", "hsw2v-file"):
             t0 = time.perf_counter()
             model.build_vocab(corpus_file=corpus)
             t1 = time.perf_counter()
