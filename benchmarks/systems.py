@@ -255,7 +255,7 @@ class Hsw2v(PythonSystem):
                 [sys.executable, "-c", code],
                 capture_output=True,
                 text=True,
-                timeout=120,
+                timeout=600,  # a loaded machine can take minutes to import
                 env=child_env(),
             )
         except (OSError, subprocess.SubprocessError) as e:

@@ -586,6 +586,23 @@ cdef struct Batch:
     int64_t n_ids
     int64_t n_sentences
     int64_t raw
+    int64_t cap_ids
+    int64_t cap_ends
+
+
+cdef int grow(void **p, int64_t *capacity, int64_t need, size_t item) noexcept nogil:
+    cdef int64_t c = capacity[0]
+    cdef void *q
+    if need <= c:
+        return OK
+    while c < need:
+        c = max(2 * c, 1024)
+    q = realloc(p[0], c * item)
+    if q == NULL:
+        return ERR_MEMORY
+    p[0] = q
+    capacity[0] = c
+    return OK
 
 
 cdef struct Run:
@@ -653,9 +670,11 @@ cdef int train_range_nogil(const Run *run, const Table *vocab, Reader *r, int64_
     b.n_sentences = 0
     b.raw = 0
     # a job holds fewer than batch_words raw tokens before its last sentence, which has at
-    # most max_sentence_length: the buffers never need to grow
-    b.ids = <int32_t *>malloc((run.batch_words + run.max_sentence_length) * sizeof(int32_t))
-    b.ends = <int64_t *>malloc((run.batch_words + run.max_sentence_length) * sizeof(int64_t))
+    # most max_sentence_length; the buffers start smaller for huge batch_words, and grow
+    b.cap_ids = min(run.batch_words + run.max_sentence_length, 1 << 20)
+    b.cap_ends = b.cap_ids
+    b.ids = <int32_t *>malloc(b.cap_ids * sizeof(int32_t))
+    b.ends = <int64_t *>malloc(b.cap_ends * sizeof(int64_t))
     if b.ids == NULL or b.ends == NULL:
         rc = ERR_MEMORY
     while rc == OK and not HSW2V_LOAD64(run.stop):
@@ -672,6 +691,11 @@ cdef int train_range_nogil(const Run *run, const Table *vocab, Reader *r, int64_
         chunk = 0
         while chunk < sp.n and rc == OK:
             stop_at = min(chunk + run.max_sentence_length, sp.n)
+            if (grow(<void **>&b.ids, &b.cap_ids, b.n_ids + stop_at - chunk, sizeof(int32_t))
+                    or grow(<void **>&b.ends, &b.cap_ends, b.n_sentences + 1,
+                            sizeof(int64_t))):
+                rc = ERR_MEMORY
+                break
             for k in range(chunk, stop_at):
                 id_ = table_lookup(vocab, line + sp.start[k], sp.length[k])
                 if id_ >= 0:
@@ -814,21 +838,6 @@ cdef struct Recorder:
     int64_t *jobs       # per job: n_ids, n_sentences, raw
     int64_t n_jobs
     int64_t cap_ids, cap_ends, cap_jobs
-
-
-cdef int grow(void **p, int64_t *capacity, int64_t need, size_t item) noexcept nogil:
-    cdef int64_t c = capacity[0]
-    cdef void *q
-    if need <= c:
-        return OK
-    while c < need:
-        c = max(2 * c, 1024)
-    q = realloc(p[0], c * item)
-    if q == NULL:
-        return ERR_MEMORY
-    p[0] = q
-    capacity[0] = c
-    return OK
 
 
 cdef int record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,

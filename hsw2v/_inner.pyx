@@ -7,6 +7,8 @@ A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of wh
    already mapped to word ids, with their end offsets), releases the GIL and runs: subsampling,
    window reduction, the path walks and the weight updates. Python prepares jobs, the schedule
    and the threads (``hsw2v._train``); the nogil block sees only pointers and integers.
+   ``train_job_nogil`` (declared in ``_inner.pxd``) is that block, for C callers that make
+   their jobs without the GIL (``hsw2v._corpus_file``).
 
 B. What is shared. Only the weight matrices ``syn0`` and ``syn1`` are written by several
    threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and gensim do,

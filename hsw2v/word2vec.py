@@ -99,6 +99,11 @@ class Word2Vec:
     ``"auto"`` (default) takes ``"window"`` for skip-gram and ``"fused"`` for CBOW, the
     fastest measured (``benchmarks/RESULTS.md``).
 
+    ``corpus_file``: a plain UTF-8 file with one sentence per line, which the ``workers``
+    threads read, tokenise and train by byte ranges without the GIL (``build_vocab`` counts
+    it the same way), giving the sentences ``LineSentence`` gives; compressed files and URLs
+    are streamed through ``LineSentence`` instead (``docs/corpus-file.md``).
+
     Example:
 
     >>> from hsw2v import Word2Vec
