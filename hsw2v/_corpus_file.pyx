@@ -39,7 +39,12 @@ E. Jobs, as ``hsw2v._train.iter_jobs`` makes them: whole sentences are added unt
    random stream from ``job_seed(seed, epoch, thread * 2**40 + job)``; with one worker the
    jobs, rates and seeds are those of the iterable path, so training is bit-identical to it.
 
-F. Notation. ``V`` vocabulary size; ``raw`` tokens read (known or not); ``kept`` tokens left
+F. Later epochs. Unless ``cache_words`` is 0 (or too small), each range keeps the jobs it
+   made in the first epoch as ids (4 bytes a token) and later epochs train those again
+   (``replay_nogil``) instead of reading the file: the same jobs with the same job indices,
+   so the same random streams as reading again.
+
+G. Notation. ``V`` vocabulary size; ``raw`` tokens read (known or not); ``kept`` tokens left
    after subsampling (gensim's effective words); ``units`` what the schedule counts (raw
    words, or sentences when only ``total_examples`` is known).
 
@@ -627,6 +632,31 @@ cdef struct Run:
     int64_t *progress     # this thread's row of the progress counters
 
 
+cdef struct Recorder:
+    int32_t *ids        # every job's ids, concatenated
+    int64_t n_ids
+    int64_t *ends       # every job's sentence ends (within its job), concatenated
+    int64_t n_ends
+    int64_t *jobs       # per job: n_ids, n_sentences, raw
+    int64_t n_jobs
+    int64_t cap_ids, cap_ends, cap_jobs
+    int64_t limit       # most ids kept
+    bint overflow       # the range has more: not kept
+    bint complete       # the whole range is kept
+
+
+cdef void recorder_clear(Recorder *rec) noexcept nogil:
+    free(rec.ids)
+    free(rec.ends)
+    free(rec.jobs)
+    rec.ids = NULL
+    rec.ends = NULL
+    rec.jobs = NULL
+    rec.n_ids = rec.n_ends = rec.n_jobs = 0
+    rec.cap_ids = rec.cap_ends = rec.cap_jobs = 0
+    rec.complete = False
+
+
 cdef int train_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
                      double *loss) noexcept nogil:
     """Train one batch with its learning rates and random stream (design note E)."""
@@ -830,20 +860,14 @@ def read_range(str path, int64_t start, int64_t end):
         os.close(fd)
 
 
-cdef struct Recorder:
-    int32_t *ids        # every job's ids, concatenated
-    int64_t n_ids
-    int64_t *ends       # every job's sentence ends (within its job), concatenated
-    int64_t n_ends
-    int64_t *jobs       # per job: n_ids, n_sentences, raw
-    int64_t n_jobs
-    int64_t cap_ids, cap_ends, cap_jobs
-
-
-cdef int record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
-                      double *loss) noexcept nogil:
-    """The twin's sink: keep the batch instead of training it."""
-    cdef Recorder *rec = <Recorder *>run.recorder
+cdef int copy_batch(Recorder *rec, const Batch *b) noexcept nogil:
+    """Append a batch to a recording; past ``rec.limit`` ids the recording is dropped."""
+    if rec.overflow:
+        return OK
+    if rec.n_ids + b.n_ids > rec.limit:
+        recorder_clear(rec)
+        rec.overflow = True
+        return OK
     if (grow(<void **>&rec.ids, &rec.cap_ids, rec.n_ids + b.n_ids, sizeof(int32_t))
             or grow(<void **>&rec.ends, &rec.cap_ends, rec.n_ends + b.n_sentences,
                     sizeof(int64_t))
@@ -857,9 +881,48 @@ cdef int record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
     rec.n_ids += b.n_ids
     rec.n_ends += b.n_sentences
     rec.n_jobs += 1
+    return OK
+
+
+cdef int record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
+                      double *loss) noexcept nogil:
+    """The twin's sink: keep the batch instead of training it."""
+    if copy_batch(<Recorder *>run.recorder, b) != OK:
+        return ERR_MEMORY
     b.n_ids = 0
     b.n_sentences = 0
     b.raw = 0
+    return OK
+
+
+cdef int train_and_record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
+                                double *loss) noexcept nogil:
+    """The first epoch's sink: keep the batch for later epochs, then train it."""
+    if copy_batch(<Recorder *>run.recorder, b) != OK:
+        return ERR_MEMORY
+    return train_batch(run, b, thread, job, loss)
+
+
+cdef int replay_nogil(const Run *run, const Recorder *rec, int64_t thread,
+                      double *loss) noexcept nogil:
+    """Train a range's recorded jobs again: the same jobs, job indices and so random streams
+    as reading the range again would give."""
+    cdef Batch b
+    cdef int64_t j, i = 0, e = 0
+    cdef int rc
+    for j in range(rec.n_jobs):
+        if HSW2V_LOAD64(run.stop):
+            break
+        b.ids = rec.ids + i
+        b.ends = rec.ends + e
+        b.n_ids = rec.jobs[3 * j]
+        b.n_sentences = rec.jobs[3 * j + 1]
+        b.raw = rec.jobs[3 * j + 2]
+        i += b.n_ids
+        e += b.n_sentences
+        rc = train_batch(run, &b, thread, j, loss)
+        if rc != OK:
+            return rc
     return OK
 
 
@@ -879,6 +942,7 @@ def encode_range(str path, int64_t start, int64_t end, Vocab vocab, int64_t batc
     if batch_words < 1 or max_sentence_length < 1:
         raise ValueError("batch_words and max_sentence_length must be >= 1")
     memset(&rec, 0, sizeof(Recorder))
+    rec.limit = 1 << 62
     memset(&run, 0, sizeof(Run))
     run.sink = record_batch
     run.recorder = &rec
@@ -977,12 +1041,26 @@ cdef class FileTrainer:
     cdef int64_t[:, ::1] counters
     cdef readonly object progress_array
     cdef int fd
+    cdef Recorder *recordings  # one per range: its jobs as ids, kept for later epochs
+    cdef int n_recordings
 
     def __init__(self, path, trainer, Vocab vocab, int workers, int64_t batch_words,
                  int64_t max_sentence_length, double start_alpha, double end_alpha,
-                 int64_t epochs, int64_t total, bint by_words, uint64_t seed):
+                 int64_t epochs, int64_t total, bint by_words, uint64_t seed,
+                 int64_t cache_words=0):
+        """``cache_words``: the ids of the ranges are kept after the first epoch, and later
+        epochs train from them instead of reading the file again, while all ranges together
+        hold at most this many ids (4 bytes each); 0 reads the file every epoch."""
+        cdef int k
         if batch_words < 1 or max_sentence_length < 1 or total < 1 or epochs < 1:
             raise ValueError("batch_words, max_sentence_length, total and epochs must be >= 1")
+        self.recordings = <Recorder *>calloc(workers, sizeof(Recorder))
+        if self.recordings == NULL:
+            raise MemoryError()
+        self.n_recordings = workers
+        for k in range(workers):
+            self.recordings[k].limit = cache_words // workers
+            self.recordings[k].overflow = cache_words <= 0 or epochs == 1
         self.path = os.fspath(path)
         self.trainer = trainer
         self.vocab = vocab
@@ -1043,11 +1121,24 @@ cdef class FileTrainer:
         cdef double loss = 0.0
         cdef int rc
         cdef Run run = self.run
+        cdef Recorder *rec
         if not 0 <= thread < self.counters.shape[0]:
             raise ValueError(f"thread must be in [0, {self.counters.shape[0]}), got {thread}")
         if self.fd < 0:
             raise RuntimeError("call begin_epoch() first")
         run.progress = &self.counters[thread, 0]
+        rec = &self.recordings[thread]
+        if rec.complete:
+            with nogil:
+                rc = replay_nogil(&run, rec, thread, &loss)
+            if rc != OK:
+                self.stop()
+                raise MemoryError("out of memory while training")
+            return loss
+        if not rec.overflow:
+            recorder_clear(rec)
+            run.sink = train_and_record_batch
+            run.recorder = rec
         fail.code = OK
         if reader_init(&r, self.fd, start, end) != OK:
             raise MemoryError("could not allocate a read buffer")
@@ -1057,13 +1148,24 @@ cdef class FileTrainer:
             if rc != OK:
                 self.stop()
                 raise_failure(&fail, self.path)
+            rec.complete = not rec.overflow and not HSW2V_LOAD64(&self.stop_flag)
             return loss
         finally:
             free(r.buf)
 
+    def cached_ids(self):
+        """Ids kept for later epochs, summed over ranges."""
+        return sum(self.recordings[k].n_ids for k in range(self.n_recordings)
+                   if self.recordings[k].complete)
+
     def __dealloc__(self):
+        cdef int k
         if self.fd >= 0:
             os.close(self.fd)
+        if self.recordings != NULL:
+            for k in range(self.n_recordings):
+                recorder_clear(&self.recordings[k])
+            free(self.recordings)
 
 
 cdef const void *capsule_pointer(object capsule) except NULL:

@@ -533,6 +533,7 @@ class Word2Vec:
                 schedule.total,
                 schedule.by_words,
                 self.seed,
+                self.cache_words,
             )
             ranges = byte_ranges(os.path.getsize(path), self.workers)
         cache = _JobCache(self.cache_words)

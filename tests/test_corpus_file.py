@@ -273,6 +273,54 @@ def test_one_worker_trains_exactly_like_the_iterable_path(tmp_path, sg):
         np.testing.assert_array_equal(from_file.syn1, other.syn1)
 
 
+def test_later_epochs_from_kept_ids_train_like_reading_again(tmp_path):
+    """Epochs after the first train the ids each range kept (within cache_words) with the
+    same jobs and random streams as reading the file again; a limit too small re-reads."""
+    sentences, _ = planted_corpus(n_sentences=400)
+    path = tmp_path / "c.txt"
+    path.write_text("\n".join(" ".join(s) for s in sentences) + "\n")
+    models = [
+        Word2Vec(
+            corpus_file=str(path),
+            vector_size=8,
+            min_count=1,
+            workers=1,
+            epochs=3,
+            seed=4,
+            batch_words=300,
+            cache_words=cache_words,
+        )
+        for cache_words in (0, 100, 10**8)
+    ]
+    for other in models[1:]:
+        np.testing.assert_array_equal(models[0].wv.vectors, other.wv.vectors)
+        np.testing.assert_array_equal(models[0].syn1, other.syn1)
+
+
+@pytest.mark.parametrize("cache_words", [0, 10**8])
+def test_kept_ids_are_used_instead_of_the_file(tmp_path, cache_words):
+    path = tmp_path / "c.txt"
+    path.write_text("a b c d\n" * 100)
+
+    class Rewrite:  # after the first epoch, the file holds one word
+        def on_train_begin(self, m):
+            pass
+
+        def on_epoch_begin(self, m):
+            pass
+
+        def on_epoch_end(self, m):
+            path.write_text("a\n")
+
+        def on_train_end(self, m):
+            pass
+
+    model = Word2Vec(vector_size=4, min_count=1, workers=2, cache_words=cache_words)
+    model.build_vocab(corpus_file=str(path))
+    _, raw = model.train(corpus_file=str(path), total_words=400, epochs=3, callbacks=[Rewrite()])
+    assert raw == (1200 if cache_words else 402)
+
+
 def test_compressed_files_fall_back_to_linesentence(tmp_path):
     sentences, _ = planted_corpus(n_sentences=300)
     text = "\n".join(" ".join(s) for s in sentences) + "\n"
