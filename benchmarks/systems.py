@@ -575,10 +575,11 @@ def _child(spec: dict) -> dict:
             from gensim.models.word2vec import LineSentence, Word2Vec
         out["base_rss_bytes"] = _rss_now()
         model = Word2Vec(**common)
+        cpu0 = time.process_time()  # CPU seconds of every thread of this process
         if system in ("gensim-file", "hsw2v-file"):
             t0 = time.perf_counter()
             model.build_vocab(corpus_file=corpus)
-            t1 = time.perf_counter()
+            t1, cpu1 = time.perf_counter(), time.process_time()
             model.train(
                 corpus_file=corpus, total_words=model.corpus_total_words, epochs=model.epochs
             )
@@ -587,9 +588,11 @@ def _child(spec: dict) -> dict:
             sentences = LineSentence(corpus)
             t0 = time.perf_counter()
             model.build_vocab(sentences)
-            t1 = time.perf_counter()
+            t1, cpu1 = time.perf_counter(), time.process_time()
             model.train(sentences, total_examples=model.corpus_count, epochs=model.epochs)
             t2 = time.perf_counter()
+        out["extra"]["vocab_cpu_seconds"] = cpu1 - cpu0
+        out["extra"]["train_cpu_seconds"] = time.process_time() - cpu1
         out["peak_rss_bytes"] = _peak_rss()
         out.update(
             vocab_seconds=t1 - t0,
