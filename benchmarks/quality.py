@@ -43,6 +43,12 @@ def main(argv=None):
         default=None,
         help="override hsw2v.word2vec.HOT_SYNC (tokens between syncs)",
     )
+    parser.add_argument(
+        "--hot-merge",
+        choices=("sum", "mean"),
+        default=None,
+        help="override hsw2v.word2vec.HOT_MERGE (how private changes are added back)",
+    )
     args = parser.parse_args(argv)
     import hsw2v.word2vec
 
@@ -50,6 +56,8 @@ def main(argv=None):
         hsw2v.word2vec.HOT_NODES = args.hot
     if args.hot_sync is not None:
         hsw2v.word2vec.HOT_SYNC = args.hot_sync
+    if args.hot_merge is not None:
+        hsw2v.word2vec.HOT_MERGE = args.hot_merge
 
     corpus = LineSentence(str(ensure_corpus(args.corpus)))
     model = Word2Vec(
@@ -73,7 +81,8 @@ def main(argv=None):
         scores = evaluate(str(path))
     print(
         f"sg={args.sg} workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
-        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC}: "
+        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC} "
+        f"merge={hsw2v.word2vec.HOT_MERGE}: "
         f"{raw / seconds:,.0f} words/s, "
         f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"
     )
