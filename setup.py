@@ -42,6 +42,16 @@ extensions = [
         extra_compile_args=compile_args,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     ),
+    # The corpus_file reader and the learning-rate schedule: no vector math to vectorise, and
+    # strict IEEE arithmetic (no reassociation, no fused multiply-add) so that the schedule
+    # gives the same bits in every build.
+    Extension(
+        "hsw2v._corpus_file",
+        ["hsw2v/_corpus_file.pyx"],
+        include_dirs=[np.get_include()],
+        extra_compile_args=["-O2", "-ffp-contract=off"] if sys.platform != "win32" else [],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    ),
 ]
 
 setup(

@@ -347,6 +347,26 @@ def ratios(summary, args) -> list[dict]:
     return out
 
 
+def corpus_file_ratios(summary, args) -> list[dict]:
+    """hsw2v's corpus_file mode against its iterable mode and gensim's corpus_file mode."""
+    out = []
+    for mode, w in itertools.product(args.modes, args.workers):
+        f = summary.get(f"{mode}/{w}/hsw2v-file", {}).get("words_per_second")
+        if not f:
+            continue
+        h = summary.get(f"{mode}/{w}/hsw2v", {}).get("words_per_second")
+        g = summary.get(f"{mode}/{w}/gensim-file", {}).get("words_per_second")
+        out.append(
+            {
+                "mode": mode,
+                "workers": w,
+                "file_over_iterable": f / h if h else None,
+                "file_over_gensim_file": f / g if g else None,
+            }
+        )
+    return out
+
+
 def scaling(summary, args, systems) -> list[dict]:
     """workers=max / workers=min per system and mode (training words/s)."""
     if len(args.workers) < 2:
@@ -562,6 +582,19 @@ def render_markdown(data, args, systems, unavailable, png_name) -> str:
             f"{_f(r['hsw2v_over_w2v_c_train_est'], '{:.2f}×')} | "
             f"{_f(r['hsw2v_over_fasttext_total'], '{:.2f}×')} |"
         )
+    if data.get("corpus_file_ratios"):
+        lines += [
+            "",
+            "hsw2v `corpus_file` mode (`hsw2v-file`), training words/s ratios:",
+            "",
+            "| mode | workers | hsw2v-file / hsw2v (iterable) | hsw2v-file / gensim-file |",
+            "|---|---:|---:|---:|",
+        ]
+        for r in data["corpus_file_ratios"]:
+            lines.append(
+                f"| {r['mode']} | {r['workers']} | {_f(r['file_over_iterable'], '{:.2f}×')} | "
+                f"{_f(r['file_over_gensim_file'], '{:.2f}×')} |"
+            )
     if data["scaling"]:
         sc = data["scaling"]
         lo, hi = sc[0]["lo"], sc[0]["hi"]
@@ -713,6 +746,7 @@ def main(argv=None) -> int:
             "floor": floor,
             "summary": summary,
             "ratios": ratios(summary, args),
+            "corpus_file_ratios": corpus_file_ratios(summary, args),
             "scaling": scaling(summary, args, systems),
             "runs": [{k: v for k, v in r.items() if k != "vectors_path"} for r in runs],
         }

@@ -7,6 +7,8 @@ A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of wh
    already mapped to word ids, with their end offsets), releases the GIL and runs: subsampling,
    window reduction, the path walks and the weight updates. Python prepares jobs, the schedule
    and the threads (``hsw2v._train``); the nogil block sees only pointers and integers.
+   ``train_job_nogil`` (declared in ``_inner.pxd``) is that block, for C callers that make
+   their jobs without the GIL (``hsw2v._corpus_file``).
 
 B. What is shared. Only the weight matrices ``syn0`` and ``syn1`` are written by several
    threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and gensim do,
@@ -52,6 +54,7 @@ from libc.math cimport exp, log1p
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
+from cpython.pycapsule cimport PyCapsule_New
 
 import numpy as np
 
@@ -196,10 +199,15 @@ cdef inline uint32_t next_random(uint64_t *state) noexcept nogil:
     return <uint32_t>((x * <uint64_t>0x2545F4914F6CDD1DULL) >> 32)
 
 
-def job_seed(uint64_t seed, uint64_t epoch, uint64_t job):
+cdef uint64_t job_seed_nogil(uint64_t seed, uint64_t epoch, uint64_t job) noexcept nogil:
     """The random stream's start for one job: a mix of (seed, epoch, job), never zero."""
     cdef uint64_t s = splitmix64(splitmix64(splitmix64(seed) ^ epoch) ^ job)
     return s if s != 0 else <uint64_t>0x9E3779B97F4A7C15ULL
+
+
+def job_seed(uint64_t seed, uint64_t epoch, uint64_t job):
+    """The random stream's start for one job: a mix of (seed, epoch, job), never zero."""
+    return job_seed_nogil(seed, epoch, job)
 
 
 # --------------------------------------------------------------------------------------------
@@ -508,7 +516,7 @@ cdef inline void sync_hot(float *shared, float *hot, float *base, size_t n,
         base[q] = v
 
 
-cdef void free_job_state(JobState *st) noexcept:
+cdef void free_job_state(JobState *st) noexcept nogil:
     free(st.work)
     free(st.neu1)
     free(st.kept)
@@ -591,54 +599,79 @@ cdef class Trainer:
         trained (0.0 unless the Trainer was made with ``compute_loss``)."""
         cdef int64_t n_ids = ids.shape[0]
         cdef int64_t n_sentences = ends.shape[0]
-        cdef int64_t s, start, kept, total
-        cdef int b
-        cdef float *hot_shared
-        cdef size_t hot_bytes
-        cdef JobState st
+        cdef int64_t kept = 0
+        cdef double loss = 0.0
+        cdef int rc
         if n_sentences and ends[n_sentences - 1] != n_ids:
             raise ValueError("the last sentence end must equal the number of ids")
         if n_ids == 0:
             return 0, 0.0
-        memset(&st, 0, sizeof(JobState))
-        st.rng = seed if seed else 1
-        st.work = <float *>malloc(self.m.d * sizeof(float))
-        st.neu1 = <float *>malloc(self.m.d * sizeof(float))
-        st.kept = <int32_t *>malloc(n_ids * sizeof(int32_t))
-        st.ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
-        st.xrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
-        st.xwords = <int32_t *>malloc(MAX_BLOCK * sizeof(int32_t))
-        st.wrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
-        st.yrows = <float **>malloc(self.m.max_length * sizeof(float *))
-        st.W = <float *>malloc(MAX_BLOCK * self.m.d * sizeof(float))
-        hot_bytes = self.n_hot * self.m.d * sizeof(float)
-        st.hot = <float *>malloc(max(hot_bytes, 1))
-        st.hot_base = <float *>malloc(max(hot_bytes, 1))
-        if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
-                or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
-                or st.yrows == NULL or st.W == NULL or st.hot == NULL or st.hot_base == NULL):
-            free_job_state(&st)
+        with nogil:
+            rc = train_job_nogil(&self.m, &ids[0], &ends[0], n_ids, n_sentences, alpha0,
+                                 alpha1, seed, &kept, &loss)
+        if rc != 0:
             raise MemoryError("could not allocate a training job's buffers")
-        for b in range(MAX_BLOCK):
-            st.wrows[b] = st.W + b * self.m.d
-        try:
-            with nogil:
-                hot_shared = self.m.syn1 + <int64_t>self.m.hot_start * self.m.d
-                memcpy(st.hot, hot_shared, hot_bytes)
-                memcpy(st.hot_base, hot_shared, hot_bytes)
-                total = subsample(&self.m, &st, &ids[0], &ends[0], n_sentences)
-                start = 0
-                for s in range(n_sentences):
-                    if st.ends[s] - start > 1:
-                        train_sentence(&self.m, &st, start, st.ends[s], total, alpha0, alpha1)
-                    start = st.ends[s]
-                if self.m.hot_floats:
-                    sync_hot(hot_shared, st.hot, st.hot_base, self.m.hot_floats,
-                             self.m.hot_scale)
-            kept = total
-            return kept, st.loss
-        finally:
-            free_job_state(&st)
+        return kept, loss
+
+    def job_routine_model(self):
+        """This Trainer's model as a capsule for ``train_job_nogil`` (declared in
+        ``_inner.pxd``), so that other nogil code can train jobs; keep the Trainer alive while
+        it is used."""
+        return PyCapsule_New(&self.m, "hsw2v._inner.ModelView", NULL)
+
+
+cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *ends,
+                         int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
+                         uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
+    """``Trainer.train_job`` without the GIL: ``model`` is a ``ModelView`` (from
+    ``Trainer.job_routine_model``), ``ends[n_sentences - 1] == n_ids``. Writes the kept
+    (effective) tokens and the loss; returns 0, or -1 if its buffers could not be allocated."""
+    cdef const ModelView *m = <const ModelView *>model
+    cdef int64_t s, start, total
+    cdef int b
+    cdef float *hot_shared
+    cdef size_t hot_bytes
+    cdef JobState st
+    kept[0] = 0
+    loss[0] = 0.0
+    if n_ids == 0:
+        return 0
+    memset(&st, 0, sizeof(JobState))
+    st.rng = seed if seed else 1
+    st.work = <float *>malloc(m.d * sizeof(float))
+    st.neu1 = <float *>malloc(m.d * sizeof(float))
+    st.kept = <int32_t *>malloc(n_ids * sizeof(int32_t))
+    st.ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
+    st.xrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
+    st.xwords = <int32_t *>malloc(MAX_BLOCK * sizeof(int32_t))
+    st.wrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
+    st.yrows = <float **>malloc(m.max_length * sizeof(float *))
+    st.W = <float *>malloc(MAX_BLOCK * m.d * sizeof(float))
+    hot_bytes = m.hot_floats * sizeof(float)
+    st.hot = <float *>malloc(max(hot_bytes, 1))
+    st.hot_base = <float *>malloc(max(hot_bytes, 1))
+    if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
+            or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
+            or st.yrows == NULL or st.W == NULL or st.hot == NULL or st.hot_base == NULL):
+        free_job_state(&st)
+        return -1
+    for b in range(MAX_BLOCK):
+        st.wrows[b] = st.W + b * m.d
+    hot_shared = m.syn1 + <int64_t>m.hot_start * m.d
+    memcpy(st.hot, hot_shared, hot_bytes)
+    memcpy(st.hot_base, hot_shared, hot_bytes)
+    total = subsample(m, &st, ids, ends, n_sentences)
+    start = 0
+    for s in range(n_sentences):
+        if st.ends[s] - start > 1:
+            train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1)
+        start = st.ends[s]
+    if m.hot_floats:
+        sync_hot(hot_shared, st.hot, st.hot_base, m.hot_floats, m.hot_scale)
+    kept[0] = total
+    loss[0] = st.loss
+    free_job_state(&st)
+    return 0
 
 
 # --------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hsw2v._corpus_file import linear_alpha
 from hsw2v._inner import Trainer, encode_sentences, job_seed
 from hsw2v.vocab import check_sentence
 
@@ -105,10 +106,10 @@ class Schedule:
     total: int
     by_words: bool
 
-    def alpha(self, epoch: int, done_units: float) -> float:
-        progress = (epoch + min(done_units / self.total, 1.0)) / self.epochs
-        return max(
-            self.end_alpha, self.start_alpha - (self.start_alpha - self.end_alpha) * progress
+    def alpha(self, epoch: int, done_units: int) -> float:
+        # the formula lives in hsw2v._corpus_file, whose nogil readers use it too
+        return linear_alpha(
+            self.start_alpha, self.end_alpha, epoch, self.epochs, done_units, self.total
         )
 
     def units(self, job: Job) -> int:
@@ -233,16 +234,7 @@ def run_epoch(
     next_progress = started + progress_delay
 
     def progress_now(now: float) -> Progress:
-        done = report.raw_words if schedule.by_words else report.sentences
-        return Progress(
-            epoch=epoch,
-            epochs=schedule.epochs,
-            fraction=min(done / schedule.total, 1.0),
-            trained_words=report.trained_words,
-            raw_words=report.raw_words,
-            seconds=now - started,
-            alpha=schedule.alpha(epoch, done),
-        )
+        return _progress_of(report, schedule, epoch, now - started)
 
     for thread in threads:
         thread.start()
@@ -263,16 +255,7 @@ def run_epoch(
                 report.loss += loss
             now = time.perf_counter()
             if now >= next_report:
-                elapsed = now - started
-                logger.info(
-                    "EPOCH %i - PROGRESS: at %.2f%% %s, %.0f words/s",
-                    epoch + 1,
-                    100.0
-                    * (report.raw_words if schedule.by_words else report.sentences)
-                    / schedule.total,
-                    "words" if schedule.by_words else "examples",
-                    report.trained_words / max(elapsed, 1e-9),
-                )
+                _log_progress(report, schedule, epoch, now - started)
                 next_report = now + report_delay
             if on_progress is not None and item and now >= next_progress:
                 on_progress(progress_now(now))
@@ -288,4 +271,97 @@ def run_epoch(
         report.seconds = time.perf_counter() - started
     if errors:
         raise errors[0]
+    return report
+
+
+def _progress_of(report: EpochReport, schedule: Schedule, epoch: int, seconds: float) -> Progress:
+    done = report.raw_words if schedule.by_words else report.sentences
+    return Progress(
+        epoch=epoch,
+        epochs=schedule.epochs,
+        fraction=min(done / schedule.total, 1.0),
+        trained_words=report.trained_words,
+        raw_words=report.raw_words,
+        seconds=seconds,
+        alpha=schedule.alpha(epoch, done),
+    )
+
+
+def _log_progress(report: EpochReport, schedule: Schedule, epoch: int, seconds: float) -> None:
+    logger.info(
+        "EPOCH %i - PROGRESS: at %.2f%% %s, %.0f words/s",
+        epoch + 1,
+        100.0 * (report.raw_words if schedule.by_words else report.sentences) / schedule.total,
+        "words" if schedule.by_words else "examples",
+        report.trained_words / max(seconds, 1e-9),
+    )
+
+
+def run_file_epoch(
+    file_trainer,
+    ranges: list[tuple[int, int]],
+    *,
+    epoch: int,
+    schedule: Schedule,
+    report_delay: float = 1.0,
+    on_progress: Callable[[Progress], None] | None = None,
+    progress_delay: float = 0.2,
+) -> EpochReport:
+    """Train one epoch of a ``corpus_file``: one thread per byte range, each reading,
+    tokenising and training its own lines without the GIL
+    (:class:`hsw2v._corpus_file.FileTrainer`). The calling thread watches as in
+    :func:`run_epoch`: it logs, reports progress and, on an exception or Ctrl-C, stops every
+    range after its current job before re-raising.
+    """
+    file_trainer.begin_epoch(epoch)
+    report = EpochReport()
+    errors: list[BaseException] = []
+    losses = [0.0] * len(ranges)
+
+    def work(thread: int, start: int, end: int) -> None:
+        try:
+            losses[thread] = file_trainer.train_range(thread, start, end)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            errors.append(exc)
+            file_trainer.stop()
+
+    def update() -> None:
+        raw, kept, sentences, _jobs = file_trainer.progress()
+        report.raw_words, report.trained_words, report.sentences = raw, kept, sentences
+
+    threads = [
+        threading.Thread(target=work, args=(k, start, end), name=f"hsw2v-file-{k}", daemon=True)
+        for k, (start, end) in enumerate(ranges)
+    ]
+    started = time.perf_counter()
+    next_report = started + report_delay
+    next_progress = started + progress_delay
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(timeout=_POLL_SECONDS)
+                now = time.perf_counter()
+                update()
+                if now >= next_report:
+                    _log_progress(report, schedule, epoch, now - started)
+                    next_report = now + report_delay
+                if on_progress is not None and now >= next_progress:
+                    on_progress(_progress_of(report, schedule, epoch, now - started))
+                    next_progress = now + progress_delay
+    except BaseException:
+        file_trainer.stop()
+        raise
+    finally:
+        for thread in threads:
+            thread.join()
+        file_trainer.end_epoch()
+        report.seconds = time.perf_counter() - started
+    if errors:
+        raise errors[0]
+    update()
+    report.loss = float(sum(losses))
+    if on_progress is not None:
+        on_progress(_progress_of(report, schedule, epoch, report.seconds))
     return report

@@ -12,8 +12,10 @@ with hierarchical softmax over a Huffman tree (Morin & Bengio 2005).
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import threading
 import time
 from collections.abc import Iterator
 
@@ -21,8 +23,17 @@ import numpy as np
 
 from hsw2v import persist
 from hsw2v import progress as _progress
+from hsw2v._corpus_file import FileTrainer, Vocab, byte_ranges, count_range
 from hsw2v._inner import Trainer
-from hsw2v._train import Job, Schedule, iter_jobs, jobs_from_recording, run_epoch
+from hsw2v._train import (
+    Job,
+    Schedule,
+    iter_jobs,
+    jobs_from_recording,
+    run_epoch,
+    run_file_epoch,
+)
+from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, scan_counts
@@ -89,6 +100,11 @@ class Word2Vec:
     pair through BLAS ``sdot``/``saxpy`` from ``scipy.linalg.cython_blas``: gensim's shape);
     ``"auto"`` (default) takes ``"window"`` for skip-gram and ``"fused"`` for CBOW, the
     fastest measured (``benchmarks/RESULTS.md``).
+
+    ``corpus_file``: a plain UTF-8 file with one sentence per line, which the ``workers``
+    threads read, tokenise and train by byte ranges without the GIL (``build_vocab`` counts
+    it the same way), giving the sentences ``LineSentence`` gives; compressed files and URLs
+    are streamed through ``LineSentence`` instead (``docs/corpus-file.md``).
 
     Example:
 
@@ -196,9 +212,10 @@ class Word2Vec:
                     f"{self.epochs + 1} passes (vocabulary + {self.epochs} epochs): pass a "
                     "re-iterable object such as a list or LineSentence"
                 )
-            self.build_vocab(corpus, trim_rule=trim_rule)
+            self.build_vocab(sentences, corpus_file=corpus_file, trim_rule=trim_rule)
             self.train(
-                corpus,
+                sentences,
+                corpus_file=corpus_file,
                 total_examples=self.corpus_count,
                 total_words=self.corpus_total_words,
                 epochs=self.epochs,
@@ -212,6 +229,7 @@ class Word2Vec:
         if corpus_file is not None:
             from hsw2v.corpora import LineSentence
 
+            _file_mode_path(corpus_file)  # checks that a local file exists
             return LineSentence(corpus_file)
         check_corpus(corpus_iterable)
         return corpus_iterable
@@ -233,8 +251,9 @@ class Word2Vec:
         >>> model.wv.index_to_key
         ['a', 'b']
         """
-        corpus = self._corpus(corpus_iterable, corpus_file)
-        self.scan_vocab(corpus, progress_per=progress_per, trim_rule=trim_rule)
+        self.scan_vocab(
+            corpus_iterable, corpus_file, progress_per=progress_per, trim_rule=trim_rule
+        )
         self.prepare_vocab(
             update=update, keep_raw_vocab=keep_raw_vocab, trim_rule=trim_rule, **kwargs
         )
@@ -274,9 +293,21 @@ class Word2Vec:
         """
         corpus = self._corpus(corpus_iterable, corpus_file)
         started = time.perf_counter()
-        self.raw_vocab, total_words, corpus_count, recording = scan_counts(
-            corpus, self.max_vocab_size, trim_rule, progress_per, record_tokens=self.cache_words
-        )
+        path = _file_mode_path(corpus_file)
+        if path is not None and not self.max_vocab_size:
+            # the workers count their own byte ranges without the GIL (hsw2v._corpus_file)
+            self.raw_vocab, total_words, corpus_count = _count_file(
+                path, self.workers if workers is None else int(workers)
+            )
+            recording = None
+        else:
+            self.raw_vocab, total_words, corpus_count, recording = scan_counts(
+                corpus,
+                self.max_vocab_size,
+                trim_rule,
+                progress_per,
+                record_tokens=0 if path is not None else self.cache_words,
+            )
         # the scanned token stream, reused by train() on the same corpus (see cache_words)
         self._recording = None
         if recording is not None:
@@ -489,6 +520,25 @@ class Word2Vec:
         self.running_training_loss = 0.0
         self.wv.norms = None
         trained = raw = 0
+        path = _file_mode_path(corpus_file)
+        file_trainer = None
+        if path is not None:
+            file_trainer = FileTrainer(
+                path,
+                trainer,
+                Vocab(self.wv.key_to_index),
+                self.workers,
+                self.batch_words,
+                LINE_SENTENCE_MAX,  # LineSentence's chunks of a long line
+                start_alpha,
+                end_alpha,
+                epochs,
+                schedule.total,
+                schedule.by_words,
+                self.seed,
+                self.cache_words,
+            )
+            ranges = byte_ranges(os.path.getsize(path), self.workers)
         cache = _JobCache(self.cache_words)
         source = corpus_file if corpus_file is not None else corpus_iterable
         if self._recording is not None and _same_corpus(self._recording[0], source):
@@ -505,23 +555,34 @@ class Word2Vec:
             for epoch in range(epochs):
                 for callback in callbacks:
                     callback.on_epoch_begin(self)
-                if cache.complete:
-                    jobs, on_job = cache.jobs, None
+                on_job = None
+                if file_trainer is not None:
+                    report = run_file_epoch(
+                        file_trainer,
+                        ranges,
+                        epoch=epoch,
+                        schedule=schedule,
+                        report_delay=report_delay,
+                        on_progress=on_progress,
+                    )
                 else:
-                    cache.reset()
-                    jobs = iter_jobs(corpus, self.wv.key_to_index, self.batch_words)
-                    on_job = cache.add
-                report = run_epoch(
-                    trainer,
-                    jobs,
-                    epoch=epoch,
-                    workers=self.workers,
-                    schedule=schedule,
-                    seed=self.seed,
-                    report_delay=report_delay,
-                    on_job=on_job,
-                    on_progress=on_progress,
-                )
+                    if cache.complete:
+                        jobs = cache.jobs
+                    else:
+                        cache.reset()
+                        jobs = iter_jobs(corpus, self.wv.key_to_index, self.batch_words)
+                        on_job = cache.add
+                    report = run_epoch(
+                        trainer,
+                        jobs,
+                        epoch=epoch,
+                        workers=self.workers,
+                        schedule=schedule,
+                        seed=self.seed,
+                        report_delay=report_delay,
+                        on_job=on_job,
+                        on_progress=on_progress,
+                    )
                 self.min_alpha_yet_reached = schedule.alpha(epoch, schedule.total)
                 self.latest_epoch_report = report
                 if on_job is not None:
@@ -765,6 +826,77 @@ def _check_params(
         "hs must be 1: hsw2v trains hierarchical softmax (hs=0 with negative=0 would "
         "train nothing)",
     )
+
+
+def _file_mode_path(corpus_file) -> str | None:
+    """The path of a ``corpus_file`` the workers can read by byte ranges themselves, or None
+    when it must be streamed through :class:`hsw2v.corpora.LineSentence` instead (compressed
+    files, which cannot be split by bytes, and URLs). A local path that does not exist or is
+    a directory is an error."""
+    if corpus_file is None:
+        return None
+    if not isinstance(corpus_file, (str, os.PathLike)):
+        raise TypeError(
+            f"corpus_file must be a path (str or os.PathLike), got {type(corpus_file).__name__}"
+        )
+    path = os.fspath(corpus_file)
+    if "://" in path:
+        return None
+    if os.path.isdir(path):
+        raise IsADirectoryError(
+            errno.EISDIR,
+            "corpus_file is a directory; it must be one LineSentence file (for a directory "
+            "of files, pass corpus_iterable=PathLineSentences(directory))",
+            path,
+        )
+    if not os.path.isfile(path):
+        raise FileNotFoundError(
+            errno.ENOENT, "corpus_file does not exist (or is not a regular file)", path
+        )
+    import smart_open.compression
+
+    if os.path.splitext(path)[1].lower() in smart_open.compression.get_supported_extensions():
+        return None
+    return path
+
+
+def _count_file(path: str, workers: int) -> tuple[dict, int, int]:
+    """Counts, raw words and sentences of a corpus file, as LineSentence would give them: one
+    thread per byte range, merged in file order (so first-seen order is the file's)."""
+    ranges = byte_ranges(os.path.getsize(path), max(1, workers))
+    results: list = [None] * len(ranges)
+    errors: list[BaseException] = []
+
+    def count(k: int, start: int, end: int) -> None:
+        try:
+            results[k] = count_range(path, start, end, LINE_SENTENCE_MAX)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=count, args=(k, start, end), daemon=True)
+        for k, (start, end) in enumerate(ranges)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    counts: dict = {}
+    total_words = sentences = 0
+    for part, raw, n in results:
+        for word, c in part.items():
+            counts[word] = counts.get(word, 0) + c
+        total_words += raw
+        sentences += n
+    logger.info(
+        "collected %i word types from a corpus of %i raw words and %i sentences",
+        len(counts),
+        total_words,
+        sentences,
+    )
+    return counts, total_words, sentences
 
 
 def _same_corpus(a, b) -> bool:

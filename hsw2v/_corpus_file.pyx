@@ -1,0 +1,1172 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""``corpus_file`` mode: worker threads read, tokenise and train their own part of a file.
+
+Design note
+-----------
+A. What runs without the GIL. For a byte range ``[start, end)`` of a plain local file, one
+   call reads the file (``pread``), cuts it into lines, splits each line into tokens, maps the
+   tokens to word ids through a C hash table, groups whole sentences into jobs of about
+   ``batch_words`` raw tokens and trains each job with the kernel's C entry point
+   (``hsw2v._inner.train_job_nogil``): no Python object is touched between the first byte and
+   the last job. Counting the vocabulary (``count_range``) is the same reader with counting
+   instead of training. Python only opens the file, starts one thread per range and watches.
+
+B. What is shared. The vocabulary table (read-only), the model's weights (Hogwild, as in
+   ``hsw2v._inner``), the count of schedule units handed out in this epoch (one atomic
+   fetch-add per job: every job's learning rate comes from the progress of all threads) and
+   the stop flag. Each thread writes its own row of the progress counters (relaxed atomic
+   stores, read by the watching thread). Everything else (read buffer, token spans, job
+   buffers) belongs to one call.
+
+C. Which lines a range owns. A line belongs to the range where it starts: a reader for
+   ``[start, end)`` begins at the first line starting at or after ``start`` (``start`` itself
+   when the byte before it is a newline) and stops before the first line starting at or
+   after ``end``. Ranges that tile the file therefore train every line exactly once.
+
+D. Tokens, exactly as :class:`hsw2v.corpora.LineSentence` gives them. Lines end at ``\\n``
+   (the file is read in binary, as ``LineSentence`` does). Each line must be valid UTF-8
+   (checked as strictly as Python's decoder: Unicode 15, table 3-7; an error says where) and
+   is split as ``str.split()`` splits: at the ASCII whitespace bytes ``\\t \\n \\v \\f \\r``,
+   ``\\x1c``-``\\x1f`` and space, and at the Unicode whitespace characters U+0085, U+00A0,
+   U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F and U+3000. Lines without tokens
+   are no sentence; a line of more than ``max_sentence_length`` tokens becomes consecutive
+   sentences of that many tokens (``LineSentence``'s chunks: no token is ever dropped).
+   Unknown tokens are dropped after counting as raw words, as in the iterable path.
+
+E. Jobs, as ``hsw2v._train.iter_jobs`` makes them: whole sentences are added until the
+   job holds at least ``batch_words`` raw tokens. The job's learning rates come from
+   ``linear_alpha`` (the one schedule formula, also used by ``hsw2v._train.Schedule``) and its
+   random stream from ``job_seed(seed, epoch, thread * 2**40 + job)``; with one worker the
+   jobs, rates and seeds are those of the iterable path, so training is bit-identical to it.
+
+F. Later epochs. Unless ``cache_words`` is 0 (or too small), each range keeps the jobs it
+   made in the first epoch as ids (4 bytes a token) and later epochs train those again
+   (``replay_nogil``) instead of reading the file: the same jobs with the same job indices,
+   so the same random streams as reading again.
+
+G. Notation. ``V`` vocabulary size; ``raw`` tokens read (known or not); ``kept`` tokens left
+   after subsampling (gensim's effective words); ``units`` what the schedule counts (raw
+   words, or sentences when only ``total_examples`` is known).
+
+The token -> id table uses open addressing with linear probing over a power-of-two table at
+most half full, hashed with 64-bit FNV-1a (Fowler, Noll & Vo; ``offset basis
+14695981039346656037``, ``prime 1099511628211``).
+
+Each nogil routine has a Python-callable twin (``split_line``, ``lookup``, ``read_range``,
+``linear_alpha``) that the tests compare with ``LineSentence`` and ``key_to_index``.
+"""
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.errno cimport errno
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memchr, memcmp, memcpy, memmove, memset
+from posix.types cimport off_t
+from posix.unistd cimport pread
+
+import os
+
+import numpy as np
+
+from hsw2v._inner cimport job_seed_nogil, train_job_nogil
+
+
+cdef extern from *:
+    """
+    #define HSW2V_LOAD64(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+    #define HSW2V_STORE64(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+    #define HSW2V_FETCH_ADD64(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+    """
+    int64_t HSW2V_LOAD64(int64_t *p) noexcept nogil
+    void HSW2V_STORE64(int64_t *p, int64_t v) noexcept nogil
+    int64_t HSW2V_FETCH_ADD64(int64_t *p, int64_t v) noexcept nogil
+
+
+# Result codes of the nogil routines.
+cdef enum:
+    OK = 0
+    ERR_MEMORY = -1
+    ERR_IO = -2
+    ERR_UTF8 = -3
+
+# Progress counters, one row per thread.
+cdef enum:
+    P_RAW = 0
+    P_KEPT = 1
+    P_SENTENCES = 2
+    P_JOBS = 3
+    N_PROGRESS = 4
+
+cdef enum:
+    READ_SIZE = 1 << 20  # bytes read at a time (the buffer grows for longer lines)
+
+
+# --------------------------------------------------------------------------------------------
+# The learning-rate schedule (the one formula; hsw2v._train.Schedule calls the twin).
+# --------------------------------------------------------------------------------------------
+
+cdef double schedule_alpha(double start_alpha, double end_alpha, int64_t epoch, int64_t epochs,
+                           int64_t done, int64_t total) noexcept nogil:
+    """alpha = start - (start - end) * (epoch + min(done / total, 1)) / epochs, >= end."""
+    cdef double fraction = <double>done / <double>total
+    if fraction > 1.0:
+        fraction = 1.0
+    cdef double alpha = start_alpha - (start_alpha - end_alpha) * (
+        (<double>epoch + fraction) / <double>epochs)
+    return alpha if alpha > end_alpha else end_alpha
+
+
+def linear_alpha(double start_alpha, double end_alpha, int64_t epoch, int64_t epochs,
+                 int64_t done, int64_t total):
+    """The learning rate after ``done`` of ``total`` units of epoch ``epoch`` (0-based) of
+    ``epochs``, falling linearly from ``start_alpha`` to ``end_alpha`` over the whole run.
+
+    >>> linear_alpha(0.025, 0.0001, 0, 2, 50, 100)  # a quarter of the run
+    0.018775
+    """
+    if total <= 0 or epochs <= 0:
+        raise ValueError(f"total and epochs must be positive, got {total} and {epochs}")
+    return schedule_alpha(start_alpha, end_alpha, epoch, epochs, done, total)
+
+
+# --------------------------------------------------------------------------------------------
+# Splitting a line as str.split() does, on UTF-8 bytes.
+# --------------------------------------------------------------------------------------------
+
+cdef uint8_t ASCII_SPACE[128]
+cdef int _c
+for _c in range(128):
+    ASCII_SPACE[_c] = chr(_c).isspace()
+
+
+cdef inline int utf8_length(const uint8_t *p, int64_t n) noexcept nogil:
+    """Length of the valid UTF-8 sequence at p (lead byte >= 0x80), or 0 if invalid
+    (Unicode table 3-7: no overlongs, no surrogates, nothing above U+10FFFF)."""
+    cdef uint8_t c = p[0]
+    cdef uint8_t lo = 0x80, hi = 0xBF
+    cdef int k, length
+    if 0xC2 <= c <= 0xDF:
+        length = 2
+    elif 0xE0 <= c <= 0xEF:
+        length = 3
+        if c == 0xE0:
+            lo = 0xA0
+        elif c == 0xED:
+            hi = 0x9F
+    elif 0xF0 <= c <= 0xF4:
+        length = 4
+        if c == 0xF0:
+            lo = 0x90
+        elif c == 0xF4:
+            hi = 0x8F
+    else:
+        return 0
+    if n < length or not (lo <= p[1] <= hi):
+        return 0
+    for k in range(2, length):
+        if not (0x80 <= p[k] <= 0xBF):
+            return 0
+    return length
+
+
+cdef inline bint unicode_space(const uint8_t *p, int length) noexcept nogil:
+    """Whether the valid multi-byte sequence at p is a character str.split() splits at."""
+    if length == 2:
+        return p[0] == 0xC2 and (p[1] == 0x85 or p[1] == 0xA0)
+    if length != 3:
+        return False
+    if p[0] == 0xE1:
+        return p[1] == 0x9A and p[2] == 0x80
+    if p[0] == 0xE2:
+        if p[1] == 0x80:
+            return p[2] <= 0x8A or p[2] == 0xA8 or p[2] == 0xA9 or p[2] == 0xAF
+        return p[1] == 0x81 and p[2] == 0x9F
+    if p[0] == 0xE3:
+        return p[1] == 0x80 and p[2] == 0x80
+    return False
+
+
+cdef struct Spans:
+    int64_t *start    # token k is line[start[k]:start[k] + length[k]]
+    int64_t *length
+    int64_t n
+    int64_t capacity
+
+
+cdef int spans_push(Spans *sp, int64_t start, int64_t length) noexcept nogil:
+    cdef int64_t capacity
+    cdef int64_t *a
+    cdef int64_t *b
+    if sp.n == sp.capacity:
+        capacity = max(2 * sp.capacity, 1024)
+        a = <int64_t *>realloc(sp.start, capacity * sizeof(int64_t))
+        if a == NULL:
+            return ERR_MEMORY
+        sp.start = a
+        b = <int64_t *>realloc(sp.length, capacity * sizeof(int64_t))
+        if b == NULL:
+            return ERR_MEMORY
+        sp.length = b
+        sp.capacity = capacity
+    sp.start[sp.n] = start
+    sp.length[sp.n] = length
+    sp.n += 1
+    return OK
+
+
+cdef int split_tokens(const uint8_t *line, int64_t n, Spans *sp, int64_t *bad) noexcept nogil:
+    """Token spans of one line (without its newline) into ``sp``; on invalid UTF-8 returns
+    ERR_UTF8 with the offending offset in ``bad``."""
+    cdef int64_t i = 0, token = -1
+    cdef int length
+    cdef uint8_t c
+    sp.n = 0
+    while i < n:
+        c = line[i]
+        if c < 0x80:
+            if ASCII_SPACE[c]:
+                if token >= 0:
+                    if spans_push(sp, token, i - token):
+                        return ERR_MEMORY
+                    token = -1
+            elif token < 0:
+                token = i
+            i += 1
+            continue
+        length = utf8_length(line + i, n - i)
+        if length == 0:
+            bad[0] = i
+            return ERR_UTF8
+        if unicode_space(line + i, length):
+            if token >= 0:
+                if spans_push(sp, token, i - token):
+                    return ERR_MEMORY
+                token = -1
+        elif token < 0:
+            token = i
+        i += length
+    if token >= 0:
+        if spans_push(sp, token, n - token):
+            return ERR_MEMORY
+    return OK
+
+
+# --------------------------------------------------------------------------------------------
+# Token bytes -> word id: open addressing, linear probing, FNV-1a.
+# --------------------------------------------------------------------------------------------
+
+cdef inline uint64_t fnv1a(const uint8_t *p, int64_t n) noexcept nogil:
+    """64-bit FNV-1a hash of n bytes."""
+    cdef uint64_t h = 14695981039346656037ULL
+    cdef int64_t i
+    for i in range(n):
+        h = (h ^ p[i]) * 1099511628211ULL
+    return h
+
+
+cdef struct Table:
+    int64_t *slot       # entry index per slot, -1 when empty; size mask + 1
+    uint64_t mask
+    uint64_t *hash      # per entry
+    int64_t *offset     # per entry: its bytes are keys[offset : offset + length]
+    int64_t *length
+    int64_t *value      # per entry: word id (vocabulary) or count (counting)
+    int64_t n           # entries
+    int64_t capacity    # entries allocated
+    uint8_t *keys
+    int64_t keys_used
+    int64_t keys_capacity
+
+
+cdef void table_free(Table *t) noexcept nogil:
+    free(t.slot)
+    free(t.hash)
+    free(t.offset)
+    free(t.length)
+    free(t.value)
+    free(t.keys)
+    t.slot = NULL
+    t.hash = NULL
+    t.offset = NULL
+    t.length = NULL
+    t.value = NULL
+    t.keys = NULL
+    t.n = 0
+
+
+cdef int table_init(Table *t, int64_t expected) noexcept nogil:
+    """An empty table for about ``expected`` entries (it grows)."""
+    cdef uint64_t size = 16
+    t.slot = NULL
+    t.hash = NULL
+    t.offset = NULL
+    t.length = NULL
+    t.value = NULL
+    t.keys = NULL
+    while size < <uint64_t>(2 * expected + 2):
+        size <<= 1
+    t.mask = size - 1
+    t.n = 0
+    t.capacity = max(expected, 16)
+    t.keys_used = 0
+    t.keys_capacity = max(8 * t.capacity, 1024)
+    t.slot = <int64_t *>malloc(size * sizeof(int64_t))
+    t.hash = <uint64_t *>malloc(t.capacity * sizeof(uint64_t))
+    t.offset = <int64_t *>malloc(t.capacity * sizeof(int64_t))
+    t.length = <int64_t *>malloc(t.capacity * sizeof(int64_t))
+    t.value = <int64_t *>malloc(t.capacity * sizeof(int64_t))
+    t.keys = <uint8_t *>malloc(t.keys_capacity)
+    if (t.slot == NULL or t.hash == NULL or t.offset == NULL or t.length == NULL
+            or t.value == NULL or t.keys == NULL):
+        table_free(t)
+        return ERR_MEMORY
+    cdef uint64_t i
+    for i in range(size):
+        t.slot[i] = -1
+    return OK
+
+
+cdef inline int64_t table_find(const Table *t, const uint8_t *p, int64_t n,
+                               uint64_t h) noexcept nogil:
+    """Slot holding the key p[:n] (hash h), or the empty slot where it would go."""
+    cdef uint64_t i = h & t.mask
+    cdef int64_t e
+    while True:
+        e = t.slot[i]
+        if e < 0:
+            return i
+        if t.hash[e] == h and t.length[e] == n and memcmp(t.keys + t.offset[e], p, n) == 0:
+            return i
+        i = (i + 1) & t.mask
+
+
+cdef inline int64_t table_lookup(const Table *t, const uint8_t *p, int64_t n) noexcept nogil:
+    """The value of key p[:n], or -1."""
+    cdef int64_t e = t.slot[table_find(t, p, n, fnv1a(p, n))]
+    return t.value[e] if e >= 0 else -1
+
+
+cdef int table_grow(Table *t) noexcept nogil:
+    """Double the slots (rehash from the stored hashes) and the entry arrays."""
+    cdef uint64_t size = 2 * (t.mask + 1), i
+    cdef int64_t e
+    cdef int64_t *slot = <int64_t *>malloc(size * sizeof(int64_t))
+    if slot == NULL:
+        return ERR_MEMORY
+    for i in range(size):
+        slot[i] = -1
+    for e in range(t.n):
+        i = t.hash[e] & (size - 1)
+        while slot[i] >= 0:
+            i = (i + 1) & (size - 1)
+        slot[i] = e
+    free(t.slot)
+    t.slot = slot
+    t.mask = size - 1
+    return OK
+
+
+cdef int table_add(Table *t, const uint8_t *p, int64_t n, uint64_t h, int64_t i,
+                   int64_t value) noexcept nogil:
+    """Insert key p[:n] (hash h, not present) into empty slot i."""
+    cdef void *grown
+    cdef int64_t capacity
+    if t.keys_used + n > t.keys_capacity:
+        capacity = max(2 * t.keys_capacity, t.keys_used + n)
+        grown = realloc(t.keys, capacity)
+        if grown == NULL:
+            return ERR_MEMORY
+        t.keys = <uint8_t *>grown
+        t.keys_capacity = capacity
+    if t.n == t.capacity:
+        capacity = 2 * t.capacity
+        grown = realloc(t.hash, capacity * sizeof(uint64_t))
+        if grown == NULL:
+            return ERR_MEMORY
+        t.hash = <uint64_t *>grown
+        grown = realloc(t.offset, capacity * sizeof(int64_t))
+        if grown == NULL:
+            return ERR_MEMORY
+        t.offset = <int64_t *>grown
+        grown = realloc(t.length, capacity * sizeof(int64_t))
+        if grown == NULL:
+            return ERR_MEMORY
+        t.length = <int64_t *>grown
+        grown = realloc(t.value, capacity * sizeof(int64_t))
+        if grown == NULL:
+            return ERR_MEMORY
+        t.value = <int64_t *>grown
+        t.capacity = capacity
+    memcpy(t.keys + t.keys_used, p, n)
+    t.hash[t.n] = h
+    t.offset[t.n] = t.keys_used
+    t.length[t.n] = n
+    t.value[t.n] = value
+    t.slot[i] = t.n
+    t.keys_used += n
+    t.n += 1
+    if <uint64_t>(2 * t.n) > t.mask:
+        return table_grow(t)
+    return OK
+
+
+cdef int table_count(Table *t, const uint8_t *p, int64_t n) noexcept nogil:
+    """Add one to the count of key p[:n] (new keys are appended: first-seen order)."""
+    cdef uint64_t h = fnv1a(p, n)
+    cdef int64_t i = table_find(t, p, n, h)
+    if t.slot[i] >= 0:
+        t.value[t.slot[i]] += 1
+        return OK
+    return table_add(t, p, n, h, i, 1)
+
+
+cdef class Vocab:
+    """The token -> word id table of a vocabulary (``key_to_index``), for nogil lookups.
+
+    Keys that are not ``str`` or cannot be encoded as UTF-8 can never be read from a file
+    and are left out.
+
+    >>> vocab = Vocab({"the": 0, "cat": 1})
+    >>> vocab.lookup("cat".encode()), vocab.lookup(b"dog"), len(vocab)
+    (1, -1, 2)
+    """
+
+    cdef Table t
+
+    def __cinit__(self, dict key_to_index):
+        if table_init(&self.t, len(key_to_index)) != OK:
+            raise MemoryError("could not allocate the vocabulary table")
+        cdef bytes raw
+        cdef const uint8_t *p
+        cdef Py_ssize_t n
+        cdef uint64_t h
+        cdef int64_t i
+        for key, index in key_to_index.items():
+            if type(key) is not str:
+                continue
+            try:
+                raw = (<str>key).encode("utf-8")
+            except UnicodeEncodeError:
+                continue
+            p = <const uint8_t *><char *>raw
+            n = len(raw)
+            h = fnv1a(p, n)
+            i = table_find(&self.t, p, n, h)
+            if self.t.slot[i] >= 0:
+                continue
+            if table_add(&self.t, p, n, h, i, index) != OK:
+                raise MemoryError("could not allocate the vocabulary table")
+
+    def __dealloc__(self):
+        table_free(&self.t)
+
+    def __len__(self):
+        return self.t.n
+
+    def lookup(self, bytes token):
+        """Twin of the nogil lookup: the word id of a token's UTF-8 bytes, or -1."""
+        return table_lookup(&self.t, <const uint8_t *><char *>token, len(token))
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the lines of a byte range.
+# --------------------------------------------------------------------------------------------
+
+cdef struct Reader:
+    int fd
+    int64_t next_read     # file offset of the next byte to read
+    int64_t end           # lines starting at or after this belong to the next range
+    uint8_t *buf
+    int64_t capacity
+    int64_t lo            # unread data is buf[lo:hi]
+    int64_t hi
+    int64_t buf_offset    # file offset of buf[0]
+    bint eof
+    bint skip             # still looking for the first line start
+    int error             # errno of a failed read
+
+
+cdef int reader_init(Reader *r, int fd, int64_t start, int64_t end) noexcept nogil:
+    r.fd = fd
+    r.end = end
+    r.capacity = READ_SIZE
+    r.buf = <uint8_t *>malloc(r.capacity)
+    r.lo = 0
+    r.hi = 0
+    r.eof = False
+    r.error = 0
+    # a line starts at ``start`` iff the byte before it is a newline: read from there and
+    # skip through the first newline
+    r.skip = start > 0
+    r.next_read = start - 1 if start > 0 else 0
+    r.buf_offset = r.next_read
+    return OK if r.buf != NULL else ERR_MEMORY
+
+
+cdef int reader_fill(Reader *r) noexcept nogil:
+    """Keep the unread data, read more after it (growing the buffer if it is full)."""
+    cdef void *grown
+    cdef ssize_t got
+    if r.lo > 0:
+        memmove(r.buf, r.buf + r.lo, r.hi - r.lo)
+        r.buf_offset += r.lo
+        r.hi -= r.lo
+        r.lo = 0
+    if r.hi == r.capacity:
+        grown = realloc(r.buf, 2 * r.capacity)
+        if grown == NULL:
+            return ERR_MEMORY
+        r.buf = <uint8_t *>grown
+        r.capacity *= 2
+    while True:
+        got = pread(r.fd, r.buf + r.hi, r.capacity - r.hi, <off_t>r.next_read)
+        if got >= 0:
+            break
+        if errno != 4:  # EINTR: try again
+            r.error = errno
+            return ERR_IO
+    if got == 0:
+        r.eof = True
+    r.hi += got
+    r.next_read += got
+    return OK
+
+
+cdef int reader_next(Reader *r, const uint8_t **line, int64_t *length,
+                     int64_t *line_offset) noexcept nogil:
+    """The next line of the range (without its newline): returns 1, or 0 at the end of the
+    range, or an error code."""
+    cdef const uint8_t *nl
+    cdef int rc
+    while r.skip:
+        nl = <const uint8_t *>memchr(r.buf + r.lo, b'\n', r.hi - r.lo)
+        if nl != NULL:
+            r.lo = nl - r.buf + 1
+            r.skip = False
+        elif r.eof:
+            return 0
+        else:
+            r.lo = r.hi
+            rc = reader_fill(r)
+            if rc != OK:
+                return rc
+    while True:
+        if r.buf_offset + r.lo >= r.end:
+            return 0
+        nl = <const uint8_t *>memchr(r.buf + r.lo, b'\n', r.hi - r.lo)
+        if nl != NULL:
+            line[0] = r.buf + r.lo
+            length[0] = nl - (r.buf + r.lo)
+            line_offset[0] = r.buf_offset + r.lo
+            r.lo += length[0] + 1
+            return 1
+        if r.eof:
+            if r.hi == r.lo:
+                return 0
+            line[0] = r.buf + r.lo
+            length[0] = r.hi - r.lo
+            line_offset[0] = r.buf_offset + r.lo
+            r.lo = r.hi
+            return 1
+        rc = reader_fill(r)
+        if rc != OK:
+            return rc
+
+
+cdef struct Failure:
+    int code
+    int64_t offset        # UTF-8: file offset of the bad byte
+    int64_t line_offset   # UTF-8: file offset of its line
+    int error             # I/O: errno
+
+
+# --------------------------------------------------------------------------------------------
+# One range: read, map to ids, group into jobs, train (or count).
+# --------------------------------------------------------------------------------------------
+
+cdef struct Batch:
+    int32_t *ids
+    int64_t *ends
+    int64_t n_ids
+    int64_t n_sentences
+    int64_t raw
+    int64_t cap_ids
+    int64_t cap_ends
+
+
+cdef int grow(void **p, int64_t *capacity, int64_t need, size_t item) noexcept nogil:
+    cdef int64_t c = capacity[0]
+    cdef void *q
+    if need <= c:
+        return OK
+    while c < need:
+        c = max(2 * c, 1024)
+    q = realloc(p[0], c * item)
+    if q == NULL:
+        return ERR_MEMORY
+    p[0] = q
+    capacity[0] = c
+    return OK
+
+
+cdef struct Run:
+    # what a full batch is given to: train_batch, or record_batch (the twin)
+    int (*sink)(const Run *run, Batch *b, int64_t thread, int64_t job,
+                double *loss) noexcept nogil
+    void *recorder
+    # the model and the schedule
+    const void *model
+    int64_t batch_words
+    int64_t max_sentence_length
+    double start_alpha
+    double end_alpha
+    int64_t epoch
+    int64_t epochs
+    int64_t total
+    bint by_words
+    uint64_t seed
+    # shared between threads
+    int64_t *units_done   # schedule units handed out this epoch (atomic)
+    int64_t *stop         # non-zero: stop after the current job
+    int64_t *progress     # this thread's row of the progress counters
+
+
+cdef struct Recorder:
+    int32_t *ids        # every job's ids, concatenated
+    int64_t n_ids
+    int64_t *ends       # every job's sentence ends (within its job), concatenated
+    int64_t n_ends
+    int64_t *jobs       # per job: n_ids, n_sentences, raw
+    int64_t n_jobs
+    int64_t cap_ids, cap_ends, cap_jobs
+    int64_t limit       # most ids kept
+    bint overflow       # the range has more: not kept
+    bint complete       # the whole range is kept
+
+
+cdef void recorder_clear(Recorder *rec) noexcept nogil:
+    free(rec.ids)
+    free(rec.ends)
+    free(rec.jobs)
+    rec.ids = NULL
+    rec.ends = NULL
+    rec.jobs = NULL
+    rec.n_ids = rec.n_ends = rec.n_jobs = 0
+    rec.cap_ids = rec.cap_ends = rec.cap_jobs = 0
+    rec.complete = False
+
+
+cdef int train_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
+                     double *loss) noexcept nogil:
+    """Train one batch with its learning rates and random stream (design note E)."""
+    cdef int64_t units = b.raw if run.by_words else b.n_sentences
+    cdef int64_t done = HSW2V_FETCH_ADD64(run.units_done, units)
+    cdef float alpha0 = <float>schedule_alpha(run.start_alpha, run.end_alpha, run.epoch,
+                                              run.epochs, done, run.total)
+    cdef float alpha1 = <float>schedule_alpha(run.start_alpha, run.end_alpha, run.epoch,
+                                              run.epochs, done + units, run.total)
+    cdef uint64_t seed = job_seed_nogil(run.seed, run.epoch, (<uint64_t>thread << 40) + job)
+    cdef int64_t kept = 0
+    cdef double job_loss = 0.0
+    if train_job_nogil(run.model, b.ids, b.ends, b.n_ids, b.n_sentences, alpha0, alpha1,
+                       seed, &kept, &job_loss) != 0:
+        return ERR_MEMORY
+    loss[0] += job_loss
+    cdef int64_t *p = run.progress
+    HSW2V_STORE64(&p[P_RAW], p[P_RAW] + b.raw)
+    HSW2V_STORE64(&p[P_KEPT], p[P_KEPT] + kept)
+    HSW2V_STORE64(&p[P_SENTENCES], p[P_SENTENCES] + b.n_sentences)
+    HSW2V_STORE64(&p[P_JOBS], p[P_JOBS] + 1)
+    b.n_ids = 0
+    b.n_sentences = 0
+    b.raw = 0
+    return OK
+
+
+cdef int train_range_nogil(const Run *run, const Table *vocab, Reader *r, int64_t thread,
+                           double *loss, Failure *fail) noexcept nogil:
+    """Train every line of the range; see the design note (D, E)."""
+    cdef Spans sp
+    cdef Batch b
+    cdef const uint8_t *line
+    cdef int64_t length, line_offset, chunk, k, stop_at, id_, job = 0
+    cdef int rc = OK
+    sp.start = NULL
+    sp.length = NULL
+    sp.n = 0
+    sp.capacity = 0
+    b.n_ids = 0
+    b.n_sentences = 0
+    b.raw = 0
+    # a job holds fewer than batch_words raw tokens before its last sentence, which has at
+    # most max_sentence_length; the buffers start smaller for huge batch_words, and grow
+    b.cap_ids = min(run.batch_words + run.max_sentence_length, 1 << 20)
+    b.cap_ends = b.cap_ids
+    b.ids = <int32_t *>malloc(b.cap_ids * sizeof(int32_t))
+    b.ends = <int64_t *>malloc(b.cap_ends * sizeof(int64_t))
+    if b.ids == NULL or b.ends == NULL:
+        rc = ERR_MEMORY
+    while rc == OK and not HSW2V_LOAD64(run.stop):
+        rc = reader_next(r, &line, &length, &line_offset)
+        if rc != 1:
+            break
+        rc = split_tokens(line, length, &sp, &fail.offset)
+        if rc == ERR_UTF8:
+            fail.offset += line_offset
+            fail.line_offset = line_offset
+            break
+        if rc != OK:
+            break
+        chunk = 0
+        while chunk < sp.n and rc == OK:
+            stop_at = min(chunk + run.max_sentence_length, sp.n)
+            if (grow(<void **>&b.ids, &b.cap_ids, b.n_ids + stop_at - chunk, sizeof(int32_t))
+                    or grow(<void **>&b.ends, &b.cap_ends, b.n_sentences + 1,
+                            sizeof(int64_t))):
+                rc = ERR_MEMORY
+                break
+            for k in range(chunk, stop_at):
+                id_ = table_lookup(vocab, line + sp.start[k], sp.length[k])
+                if id_ >= 0:
+                    b.ids[b.n_ids] = <int32_t>id_
+                    b.n_ids += 1
+            b.raw += stop_at - chunk
+            b.ends[b.n_sentences] = b.n_ids
+            b.n_sentences += 1
+            chunk = stop_at
+            if b.raw >= run.batch_words:
+                rc = run.sink(run, &b, thread, job, loss)
+                job += 1
+    if rc == OK and b.n_sentences and not HSW2V_LOAD64(run.stop):
+        rc = run.sink(run, &b, thread, job, loss)
+    if rc == ERR_IO:
+        fail.error = r.error
+    fail.code = rc
+    free(sp.start)
+    free(sp.length)
+    free(b.ids)
+    free(b.ends)
+    return rc
+
+
+cdef int count_range_nogil(Table *counts, Reader *r, int64_t max_sentence_length,
+                           int64_t *raw, int64_t *sentences, Failure *fail) noexcept nogil:
+    """Count every token of the range (first-seen order), its raw tokens and sentences."""
+    cdef Spans sp
+    cdef const uint8_t *line
+    cdef int64_t length, line_offset, k
+    cdef int rc = OK
+    sp.start = NULL
+    sp.length = NULL
+    sp.n = 0
+    sp.capacity = 0
+    while rc == OK:
+        rc = reader_next(r, &line, &length, &line_offset)
+        if rc != 1:
+            break
+        rc = split_tokens(line, length, &sp, &fail.offset)
+        if rc == ERR_UTF8:
+            fail.offset += line_offset
+            fail.line_offset = line_offset
+            break
+        raw[0] += sp.n
+        sentences[0] += (sp.n + max_sentence_length - 1) // max_sentence_length
+        for k in range(sp.n):
+            rc = table_count(counts, line + sp.start[k], sp.length[k])
+            if rc != OK:
+                break
+    if rc == ERR_IO:
+        fail.error = r.error
+    fail.code = rc
+    free(sp.start)
+    free(sp.length)
+    return rc
+
+
+cdef raise_failure(const Failure *fail, str path):
+    cdef bytes snippet
+    if fail.code == ERR_MEMORY:
+        raise MemoryError(f"{path}: out of memory while reading the corpus file")
+    if fail.code == ERR_IO:
+        raise OSError(fail.error, f"{path}: reading the corpus file failed: "
+                      f"{os.strerror(fail.error)}", path)
+    if fail.code == ERR_UTF8:
+        with open(path, "rb") as f:
+            f.seek(fail.offset)
+            snippet = f.read(4)
+        raise UnicodeDecodeError(
+            "utf-8", snippet, 0, 1,
+            f"invalid UTF-8 in {path} at byte {fail.offset} (in the line starting at byte "
+            f"{fail.line_offset}); corpus files must be UTF-8 text")
+
+
+# --------------------------------------------------------------------------------------------
+# Python entry points.
+# --------------------------------------------------------------------------------------------
+
+def split_line(bytes line):
+    """Twin of the nogil splitter: the tokens of one line (UTF-8 bytes, no newline) as
+    ``bytes``, as ``line.decode("utf-8").split()`` would give them (encoded).
+
+    >>> split_line("a\\u00a0b \\t c\\r".encode())
+    [b'a', b'b', b'c']
+    """
+    cdef Spans sp
+    cdef int64_t bad = 0, k
+    cdef const uint8_t *p = <const uint8_t *><char *>line
+    sp.start = NULL
+    sp.length = NULL
+    sp.n = 0
+    sp.capacity = 0
+    try:
+        rc = split_tokens(p, len(line), &sp, &bad)
+        if rc == ERR_MEMORY:
+            raise MemoryError()
+        if rc == ERR_UTF8:
+            raise UnicodeDecodeError("utf-8", line, bad, bad + 1, "invalid UTF-8")
+        return [line[sp.start[k]:sp.start[k] + sp.length[k]] for k in range(sp.n)]
+    finally:
+        free(sp.start)
+        free(sp.length)
+
+
+def read_range(str path, int64_t start, int64_t end):
+    """Twin of the range reader: ``(line_offset, line_bytes)`` of every line of the file
+    that starts in ``[start, end)`` (newline removed)."""
+    cdef Reader r
+    cdef const uint8_t *line
+    cdef int64_t length, offset
+    cdef int rc
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if reader_init(&r, fd, start, end) != OK:
+            raise MemoryError()
+        out = []
+        try:
+            while True:
+                rc = reader_next(&r, &line, &length, &offset)
+                if rc == 1:
+                    out.append((offset, (<const char *>line)[:length]))
+                elif rc == 0:
+                    return out
+                elif rc == ERR_IO:
+                    raise OSError(r.error, os.strerror(r.error), path)
+                else:
+                    raise MemoryError()
+        finally:
+            free(r.buf)
+    finally:
+        os.close(fd)
+
+
+cdef int copy_batch(Recorder *rec, const Batch *b) noexcept nogil:
+    """Append a batch to a recording; past ``rec.limit`` ids the recording is dropped."""
+    if rec.overflow:
+        return OK
+    if rec.n_ids + b.n_ids > rec.limit:
+        recorder_clear(rec)
+        rec.overflow = True
+        return OK
+    if (grow(<void **>&rec.ids, &rec.cap_ids, rec.n_ids + b.n_ids, sizeof(int32_t))
+            or grow(<void **>&rec.ends, &rec.cap_ends, rec.n_ends + b.n_sentences,
+                    sizeof(int64_t))
+            or grow(<void **>&rec.jobs, &rec.cap_jobs, 3 * (rec.n_jobs + 1), sizeof(int64_t))):
+        return ERR_MEMORY
+    memcpy(rec.ids + rec.n_ids, b.ids, b.n_ids * sizeof(int32_t))
+    memcpy(rec.ends + rec.n_ends, b.ends, b.n_sentences * sizeof(int64_t))
+    rec.jobs[3 * rec.n_jobs] = b.n_ids
+    rec.jobs[3 * rec.n_jobs + 1] = b.n_sentences
+    rec.jobs[3 * rec.n_jobs + 2] = b.raw
+    rec.n_ids += b.n_ids
+    rec.n_ends += b.n_sentences
+    rec.n_jobs += 1
+    return OK
+
+
+cdef int record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
+                      double *loss) noexcept nogil:
+    """The twin's sink: keep the batch instead of training it."""
+    if copy_batch(<Recorder *>run.recorder, b) != OK:
+        return ERR_MEMORY
+    b.n_ids = 0
+    b.n_sentences = 0
+    b.raw = 0
+    return OK
+
+
+cdef int train_and_record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
+                                double *loss) noexcept nogil:
+    """The first epoch's sink: keep the batch for later epochs, then train it."""
+    if copy_batch(<Recorder *>run.recorder, b) != OK:
+        return ERR_MEMORY
+    return train_batch(run, b, thread, job, loss)
+
+
+cdef int replay_nogil(const Run *run, const Recorder *rec, int64_t thread,
+                      double *loss) noexcept nogil:
+    """Train a range's recorded jobs again: the same jobs, job indices and so random streams
+    as reading the range again would give."""
+    cdef Batch b
+    cdef int64_t j, i = 0, e = 0
+    cdef int rc
+    for j in range(rec.n_jobs):
+        if HSW2V_LOAD64(run.stop):
+            break
+        b.ids = rec.ids + i
+        b.ends = rec.ends + e
+        b.n_ids = rec.jobs[3 * j]
+        b.n_sentences = rec.jobs[3 * j + 1]
+        b.raw = rec.jobs[3 * j + 2]
+        i += b.n_ids
+        e += b.n_sentences
+        rc = train_batch(run, &b, thread, j, loss)
+        if rc != OK:
+            return rc
+    return OK
+
+
+def encode_range(str path, int64_t start, int64_t end, Vocab vocab, int64_t batch_words,
+                 int64_t max_sentence_length=10000):
+    """Twin of the training reader: the jobs it would train for the lines starting in
+    ``[start, end)``, as ``[(ids, ends, raw_words), ...]`` (``ids`` int32, ``ends`` int64:
+    sentence ends within the job), made by the same nogil code."""
+    cdef Reader r
+    cdef Failure fail
+    cdef Recorder rec
+    cdef Run run
+    cdef int64_t stop_flag = 0, units = 0, j, i = 0, e = 0
+    cdef int64_t progress[N_PROGRESS]
+    cdef double loss = 0.0
+    cdef int rc
+    if batch_words < 1 or max_sentence_length < 1:
+        raise ValueError("batch_words and max_sentence_length must be >= 1")
+    memset(&rec, 0, sizeof(Recorder))
+    rec.limit = 1 << 62
+    memset(&run, 0, sizeof(Run))
+    run.sink = record_batch
+    run.recorder = &rec
+    run.batch_words = batch_words
+    run.max_sentence_length = max_sentence_length
+    run.stop = &stop_flag
+    run.units_done = &units
+    run.progress = progress
+    fail.code = OK
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if reader_init(&r, fd, start, end) != OK:
+            raise MemoryError("could not allocate a read buffer")
+        with nogil:
+            rc = train_range_nogil(&run, &vocab.t, &r, 0, &loss, &fail)
+        free(r.buf)
+        if rc != OK:
+            raise_failure(&fail, path)
+        jobs = []
+        for j in range(rec.n_jobs):
+            n_ids, n_sentences, raw = rec.jobs[3 * j], rec.jobs[3 * j + 1], rec.jobs[3 * j + 2]
+            ids = np.array(<int32_t[:n_ids]>(rec.ids + i) if n_ids else [], dtype=np.int32)
+            ends = np.array(<int64_t[:n_sentences]>(rec.ends + e), dtype=np.int64)
+            jobs.append((ids, ends, raw))
+            i += n_ids
+            e += n_sentences
+        return jobs
+    finally:
+        free(rec.ids)
+        free(rec.ends)
+        free(rec.jobs)
+        os.close(fd)
+
+
+def byte_ranges(int64_t size, int parts):
+    """``parts`` contiguous ``[start, end)`` ranges tiling ``[0, size)``.
+
+    >>> byte_ranges(10, 3)
+    [(0, 3), (3, 6), (6, 10)]
+    """
+    return [(size * k // parts, size * (k + 1) // parts) for k in range(parts)]
+
+
+def count_range(str path, int64_t start, int64_t end, int64_t max_sentence_length=10000):
+    """Count the tokens of the lines starting in ``[start, end)``, without the GIL.
+
+    Returns ``(counts, raw_words, sentences)``: ``counts`` maps each token (str) to its
+    count in first-seen order; ``sentences`` counts ``LineSentence``'s sentences (non-empty
+    lines, long ones in chunks of ``max_sentence_length`` tokens).
+    """
+    cdef Reader r
+    cdef Table t
+    cdef Failure fail
+    cdef int64_t raw = 0, sentences = 0, e
+    cdef int rc
+    fail.code = OK
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if reader_init(&r, fd, start, end) != OK:
+            raise MemoryError("could not allocate a read buffer")
+        if table_init(&t, 1 << 16) != OK:
+            free(r.buf)
+            raise MemoryError("could not allocate the counting table")
+        try:
+            with nogil:
+                rc = count_range_nogil(&t, &r, max_sentence_length, &raw, &sentences, &fail)
+            if rc != OK:
+                raise_failure(&fail, path)
+            counts = {}
+            for e in range(t.n):
+                word = PyUnicode_DecodeUTF8(<const char *>(t.keys + t.offset[e]), t.length[e],
+                                            NULL)
+                counts[word] = t.value[e]
+            return counts, raw, sentences
+        finally:
+            free(r.buf)
+            table_free(&t)
+    finally:
+        os.close(fd)
+
+
+cdef class FileTrainer:
+    """Trains ``corpus_file`` ranges for one Trainer and vocabulary; one instance serves all
+    worker threads of a ``train()`` call (see the design note).
+
+    ``begin_epoch`` resets the shared counters; each worker thread then calls
+    ``train_range`` for its own byte range while another thread may read ``progress``
+    and call ``stop``.
+    """
+
+    cdef Run run
+    cdef int64_t units_done
+    cdef int64_t stop_flag
+    cdef object trainer, model_capsule, path
+    cdef Vocab vocab
+    cdef int64_t[:, ::1] counters
+    cdef readonly object progress_array
+    cdef int fd
+    cdef Recorder *recordings  # one per range: its jobs as ids, kept for later epochs
+    cdef int n_recordings
+
+    def __init__(self, path, trainer, Vocab vocab, int workers, int64_t batch_words,
+                 int64_t max_sentence_length, double start_alpha, double end_alpha,
+                 int64_t epochs, int64_t total, bint by_words, uint64_t seed,
+                 int64_t cache_words=0):
+        """``cache_words``: the ids of the ranges are kept after the first epoch, and later
+        epochs train from them instead of reading the file again, while all ranges together
+        hold at most this many ids (4 bytes each); 0 reads the file every epoch."""
+        cdef int k
+        if batch_words < 1 or max_sentence_length < 1 or total < 1 or epochs < 1:
+            raise ValueError("batch_words, max_sentence_length, total and epochs must be >= 1")
+        self.recordings = <Recorder *>calloc(workers, sizeof(Recorder))
+        if self.recordings == NULL:
+            raise MemoryError()
+        self.n_recordings = workers
+        for k in range(workers):
+            self.recordings[k].limit = cache_words // workers
+            self.recordings[k].overflow = cache_words <= 0 or epochs == 1
+        self.path = os.fspath(path)
+        self.trainer = trainer
+        self.vocab = vocab
+        self.model_capsule = trainer.job_routine_model()
+        self.run.model = capsule_pointer(self.model_capsule)
+        self.run.sink = train_batch
+        self.run.recorder = NULL
+        self.run.batch_words = batch_words
+        self.run.max_sentence_length = max_sentence_length
+        self.run.start_alpha = start_alpha
+        self.run.end_alpha = end_alpha
+        self.run.epochs = epochs
+        self.run.total = total
+        self.run.by_words = by_words
+        self.run.seed = seed
+        self.run.units_done = &self.units_done
+        self.run.stop = &self.stop_flag
+        self.progress_array = np.zeros((workers, N_PROGRESS), dtype=np.int64)
+        self.counters = self.progress_array
+        self.fd = -1
+
+    def begin_epoch(self, int64_t epoch):
+        """Reset the shared counters for epoch ``epoch`` (0-based) and open the file."""
+        self.run.epoch = epoch
+        self.units_done = 0
+        self.stop_flag = 0
+        self.progress_array[:] = 0
+        if self.fd < 0:
+            self.fd = os.open(self.path, os.O_RDONLY)
+
+    def end_epoch(self):
+        """Close the file."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def stop(self):
+        """Ask every range to stop after its current job."""
+        HSW2V_STORE64(&self.stop_flag, 1)
+
+    def progress(self):
+        """``(raw_words, kept_words, sentences, jobs)`` so far this epoch, summed over
+        threads."""
+        cdef Py_ssize_t k, j
+        cdef int64_t total[N_PROGRESS]
+        for j in range(N_PROGRESS):
+            total[j] = 0
+        for k in range(self.counters.shape[0]):
+            for j in range(N_PROGRESS):
+                total[j] += HSW2V_LOAD64(&self.counters[k, j])
+        return tuple(total[j] for j in range(N_PROGRESS))
+
+    def train_range(self, int thread, int64_t start, int64_t end):
+        """Train the lines starting in ``[start, end)`` as thread ``thread``; returns the
+        range's summed loss (its counts are in ``progress``). Raises what reading raised."""
+        cdef Reader r
+        cdef Failure fail
+        cdef double loss = 0.0
+        cdef int rc
+        cdef Run run = self.run
+        cdef Recorder *rec
+        if not 0 <= thread < self.counters.shape[0]:
+            raise ValueError(f"thread must be in [0, {self.counters.shape[0]}), got {thread}")
+        if self.fd < 0:
+            raise RuntimeError("call begin_epoch() first")
+        run.progress = &self.counters[thread, 0]
+        rec = &self.recordings[thread]
+        if rec.complete:
+            with nogil:
+                rc = replay_nogil(&run, rec, thread, &loss)
+            if rc != OK:
+                self.stop()
+                raise MemoryError("out of memory while training")
+            return loss
+        if not rec.overflow:
+            recorder_clear(rec)
+            run.sink = train_and_record_batch
+            run.recorder = rec
+        fail.code = OK
+        if reader_init(&r, self.fd, start, end) != OK:
+            raise MemoryError("could not allocate a read buffer")
+        try:
+            with nogil:
+                rc = train_range_nogil(&run, &self.vocab.t, &r, thread, &loss, &fail)
+            if rc != OK:
+                self.stop()
+                raise_failure(&fail, self.path)
+            rec.complete = not rec.overflow and not HSW2V_LOAD64(&self.stop_flag)
+            return loss
+        finally:
+            free(r.buf)
+
+    def cached_ids(self):
+        """Ids kept for later epochs, summed over ranges."""
+        return sum(self.recordings[k].n_ids for k in range(self.n_recordings)
+                   if self.recordings[k].complete)
+
+    def __dealloc__(self):
+        cdef int k
+        if self.fd >= 0:
+            os.close(self.fd)
+        if self.recordings != NULL:
+            for k in range(self.n_recordings):
+                recorder_clear(&self.recordings[k])
+            free(self.recordings)
+
+
+cdef const void *capsule_pointer(object capsule) except NULL:
+    return PyCapsule_GetPointer(capsule, "hsw2v._inner.ModelView")
