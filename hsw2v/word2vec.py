@@ -304,13 +304,13 @@ class Word2Vec:
         >>> report["drop_unique"], report["num_retained_words"], model.wv.index_to_key
         (2, 1, ['a'])
         """
-        if update:
-            raise NotImplementedError(
-                "build_vocab(update=True) is not supported yet: under hierarchical softmax, "
-                "growing the vocabulary changes the tree, and rebuilding it under trained "
-                "inner-node vectors corrupts them (the defect gensim has). Train a new model "
-                "on the combined corpus instead."
-            )
+        if update:  # graft the new words onto the trained tree (hsw2v.vocab_update)
+            from hsw2v.vocab_update import update_vocabulary
+
+            report = update_vocabulary(self, trim_rule, min_count, sample, dry_run)
+            if not keep_raw_vocab and not dry_run:
+                self.raw_vocab = None
+            return report
         if self.raw_vocab is None:
             raise RuntimeError("call scan_vocab() (or build_vocab()) before prepare_vocab()")
         min_count = self.min_count if min_count is None else min_count
@@ -389,6 +389,10 @@ class Word2Vec:
         >>> bool((model.wv.vectors == before).all()), float(abs(model.syn1).sum())
         (True, 0.0)
         """
+        if update:  # keep the trained rows; seeded vectors for the new words only
+            from hsw2v.vocab_update import grow_weights
+
+            return grow_weights(self)
         n, d = len(self.wv.index_to_key), self.vector_size
         rng = np.random.default_rng(seed=self.seed)
         vectors = rng.random((n, d), dtype=np.float32)
