@@ -606,9 +606,10 @@ class Word2Vec:
         ``'syn1neg'`` with negative sampling). The formula is gensim's, so the numbers match
         gensim's for the same settings: 700 bytes a word for the vocabulary under hs (500
         without), ``4 * vector_size`` a word for each weight matrix. The weight matrices are
-        exactly hsw2v's sizes; hsw2v's vocabulary really takes ``13 + 5 * L`` bytes a word
-        of flat arrays (counts, sampling thresholds, path lengths, and codes and points
-        padded to the longest path ``L``) plus Python's dict and list entries for the keys.
+        exactly hsw2v's sizes; hsw2v's vocabulary really takes ``16 + 5 * L`` bytes a word
+        of flat arrays (count, sampling threshold, path length, and code bits and points
+        padded to the longest path ``L``), plus a NumPy view per word for each of
+        ``get_vecattr(w, "code" | "point")`` and Python's dict and list entries for the keys.
 
         >>> model = Word2Vec(vector_size=100, workers=1)
         >>> model.estimate_memory(vocab_size=1000)

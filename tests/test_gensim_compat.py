@@ -192,7 +192,6 @@ subset = model.wv.vectors_for_all(["graph", "new", "nope"])
 memory = model.estimate_memory()
 fresh = Word2Vec(vector_size=20, min_count=1, seed=2)
 fresh.reset_from(model)
-fresh.train(more, total_examples=len(more), epochs=1)
 result = dict(
     vector=vector, sims=sims, similarity=similarity, loaded=wv["computer"],
     n_words=n_words, keys=list(wv.index_to_key), grown=list(model.wv.index_to_key),

@@ -305,3 +305,25 @@ def test_gensim_reassigns_old_codes_under_trained_rows_and_hsw2v_does_not(old_co
             p1[: len(p0)],
         ) == (c0, p0)
         assert len(c1) - len(c0) in (0, 1)
+
+
+def test_grown_model_converts_to_gensim_and_draws_its_root(old_corpus):
+    sentences, _ = old_corpus
+    model = trained_model(sentences, epochs=1)
+    model.build_vocab([["zz", "c0w1"]] * 2, update=True)  # a leaf graft: root is not V-2
+    gensim_models = pytest.importorskip("gensim.models")
+    g = model.to_gensim()
+    assert isinstance(g, gensim_models.Word2Vec)
+    for i, word in enumerate(model.wv.index_to_key):
+        np.testing.assert_array_equal(g.wv.get_vecattr(word, "code"), model.tree.code(i))
+        np.testing.assert_array_equal(g.wv.get_vecattr(word, "point"), model.tree.point(i))
+    back = Word2Vec.from_gensim(g)
+    assert back.tree.root == model.tree.root != len(model.wv) - 2
+    pytest.importorskip("matplotlib")
+    from hsw2v.plot import tree as draw_tree
+
+    fig = draw_tree(model, ["zz", "c0w1"])
+    assert f"root n{model.tree.root})" in fig.axes[0].get_title()
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
