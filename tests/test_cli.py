@@ -230,7 +230,7 @@ def test_info(workdir):
     lengths = model.tree.lengths
     assert f"min {lengths.min()}, mean {lengths.mean():.2f}, max {lengths.max()}" in out
     assert "skip-gram, hierarchical softmax, window 5" in out
-    assert "2 trained" in out and "training loss" in out
+    assert "2 per train() call; 1 train() calls" in out and "training loss" in out
 
 
 def test_help_as_a_user_sees_it():
