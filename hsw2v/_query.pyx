@@ -24,7 +24,9 @@ C. Notation (as in :mod:`hsw2v._inner`; ``d`` = vector size, ``V`` = vocabulary 
    points      int32 V x L: inner node (row of syn1) at each step, root first; IN
    children    int32 (V-1) x 2: ``children[n, b]`` is the node reached from inner node ``n``
                by bit ``b``; an inner node as its id (>= 0), leaf ``w`` as ``-1 - w``; IN
-   root        the root inner node, ``V - 2``
+   root        the root inner node: ``V - 2`` in a freshly built tree; after
+               ``build_vocab(update=True)`` it may be another (the one node that is nobody's
+               child), so the search takes it as an argument
    h           hidden vector, float64, d entries (scratch)
    f           h . syn1[n]; ``sigmoid(f)`` = P(bit 0 at n), ``sigmoid(-f)`` = P(bit 1 at n)
    ==========  =============================================================================
@@ -364,11 +366,32 @@ def _check_search(const double[::1] h, const float[:, ::1] syn1,
     return n_inner + 1
 
 
+def tree_root(const int32_t[:, ::1] children):
+    """The root of a child table: the one inner node that is no node's child."""
+    table = np.asarray(children)
+    is_child = np.zeros(table.shape[0], dtype=bool)
+    is_child[table[table >= 0]] = True
+    roots = np.flatnonzero(~is_child)
+    if len(roots) != 1:
+        raise ValueError(f"the child table has {len(roots)} roots, not 1")
+    return int(roots[0])
+
+
+def _check_root(Py_ssize_t root, const int32_t[:, ::1] children):
+    if root < 0:
+        return tree_root(children)
+    if root >= children.shape[0]:
+        raise ValueError(f"root {root} is not an inner node of the child table")
+    return root
+
+
 def top_leaves(const double[::1] h, const float[:, ::1] syn1, const int32_t[:, ::1] children,
-               Py_ssize_t n):
-    """The ``n`` most probable words under ``h`` by best-first search from the root ``V-2``:
-    ``(words int32, log_probs float64)``, most probable first, ``min(n, V)`` of them."""
+               Py_ssize_t n, Py_ssize_t root=-1):
+    """The ``n`` most probable words under ``h`` by best-first search from ``root`` (by
+    default the table's root, found by :func:`tree_root`): ``(words int32, log_probs
+    float64)``, most probable first, ``min(n, V)`` of them."""
     cdef Py_ssize_t V = _check_search(h, syn1, children)
+    root = _check_root(root, children)
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     if n > V:
@@ -385,7 +408,7 @@ def top_leaves(const double[::1] h, const float[:, ::1] syn1, const int32_t[:, :
         raise MemoryError("could not allocate the search heap")
     try:
         with nogil:
-            found = best_first(&h[0], &syn1[0, 0], &children[0, 0], <int32_t>(V - 2),
+            found = best_first(&h[0], &syn1[0, 0], &children[0, 0], <int32_t>root,
                                h.shape[0], n, &w[0], &lp[0], heap, 2 * V)
     finally:
         free(heap)
@@ -395,9 +418,11 @@ def top_leaves(const double[::1] h, const float[:, ::1] syn1, const int32_t[:, :
 
 
 def leaf_log_probs(const double[::1] h, const float[:, ::1] syn1,
-                   const int32_t[:, ::1] children):
-    """log P(w | h) of every word w (float64, V entries), one top-down pass over the tree."""
+                   const int32_t[:, ::1] children, Py_ssize_t root=-1):
+    """log P(w | h) of every word w (float64, V entries), one top-down pass over the tree
+    from ``root`` (by default the table's root, found by :func:`tree_root`)."""
     cdef Py_ssize_t V = _check_search(h, syn1, children)
+    root = _check_root(root, children)
     out = np.full(V, np.nan, dtype=np.float64)
     cdef double[::1] o = out
     cdef bint ok
@@ -409,7 +434,7 @@ def leaf_log_probs(const double[::1] h, const float[:, ::1] syn1,
         raise MemoryError("could not allocate the traversal stack")
     try:
         with nogil:
-            ok = all_leaves(&h[0], &syn1[0, 0], &children[0, 0], <int32_t>(V - 2), h.shape[0],
+            ok = all_leaves(&h[0], &syn1[0, 0], &children[0, 0], <int32_t>root, h.shape[0],
                             &o[0], stack_node, stack_logp, V + 1)
     finally:
         free(stack_node)

@@ -640,6 +640,7 @@ def _run_train(args: argparse.Namespace) -> int:
             total_examples=model.corpus_count,
             total_words=model.corpus_total_words,
             epochs=args.epochs,
+            compute_loss=args.compute_loss,
             callbacks=callbacks,
             progress=bool(progress),
         )
@@ -827,7 +828,9 @@ def _run_info(args: argparse.Namespace) -> int:
         rows.append(("learning rate", f"{model.alpha} -> {model.min_alpha}"))
         rows.append(("min_count", str(model.min_count)))
         rows.append(("sample", f"{model.sample:g}"))
-        rows.append(("epochs", f"{model.epochs} per train() call; {model.train_count} trained"))
+        rows.append(
+            ("epochs", f"{model.epochs} per train() call; {model.train_count} train() calls")
+        )
         rows.append(("seed", str(model.seed)))
         rows.append(
             (

@@ -6,7 +6,7 @@ ImportError that says what to install.
 Both libraries store a hierarchical-softmax model the same way (word2vec.c's layout, Mikolov et
 al. 2013): ``wv.vectors`` is the V x d input matrix in vocabulary order; ``syn1`` is V x d, row
 ``k`` the k-th inner node created while building the Huffman tree (rows 0..V-2 used, root
-``V-2``); each word's ``code`` (bits, root first) and ``point`` (inner-node rows, root first)
+``V-2``, or another node after hsw2v's ``build_vocab(update=True)``); each word's ``code`` (bits, root first) and ``point`` (inner-node rows, root first)
 give its path, and ``sigmoid(h . syn1[point])`` is the probability of bit 0. The conversion
 therefore copies arrays and settings; it never rebuilds a tree. (gensim and hsw2v may break
 ties between equal counts differently when *building* a tree, so the converted model always

@@ -9,7 +9,8 @@ first, as in word2vec.c. Of the two merged nodes the smaller gets code bit 0, th
 Conventions (shared with gensim and word2vec.c, so ``syn1`` rows are interchangeable):
 
 * inner node ``k`` (created k-th, ``0 <= k < V - 1``) is row ``k`` of ``syn1``; the root is
-  ``V - 2``;
+  ``V - 2`` in a tree built here (a tree grown by :mod:`hsw2v.vocab_update` may keep its old
+  root: code that needs the root reads :attr:`HuffmanTree.root`, never assumes ``V - 2``);
 * ``points[w, :lengths[w]]`` lists the inner nodes from the root down to ``w``'s parent and
   ``codes[w, :lengths[w]]`` the bits taken at each of them;
 * ``sigmoid(h . syn1[points[w, j]])`` is the probability of bit 0 at step ``j``, so
@@ -44,6 +45,15 @@ class HuffmanTree:
         3
         """
         return int(self.codes.shape[1])
+
+    @property
+    def root(self) -> int:
+        """The root inner node: the first step of every path.
+
+        >>> build_huffman_tree([5, 3, 1, 1]).root
+        2
+        """
+        return int(self.points[0, 0])
 
     def code(self, index: int) -> np.ndarray:
         """The code bits of leaf ``index``, root first.

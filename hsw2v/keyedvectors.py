@@ -391,6 +391,82 @@ class KeyedVectors(SimilarityQueries):
         if replace:
             self.unit_normalize_all()
 
+    def words_closer_than(self, word1, word2):
+        """Deprecated alias of :meth:`closer_than`, warning as gensim's does.
+
+        >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 1], [0, 1]])
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     kv.words_closer_than("a", "c")
+        ['b']
+        """
+        warnings.warn(
+            "Call to deprecated `words_closer_than` (Use closer_than instead).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.closer_than(word1, word2)
+
+    def vectors_for_all(self, keys, allow_inference=True, copy_vecattrs=False):
+        """A new KeyedVectors holding the vectors of those `keys` that are known, each once,
+        in the order given. Word2Vec vectors cannot be inferred for unknown keys (gensim's
+        FastText can), so `allow_inference` changes nothing here. `copy_vecattrs` also copies
+        every per-key attribute (``count``, ``sample_int``, ...).
+
+        >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 1], [0, 1]])
+        >>> sub = kv.vectors_for_all(["c", "zz", "a", "c"])
+        >>> sub.index_to_key, sub["c"].tolist()
+        (['c', 'a'], [0.0, 1.0])
+        """
+        found, seen = [], set()
+        for key in keys:
+            if key not in seen:
+                seen.add(key)
+                if key in self.key_to_index:
+                    found.append(key)
+        rows = [self.key_to_index[key] for key in found]
+        kv = KeyedVectors(self.vector_size, 0, dtype=self.vectors.dtype)
+        kv.vectors = np.array(self.vectors[rows], dtype=self.vectors.dtype).reshape(
+            len(rows), self.vector_size
+        )
+        kv.index_to_key = found
+        kv.key_to_index = {key: i for i, key in enumerate(found)}
+        kv.next_index = len(found)
+        if copy_vecattrs:
+            kv.expandos = {attr: np.asarray(values)[rows] for attr, values in self.expandos.items()}
+        return kv
+
+    def wmdistance(self, document1, document2, norm=True):
+        """Word Mover's Distance (Kusner et al. 2015) between two token lists, exact, as
+        gensim's (which needs the POT package); see :func:`hsw2v._wmd.wmdistance`.
+
+        >>> kv = KeyedVectors(2)
+        >>> kv.add_vectors(["a", "b", "c"], [[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]])
+        >>> kv.wmdistance(["a"], ["b", "c"], norm=False), kv.wmdistance(["b", "c"], ["c", "b"])
+        (3.0, 0.0)
+        """
+        from hsw2v._wmd import wmdistance
+
+        return wmdistance(self, document1, document2, norm)
+
+    def intersect_word2vec_format(
+        self, fname, lockf=0.0, binary=False, encoding="utf8", unicode_errors="strict"
+    ):
+        """Overwrite the vectors of known keys with those a word2vec C format file holds for
+        them; see :func:`hsw2v._w2v_intersect.intersect_word2vec` (hsw2v has no lock factors:
+        the merged vectors stay trainable, and any `lockf` other than 1.0 warns).
+
+        >>> import os, tempfile
+        >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[0.0, 0.0], [0.0, 0.0]])
+        >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
+        >>> _ = open(path, "w").write("1 2\\nb 1 2\\n")
+        >>> kv.intersect_word2vec_format(path, lockf=1.0); kv["b"].tolist()
+        [1.0, 2.0]
+        """
+        from hsw2v._w2v_intersect import intersect_word2vec
+
+        intersect_word2vec(self, fname, lockf, binary, encoding, unicode_errors)
+
     # ------------------------------------------------------------------ files
     def save_word2vec_format(
         self,

@@ -215,9 +215,10 @@ def tree(model: Any, words: Sequence[str], path: Any = None, title: str | None =
     ax.set_ylim(-depth - 0.8, 0.6)
     ax.axis("off")
     vocab = len(model.wv)
+    root_id = model.tree.root if vocab > 1 else 0
     ax.set_title(
         title
-        or f"Huffman paths of {len(paths)} words (vocabulary {vocab:,}, root n{max(vocab - 2, 0)});"
+        or f"Huffman paths of {len(paths)} words (vocabulary {vocab:,}, root n{root_id});"
         " filled: shared nodes",
         fontsize=9,
     )

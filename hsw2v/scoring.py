@@ -221,8 +221,9 @@ def child_table(codes, points, lengths) -> np.ndarray:
     """The children of every inner node of a tree given as flat arrays (see
     :mod:`hsw2v.huffman`): an int32 ``(V-1) x 2`` array whose row ``n`` holds the node reached
     from inner node ``n`` by bit 0 and by bit 1; an inner node as its id, leaf ``w`` as
-    ``-1 - w``. Raises ValueError if the arrays do not describe one binary tree rooted at
-    ``V-2``.
+    ``-1 - w``. Raises ValueError if the arrays do not describe one binary tree (rooted at the
+    first node of every path; ``V-2`` for a freshly built tree, not always after
+    ``build_vocab(update=True)``).
 
     >>> from hsw2v.huffman import build_huffman_tree
     >>> t = build_huffman_tree([5, 3, 1, 1])
@@ -243,8 +244,8 @@ def child_table(codes, points, lengths) -> np.ndarray:
     last = steps[None, :] == (lengths[:, None] - 1)
     if (points[on_path] < 0).any() or (points[on_path] >= n_inner).any():
         raise ValueError("inner-node ids out of range")
-    if (points[:, 0] != n_inner - 1).any():
-        raise ValueError(f"every path must start at the root {n_inner - 1}")
+    if (points[:, 0] != points[0, 0]).any():
+        raise ValueError(f"every path must start at the same root, the first is {points[0, 0]}")
     # Each (node, bit) on a path leads either to the next node on the path or, at the last
     # step, to the word itself.
     following = np.empty_like(points)
@@ -266,9 +267,15 @@ def _cached_children(model) -> np.ndarray:
     cached = getattr(model, "_hs_children", None)
     if cached is None or cached[0] is not model.tree:
         tree = model.tree
-        cached = (tree, child_table(tree.codes, tree.points, tree.lengths))
+        cached = (tree, child_table(tree.codes, tree.points, tree.lengths), tree.root)
         model._hs_children = cached
     return cached[1]
+
+
+def _cached_root(model) -> int:
+    """The root inner node of ``model.tree`` (see :func:`_cached_children`)."""
+    _cached_children(model)
+    return model._hs_children[2]
 
 
 def _hidden(model, context_words_list) -> np.ndarray | None:
@@ -301,7 +308,8 @@ def output_word_probabilities(model, context_words_list) -> np.ndarray | None:
         return None
     if len(model.wv.index_to_key) == 1:
         return np.ones(1)
-    return np.exp(leaf_log_probs(h, _f32(model.syn1), _cached_children(model)))
+    children = _cached_children(model)
+    return np.exp(leaf_log_probs(h, _f32(model.syn1), children, _cached_root(model)))
 
 
 def predict_output_word(model, context_words_list, topn=10):
@@ -331,5 +339,6 @@ def predict_output_word(model, context_words_list, topn=10):
         return []
     if len(keys) == 1:
         return [(keys[0], 1.0)]
-    words, log_probs = top_leaves(h, _f32(model.syn1), _cached_children(model), n)
+    children = _cached_children(model)
+    words, log_probs = top_leaves(h, _f32(model.syn1), children, n, _cached_root(model))
     return [(keys[w], float(p)) for w, p in zip(words.tolist(), np.exp(log_probs), strict=True)]

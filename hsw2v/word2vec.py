@@ -17,6 +17,7 @@ import logging
 import os
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
@@ -219,6 +220,8 @@ class Word2Vec:
                 total_examples=self.corpus_count,
                 total_words=self.corpus_total_words,
                 epochs=self.epochs,
+                compute_loss=self.compute_loss,
+                callbacks=self.callbacks,
             )
 
     # ---------------------------------------------------------------- vocabulary
@@ -337,13 +340,13 @@ class Word2Vec:
         >>> report["drop_unique"], report["num_retained_words"], model.wv.index_to_key
         (2, 1, ['a'])
         """
-        if update:
-            raise NotImplementedError(
-                "build_vocab(update=True) is not supported yet: under hierarchical softmax, "
-                "growing the vocabulary changes the tree, and rebuilding it under trained "
-                "inner-node vectors corrupts them (the defect gensim has). Train a new model "
-                "on the combined corpus instead."
-            )
+        if update:  # graft the new words onto the trained tree (hsw2v.vocab_update)
+            from hsw2v.vocab_update import update_vocabulary
+
+            report = update_vocabulary(self, trim_rule, min_count, sample, dry_run)
+            if not keep_raw_vocab and not dry_run:
+                self.raw_vocab = None
+            return report
         if self.raw_vocab is None:
             raise RuntimeError("call scan_vocab() (or build_vocab()) before prepare_vocab()")
         min_count = self.min_count if min_count is None else min_count
@@ -422,6 +425,10 @@ class Word2Vec:
         >>> bool((model.wv.vectors == before).all()), float(abs(model.syn1).sum())
         (True, 0.0)
         """
+        if update:  # keep the trained rows; seeded vectors for the new words only
+            from hsw2v.vocab_update import grow_weights
+
+            return grow_weights(self)
         n, d = len(self.wv.index_to_key), self.vector_size
         rng = np.random.default_rng(seed=self.seed)
         vectors = rng.random((n, d), dtype=np.float32)
@@ -489,10 +496,14 @@ class Word2Vec:
             )
         if self.hs and self.negative:
             raise NotImplementedError(_NEGATIVE_MESSAGE)
-        start_alpha = self.alpha if start_alpha is None else float(start_alpha)
-        end_alpha = self.min_alpha if end_alpha is None else float(end_alpha)
-        self.compute_loss = bool(compute_loss) or self.compute_loss
-        callbacks = tuple(callbacks) or tuple(self.callbacks or ())
+        # As gensim's train(): the call's settings become the model's, and only the callbacks
+        # passed to this call are called (the constructor passes its own).
+        self.alpha = float(start_alpha or self.alpha)
+        self.min_alpha = float(end_alpha or self.min_alpha)
+        start_alpha, end_alpha = self.alpha, self.min_alpha
+        self.epochs = epochs
+        self.compute_loss = bool(compute_loss)
+        callbacks = tuple(callbacks or ())
         schedule = Schedule(
             start_alpha,
             end_alpha,
@@ -601,7 +612,6 @@ class Word2Vec:
                 )
                 if report.raw_words == 0:
                     raise ValueError("the corpus yielded no sentences during training")
-                self.train_count += 1
                 for callback in callbacks:
                     callback.on_epoch_end(self)
         finally:
@@ -609,6 +619,7 @@ class Word2Vec:
             self.wv.norms = None
             if hasattr(on_progress, "close"):
                 on_progress.close()
+        self.train_count += 1  # train() calls, as gensim counts them
         for callback in callbacks:
             callback.on_train_end(self)
         return trained, raw
@@ -630,6 +641,83 @@ class Word2Vec:
         True
         """
         return self.running_training_loss
+
+    # ---------------------------------------------------------------- gensim utilities
+    def reset_from(self, other_model):
+        """Share ``other_model``'s vocabulary (keys, per-key attributes, tree, corpus count)
+        and start fresh weights from this model's ``seed``, as gensim's ``reset_from``. As in
+        gensim, the two models then share those structures: neither should grow its
+        vocabulary afterwards.
+
+        >>> sentences = [["a", "b", "a"]] * 20
+        >>> first = Word2Vec(sentences, vector_size=8, min_count=1, workers=1, epochs=1)
+        >>> second = Word2Vec(vector_size=4, min_count=1, workers=1)
+        >>> second.reset_from(first)
+        >>> second.wv.index_to_key, second.wv.vectors.shape, second.corpus_count
+        (['a', 'b'], (2, 4), 20)
+        """
+        self.wv = KeyedVectors(self.vector_size)
+        self.wv.index_to_key = other_model.wv.index_to_key
+        self.wv.key_to_index = other_model.wv.key_to_index
+        self.wv.expandos = other_model.wv.expandos
+        self.tree = other_model.tree
+        self.corpus_count = other_model.corpus_count
+        self.prepare_weights()
+
+    def estimate_memory(self, vocab_size=None, report=None):
+        """gensim's estimate of the memory a model of ``vocab_size`` words (default: the
+        current vocabulary) needs, in bytes: ``{'vocab', 'vectors', 'syn1', 'total'}`` (and
+        ``'syn1neg'`` with negative sampling). The formula is gensim's, so the numbers match
+        gensim's for the same settings: 700 bytes a word for the vocabulary under hs (500
+        without), ``4 * vector_size`` a word for each weight matrix. The weight matrices are
+        exactly hsw2v's sizes; hsw2v's vocabulary really takes ``16 + 5 * L`` bytes a word
+        of flat arrays (count, sampling threshold, path length, and code bits and points
+        padded to the longest path ``L``), plus a NumPy view per word for each of
+        ``get_vecattr(w, "code" | "point")`` and Python's dict and list entries for the keys.
+
+        >>> model = Word2Vec(vector_size=100, workers=1)
+        >>> model.estimate_memory(vocab_size=1000)
+        {'vocab': 700000, 'vectors': 400000, 'syn1': 400000, 'total': 1500000}
+        """
+        vocab_size = vocab_size or len(self.wv)
+        report = report or {}
+        report["vocab"] = vocab_size * (700 if self.hs else 500)
+        report["vectors"] = vocab_size * self.vector_size * np.dtype(np.float32).itemsize
+        if self.hs:
+            report["syn1"] = vocab_size * self.vector_size * np.dtype(np.float32).itemsize
+        if self.negative:
+            report["syn1neg"] = vocab_size * self.vector_size * np.dtype(np.float32).itemsize
+        report["total"] = sum(report.values())
+        logger.info(
+            "estimated required memory for %i words and %i dimensions: %i bytes",
+            vocab_size,
+            self.vector_size,
+            report["total"],
+        )
+        return report
+
+    def init_sims(self, replace=False):
+        """Deprecated, as in gensim 4: norms are computed when needed. Warns, then
+        ``wv.init_sims(replace)`` (``replace=True`` unit-normalises the vectors in place).
+
+        >>> import warnings
+        >>> model = Word2Vec([["a", "b"]] * 10, vector_size=4, min_count=1, workers=1, epochs=1)
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     model.init_sims()
+        >>> caught[0].category.__name__, model.wv.norms.shape
+        ('DeprecationWarning', (2,))
+        """
+        warnings.warn(
+            "init_sims() is obsolete: norms are computed when needed. To refresh them after "
+            "changing vectors by hand call wv.fill_norms(force=True); for unit vectors use "
+            "wv.get_vector(key, norm=True) or wv.get_normed_vectors()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            self.wv.init_sims(replace=replace)
 
     # ---------------------------------------------------------------- queries and gensim
     def score(

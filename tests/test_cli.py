@@ -87,7 +87,7 @@ def workdir(tmp_path_factory):
 
 def test_train_writes_native_model_and_word2vec(workdir):
     model = hsw2v.Word2Vec.load(workdir / "model.hsw2v")
-    assert model.sg == 1 and model.vector_size == 32 and model.train_count == 2
+    assert model.sg == 1 and model.vector_size == 32 and model.train_count == 1
     kv = hsw2v.KeyedVectors.load_word2vec_format(workdir / "vectors.bin", binary=True)
     assert kv.index_to_key == model.wv.index_to_key
     assert (kv.vectors == model.wv.vectors).all()
@@ -230,7 +230,7 @@ def test_info(workdir):
     lengths = model.tree.lengths
     assert f"min {lengths.min()}, mean {lengths.mean():.2f}, max {lengths.max()}" in out
     assert "skip-gram, hierarchical softmax, window 5" in out
-    assert "2 trained" in out and "training loss" in out
+    assert "2 per train() call; 1 train() calls" in out and "training loss" in out
 
 
 def test_help_as_a_user_sees_it():

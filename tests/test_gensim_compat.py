@@ -182,9 +182,21 @@ sims = model.wv.most_similar("computer", topn=10)
 similarity = model.wv.similarity("graph", "trees")
 model.wv.save_word2vec_format(os.path.join(tmp, "vectors.bin"), binary=True)
 wv = KeyedVectors.load_word2vec_format(os.path.join(tmp, "vectors.bin"), binary=True)
+n_words = len(model.wv)
+
+more = [["new", "words", "arrive"], ["graph", "new", "words"]] * 10
+model.build_vocab(more, update=True)
+trained = model.train(more, total_examples=model.corpus_count, epochs=model.epochs)
+closer = model.wv.closer_than("graph", "trees")
+subset = model.wv.vectors_for_all(["graph", "new", "nope"])
+memory = model.estimate_memory()
+fresh = Word2Vec(vector_size=20, min_count=1, seed=2)
+fresh.reset_from(model)
 result = dict(
     vector=vector, sims=sims, similarity=similarity, loaded=wv["computer"],
-    n_words=len(model.wv), keys=list(wv.index_to_key),
+    n_words=n_words, keys=list(wv.index_to_key), grown=list(model.wv.index_to_key),
+    trained=trained, closer=closer, subset=list(subset.index_to_key), memory=memory,
+    fresh=fresh.wv.vectors.shape,
 )
 """
 
@@ -204,6 +216,13 @@ def test_tutorial_script_runs_unchanged(library, tmp_path, caplog):
     assert -1.0 <= float(result["similarity"]) <= 1.0
     np.testing.assert_array_equal(result["loaded"], result["vector"])
     assert result["n_words"] == 12 and len(result["keys"]) == 12
+    assert set(result["grown"][:12]) == set(result["keys"])  # old words first, new ones after
+    assert sorted(result["grown"][12:]) == ["arrive", "new", "words"]
+    assert result["trained"][1] == 60  # raw words of one epoch (the last train() set epochs=1)
+    assert all(isinstance(w, str) for w in result["closer"])
+    assert result["subset"] == ["graph", "new"]
+    assert {"vocab", "vectors", "total"} <= set(result["memory"])
+    assert result["fresh"] == (15, 20)
     if library == "hsw2v":  # the file hsw2v wrote is read by gensim too
         g = gensim_models.KeyedVectors.load_word2vec_format(
             os.path.join(tmp_path, "vectors.bin"), binary=True

@@ -1,0 +1,105 @@
+"""Merge vectors from a word2vec C format file into existing keys (gensim's
+``KeyedVectors.intersect_word2vec_format``).
+
+The file is streamed with the readers of :mod:`hsw2v._w2v_format` (text or binary, same
+checks and error messages); only the vectors of keys already present are copied, and the file
+is never held in memory.
+
+gensim's ``lockf`` sets a per-vector lock factor that its training multiplies each input-vector
+update by (0.0 freezes the merged vectors, 1.0 trains them normally). hsw2v's kernels have no
+lock factors: every vector is trained, which is ``lockf=1.0``. Any other value is accepted (so
+gensim scripts run) with a warning saying the merged vectors will still be trained. (In gensim
+4.4 the call itself fails unless the caller first resized ``wv.vectors_lockf`` to one entry
+per key: its default holds a single entry, so the assignment raises IndexError, and a plain
+``KeyedVectors`` has no ``vectors_lockf`` at all.)
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+import smart_open
+
+from hsw2v._w2v_format import _parse_header, _read_binary, _read_text
+
+logger = logging.getLogger(__name__)
+
+
+class _Merger:
+    """The reader's sink: keeps the vectors of known keys (at most one per key of ``kv``),
+    to be copied in only once the whole file has been read without error."""
+
+    def __init__(self, kv, fname, vocab_size, binary):
+        self.kv, self.fname, self.vocab_size, self.binary = kv, fname, vocab_size, binary
+        self.found: dict[int, np.ndarray] = {}
+
+    def add(self, word, values, where):
+        index = self.kv.key_to_index.get(word)
+        if index is None:
+            return
+        if not np.isfinite(values).all():
+            place = f"byte offset {where}" if self.binary else f"line {where}"
+            raise ValueError(
+                f"{self.fname}: {place}: the vector of {word!r} holds NaN or infinite values"
+            )
+        self.found.setdefault(index, np.array(values, dtype=self.kv.vectors.dtype))
+
+
+def intersect_word2vec(
+    kv, fname, lockf=0.0, binary=False, encoding="utf8", unicode_errors="strict"
+) -> int:
+    """Copy into ``kv`` the vectors that ``fname`` holds for keys ``kv`` already has; other
+    keys of the file are ignored, and ``kv``'s keys stay as they are (a key the file holds
+    twice takes its first vector). Returns how many vectors were merged. Nothing is changed
+    unless the whole file reads correctly. Raises ValueError for a file whose vector size differs from ``kv``'s, or that
+    is malformed (see :meth:`hsw2v.KeyedVectors.load_word2vec_format`).
+
+    >>> import os, tempfile
+    >>> from hsw2v.keyedvectors import KeyedVectors
+    >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[0.0, 0.0], [0.0, 0.0]])
+    >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
+    >>> _ = open(path, "w").write("2 2\\nb 1 2\\nzz 3 4\\n")
+    >>> intersect_word2vec(kv, path, lockf=1.0), kv["b"].tolist(), kv.index_to_key
+    (1, [1.0, 2.0], ['a', 'b'])
+    """
+    if lockf != 1.0:
+        warnings.warn(
+            f"intersect_word2vec_format(lockf={lockf}): hsw2v has no per-vector lock factors; "
+            "the merged vectors will be trained like every other vector (lockf=1.0)",
+            UserWarning,
+            stacklevel=3,
+        )
+    with smart_open.open(fname, "rb") as fin:
+        header = fin.readline()
+        vocab_size, vector_size = _parse_header(fname, header, encoding)
+        if vector_size != kv.vector_size:
+            raise ValueError(
+                f"incompatible vector size {vector_size} in file {fname}: these vectors have "
+                f"{kv.vector_size} dimensions"
+            )
+        merger = _Merger(kv, fname, vocab_size, binary)
+        if binary:
+            _read_binary(
+                fname,
+                fin,
+                merger,
+                len(header),
+                vector_size,
+                kv.vectors.dtype,
+                encoding,
+                unicode_errors,
+            )
+        else:
+            _read_text(
+                fname, fin, merger, 2, vector_size, kv.vectors.dtype, encoding, unicode_errors
+            )
+    if merger.found:
+        rows = np.fromiter(merger.found, dtype=np.int64, count=len(merger.found))
+        kv.vectors[rows] = np.stack(list(merger.found.values()))
+    kv.norms = None
+    logger.info(
+        "merged %d vectors into %s matrix from %s", len(merger.found), kv.vectors.shape, fname
+    )
+    return len(merger.found)
