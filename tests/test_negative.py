@@ -425,3 +425,17 @@ def test_trainer_rejects_missing_or_mismatched_ns_arrays():
         _inner.Trainer(*args, hs=False)
     _inner.Trainer(*args, hs=False, negative=2, syn1neg=np.zeros((n, d), np.float32),
                    cum_table=table)  # fmt: skip
+
+
+def test_tree_queries_refuse_models_without_syn1(small):
+    from hsw2v import scoring
+
+    sentences, _ = small
+    ns = Word2Vec(sentences[:100], vector_size=8, min_count=1, hs=0, negative=3, workers=1)
+    for call in (
+        lambda: scoring.score_sentences(ns, [sentences[0]]),
+        lambda: scoring.output_word_probabilities(ns, ["c0w1"]),
+        lambda: scoring.predict_output_word(ns, ["c0w1"]),
+    ):
+        with pytest.raises(RuntimeError, match="hs=0"):
+            call()
