@@ -439,3 +439,19 @@ def test_tree_queries_refuse_models_without_syn1(small):
     ):
         with pytest.raises(RuntimeError, match="hs=0"):
             call()
+
+
+def test_command_line_trains_negative_sampling(tmp_path, small, capsys):
+    from hsw2v.cli import main
+
+    sentences, _ = small
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(" ".join(s) for s in sentences[:200]) + "\n")
+    out = tmp_path / "ns.hsw2v"
+    argv = ["train", str(corpus), "-o", str(out), "-hs", "0", "-negative", "3", "--size", "8",
+            "--min-count", "1", "--epochs", "1", "--workers", "1", "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
+    model = Word2Vec.load(str(out))
+    assert (model.hs, model.negative, model.syn1neg.shape) == (0, 3, (len(model.wv), 8))
+    assert main(["predict", str(out), "c0w1", "c0w2"]) == 0
+    assert "c0w" in capsys.readouterr().out
