@@ -7,6 +7,9 @@ effective words/s and ratios. Single thread, no Python in the timed loop; timed 
 processes on a shared machine disturb far less than wall time.
 
     python benchmarks/kernel_variants.py --corpus CORPUS [--words 600000] [--repeats 7]
+
+A variant is a kernel name (``fused``, ``loop``, ``blas``, ``window``), optionally with
+``-noprefetch`` and, for ``window``, ``:B`` for blocks of at most B contexts (``window:8``).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ def main(argv=None):
         for _, variant in itertools.product(range(args.repeats), variants):
             work0, work1, work_neg = syn0.copy(), syn1.copy(), syn1neg.copy()
             t = model.tree
+            name, _, block = variant.partition(":")
             trainer = Trainer(
                 work0,
                 work1,
@@ -63,8 +67,9 @@ def main(argv=None):
                 True,
                 True,
                 False,
-                variant.removesuffix("-noprefetch"),
-                prefetch=not variant.endswith("-noprefetch"),
+                name.removesuffix("-noprefetch"),
+                prefetch=not name.endswith("-noprefetch"),
+                block=int(block or 4),
                 hs=bool(args.hs),
                 syn1neg=work_neg if args.negative else None,
                 cum_table=model.cum_table if args.negative else None,
@@ -84,7 +89,7 @@ def main(argv=None):
         for variant in variants:
             med = statistics.median(times[variant])
             print(
-                f"  {variant:6s} median {kept_words / med / 1e3:8.0f}k effective words/s  "
+                f"  {variant:10s} median {kept_words / med / 1e3:8.0f}k effective words/s  "
                 f"time ratio vs {variants[0]}: {med / base:5.2f}  "
                 f"runs: {' '.join(f'{x:.3f}' for x in times[variant])}"
             )

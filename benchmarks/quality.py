@@ -55,6 +55,12 @@ def main(argv=None):
         default=None,
         help="override hsw2v.word2vec.HOT_SYNC (tokens between syncs)",
     )
+    parser.add_argument(
+        "--hot-merge",
+        choices=("sum", "mean"),
+        default=None,
+        help="override hsw2v.word2vec.HOT_MERGE (how private changes are added back)",
+    )
     args = parser.parse_args(argv)
     import hsw2v.word2vec
 
@@ -62,6 +68,8 @@ def main(argv=None):
         hsw2v.word2vec.HOT_NODES = args.hot
     if args.hot_sync is not None:
         hsw2v.word2vec.HOT_SYNC = args.hot_sync
+    if args.hot_merge is not None:
+        hsw2v.word2vec.HOT_MERGE = args.hot_merge
 
     if args.system == "gensim":
         from gensim.models import Word2Vec as GensimWord2Vec
@@ -95,7 +103,8 @@ def main(argv=None):
     print(
         f"{args.system} sg={args.sg} hs={args.hs} negative={args.negative} "
         f"workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
-        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC}: "
+        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC} "
+        f"merge={hsw2v.word2vec.HOT_MERGE}: "
         f"{raw / seconds:,.0f} words/s, {raw / cpu_seconds:,.0f} words per CPU-second, "
         f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"
     )

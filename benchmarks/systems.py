@@ -7,8 +7,11 @@
 Every training runs in a fresh subprocess, so that peak memory and threads belong to one system
 only: the Python systems run this file as ``python3 systems.py --child SPEC_JSON``, which trains,
 prints one JSON line of timings and writes the vectors in word2vec binary format; the C tool is
-run directly and timed from outside. Peak RSS comes from ``os.wait4`` on the child (the kernel's
-high-water mark for exactly that process). Children get single-threaded BLAS
+run directly and timed from outside. Peak RSS is the kernel's high-water mark of the child's
+own address space, ``VmHWM`` in ``/proc/PID/status``: read by the Python children themselves
+right after training, and polled from outside for the C tool. (``wait4``'s ``ru_maxrss`` is not
+used: on Linux it keeps the high-water mark of the parent's memory copied at fork across exec,
+so every child would report at least the benchmark driver's size.) Children get single-threaded BLAS
 (OPENBLAS/OMP/MKL_NUM_THREADS=1) and PYTHONHASHSEED=0.
 
 Systems (all hierarchical softmax, no negative sampling):
@@ -118,14 +121,40 @@ def _run_measured(
         if timeout:
             timer = threading.Timer(timeout, proc.kill)
             timer.start()
+        peak = [0]
+        done = threading.Event()
+
+        def poll() -> None:  # VmHWM only rises, so the last read before exit is the peak
+            while not done.is_set():
+                hwm = _vm_hwm(proc.pid)
+                if hwm:
+                    peak[0] = max(peak[0], hwm)
+                done.wait(0.02)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            _, status, _ = os.wait4(proc.pid, 0)
         finally:
+            done.set()
+            poller.join()
             if timer:
                 timer.cancel()
         wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, wall, usage.ru_maxrss * 1024  # ru_maxrss is in KiB on Linux
+    return proc.returncode, wall, peak[0]
+
+
+def _vm_hwm(pid: int | str = "self") -> int | None:
+    """Peak resident set size of one process's address space (``VmHWM``), in bytes."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024  # reported in kB
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def _tail(path: str, n: int = 2000) -> str:
@@ -494,6 +523,10 @@ def _rss_now() -> int | None:
 
 
 def _peak_rss() -> int:
+    """This process's peak RSS since its exec (see the module note on ``ru_maxrss``)."""
+    hwm = _vm_hwm()
+    if hwm is not None:
+        return hwm
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

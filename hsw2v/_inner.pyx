@@ -9,13 +9,13 @@ A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of wh
    and the threads (``hsw2v._train``); the nogil block sees only pointers and integers.
 
 B. What is shared. Only the weight matrices ``syn0``, ``syn1`` and ``syn1neg`` are written by
-   several threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and gensim do,
-   except the top of the tree: with ``hot_nodes > 0`` each job trains a private copy of the
-   hottest inner nodes and adds its change back when it ends (Vuurens et al. 2016), so threads
-   do not pass those cache lines back and forth. Everything else a job touches is its own: the
-   ``JobState`` struct (hidden vector, error accumulator, subsampled ids, path row pointers,
-   private hot rows, drawn negatives, random stream, loss tally) lives on that call's stack
-   and heap. ``cum_table`` is shared read-only.
+   several threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and
+   gensim do, except the top of the tree: with ``hot_nodes > 0`` each job trains a private
+   copy of the hottest inner nodes and adds its change back every ``hot_sync`` centre words (Vuurens et
+   al. 2016), so threads do not pass those cache lines back and forth. Everything else a job
+   touches is its own: the ``JobState`` struct (hidden vector, error accumulator, subsampled
+   ids, path row pointers, private hot rows, drawn negatives, random stream, loss tally) lives
+   on that call's stack and heap. ``cum_table`` is shared read-only.
 
 C. Notation (word2vec.c heritage; ``d`` = vector size, ``V`` = vocabulary size).
 
@@ -92,6 +92,7 @@ cdef extern from "_vec.h" nogil:
 
 
 cdef extern from "_window.h" nogil:
+    enum: MAX_BLOCK "HSW2V_MAX_BLOCK"
     ctypedef struct hsw2v_sigmoid_table:
         const float *table
         float range
@@ -445,18 +446,23 @@ cdef struct ModelView:
     float *syn1neg    # V x d when negative > 0
     const uint32_t *cum_table  # V entries when negative > 0
     int64_t n_words   # V
+    int block         # window kernel: most contexts walking a path together (<= MAX_BLOCK)
+    int64_t hot_sync  # trained centre words between two syncs of the private hot rows
+    float hot_scale   # a job adds hot_scale x its change of the hot rows back at a sync
+    size_t hot_floats # floats in the private hot rows (0: no private rows)
 
 
 cdef struct JobState:
     float *work       # d floats: error accumulated for h
     float *neu1       # d floats: CBOW hidden vector
-    float **xrows     # window kernel: a block's context rows of syn0 (4 pointers)
-    int32_t *xwords   # window kernel: a block's context words (4)
-    float **wrows     # window kernel: a block's error rows, pointers into W (4)
+    float **xrows     # window kernel: a block's context rows of syn0 (MAX_BLOCK pointers)
+    int32_t *xwords   # window kernel: a block's context words (MAX_BLOCK)
+    float **wrows     # window kernel: a block's error rows, pointers into W (MAX_BLOCK)
     float **yrows     # window kernel: the path rows of syn1 (max_length pointers)
-    float *W          # window kernel: the block's errors, 4 x d
+    float *W          # window kernel: the block's errors, MAX_BLOCK x d
     float *hot        # this job's private copy of the hottest inner nodes (rows >= hot_start)
     float *hot_base   # the same rows as they were when the job copied them
+    int64_t since     # centre words trained since the last sync of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
     int32_t *negs     # negative sampling: the target and its negatives (negative + 1)
@@ -492,7 +498,7 @@ cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noex
 cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
                       const uint8_t *code, int length, float alpha) noexcept nogil:
     """Skip-gram for centre ``i``: the contexts of kept[lo:hi] walk the centre's path (rows
-    in st.yrows) in blocks of up to 4 distinct words (_window.h), with exactly word2vec.c's
+    in st.yrows) in blocks of up to ``m.block`` distinct words (_window.h), with exactly word2vec.c's
     updates.
     Returns the window's -log-likelihood when compute_loss."""
     cdef int d = m.d, B = 0, b, j
@@ -513,7 +519,7 @@ cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, 
             for b in range(B):
                 if st.xwords[b] == word:
                     repeated = True
-        if B and (p == hi or B == 4 or repeated):
+        if B and (p == hi or B == m.block or repeated):
             loss += hsw2v_sg_block(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
                                    &sig, m.compute_loss)
             B = 0
@@ -650,16 +656,23 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                     cbow_hidden(m, st, lo, hi, i)
                 st.loss += ns_step(m, st, st.neu1, centre, alpha)
                 cbow_spread(m, st, lo, hi, i, count)
+        if m.hot_floats:
+            st.since += 1
+            if st.since >= m.hot_sync:
+                sync_hot(m.syn1 + <int64_t>m.hot_start * d, st.hot, st.hot_base,
+                         m.hot_floats, m.hot_scale)
+                st.since = 0
 
 
-cdef inline void sync_hot(float *shared, float *hot, float *base, size_t n) noexcept nogil:
-    """Add a job's change of its private hot rows to the shared rows (shared += hot - base),
-    then restart both private copies from the result, which holds the other threads' changes
-    too."""
+cdef inline void sync_hot(float *shared, float *hot, float *base, size_t n,
+                          float scale) noexcept nogil:
+    """Add a job's change of its private hot rows to the shared rows
+    (shared += scale * (hot - base)), then restart both private copies from the result, which
+    holds the other threads' changes too."""
     cdef size_t q
     cdef float v
     for q in range(n):
-        v = shared[q] + (hot[q] - base[q])
+        v = shared[q] + scale * (hot[q] - base[q])
         shared[q] = v
         hot[q] = v
         base[q] = v
@@ -693,13 +706,13 @@ cdef class Trainer:
     cdef ModelView m
     cdef object _keep_alive
     cdef Py_ssize_t n_hot
-    cdef int64_t hot_sync
 
     def __init__(self, float[:, ::1] syn0, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                  const int32_t[:, ::1] points, const int32_t[::1] lengths,
                  const uint32_t[::1] sample_int, int window, bint sg, bint cbow_mean=True,
                  bint shrink_windows=True, bint compute_loss=False, str kernel="fused",
-                 bint prefetch=True, int hot_nodes=0, int hot_sync=1000, bint hs=True,
+                 bint prefetch=True, int hot_nodes=0, int hot_sync=1000,
+                 float hot_scale=1.0, int block=4, bint hs=True,
                  float[:, ::1] syn1neg=None, const uint32_t[::1] cum_table=None,
                  int negative=0):
         if window < 1:
@@ -748,14 +761,20 @@ cdef class Trainer:
         # The top of the tree is on almost every path: threads writing the same rows would
         # pass those cache lines back and forth between cores all the time. Each job trains
         # a private copy of the hottest inner nodes (the last created, highest ids) and adds
-        # its change back when it ends (Vuurens et al., "Efficient Parallel Learning of
-        # Word2Vec", 2016), at the first sentence end after every ``hot_sync`` trained tokens
-        # and at the job's end. Word2Vec asks for it only with several workers
-        # (``hot_nodes=0`` trains every row in place).
+        # its change back (Vuurens et al., "Efficient Parallel Learning of Word2Vec", 2016)
+        # every ``hot_sync`` trained centre words and at the job's end, times ``hot_scale``
+        # (1: every update counts, as in Hogwild; 1/workers: the changes are averaged).
+        # Word2Vec asks for it only with several workers (``hot_nodes=0`` trains every row in
+        # place).
         cdef Py_ssize_t inner = max(V - 1, 1)
         self.n_hot = min(inner, max(hot_nodes, 0)) if hs else 0
         self.m.hot_start = <int>(inner - self.n_hot)
-        self.hot_sync = max(hot_sync, 1)
+        self.m.hot_sync = max(hot_sync, 1)
+        self.m.hot_scale = hot_scale
+        self.m.hot_floats = self.n_hot * self.m.d
+        if not 1 <= block <= MAX_BLOCK:
+            raise ValueError(f"block must be in 1..{MAX_BLOCK}, got {block}")
+        self.m.block = block
 
     def train_job(self, const int32_t[::1] ids, const int64_t[::1] ends, float alpha0,
                   float alpha1, uint64_t seed):
@@ -767,7 +786,7 @@ cdef class Trainer:
         trained (0.0 unless the Trainer was made with ``compute_loss``)."""
         cdef int64_t n_ids = ids.shape[0]
         cdef int64_t n_sentences = ends.shape[0]
-        cdef int64_t s, start, kept, total, since
+        cdef int64_t s, start, kept, total
         cdef int b
         cdef float *hot_shared
         cdef size_t hot_bytes
@@ -782,11 +801,11 @@ cdef class Trainer:
         st.neu1 = <float *>malloc(self.m.d * sizeof(float))
         st.kept = <int32_t *>malloc(n_ids * sizeof(int32_t))
         st.ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
-        st.xrows = <float **>malloc(4 * sizeof(float *))
-        st.xwords = <int32_t *>malloc(4 * sizeof(int32_t))
-        st.wrows = <float **>malloc(4 * sizeof(float *))
+        st.xrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
+        st.xwords = <int32_t *>malloc(MAX_BLOCK * sizeof(int32_t))
+        st.wrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
         st.yrows = <float **>malloc(self.m.max_length * sizeof(float *))
-        st.W = <float *>malloc(4 * self.m.d * sizeof(float))
+        st.W = <float *>malloc(MAX_BLOCK * self.m.d * sizeof(float))
         st.negs = <int32_t *>malloc((self.m.negative + 1) * sizeof(int32_t))
         hot_bytes = self.n_hot * self.m.d * sizeof(float)
         st.hot = <float *>malloc(max(hot_bytes, 1))
@@ -797,7 +816,7 @@ cdef class Trainer:
                 or st.negs == NULL):
             free_job_state(&st)
             raise MemoryError("could not allocate a training job's buffers")
-        for b in range(4):
+        for b in range(MAX_BLOCK):
             st.wrows[b] = st.W + b * self.m.d
         try:
             with nogil:
@@ -808,17 +827,13 @@ cdef class Trainer:
                     memcpy(st.hot_base, hot_shared, hot_bytes)
                 total = subsample(&self.m, &st, &ids[0], &ends[0], n_sentences)
                 start = 0
-                since = 0
                 for s in range(n_sentences):
                     if st.ends[s] - start > 1:
                         train_sentence(&self.m, &st, start, st.ends[s], total, alpha0, alpha1)
-                    since += st.ends[s] - start
                     start = st.ends[s]
-                    if since >= self.hot_sync and hot_bytes:
-                        sync_hot(hot_shared, st.hot, st.hot_base, hot_bytes // sizeof(float))
-                        since = 0
-                if hot_bytes:
-                    sync_hot(hot_shared, st.hot, st.hot_base, hot_bytes // sizeof(float))
+                if self.m.hot_floats:
+                    sync_hot(hot_shared, st.hot, st.hot_base, self.m.hot_floats,
+                             self.m.hot_scale)
             kept = total
             return kept, st.loss
         finally:

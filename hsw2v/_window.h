@@ -2,7 +2,8 @@
  *
  * In skip-gram every context word of a window is trained against the same path, the centre
  * word's. word2vec.c walks the path once per context; node j of the path is read and written
- * by every context in turn. Here a block of B <= 4 contexts walks the path node by node: each
+ * by every context in turn. Here a block of B <= HSW2V_MAX_BLOCK contexts walks the path node
+ * by node: each
  * node row is loaded once per block, and one pass over it applies the B updates of that node
  * and computes the B dot products of the next node, with B independent accumulators.
  *
@@ -35,6 +36,10 @@
 #error "hsw2v's window kernel needs GCC or Clang vector extensions"
 #endif
 
+/* Largest block. Blocks of up to 8 fit AVX2's 16 vector registers too, but measured slower
+ * (benchmarks/RESULTS.md, "Window block size"): the Gram terms grow as B^2. */
+#define HSW2V_MAX_BLOCK 4
+
 typedef struct {
     const float *table; /* sigmoid at evenly spaced points of [-range, range] */
     float range;
@@ -63,8 +68,9 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
     const int B, int d, float *const *x, float *const *work, int L, float *const *y,
     const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, int compute_loss) {
     const int d8 = d & ~7;
-    float K[4][4], f[4], g[4], mix[4][4];
-    hsw2v_v8 acc[4];
+    float K[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK], f[HSW2V_MAX_BLOCK], g[HSW2V_MAX_BLOCK];
+    float mix[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];
+    hsw2v_v8 acc[HSW2V_MAX_BLOCK];
     double loss = 0.0;
 
     for (int b = 0; b < B; b++) {
@@ -147,7 +153,7 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
     return loss;
 }
 
-/* Walk the path of one centre for B (1..4) distinct context rows; returns -log-likelihood
+/* Walk the path of one centre for B (1..HSW2V_MAX_BLOCK) distinct context rows; returns -log-likelihood
  * of the B (context, centre) pairs when compute_loss, else 0. */
 static inline double hsw2v_sg_block(int B, int d, float *const *x, float *const *work, int L,
                                     float *const *y, const uint8_t *code, float alpha,

@@ -129,7 +129,7 @@ def test_saturated_wrong_node_still_gets_its_gradient():
     assert loss == pytest.approx(37.0, rel=1e-6)
 
 
-def make_trainer(rng, sg, kernel="fused", cbow_mean=True):
+def make_trainer(rng, sg, kernel="fused", cbow_mean=True, window=2, block=4):
     V = 50
     counts = np.sort(rng.integers(1, 500, size=V))[::-1]
     tree = build_huffman_tree(counts)
@@ -143,12 +143,13 @@ def make_trainer(rng, sg, kernel="fused", cbow_mean=True):
         tree.points,
         tree.lengths,
         sample_int,
-        window=2,
+        window=window,
         sg=sg,
         cbow_mean=cbow_mean,
         shrink_windows=False,
         compute_loss=True,
         kernel=kernel,
+        block=block,
     )
     return trainer, syn0, syn1, tree
 
@@ -191,6 +192,30 @@ def test_job_matches_numpy_reference(rng, sg, cbow_mean, kernel):
     assert loss > 0
     assert np.allclose(syn0, exp0, atol=1e-4)
     assert np.allclose(syn1, exp1, atol=1e-4)
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 4])
+def test_window_kernel_blocks_match_numpy_reference(rng, block):
+    """Windows of up to 10 contexts, cut into blocks of ``block``: every block size gives
+    word2vec.c's sequential updates (the pair-by-pair loop kernel, same sigmoid table, to
+    rounding; the float64 NumPy reference with its exact sigmoid, to the table's error)."""
+    sentence = rng.permutation(50)[:20].astype(np.int32)
+    ends = np.array([20], dtype=np.int64)
+    trainer, syn0, syn1, tree = make_trainer(
+        np.random.default_rng(5), 1, "window", window=5, block=block
+    )
+    seq, seq0, seq1, _ = make_trainer(np.random.default_rng(5), 1, "loop", window=5)
+    exp0, exp1 = numpy_train_sentence(sentence, syn0, syn1, tree, 5, 0.025, 1, 1)
+    trainer.train_job(sentence, ends, 0.025, 0.025, 7)
+    seq.train_job(sentence, ends, 0.025, 0.025, 7)
+    assert np.allclose(syn0, seq0, atol=2e-6) and np.allclose(syn1, seq1, atol=2e-6)
+    assert np.allclose(syn0, exp0, atol=3e-4) and np.allclose(syn1, exp1, atol=3e-4)
+    assert not np.allclose(syn1, make_trainer(np.random.default_rng(5), 1)[2], atol=1e-3)
+
+
+def test_window_block_size_is_checked(rng):
+    with pytest.raises(ValueError, match="block must be in 1..4"):
+        make_trainer(rng, 1, "window", block=5)
 
 
 @pytest.mark.parametrize("sg", [0, 1])
@@ -310,10 +335,11 @@ def test_window_kernel_loss_matches_exact_nll():
 
 @pytest.mark.parametrize("kernel", ["window", "fused"])
 def test_private_hot_nodes_change_only_rounding_with_one_thread(kernel):
-    """Training the top of the tree in a per-job private copy and adding the change back at the
-    end of the job gives, with one thread, the in-place result up to float rounding."""
+    """Training the top of the tree in a per-job private copy and adding the change back (every
+    ``hot_sync`` centre words and at the end of the job) gives, with one thread, the in-place
+    result up to float rounding."""
     results = []
-    for hot_nodes in (0, 8, 10_000):
+    for hot_nodes, hot_sync in ((0, 1000), (8, 1000), (10_000, 1000), (8, 1), (31, 7)):
         r = np.random.default_rng(8)
         V = 60
         tree = build_huffman_tree(np.sort(r.integers(1, 900, size=V))[::-1])
@@ -330,6 +356,7 @@ def test_private_hot_nodes_change_only_rounding_with_one_thread(kernel):
             sg=True,
             kernel=kernel,
             hot_nodes=hot_nodes,
+            hot_sync=hot_sync,
         )
         ids = r.integers(0, V, size=3000).astype(np.int32)
         for job in range(3):
@@ -339,3 +366,36 @@ def test_private_hot_nodes_change_only_rounding_with_one_thread(kernel):
         assert np.allclose(syn0, results[0][0], atol=3e-4)
         assert np.allclose(syn1, results[0][1], atol=3e-4)
         assert not np.array_equal(syn1, np.zeros_like(syn1))
+
+
+def test_hot_scale_scales_the_change_added_back():
+    """With hot_scale=0.5, one job whose private rows cover the whole tree and never sync
+    before its end adds back half its change of syn1 (syn0 is trained in place as usual)."""
+    outs = []
+    for hot_nodes, hot_scale in ((0, 1.0), (10_000, 0.5)):
+        r = np.random.default_rng(12)
+        V = 40
+        tree = build_huffman_tree(np.sort(r.integers(1, 900, size=V))[::-1])
+        syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
+        syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
+        start = syn1.copy()
+        trainer = _inner.Trainer(
+            syn0,
+            syn1,
+            tree.codes,
+            tree.points,
+            tree.lengths,
+            np.full(V, 2**32 - 1, dtype=np.uint32),
+            window=3,
+            sg=True,
+            hot_nodes=hot_nodes,
+            hot_sync=10**9,
+            hot_scale=hot_scale,
+        )
+        ids = r.integers(0, V, size=500).astype(np.int32)
+        trainer.train_job(ids, np.array([500], dtype=np.int64), 0.05, 0.02, 3)
+        outs.append((syn0, syn1, start))
+    (full0, full1, start), (half0, half1, _) = outs
+    assert np.allclose(half0, full0, atol=3e-4)
+    assert np.allclose(half1, start + 0.5 * (full1 - start), atol=3e-4)
+    assert not np.allclose(half1, full1, atol=1e-2)

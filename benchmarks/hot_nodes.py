@@ -1,0 +1,65 @@
+"""Speed of several-worker training with private copies of the top of the tree.
+
+Builds the vocabulary once, then trains copies of the same model for one epoch each with
+every (hot nodes, sync interval) setting in turn, alternated (A B C A B C ...), and prints
+median training words/s per setting. Quality of a setting: ``benchmarks/quality.py --hot N
+--hot-sync S``.
+
+    python benchmarks/hot_nodes.py --corpus CORPUS [--workers 2] [--configs 0:100,63:100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import ensure_corpus  # noqa: E402
+
+import hsw2v.word2vec  # noqa: E402
+from hsw2v import LineSentence, Word2Vec  # noqa: E402
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--sg", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--configs",
+        default="0:100,15:50,31:100,63:100,127:100,1024:1000",
+        help="comma-separated HOT_NODES:HOT_SYNC settings",
+    )
+    args = parser.parse_args(argv)
+    configs = [tuple(int(x) for x in c.split(":")) for c in args.configs.split(",")]
+    corpus = LineSentence(str(ensure_corpus(args.corpus)))
+    base = Word2Vec(
+        vector_size=100, window=5, min_count=5, sample=1e-3, sg=args.sg,
+        workers=args.workers, epochs=1, seed=1,
+    )  # fmt: skip
+    base.build_vocab(corpus)
+    speeds: dict[tuple, list[float]] = {c: [] for c in configs}
+    for _ in range(args.repeats):
+        for hot, sync in configs:
+            hsw2v.word2vec.HOT_NODES, hsw2v.word2vec.HOT_SYNC = hot, sync
+            model = copy.deepcopy(base)
+            started = time.perf_counter()
+            _, raw = model.train(corpus, total_examples=model.corpus_count, epochs=1)
+            speeds[(hot, sync)].append(raw / (time.perf_counter() - started))
+    print(f"sg={args.sg} workers={args.workers}, 1 epoch, {args.repeats} alternated runs")
+    for hot, sync in configs:
+        runs = speeds[(hot, sync)]
+        print(
+            f"  hot={hot:5d} sync={sync:5d}: median {statistics.median(runs) / 1e3:5.0f}k "
+            f"words/s  runs: {', '.join(f'{x / 1e3:.0f}k' for x in runs)}"
+        )
+
+
+if __name__ == "__main__":
+    main()
