@@ -58,8 +58,8 @@ def predict_output_word(model, context_words_list, topn=10):
     >>> from hsw2v import Word2Vec
     >>> model = Word2Vec([["a", "b", "c"]] * 20, vector_size=8, min_count=1, workers=1,
     ...                  epochs=1, hs=0, negative=2)
-    >>> top = predict_output_word(model, ["a", "c"], topn=2)
-    >>> len(top), top[0][1] >= top[1][1]
+    >>> probs = [p for _, p in predict_output_word(model, ["a", "c"], topn=2)]
+    >>> len(probs), probs == sorted(probs, reverse=True)
     (2, True)
     """
     wv = model.wv
