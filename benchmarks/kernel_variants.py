@@ -31,6 +31,8 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--variants", default="fused,loop,blas")
     parser.add_argument("--modes", default="sg,cbow")
+    parser.add_argument("--hs", type=int, default=1, help="hierarchical softmax (0/1)")
+    parser.add_argument("--negative", type=int, default=0, help="negative samples (0: none)")
     args = parser.parse_args(argv)
 
     sentences, n = [], 0
@@ -42,13 +44,15 @@ def main(argv=None):
     variants = args.variants.split(",")
     for mode in args.modes.split(","):
         sg = int(mode == "sg")
-        model = Word2Vec(sentences, sg=sg, workers=1, epochs=1, min_count=5)
+        model = Word2Vec(
+            sentences, sg=sg, workers=1, epochs=1, min_count=5, hs=args.hs, negative=args.negative
+        )
         jobs = list(iter_jobs(sentences, model.wv.key_to_index, model.batch_words))
-        syn0, syn1 = model.wv.vectors.copy(), model.syn1.copy()
+        syn0, syn1, syn1neg = model.wv.vectors.copy(), model.syn1.copy(), model.syn1neg.copy()
         times = {v: [] for v in variants}
         kept_words = 0
         for _, variant in itertools.product(range(args.repeats), variants):
-            work0, work1 = syn0.copy(), syn1.copy()
+            work0, work1, work_neg = syn0.copy(), syn1.copy(), syn1neg.copy()
             t = model.tree
             name, _, block = variant.partition(":")
             trainer = Trainer(
@@ -66,6 +70,10 @@ def main(argv=None):
                 name.removesuffix("-noprefetch"),
                 prefetch=not name.endswith("-noprefetch"),
                 block=int(block or 4),
+                hs=bool(args.hs),
+                syn1neg=work_neg if args.negative else None,
+                cum_table=model.cum_table if args.negative else None,
+                negative=args.negative,
             )
             started = time.thread_time()
             kept_words = 0
@@ -74,7 +82,10 @@ def main(argv=None):
                 kept_words += kept
             times[variant].append(time.thread_time() - started)
         base = statistics.median(times[variants[0]])
-        print(f"{mode}: {kept_words} effective words per run, {args.repeats} alternated runs")
+        print(
+            f"{mode} hs={args.hs} negative={args.negative}: {kept_words} effective words per "
+            f"run, {args.repeats} alternated runs"
+        )
         for variant in variants:
             med = statistics.median(times[variant])
             print(

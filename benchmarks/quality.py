@@ -1,10 +1,13 @@
-"""Train hsw2v once with chosen settings and score it with the benchmark's judge.
+"""Train hsw2v (or gensim) once with chosen settings and score it with the benchmark's judge.
 
 For quality questions that the speed benchmark does not ask: a kernel variant, a setting, a
-commit. Prints one line: settings, training words/s, analogy accuracy (questions-words.txt,
+commit, negative sampling. Prints one line: settings, training words/s (raw corpus words x
+epochs / seconds of ``train()``), the same per CPU-second of the process (all its threads;
+steadier than wall time on a shared machine), analogy accuracy (questions-words.txt,
 restrict_vocab=30000) and wordsim353 Spearman.
 
     python benchmarks/quality.py --corpus CORPUS --sg 1 --workers 2 --epochs 5 --kernel auto
+    python benchmarks/quality.py --corpus CORPUS --sg 1 --hs 0 --negative 5 --system gensim
 """
 
 from __future__ import annotations
@@ -31,6 +34,15 @@ def main(argv=None):
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--kernel", default="auto")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hs", type=int, default=1)
+    parser.add_argument("--negative", type=int, default=0)
+    parser.add_argument(
+        "--system",
+        choices=("hsw2v", "gensim"),
+        default="hsw2v",
+        help="gensim 4.4 at the same settings (its LineSentence, its train()); --kernel and "
+        "--hot are hsw2v's only",
+    )
     parser.add_argument(
         "--hot",
         type=int,
@@ -59,8 +71,47 @@ def main(argv=None):
     if args.hot_merge is not None:
         hsw2v.word2vec.HOT_MERGE = args.hot_merge
 
-    corpus = LineSentence(str(ensure_corpus(args.corpus)))
-    model = Word2Vec(
+    if args.system == "gensim":
+        from gensim.models import Word2Vec as GensimWord2Vec
+        from gensim.models.word2vec import LineSentence as GensimLineSentence
+
+        corpus = GensimLineSentence(str(ensure_corpus(args.corpus)))
+        model = GensimWord2Vec(
+            vector_size=100,
+            window=5,
+            min_count=5,
+            sample=1e-3,
+            sg=args.sg,
+            hs=args.hs,
+            negative=args.negative,
+            workers=args.workers,
+            epochs=args.epochs,
+            seed=args.seed,
+        )
+    else:
+        corpus = LineSentence(str(ensure_corpus(args.corpus)))
+        model = _hsw2v_model(args)
+    model.build_vocab(corpus)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    _, raw = model.train(corpus, total_examples=model.corpus_count, epochs=args.epochs)
+    seconds = time.perf_counter() - started
+    cpu_seconds = time.process_time() - cpu_started
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "vectors.bin"
+        model.wv.save_word2vec_format(str(path), binary=True)
+        scores = evaluate(str(path))
+    print(
+        f"{args.system} sg={args.sg} hs={args.hs} negative={args.negative} "
+        f"workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
+        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC} "
+        f"merge={hsw2v.word2vec.HOT_MERGE}: "
+        f"{raw / seconds:,.0f} words/s, {raw / cpu_seconds:,.0f} words per CPU-second, "
+        f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"
+    )
+
+
+def _hsw2v_model(args):
+    return Word2Vec(
         vector_size=100,
         window=5,
         min_count=5,
@@ -70,21 +121,8 @@ def main(argv=None):
         epochs=args.epochs,
         kernel=args.kernel,
         seed=args.seed,
-    )
-    model.build_vocab(corpus)
-    started = time.perf_counter()
-    _, raw = model.train(corpus, total_examples=model.corpus_count, epochs=args.epochs)
-    seconds = time.perf_counter() - started
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "vectors.bin"
-        model.wv.save_word2vec_format(str(path), binary=True)
-        scores = evaluate(str(path))
-    print(
-        f"sg={args.sg} workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
-        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC} "
-        f"merge={hsw2v.word2vec.HOT_MERGE}: "
-        f"{raw / seconds:,.0f} words/s, "
-        f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"
+        hs=args.hs,
+        negative=args.negative,
     )
 
 

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Training kernels of hierarchical-softmax word2vec.
+"""Training kernels of word2vec: hierarchical softmax, and negative sampling beside it.
 
 Design note
 -----------
@@ -10,14 +10,14 @@ A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of wh
    ``train_job_nogil`` (declared in ``_inner.pxd``) is that block, for C callers that make
    their jobs without the GIL (``hsw2v._corpus_file``).
 
-B. What is shared. Only the weight matrices ``syn0`` and ``syn1`` are written by several
-   threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and gensim do,
-   except the top of the tree: with ``hot_nodes > 0`` each job trains a private copy of the
-   hottest inner nodes and adds its change back every ``hot_sync`` centre words (Vuurens et
+B. What is shared. Only the weight matrices ``syn0``, ``syn1`` and ``syn1neg`` are written by
+   several threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and
+   gensim do, except the top of the tree: with ``hot_nodes > 0`` each job trains a private
+   copy of the hottest inner nodes and adds its change back every ``hot_sync`` centre words (Vuurens et
    al. 2016), so threads do not pass those cache lines back and forth. Everything else a job
    touches is its own: the ``JobState`` struct (hidden vector, error accumulator, subsampled
-   ids, path row pointers, private hot rows, random stream, loss tally) lives on that call's
-   stack and heap.
+   ids, path row pointers, private hot rows, drawn negatives, random stream, loss tally) lives
+   on that call's stack and heap. ``cum_table`` is shared read-only.
 
 C. Notation (word2vec.c heritage; ``d`` = vector size, ``V`` = vocabulary size).
 
@@ -31,6 +31,10 @@ C. Notation (word2vec.c heritage; ``d`` = vector size, ``V`` = vocabulary size).
    work       accumulated error for h over one path walk, d floats (scratch)
    f          h . syn1[node]; sigmoid(f) = P(bit 0)
    g          (1 - code - sigmoid(f)) * alpha: the step along syn1[node] and along h
+   syn1neg    output vectors of negative sampling, V x d, one per word; IN/OUT
+   cum_table  uint32 V: cumulative count**ns_exponent scaled to [0, 2**31 - 1]; IN
+   negs       the words of one negative-sampling step: the target (label 1) then the drawn
+              negatives (label 0), ``negative`` draws with the target's own draws left out
    =========  ==============================================================================
 
 D. The one path routine. ``hs_path`` walks a path once and is the only place that holds the
@@ -38,13 +42,34 @@ D. The one path routine. ``hs_path`` walks a path once and is the only place tha
    Bengio 2005): for each node, ``work += g * syn1[node]`` then ``syn1[node] += g * h``.
    Skip-gram and CBOW differ only in how ``h`` is formed and where ``work`` goes afterwards.
 
+D'. The one negative-sampling routine (Mikolov et al. 2013, "Distributed Representations of
+   Words and Phrases", negative sampling objective). ``ns_path`` is ``hs_path``'s twin: for
+   one ``h`` it walks the target and its drawn negatives instead of the nodes of a path, with
+   label 1 for the target and 0 for the negatives, ``g = (label - sigmoid(f)) * alpha``,
+   ``work += g * syn1neg[w]``, ``syn1neg[w] += g * h``. ``draw_negatives`` draws the words first
+   (gensim's draw: a uniform integer below ``cum_table[-1]``, bisected into ``cum_table``; a
+   draw equal to the target is skipped, not redrawn); the draws do not depend on the weights,
+   so drawing before the walk is the same as gensim's interleaving. With ``negative > 0`` the
+   sg and CBOW callers run, per (h, target), first the hierarchical-softmax walk (if ``hs``)
+   and its update of the input rows, then the negative-sampling walk with its own ``work``
+   and the same update, exactly gensim's order (gensim's ``train_batch_sg`` / ``_cbow`` call
+   ``fast_sentence_*_hs`` then ``fast_sentence_*_neg``; CBOW forms ``h`` again from the
+   updated rows for the second). The hs code is untouched: ``negative == 0`` costs a branch per
+   (context, centre) pair outside the walks. The "window" kernel is hs-only (its blocks move
+   a window's contexts together, which would reorder the ns steps), so with ``negative > 0``
+   skip-gram takes the "fused" hs walk; "fused" and "window" models use ``_vec.h`` loops for
+   the ns walk, "loop" plain loops and "blas" BLAS, as for hs.
+
 E. Departures from word2vec.c/gensim, on purpose: a node with |f| beyond the sigmoid table's
    range is not skipped; sigmoid saturates to 0 or 1 there, so a confidently wrong node still
-   gets its full gradient (as fastText does). The loss is the exact -log sigmoid in float64,
-   tallied per job, never in a shared float32. Sentences are never truncated.
+   gets its full gradient (as fastText does); the same holds for negative sampling, where
+   gensim skips a target or negative with |f| >= 6. The loss is the exact -log sigmoid in
+   float64, tallied per job, never in a shared float32. Sentences are never truncated.
 
 F. Reproducibility. Every job seeds its random stream from (seed, epoch, job index), so a run
-   with one worker is bit-identical from run to run, whatever ``PYTHONHASHSEED`` is.
+   with one worker is bit-identical from run to run, whatever ``PYTHONHASHSEED`` is. The
+   negatives are drawn from the same stream (gensim uses its own 48-bit LCG per thread; the
+   distribution of the draws is the same, the sequence is not).
 
 Every nogil routine has a Python-callable twin at the bottom of this file (``py_*``), which
 the tests compare with NumPy references.
@@ -315,6 +340,98 @@ KERNELS = {"fused": KERNEL_FUSED, "loop": KERNEL_LOOP, "blas": KERNEL_BLAS,
            "window": KERNEL_WINDOW}
 
 
+# --------------------------------------------------------------------------------------------
+# Negative sampling: the draw and the one routine that holds its gradient.
+# --------------------------------------------------------------------------------------------
+
+cdef inline int32_t draw_word(const uint32_t *cum_table, int64_t n, uint64_t *rng) noexcept nogil:
+    """A word drawn with probability proportional to its step in ``cum_table`` (n > 0 words,
+    cum_table[n-1] > 0): the first index whose entry is >= a uniform integer below
+    cum_table[n-1] (gensim's ``bisect_left``)."""
+    cdef uint32_t x = next_random(rng) % cum_table[n - 1]
+    cdef int64_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cum_table[mid] >= x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return <int32_t>lo
+
+
+cdef inline int draw_negatives(
+    const uint32_t *cum_table,  # IN   V entries
+    int64_t n,                  # IN   V
+    int32_t target,             # IN   the word to predict
+    int negative,               # IN   number of draws
+    int32_t *negs,              # OUT  target, then the kept draws (negative + 1 slots)
+    uint64_t *rng,              # IN/OUT the job's random stream
+) noexcept nogil:
+    """Fill ``negs`` with the target and ``negative`` draws, leaving out draws equal to the
+    target (as gensim, which skips them); returns how many entries were written."""
+    cdef int k, count = 1
+    cdef int32_t w
+    negs[0] = target
+    for k in range(negative):
+        w = draw_word(cum_table, n, rng)
+        if w != target:
+            negs[count] = w
+            count += 1
+    return count
+
+
+cdef inline float kdot(int kernel, int d, const float *x, const float *y) noexcept nogil:
+    if kernel == KERNEL_BLAS:
+        return blas_dot(d, x, y)
+    if kernel == KERNEL_LOOP:
+        return loop_dot(d, x, y)
+    return hsw2v_dot(d, x, y)
+
+
+cdef inline void kaxpy(int kernel, int d, float a, const float *x, float *y) noexcept nogil:
+    if kernel == KERNEL_BLAS:
+        blas_axpy(d, a, x, y)
+    elif kernel == KERNEL_LOOP:
+        loop_axpy(d, a, x, y)
+    else:
+        hsw2v_axpy(d, a, x, y)
+
+
+cdef inline double ns_path(
+    const float *h,          # IN   hidden vector, d floats
+    float *work,             # OUT  error for h accumulated over the words, d floats
+    float *syn1neg,          # IN/OUT output vectors of negative sampling, V x d
+    const int32_t *negs,     # IN   the target (label 1), then the negatives (label 0)
+    int count,               # IN   entries of negs (>= 1)
+    float alpha,             # IN   learning rate
+    int d,                   # IN   vector size
+    int kernel,              # IN   which dot/axpy: KERNEL_BLAS, KERNEL_LOOP, else _vec.h
+    bint compute_loss,
+) noexcept nogil:
+    """One negative-sampling step: work = sum_k g_k syn1neg[negs[k]] (old rows),
+    syn1neg[negs[k]] += g_k h, with g_k = (label_k - sigmoid(h . syn1neg[negs[k]])) * alpha.
+
+    Returns -log sigmoid(f_target) - sum_neg log sigmoid(-f_neg) when compute_loss, else 0."""
+    cdef int k
+    cdef float f, g, label
+    cdef float *row
+    cdef double loss = 0.0
+    memset(work, 0, d * sizeof(float))
+    for k in range(count):
+        row = syn1neg + <int64_t>negs[k] * d
+        label = 1.0 if k == 0 else 0.0
+        f = kdot(kernel, d, h, row)
+        if compute_loss:
+            loss += neg_log_sigmoid((2.0 * label - 1.0) * f)
+        g = (label - sigmoid(f)) * alpha
+        if g == 0.0:
+            continue
+        kaxpy(kernel, d, g, row, work)
+        kaxpy(kernel, d, g, h, row)
+    return loss
+
+
+
 cdef struct ModelView:
     float *syn0
     float *syn1
@@ -332,6 +449,11 @@ cdef struct ModelView:
     int kernel
     bint prefetch
     int hot_start     # inner nodes >= hot_start (the top of the tree) are private per job
+    bint hs           # train hierarchical softmax (syn1, the tree)
+    int negative      # negatives per step; 0: no negative sampling
+    float *syn1neg    # V x d when negative > 0
+    const uint32_t *cum_table  # V entries when negative > 0
+    int64_t n_words   # V
     int block         # window kernel: most contexts walking a path together (<= MAX_BLOCK)
     int64_t hot_sync  # trained centre words between two syncs of the private hot rows
     float hot_scale   # a job adds hot_scale x its change of the hot rows back at a sync
@@ -351,6 +473,7 @@ cdef struct JobState:
     int64_t since     # centre words trained since the last sync of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
+    int32_t *negs     # negative sampling: the target and its negatives (negative + 1)
     uint64_t rng
     double loss
 
@@ -424,16 +547,65 @@ cdef inline void prefetch_path(const ModelView *m, int32_t word) noexcept nogil:
         prefetch_row(m.syn1 + <int64_t>point[j] * m.d, m.d)
 
 
+cdef inline int cbow_hidden(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                            int64_t i) noexcept nogil:
+    """CBOW's h into st.neu1: the sum of the context rows kept[lo:hi] except i, divided by
+    their count when cbow_mean; returns the count."""
+    cdef int64_t j
+    cdef int k, count = 0
+    cdef float inv
+    memset(st.neu1, 0, m.d * sizeof(float))
+    for j in range(lo, hi):
+        if j == i:
+            continue
+        hsw2v_axpy(m.d, 1.0, m.syn0 + <int64_t>st.kept[j] * m.d, st.neu1)
+        count += 1
+    if count and m.cbow_mean:
+        inv = 1.0 / count
+        for k in range(m.d):
+            st.neu1[k] *= inv
+    return count
+
+
+cdef inline void cbow_spread(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                             int64_t i, int count) noexcept nogil:
+    """CBOW's error back to the inputs: every context row of kept[lo:hi] except i gets
+    += st.work (divided by the count first when not cbow_mean)."""
+    cdef int64_t j
+    cdef int k
+    cdef float inv
+    if not m.cbow_mean:
+        inv = 1.0 / count
+        for k in range(m.d):
+            st.work[k] *= inv
+    for j in range(lo, hi):
+        if j != i:
+            hsw2v_axpy(m.d, 1.0, st.work, m.syn0 + <int64_t>st.kept[j] * m.d)
+
+
+cdef inline double ns_step(const ModelView *m, JobState *st, const float *h, int32_t target,
+                           float alpha) noexcept nogil:
+    """Draw the negatives of ``target`` from the job's stream, then walk them with ``h``
+    (``ns_path``); the error is left in st.work."""
+    cdef int count = draw_negatives(m.cum_table, m.n_words, target, m.negative, st.negs,
+                                    &st.rng)
+    return ns_path(h, st.work, m.syn1neg, st.negs, count, alpha, m.d, m.kernel,
+                   m.compute_loss)
+
+
 cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_t end,
                          int64_t total, float alpha0, float alpha1) noexcept nogil:
     """Train every centre position of kept[start:end]; alpha falls linearly from alpha0 at the
-    job's first kept token to alpha1 after its last (``total`` kept tokens)."""
+    job's first kept token to alpha1 after its last (``total`` kept tokens).
+
+    Per (h, centre): the hierarchical-softmax walk and its update of the input rows (if hs),
+    then the negative-sampling step and its update (if negative > 0), as gensim."""
     cdef int64_t i, j, lo, hi
     cdef int b, k, count
     cdef int d = m.d
-    cdef float alpha, inv
+    cdef float alpha
     cdef int32_t centre
-    cdef const uint8_t *code
+    cdef const uint8_t *code = NULL
     cdef const int32_t *point
     cdef float *ctx
     for i in range(start, end):
@@ -446,54 +618,52 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
         if hi > end:
             hi = end
         centre = st.kept[i]
-        code = m.codes + <int64_t>centre * m.max_length
-        point = m.points + <int64_t>centre * m.max_length
-        for k in range(m.lengths[centre]):
-            st.yrows[k] = node_row(m, st, point[k])
-        if m.prefetch and i + 1 < end:
-            prefetch_path(m, st.kept[i + 1])
-            if hi < end:
-                prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
-        if m.sg and m.kernel == KERNEL_WINDOW:
+        if m.hs:
+            code = m.codes + <int64_t>centre * m.max_length
+            point = m.points + <int64_t>centre * m.max_length
+            for k in range(m.lengths[centre]):
+                st.yrows[k] = node_row(m, st, point[k])
+            if m.prefetch and i + 1 < end:
+                prefetch_path(m, st.kept[i + 1])
+        if m.prefetch and i + 1 < end and hi < end:
+            prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
+        if m.sg and m.kernel == KERNEL_WINDOW:  # hs only (the Trainer's choice)
             st.loss += sg_window(m, st, lo, hi, i, code, m.lengths[centre], alpha)
         elif m.sg:
             for j in range(lo, hi):
                 if j == i:
                     continue
                 ctx = m.syn0 + <int64_t>st.kept[j] * d
-                if m.kernel != KERNEL_FUSED:
-                    st.loss += hs_path(ctx, st.work, st.yrows, code, m.lengths[centre],
-                                       alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
+                if m.hs:
+                    if m.kernel != KERNEL_FUSED:
+                        st.loss += hs_path(ctx, st.work, st.yrows, code, m.lengths[centre],
+                                           alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
+                        hsw2v_axpy(d, 1.0, st.work, ctx)
+                    else:
+                        st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
+                                                 m.lengths[centre], alpha, d, m.compute_loss,
+                                                 True)
+                if m.negative:
+                    st.loss += ns_step(m, st, ctx, centre, alpha)
                     hsw2v_axpy(d, 1.0, st.work, ctx)
-                else:
-                    st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
-                                             m.lengths[centre], alpha, d, m.compute_loss, True)
         else:
-            memset(st.neu1, 0, d * sizeof(float))
-            count = 0
-            for j in range(lo, hi):
-                if j == i:
-                    continue
-                hsw2v_axpy(d, 1.0, m.syn0 + <int64_t>st.kept[j] * d, st.neu1)
-                count += 1
+            count = cbow_hidden(m, st, lo, hi, i)
             if count == 0:
                 continue
-            inv = 1.0 / count
-            if m.cbow_mean:
-                for k in range(d):
-                    st.neu1[k] *= inv
-            if m.kernel == KERNEL_LOOP or m.kernel == KERNEL_BLAS:  # "window" is sg-only
-                st.loss += hs_path(st.neu1, st.work, st.yrows, code, m.lengths[centre],
-                                   alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
-            else:
-                st.loss += hs_path_fused(st.neu1, st.work, st.yrows, code,
-                                         m.lengths[centre], alpha, d, m.compute_loss, False)
-            if not m.cbow_mean:
-                for k in range(d):
-                    st.work[k] *= inv
-            for j in range(lo, hi):
-                if j != i:
-                    hsw2v_axpy(d, 1.0, st.work, m.syn0 + <int64_t>st.kept[j] * d)
+            if m.hs:
+                if m.kernel == KERNEL_LOOP or m.kernel == KERNEL_BLAS:  # "window" is sg-only
+                    st.loss += hs_path(st.neu1, st.work, st.yrows, code, m.lengths[centre],
+                                       alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
+                else:
+                    st.loss += hs_path_fused(st.neu1, st.work, st.yrows, code,
+                                             m.lengths[centre], alpha, d, m.compute_loss,
+                                             False)
+                cbow_spread(m, st, lo, hi, i, count)
+            if m.negative:
+                if m.hs:  # gensim forms h again from the rows the hs step moved
+                    cbow_hidden(m, st, lo, hi, i)
+                st.loss += ns_step(m, st, st.neu1, centre, alpha)
+                cbow_spread(m, st, lo, hi, i, count)
         if m.hot_floats:
             st.since += 1
             if st.since >= m.hot_sync:
@@ -528,12 +698,17 @@ cdef void free_job_state(JobState *st) noexcept nogil:
     free(st.W)
     free(st.hot)
     free(st.hot_base)
+    free(st.negs)
 
 
 cdef class Trainer:
     """Holds the model's arrays for the nogil kernels; one instance serves all worker threads.
 
-    The arrays are borrowed, not copied: training writes into ``syn0`` and ``syn1`` in place.
+    The arrays are borrowed, not copied: training writes into ``syn0``, ``syn1`` and
+    ``syn1neg`` in place. ``hs=False`` trains no tree (``syn1`` and the tree arrays are then
+    not read; ``syn1`` may be empty); ``negative > 0`` needs ``syn1neg`` (V x d) and
+    ``cum_table`` (V entries, last > 0). With ``negative > 0`` the "window" kernel trains as
+    "fused" (see the design note, D').
     """
 
     cdef ModelView m
@@ -545,17 +720,35 @@ cdef class Trainer:
                  const uint32_t[::1] sample_int, int window, bint sg, bint cbow_mean=True,
                  bint shrink_windows=True, bint compute_loss=False, str kernel="fused",
                  bint prefetch=True, int hot_nodes=0, int hot_sync=1000,
-                 float hot_scale=1.0, int block=4):
+                 float hot_scale=1.0, int block=4, bint hs=True,
+                 float[:, ::1] syn1neg=None, const uint32_t[::1] cum_table=None,
+                 int negative=0):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
+        if negative < 0:
+            raise ValueError(f"negative must be >= 0, got {negative}")
+        if not hs and not negative:
+            raise ValueError("nothing to train: hs is off and negative is 0")
         cdef Py_ssize_t V = syn0.shape[0]
-        if (syn1.shape[0] < V - 1 or syn1.shape[1] != syn0.shape[1] or codes.shape[0] != V
-                or points.shape[0] != V or lengths.shape[0] != V or sample_int.shape[0] != V
-                or codes.shape[1] != points.shape[1]):
+        if V < 1:
+            raise ValueError("the vocabulary is empty")
+        if (codes.shape[0] != V or points.shape[0] != V or lengths.shape[0] != V
+                or sample_int.shape[0] != V or codes.shape[1] != points.shape[1]
+                or (hs and (syn1.shape[0] < V - 1 or syn1.shape[1] != syn0.shape[1]))):
             raise ValueError("inconsistent model arrays (vocabulary, tree and weights differ)")
-        self._keep_alive = (syn0, syn1, codes, points, lengths, sample_int)
+        if negative and (syn1neg is None or cum_table is None
+                         or syn1neg.shape[0] != V or syn1neg.shape[1] != syn0.shape[1]
+                         or cum_table.shape[0] != V or cum_table[V - 1] == 0):
+            raise ValueError("negative > 0 needs syn1neg (V x d) and cum_table (V entries, "
+                             "the last > 0) for the same vocabulary")
+        self._keep_alive = (syn0, syn1, codes, points, lengths, sample_int, syn1neg, cum_table)
         self.m.syn0 = &syn0[0, 0]
-        self.m.syn1 = &syn1[0, 0]
+        self.m.syn1 = &syn1[0, 0] if hs else NULL
+        self.m.hs = hs
+        self.m.negative = negative
+        self.m.syn1neg = &syn1neg[0, 0] if negative else NULL
+        self.m.cum_table = &cum_table[0] if negative else NULL
+        self.m.n_words = V
         self.m.codes = &codes[0, 0]
         self.m.points = &points[0, 0]
         self.m.lengths = &lengths[0]
@@ -570,6 +763,8 @@ cdef class Trainer:
         if kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
         self.m.kernel = KERNELS[kernel]
+        if negative and self.m.kernel == KERNEL_WINDOW:
+            self.m.kernel = KERNEL_FUSED  # the window kernel is hs-only (design note, D')
         self.m.prefetch = prefetch
         # The top of the tree is on almost every path: threads writing the same rows would
         # pass those cache lines back and forth between cores all the time. Each job trains
@@ -580,7 +775,7 @@ cdef class Trainer:
         # Word2Vec asks for it only with several workers (``hot_nodes=0`` trains every row in
         # place).
         cdef Py_ssize_t inner = max(V - 1, 1)
-        self.n_hot = min(inner, max(hot_nodes, 0))
+        self.n_hot = min(inner, max(hot_nodes, 0)) if hs else 0
         self.m.hot_start = <int>(inner - self.n_hot)
         self.m.hot_sync = max(hot_sync, 1)
         self.m.hot_scale = hot_scale
@@ -647,12 +842,14 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     st.wrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
     st.yrows = <float **>malloc(m.max_length * sizeof(float *))
     st.W = <float *>malloc(MAX_BLOCK * m.d * sizeof(float))
+    st.negs = <int32_t *>malloc((m.negative + 1) * sizeof(int32_t))
     hot_bytes = m.hot_floats * sizeof(float)
     st.hot = <float *>malloc(max(hot_bytes, 1))
     st.hot_base = <float *>malloc(max(hot_bytes, 1))
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
-            or st.yrows == NULL or st.W == NULL or st.hot == NULL or st.hot_base == NULL):
+            or st.yrows == NULL or st.W == NULL or st.hot == NULL or st.hot_base == NULL
+            or st.negs == NULL):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):
@@ -775,4 +972,36 @@ def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
                              True, apply_to_h)
     finally:
         free(rows)
+    return work, loss
+
+
+def py_draw_negatives(const uint32_t[::1] cum_table, int32_t target, int negative,
+                      uint64_t seed):
+    """Twin of the negative draw: ``(negs, state)``, the target then the kept draws (int32)
+    and the random stream's state after them, starting from ``seed`` (not 0)."""
+    if cum_table.shape[0] < 1 or cum_table[cum_table.shape[0] - 1] == 0 or negative < 0:
+        raise ValueError("cum_table must be non-empty with a positive last entry, negative >= 0")
+    out = np.empty(negative + 1, dtype=np.int32)
+    cdef int32_t[::1] o = out
+    cdef uint64_t rng = seed if seed else 1
+    cdef int count = draw_negatives(&cum_table[0], cum_table.shape[0], target, negative,
+                                    &o[0], &rng)
+    return out[:count], rng
+
+
+def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
+               float alpha, str kernel="fused"):
+    """Twin of the negative-sampling routine for given words (``negs[0]`` the target, the
+    rest negatives): updates ``syn1neg`` in place, returns (work, loss)."""
+    if negs.shape[0] < 1:
+        raise ValueError("negs needs at least the target")
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
+    for k in range(negs.shape[0]):
+        if not 0 <= negs[k] < syn1neg.shape[0]:
+            raise ValueError(f"word {negs[k]} is not a row of syn1neg")
+    work = np.empty(h.shape[0], dtype=np.float32)
+    cdef float[::1] w = work
+    loss = ns_path(&h[0], &w[0], &syn1neg[0, 0], &negs[0], negs.shape[0], alpha, h.shape[0],
+                   KERNELS[kernel], True)
     return work, loss

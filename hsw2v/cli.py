@@ -251,9 +251,12 @@ hsw2v train -train corpus.txt -output m.hsw2v -cbow 0 -size 200 -window 8 -iter 
     )
     model.add_argument("--alpha", "-alpha", type=_positive_float, default=0.025, help="start rate")
     model.add_argument("--min-alpha", dest="min_alpha", type=_fraction, default=0.0001)
-    model.add_argument("--hs", "-hs", type=_bit, default=1, help="hierarchical softmax (must be 1)")
+    model.add_argument("--hs", "-hs", type=_bit, default=1, help="hierarchical softmax (0/1)")
     model.add_argument(
-        "--negative", "-negative", type=_count, default=0, help="negative samples (must be 0)"
+        "--negative", "-negative", type=_count, default=0, help="negative samples (0: none)"
+    )
+    model.add_argument(
+        "--ns-exponent", dest="ns_exponent", type=float, default=0.75, help="negative draw shape"
     )
     model.add_argument("--cbow-mean", dest="cbow_mean", type=_bit, default=1)
     model.add_argument("--seed", type=_count, default=1, help="random seed")
@@ -574,10 +577,10 @@ def _run_train(args: argparse.Namespace) -> int:
         raise UsageError("nothing to write: give -o MODEL and/or --word2vec FILE")
     if args.binary and not args.word2vec:
         raise UsageError("--binary applies to the word2vec file: add --word2vec FILE")
-    if args.hs != 1:
-        raise UsageError("--hs must be 1: hsw2v trains hierarchical softmax")
-    if args.negative:
-        raise UsageError("--negative must be 0: negative sampling is not supported yet")
+    if not args.hs and not args.negative:
+        raise UsageError(
+            "--hs 0 with --negative 0 trains nothing: keep --hs 1 or give --negative N"
+        )
     sg = 0 if args.sg is None else args.sg
     if args.cbow is not None:
         if args.sg is not None and args.sg == args.cbow:
@@ -611,8 +614,9 @@ def _run_train(args: argparse.Namespace) -> int:
         workers=workers,
         min_alpha=args.min_alpha,
         sg=sg,
-        hs=1,
-        negative=0,
+        hs=args.hs,
+        negative=args.negative,
+        ns_exponent=args.ns_exponent,
         cbow_mean=args.cbow_mean,
         epochs=args.epochs,
         batch_words=args.batch_words,

@@ -12,6 +12,10 @@ therefore copies arrays and settings; it never rebuilds a tree. (gensim and hsw2
 ties between equal counts differently when *building* a tree, so the converted model always
 carries the source's own codes and points, which is what its ``syn1`` rows were trained for.)
 
+A negative-sampling model (``negative > 0``) also carries ``syn1neg`` (V x d, one output vector
+per word, in vocabulary order) in both libraries; it is copied, and ``cum_table`` is rebuilt by
+the receiving library from the counts and ``ns_exponent`` (both give the same table).
+
 gensim keeps each word's code as a uint8 array and its point as a uint32 array, in the
 ``"code"`` / ``"point"`` per-key attributes; hsw2v keeps them in flat padded arrays
 (:class:`hsw2v.huffman.HuffmanTree`) and exposes per-word views under the same names.
@@ -23,8 +27,6 @@ gensim keeps each word's code as a uint8 array and its point as a uint32 array, 
 """
 
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 
@@ -42,6 +44,8 @@ _SETTINGS = (
     "workers",
     "min_alpha",
     "sg",
+    "hs",
+    "negative",
     "ns_exponent",
     "cbow_mean",
     "epochs",
@@ -148,8 +152,9 @@ def kv_from_gensim(gensim_kv, cls=None):
 # ------------------------------------------------------------------------ Word2Vec
 def to_gensim(model):
     """A ``gensim.models.Word2Vec`` equal to ``model``: same vocabulary and counts, vectors,
-    ``syn1``, codes and points, settings (``hs=1, negative=0``) and corpus statistics, so gensim
-    can continue training it (``train``) or query it (``wv``, ``score``).
+    ``syn1`` (with ``hs=1``), ``syn1neg`` and ``cum_table`` (with ``negative > 0``), codes and
+    points, settings and corpus statistics, so gensim can continue training it (``train``) or
+    query it (``wv``, ``score``, ``predict_output_word``).
 
     >>> from hsw2v import Word2Vec
     >>> model = Word2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1, epochs=1)
@@ -161,7 +166,7 @@ def to_gensim(model):
     if model.tree is None or not len(model.wv.index_to_key):
         raise RuntimeError("nothing to convert: build the vocabulary first")
     settings = {name: getattr(model, name) for name in _SETTINGS}
-    out = GensimWord2Vec(hs=1, negative=0, **settings)
+    out = GensimWord2Vec(**settings)
     out.wv = kv_to_gensim(model.wv)
     out.wv.vectors = np.array(model.wv.vectors, dtype=np.float32, copy=True, order="C")
     out.wv.vectors_lockf = np.ones(1, dtype=np.float32)  # gensim's "all rows trainable"
@@ -180,7 +185,11 @@ def to_gensim(model):
     out.wv.expandos["point"] = _path_arrays(
         [tree.points[i, : lengths[i]] for i in range(n)], np.uint32
     )
-    out.syn1 = np.array(model.syn1, dtype=np.float32, copy=True, order="C")
+    if model.hs:
+        out.syn1 = np.array(model.syn1, dtype=np.float32, copy=True, order="C")
+    if model.negative:
+        out.syn1neg = np.array(model.syn1neg, dtype=np.float32, copy=True, order="C")
+        out.make_cum_table()
     for name in _STATE:
         setattr(out, name, getattr(model, name))
     if model.train_count:
@@ -189,14 +198,11 @@ def to_gensim(model):
 
 
 def from_gensim(gensim_model, cls=None):
-    """An hsw2v :class:`~hsw2v.word2vec.Word2Vec` (or ``cls``) equal to a gensim
-    hierarchical-softmax model (``hs=1``): same vocabulary, counts, vectors, ``syn1``, codes,
-    points and settings; training continues from where gensim left off.
-
-    Raises ValueError for a negative-sampling-only model (``hs=0``): hsw2v trains hierarchical
-    softmax and negative sampling is not supported yet. A model trained with both (``hs=1,
-    negative>0``) converts with a warning; its negative-sampling weights ``syn1neg`` are
-    dropped.
+    """An hsw2v :class:`~hsw2v.word2vec.Word2Vec` (or ``cls``) equal to a gensim model:
+    same vocabulary, counts, vectors, settings, and output layers: ``syn1`` with its codes and
+    points (``hs=1``), ``syn1neg`` (``negative > 0``; ``cum_table`` rebuilt from the counts);
+    training continues from where gensim left off. A negative-sampling-only model (``hs=0``)
+    gets hsw2v's own Huffman tree over its counts, unused unless ``hs`` is turned on.
 
     >>> from gensim.models import Word2Vec as GensimWord2Vec
     >>> g = GensimWord2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,
@@ -211,28 +217,18 @@ def from_gensim(gensim_model, cls=None):
 
     if not hasattr(gensim_model, "wv") or not hasattr(gensim_model, "hs"):
         raise TypeError(f"expected a gensim Word2Vec, got {type(gensim_model).__name__}")
-    if not gensim_model.hs:
-        raise ValueError(
-            "this gensim model was trained with negative sampling only (hs=0), which hsw2v "
-            "does not support yet: it has no hierarchical-softmax weights (syn1) to convert. "
-            "Convert its vectors with KeyedVectors.from_gensim(model.wv), or train with "
-            "hs=1, negative=0"
-        )
-    if gensim_model.negative:
-        warnings.warn(
-            f"the gensim model uses both hierarchical softmax and negative sampling "
-            f"(negative={gensim_model.negative}); hsw2v keeps the hierarchical-softmax weights "
-            "and drops syn1neg, so further training uses hierarchical softmax only",
-            UserWarning,
-            stacklevel=2,
-        )
+    hs, negative = int(gensim_model.hs), int(gensim_model.negative)
     gwv = gensim_model.wv
     n = len(gwv.index_to_key)
-    if n == 0 or not hasattr(gensim_model, "syn1"):
+    if (
+        n == 0
+        or (hs and not hasattr(gensim_model, "syn1"))
+        or (negative and not hasattr(gensim_model, "syn1neg"))
+    ):
         raise ValueError("nothing to convert: the gensim model has no vocabulary yet")
     settings = {name: getattr(gensim_model, name) for name in _SETTINGS}
     settings["workers"] = max(1, int(settings["workers"]))
-    model = cls(hs=1, negative=0, **settings)
+    model = cls(**settings)
     model.wv = kv_from_gensim(gwv)
     model.wv.vectors = np.array(gwv.vectors, dtype=np.float32, copy=True, order="C")
     expandos = model.wv.expandos
@@ -240,7 +236,7 @@ def from_gensim(gensim_model, cls=None):
     expandos["sample_int"] = np.asarray(
         expandos.get("sample_int", np.full(n, 2**32 - 1)), dtype=np.uint32
     )
-    if n == 1:
+    if n == 1 or not hs:
         tree = build_huffman_tree(expandos["count"])
     else:
         codes, points = gwv.expandos["code"], gwv.expandos["point"]
@@ -255,12 +251,18 @@ def from_gensim(gensim_model, cls=None):
             flat_points[i, : lengths[i]] = points[i]
         tree = HuffmanTree(codes=flat_codes, points=flat_points, lengths=lengths)
     model.tree = tree
-    model.syn1 = np.array(gensim_model.syn1, dtype=np.float32, copy=True, order="C")
-    if model.syn1.shape != model.wv.vectors.shape:
-        raise ValueError(
-            f"the gensim model's syn1 {model.syn1.shape} does not match its vectors "
-            f"{model.wv.vectors.shape}"
-        )
+    for name, on in (("syn1", hs), ("syn1neg", negative)):
+        if not on:
+            continue
+        weights = np.array(getattr(gensim_model, name), dtype=np.float32, copy=True, order="C")
+        if weights.shape != model.wv.vectors.shape:
+            raise ValueError(
+                f"the gensim model's {name} {weights.shape} does not match its vectors "
+                f"{model.wv.vectors.shape}"
+            )
+        setattr(model, name, weights)
+    if negative:
+        model.make_cum_table()
     for name in _STATE:
         if hasattr(gensim_model, name):
             setattr(model, name, getattr(gensim_model, name))

@@ -466,7 +466,7 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
     """Check what :func:`load_bundle` read from a Word2Vec file before a model is built on it.
 
     The kernels index ``syn1`` with the tree's ``points`` and walk ``lengths`` entries of each
-    path without bounds checks, so a crafted file with out-of-range values could make training
+    path, and ``syn1neg`` with word ids, without bounds checks, so a crafted file with out-of-range values could make training
     write outside the arrays. Every array's dtype and shape, every tree entry and every
     parameter's type are verified here; a file that passes trains safely.
 
@@ -499,9 +499,10 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
             raise bad(f"parameter {name} is {value!r}")
         if isinstance(value, float) and not np.isfinite(value):
             raise bad(f"parameter {name} is {value!r}")
-    if meta.get("hs", 1) != 1 or meta.get("negative", 0) != 0:
-        raise bad("it was trained with negative sampling, which this hsw2v cannot train")
-    for name in ("sg", "cbow_mean"):
+    hs, negative = meta.get("hs", 1), meta.get("negative", 0)
+    if not hs and not negative:
+        raise bad("hs is 0 and negative is 0: no output layer to train")
+    for name in ("sg", "cbow_mean", "hs"):
         if meta.get(name, 0) not in (0, 1):
             raise bad(f"parameter {name} is {meta[name]!r}, not 0 or 1")
     keys = meta.get("index_to_key")
@@ -512,13 +513,19 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
     n, d = len(keys), meta.get("vector_size", 100)
     if not n:
         raise bad("the vocabulary is empty")
-    want = {"vectors": ("<f4", (n, d)), "syn1": ("<f4", (n, d)), "count": ("<i8", (n,))}
-    want.update(sample_int=("<u4", (n,)), lengths=("<i4", (n,)))
+    want = {"vectors": ("<f4", (n, d)), "syn1": ("<f4", (n if hs else 0, d))}
+    want.update(count=("<i8", (n,)), sample_int=("<u4", (n,)), lengths=("<i4", (n,)))
+    if negative:
+        want["syn1neg"] = ("<f4", (n, d))
+    elif "syn1neg" in arrays:
+        raise bad("it holds syn1neg but negative is 0")
     for name, (dtype, shape) in want.items():
         arr = arrays.get(name)
         if arr is None or arr.dtype != np.dtype(dtype) or arr.shape != shape:
             got = "missing" if arr is None else f"{arr.dtype} {arr.shape}"
             raise bad(f"array {name!r} should be {dtype} of shape {shape}, is {got}")
+    if negative and arrays["count"].min() < 0:
+        raise bad("a word count is negative (negative sampling draws words by count)")
     codes, points, lengths = arrays.get("codes"), arrays.get("points"), arrays["lengths"]
     if (
         codes is None

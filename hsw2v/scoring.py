@@ -38,6 +38,11 @@ _POLL_SECONDS = 0.1
 def _require_vocabulary(model) -> None:
     if model.tree is None or not len(model.wv.index_to_key):
         raise RuntimeError("you must first build vocabulary before scoring new data")
+    if not getattr(model, "hs", 1) or len(model.syn1) < len(model.wv.index_to_key) - 1:
+        raise RuntimeError(
+            "this needs the hierarchical-softmax output layer (syn1), which a model trained "
+            "with hs=0 does not have; train with hs=1"
+        )
 
 
 def _f32(array) -> np.ndarray:

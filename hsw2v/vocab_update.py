@@ -240,8 +240,9 @@ def update_vocabulary(model, trim_rule=None, min_count=None, sample=None, dry_ru
 
 
 def grow_weights(model) -> None:
-    """``prepare_weights(update=True)``: keep every old row of ``wv.vectors`` and ``syn1``;
-    new words get gensim's seeded random vectors, new inner nodes zero rows.
+    """``prepare_weights(update=True)``: keep every old row of ``wv.vectors``, ``syn1`` and
+    ``syn1neg``; new words get gensim's seeded random vectors, new inner nodes and new
+    negative-sampling rows zero rows.
 
     >>> from hsw2v import Word2Vec
     >>> model = Word2Vec([["a", "b", "a"]] * 10, vector_size=4, min_count=1, workers=1, epochs=1)
@@ -268,6 +269,11 @@ def grow_weights(model) -> None:
     vectors[:n_old] = model.wv.vectors
     model.wv.vectors = vectors
     model.wv.norms = None
-    syn1 = np.zeros((n, d), dtype=np.float32)
-    syn1[: len(model.syn1)] = model.syn1
-    model.syn1 = syn1
+    if model.hs:
+        syn1 = np.zeros((n, d), dtype=np.float32)
+        syn1[: len(model.syn1)] = model.syn1
+        model.syn1 = syn1
+    if model.negative:  # as gensim: the new words' output rows start at zero
+        syn1neg = np.zeros((n, d), dtype=np.float32)
+        syn1neg[: len(model.syn1neg)] = model.syn1neg
+        model.syn1neg = syn1neg

@@ -7,7 +7,8 @@ per-token math itself.
 
 Model: Mikolov et al., "Efficient Estimation of Word Representations in Vector Space" (2013)
 and "Distributed Representations of Words and Phrases and their Compositionality" (2013),
-with hierarchical softmax over a Huffman tree (Morin & Bengio 2005).
+with hierarchical softmax over a Huffman tree (Morin & Bengio 2005), and negative sampling
+(``negative > 0``, alone or beside it, as gensim trains it; :mod:`hsw2v.negative`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from hsw2v._train import (
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
 from hsw2v.keyedvectors import KeyedVectors
+from hsw2v.negative import make_cum_table
 from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, scan_counts
 
 logger = logging.getLogger(__name__)
@@ -87,7 +89,10 @@ class Word2Vec:
     """Train word vectors with hierarchical softmax (skip-gram or CBOW).
 
     The parameters, defaults and methods are gensim 4.4's ``Word2Vec`` except ``hs=1`` and
-    ``negative=0`` by default (hierarchical softmax is what this library does). Beyond gensim:
+    ``negative=0`` by default (hierarchical softmax is what this library is built for).
+    Negative sampling (``negative > 0``, ``ns_exponent``; weights ``syn1neg``, draw table
+    ``cum_table``) trains as gensim does, alone (``hs=0``) or after each hs step (``hs=1``).
+    Beyond gensim:
 
     ``cache_words`` (default 100,000,000): a corpus of at most this many tokens is read once
     per model, not once per epoch. ``build_vocab()`` records the token stream it scans (4
@@ -100,7 +105,8 @@ class Word2Vec:
     product), ``"loop"`` (pair by pair, plain loops: word2vec.c's shape) or ``"blas"`` (pair by
     pair through BLAS ``sdot``/``saxpy`` from ``scipy.linalg.cython_blas``: gensim's shape);
     ``"auto"`` (default) takes ``"window"`` for skip-gram and ``"fused"`` for CBOW, the
-    fastest measured (``benchmarks/RESULTS.md``).
+    fastest measured (``benchmarks/RESULTS.md``). ``"window"`` is hs-only: with
+    ``negative > 0`` skip-gram takes ``"fused"``.
 
     ``corpus_file``: a plain UTF-8 file with one sentence per line, which the ``workers``
     threads read, tokenise and train by byte ranges without the GIL (``build_vocab`` counts
@@ -204,6 +210,8 @@ class Word2Vec:
         self.tree: HuffmanTree | None = None
         self.wv = KeyedVectors(self.vector_size)
         self.syn1 = np.zeros((0, self.vector_size), dtype=np.float32)
+        self.syn1neg = np.zeros((0, self.vector_size), dtype=np.float32)
+        self.cum_table = None  # negative sampling's draw table (make_cum_table)
 
         if sentences is not None or corpus_file is not None:
             corpus = self._corpus(sentences, corpus_file)
@@ -379,6 +387,8 @@ class Word2Vec:
         self.sample = sample
         self.effective_min_count = vocab.effective_min_count
         self._install_vocabulary(vocab)
+        if self.negative:
+            self.make_cum_table()
         logger.info(
             "kept %i unique words (min_count=%i), %i of %i raw words; subsampling leaves about %i",
             len(vocab.index_to_key),
@@ -414,9 +424,21 @@ class Word2Vec:
         self.wv.expandos["code"] = codes
         self.wv.expandos["point"] = points
 
+    def make_cum_table(self, domain=2**31 - 1):
+        """Build ``cum_table``, the table negative sampling draws its words from (gensim's
+        method; see :func:`hsw2v.negative.make_cum_table`).
+
+        >>> model = Word2Vec(vector_size=8, min_count=1, hs=0, negative=5, ns_exponent=1.0)
+        >>> model.build_vocab([["a", "b", "a", "a"]])
+        >>> model.cum_table.tolist()
+        [1610612735, 2147483647]
+        """
+        self.cum_table = make_cum_table(self.wv.expandos["count"], self.ns_exponent, domain)
+
     def prepare_weights(self, update=False):
-        """Initialise ``wv.vectors`` uniformly in [-1/d, 1/d) from ``seed`` (as gensim 4) and
-        the inner-node vectors ``syn1`` at zero.
+        """Initialise ``wv.vectors`` uniformly in [-1/d, 1/d) from ``seed`` (as gensim 4), the
+        inner-node vectors ``syn1`` (with ``hs=1``; else empty) and the negative-sampling
+        output vectors ``syn1neg`` (with ``negative > 0``; else empty) at zero.
 
         >>> model = Word2Vec(vector_size=8, min_count=1, workers=1)
         >>> model.build_vocab([["a", "b", "a"]] * 20)
@@ -437,7 +459,8 @@ class Word2Vec:
         vectors /= d
         self.wv.vectors = vectors
         self.wv.norms = None
-        self.syn1 = np.zeros((n, d), dtype=np.float32)
+        self.syn1 = np.zeros((n if self.hs else 0, d), dtype=np.float32)
+        self.syn1neg = np.zeros((n if self.negative else 0, d), dtype=np.float32)
 
     # ---------------------------------------------------------------- training
     def train(
@@ -495,7 +518,13 @@ class Word2Vec:
                 "need as many passes: pass a re-iterable object such as a list or LineSentence"
             )
         if self.hs and self.negative:
-            raise NotImplementedError(_NEGATIVE_MESSAGE)
+            logger.warning(
+                "both hierarchical softmax and negative sampling are on (hs=1, negative=%i); "
+                "each training pair gets both updates, as in gensim",
+                self.negative,
+            )
+        if self.negative and (self.cum_table is None or len(self.cum_table) != len(self.wv)):
+            self.make_cum_table()
         # As gensim's train(): the call's settings become the model's, and only the callbacks
         # passed to this call are called (the constructor passes its own).
         self.alpha = float(start_alpha or self.alpha)
@@ -527,6 +556,10 @@ class Word2Vec:
             hot_nodes=HOT_NODES if self.workers > 1 else 0,
             hot_sync=HOT_SYNC,
             hot_scale=1.0 / self.workers if HOT_MERGE == "mean" else 1.0,
+            hs=bool(self.hs),
+            syn1neg=self.syn1neg if self.negative else None,
+            cum_table=self.cum_table if self.negative else None,
+            negative=self.negative,
         )
         self.running_training_loss = 0.0
         self.wv.norms = None
@@ -734,12 +767,20 @@ class Word2Vec:
         """
         from hsw2v.scoring import score_sentences
 
+        if len(self.wv.index_to_key) and not self.hs:
+            raise RuntimeError(
+                "score() needs the hierarchical-softmax output layer: this model was trained "
+                "with hs=0 (negative sampling only), which defines no sentence probability; "
+                "train with hs=1 to score sentences"
+            )
         args = (total_sentences, chunksize, self.workers, report_delay, queue_factor)
         return score_sentences(self, sentences, *args)
 
     def predict_output_word(self, context_words_list, topn=10):
-        """The ``topn`` most probable centre words, ``[(word, probability), ...]``; see
-        :func:`hsw2v.scoring.predict_output_word`.
+        """The ``topn`` most probable centre words, ``[(word, probability), ...]``: for a
+        model with ``hs=1``, exact under the tree (:func:`hsw2v.scoring.predict_output_word`);
+        for ``hs=0, negative > 0``, gensim's softmax over ``syn1neg``
+        (:func:`hsw2v.negative.predict_output_word`).
 
         >>> model = Word2Vec([["a", "b", "c"]] * 20, vector_size=8, min_count=1, workers=1,
         ...                  epochs=1)
@@ -749,6 +790,10 @@ class Word2Vec:
         >>> len(model.predict_output_word(["a", "c"], topn=2))
         2
         """
+        if not self.hs:  # negative sampling only: gensim's softmax over syn1neg
+            from hsw2v.negative import predict_output_word as predict_ns
+
+            return predict_ns(self, context_words_list, topn)
         from hsw2v.scoring import predict_output_word
 
         return predict_output_word(self, context_words_list, topn)
@@ -802,6 +847,7 @@ class Word2Vec:
         arrays = {
             "vectors": self.wv.vectors,
             "syn1": self.syn1,
+            **({"syn1neg": self.syn1neg} if self.negative else {}),
             "count": np.asarray(self.wv.expandos["count"]),
             "sample_int": np.asarray(self.wv.expandos["sample_int"]),
             "codes": self.tree.codes,
@@ -838,16 +884,26 @@ class Word2Vec:
         model.wv.vectors = arrays["vectors"]
         model.wv.expandos = {"count": arrays["count"], "sample_int": arrays["sample_int"]}
         model.syn1 = arrays["syn1"]
+        model.syn1neg = arrays.get("syn1neg", np.zeros((0, model.vector_size), np.float32))
         model.tree = HuffmanTree(
             codes=arrays["codes"], points=arrays["points"], lengths=arrays["lengths"]
         )
         n = len(keys)
+        d = model.vector_size
         if not (
-            model.wv.vectors.shape == (n, model.vector_size) == model.syn1.shape
+            model.wv.vectors.shape == (n, d)
+            and model.syn1.shape == (n if model.hs else 0, d)
+            and model.syn1neg.shape == (n if model.negative else 0, d)
             and len(model.tree.lengths) == n
         ):
             raise ValueError(f"{fname}: the model's arrays disagree with its vocabulary of {n}")
         model._expose_tree()
+        model.cum_table = None
+        if model.negative:
+            try:
+                model.make_cum_table()
+            except ValueError as exc:
+                raise ValueError(f"{fname}: the negative-sampling draw table: {exc}") from None
         return model
 
     def __str__(self):
@@ -855,12 +911,6 @@ class Word2Vec:
             f"{type(self).__name__}<vocab={len(self.wv.index_to_key)}, "
             f"vector_size={self.vector_size}, alpha={self.alpha}>"
         )
-
-
-_NEGATIVE_MESSAGE = (
-    "negative sampling (negative > 0) is not supported yet: hsw2v trains hierarchical "
-    "softmax; use hs=1, negative=0"
-)
 
 
 def _check_params(
@@ -906,13 +956,15 @@ def _check_params(
     need(sample >= 0, f"sample must be >= 0, got {sample!r}")
     need(sg in (0, 1), f"sg must be 0 (CBOW) or 1 (skip-gram), got {sg!r}")
     need(cbow_mean in (0, 1), f"cbow_mean must be 0 or 1, got {cbow_mean!r}")
-    need(negative >= 0, f"negative must be >= 0, got {negative!r}")
-    if negative:
-        raise NotImplementedError(_NEGATIVE_MESSAGE)
     need(
-        hs == 1,
-        "hs must be 1: hsw2v trains hierarchical softmax (hs=0 with negative=0 would "
-        "train nothing)",
+        isinstance(negative, (int, np.integer)) and negative >= 0,
+        f"negative must be an integer >= 0, got {negative!r}",
+    )
+    need(hs in (0, 1), f"hs must be 0 or 1, got {hs!r}")
+    need(
+        bool(hs) or bool(negative),
+        "You must set either 'hs' or 'negative' to be positive for proper training. "
+        "When both 'hs=0' and 'negative=0', there will be no training.",
     )
 
 

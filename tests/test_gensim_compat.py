@@ -117,21 +117,6 @@ def test_round_trips_preserve_everything(hs_model, gensim_hs_model, tmp_path):
     np.testing.assert_array_equal(Word2Vec.load(path).syn1, hs_model.syn1)
 
 
-def test_negative_sampling_models_are_refused_or_warned(corpus):
-    ns = gensim_models.Word2Vec(
-        corpus[:50], vector_size=8, min_count=1, hs=0, negative=5, workers=1, epochs=1
-    )
-    with pytest.raises(ValueError, match="negative sampling only"):
-        Word2Vec.from_gensim(ns)
-    both = gensim_models.Word2Vec(
-        corpus[:50], vector_size=8, min_count=1, hs=1, negative=3, workers=1, epochs=1
-    )
-    with pytest.warns(UserWarning, match="drops syn1neg"):
-        model = Word2Vec.from_gensim(both)
-    assert (model.hs, model.negative) == (1, 0)
-    np.testing.assert_array_equal(model.syn1, both.syn1)
-
-
 def test_keyed_vectors_round_trip(hs_model):
     g = hs_model.wv.to_gensim()
     assert isinstance(g, gensim_models.KeyedVectors)

@@ -327,3 +327,21 @@ def test_grown_model_converts_to_gensim_and_draws_its_root(old_corpus):
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+@pytest.mark.parametrize("hs,negative", [(0, 5), (1, 5)])
+def test_update_grows_negative_sampling_rows(hs, negative):
+    """With negative sampling, syn1neg keeps its trained rows and gets zero rows for the new
+    words (as gensim), syn1 exists only with hs, and the grown model trains."""
+    old = [["a", "b", "c", "a"]] * 30
+    model = Word2Vec(old, vector_size=8, min_count=1, workers=1, epochs=2, hs=hs,
+                     negative=negative, seed=3)  # fmt: skip
+    before = model.syn1neg.copy()
+    model.build_vocab([["d", "e", "a"]] * 30, update=True)
+    assert model.syn1neg.shape == (5, 8)
+    assert np.array_equal(model.syn1neg[:3], before)
+    assert not model.syn1neg[3:].any()
+    assert model.syn1.shape == ((5, 8) if hs else (0, 8))
+    model.train([["d", "e", "a"]] * 30, total_examples=30, epochs=2)
+    assert model.syn1neg[3:].any()
+    assert len(model.cum_table) == 5

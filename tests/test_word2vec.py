@@ -319,17 +319,14 @@ def test_one_shot_generator_with_several_epochs_is_rejected():
         ({"workers": 0}, "workers"),
         ({"sample": -1}, "sample"),
         ({"sg": 2}, "sg"),
-        ({"hs": 0}, "hs must be 1"),
+        ({"hs": 0}, "either 'hs' or 'negative'"),
+        ({"hs": 2}, "hs must be 0 or 1"),
+        ({"negative": -1}, "negative must be"),
     ],
 )
 def test_invalid_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         Word2Vec(**kwargs)
-
-
-def test_negative_sampling_is_a_clear_error():
-    with pytest.raises(NotImplementedError, match="negative sampling"):
-        Word2Vec(negative=5)
 
 
 def test_train_requires_counts_and_epochs(planted):
