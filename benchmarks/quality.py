@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np  # noqa: E402
 from common import ensure_corpus  # noqa: E402
 from evaluate import evaluate  # noqa: E402
 
@@ -31,6 +32,9 @@ def main(argv=None):
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--kernel", default="auto")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--tree", default="huffman", help="Word2Vec(tree=...): huffman, balanced or semantic"
+    )
     parser.add_argument(
         "--hot",
         type=int,
@@ -62,6 +66,7 @@ def main(argv=None):
         epochs=args.epochs,
         kernel=args.kernel,
         seed=args.seed,
+        tree=args.tree,
     )
     model.build_vocab(corpus)
     started = time.perf_counter()
@@ -73,8 +78,9 @@ def main(argv=None):
         scores = evaluate(str(path))
     print(
         f"sg={args.sg} workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
-        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC}: "
-        f"{raw / seconds:,.0f} words/s, "
+        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC} "
+        f"tree={args.tree}: {raw / seconds:,.0f} words/s ({seconds:.0f} s for {raw:,} words), "
+        f"mean path {np.average(model.tree.lengths, weights=model.wv.expandos['count']):.2f}, "
         f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"
     )
 

@@ -80,9 +80,15 @@ def _paths_from_parents(parent: np.ndarray, bit: np.ndarray, n_leaves: int) -> H
     """Flat arrays from a parent table in which every child has a smaller id than its parent
     (nodes: leaves 0..V-1, inner V..2V-2, root 2V-2)."""
     root = 2 * n_leaves - 2
-    depth = np.zeros(2 * n_leaves - 1, dtype=np.int64)
-    for node in range(root - 1, -1, -1):  # parents first (ids fall going down)
-        depth[node] = depth[parent[node]] + 1
+    # Depths by pointer jumping: each node's distance to an ancestor, the ancestor pointer
+    # doubling every round (log(depth) vectorised rounds).
+    ancestor = parent.astype(np.int64).copy()
+    ancestor[root] = root
+    depth = np.ones(2 * n_leaves - 1, dtype=np.int64)
+    depth[root] = 0
+    while (ancestor != root).any():
+        depth = depth + depth[ancestor]
+        ancestor = ancestor[ancestor]
     max_length = int(depth[:n_leaves].max())
     codes = np.zeros((n_leaves, max_length), dtype=np.uint8)
     points = np.zeros((n_leaves, max_length), dtype=np.int32)
@@ -109,16 +115,43 @@ def balanced_tree(n_leaves: int) -> HuffmanTree:
     >>> t.lengths.tolist(), t.code(0).tolist(), t.code(4).tolist()
     ([2, 2, 2, 3, 3], [0, 0], [1, 1, 1])
     """
-    return split_tree(n_leaves, lambda ids: (ids[: len(ids) // 2], ids[len(ids) // 2 :]))
+    n = int(n_leaves)
+    if n < 2:
+        return split_tree(max(n, 0) or 0, lambda ids: (ids[:1], ids[1:]))
+    # The same tree as split_tree with halving splits, built one level at a time (vectorised):
+    # segments [start, end) of the leaves, inner ids given breadth-first from V - 2 downward.
+    parent = np.empty(2 * n - 1, dtype=np.int64)
+    bit = np.zeros(2 * n - 1, dtype=np.uint8)
+    start, end = np.array([0]), np.array([n])
+    up, side = np.array([-1]), np.array([0], dtype=np.uint8)
+    next_id = n - 2
+    while len(start):
+        inner = end - start > 1
+        node = start.copy()
+        k = int(inner.sum())
+        node[inner] = n + next_id - np.arange(k)
+        next_id -= k
+        parent[node] = up
+        bit[node] = side
+        s, e, here = start[inner], end[inner], node[inner]
+        mid = s + (e - s) // 2
+        start = np.stack([s, mid], axis=1).ravel()
+        end = np.stack([mid, e], axis=1).ravel()
+        up = np.repeat(here, 2)
+        side = np.tile(np.array([0, 1], dtype=np.uint8), k)
+    return _paths_from_parents(parent, bit, n)
 
 
-def semantic_tree(vectors, iterations: int = 6, seed: int = 1) -> HuffmanTree:
+def semantic_tree(vectors, iterations: int = 6, seed: int = 1, small: int = 16) -> HuffmanTree:
     """A tree whose splits follow the geometry of ``vectors`` (one row per leaf): each node's
     leaves are split by 2-means (Lloyd's algorithm, ``iterations`` rounds, on unit-length
     rows), started from a split at the median of the projection on the principal direction
     (a few rounds of power iteration), as in Mnih & Hinton (2008), who split learned word
     representations recursively with a two-component mixture. A split that leaves one side
-    empty falls back to the median split.
+    empty falls back to the median split. Each side comes back ordered by its projection, and
+    a node of at most ``small`` leaves is split in halves of that order (the last principal
+    direction above it) instead of by a new 2-means: the bottom levels of the tree then cost
+    no per-node linear algebra.
 
     >>> v = np.array([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9]], dtype=np.float32)
     >>> t = semantic_tree(v)
@@ -135,8 +168,8 @@ def semantic_tree(vectors, iterations: int = 6, seed: int = 1) -> HuffmanTree:
     rng = np.random.default_rng(seed)
 
     def split(ids):
-        if len(ids) == 2:
-            return ids[:1], ids[1:]
+        if len(ids) <= max(small, 2):
+            return ids[: len(ids) // 2], ids[len(ids) // 2 :]
         part = x[ids]
         centred = part - part.mean(axis=0)
         direction = rng.standard_normal(x.shape[1])
@@ -161,7 +194,8 @@ def semantic_tree(vectors, iterations: int = 6, seed: int = 1) -> HuffmanTree:
             side = new
         if side.all() or not side.any():
             side = median_side
-        return ids[~side], ids[side]
+        ranked = ids[order]
+        return ranked[~side[order]], ranked[side[order]]
 
     return split_tree(len(x), split)
 
@@ -252,3 +286,60 @@ def top_down_order(children: np.ndarray, root: int) -> np.ndarray:
     if len(out) != len(children):
         raise ValueError("the child table is not one tree")
     return out
+
+
+def canonical(codes, points, lengths) -> HuffmanTree:
+    """A valid tree (see :func:`check_tree`) renumbered as Huffman's: root ``V - 2``, every
+    child's id below its parent's (breadth-first from the root downward).
+
+    >>> t = canonical([[0, 0], [1, 0], [1, 1]], [[0, 0], [0, 1], [0, 1]], [1, 2, 2])
+    >>> t.point(1).tolist(), t.point(2).tolist()
+    ([1, 0], [1, 0])
+    """
+    _, _, order = check_tree(codes, points, lengths)
+    n = len(order) + 1
+    new_id = np.empty(n - 1, dtype=np.int64)
+    new_id[order] = np.arange(n - 2, -1, -1)
+    lengths = np.asarray(lengths, dtype=np.int32)
+    used = np.arange(np.shape(points)[1])[None, :] < lengths[:, None]
+    relabelled = np.where(used, new_id[np.where(used, points, 0)], 0).astype(np.int32)
+    return HuffmanTree(
+        codes=np.where(used, codes, 0).astype(np.uint8), points=relabelled, lengths=lengths
+    )
+
+
+TREE_KINDS = ("huffman", "balanced", "semantic")
+
+
+def word2vec_tree(kind, counts) -> HuffmanTree:
+    """The tree Word2Vec trains over for ``tree=kind``: ``"huffman"`` (word2vec's), or
+    ``"balanced"`` over the words in vocabulary order, or ``"semantic"``'s first pass
+    (Huffman), or a callable ``kind(counts)`` returning a :class:`HuffmanTree` or a
+    ``(codes, points, lengths)`` triple, checked and renumbered by :func:`canonical`.
+
+    >>> word2vec_tree("balanced", [5, 3, 1, 1]).lengths.tolist()
+    [2, 2, 2, 2]
+    >>> word2vec_tree(lambda c: ([[0], [1]], [[0], [0]], [1, 1]), [3, 1]).lengths.tolist()
+    [1, 1]
+    """
+    from hsw2v.huffman import build_huffman_tree
+
+    if callable(kind):
+        made = kind(np.asarray(counts))
+        if isinstance(made, HuffmanTree):
+            made = (made.codes, made.points, made.lengths)
+        try:
+            codes, points, lengths = made
+        except (TypeError, ValueError):
+            raise TypeError(
+                "a tree callable must return a HuffmanTree or a (codes, points, lengths) triple, "
+                f"got {type(made).__name__}"
+            ) from None
+        if len(counts) == 1:
+            return build_huffman_tree(counts)
+        return canonical(np.asarray(codes), np.asarray(points), np.asarray(lengths))
+    if kind in ("huffman", "semantic"):
+        return build_huffman_tree(counts)
+    if kind == "balanced":
+        return balanced_tree(len(counts))
+    raise ValueError(f"tree must be one of {TREE_KINDS} or a callable, got {kind!r}")
