@@ -167,6 +167,7 @@ def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] 
 
 cdef void fill_row(
     const float *scores,     # IN   f of every inner node for this row (V-1 floats)
+    const float *logsig,     # IN   log sigmoid(f) of every inner node (V-1 floats)
     const int32_t *children, # IN   (V-1) x 2 child table
     const int32_t *order,    # IN   inner nodes top-down
     int64_t n_inner,         # IN   V - 1
@@ -174,7 +175,9 @@ cdef void fill_row(
     double *node_lp,         # scratch: log-probability of reaching each inner node
 ) noexcept nogil:
     """log P(w | h) for every leaf: each inner node's path log-probability is its parent's
-    plus ``log sigmoid(+-f)``, computed once, parents first."""
+    plus ``log sigmoid(+-f)``, parents first. ``log sigmoid(f)`` comes precomputed (by
+    vectorised NumPy, see :meth:`hsw2v.layer.HierarchicalSoftmax.log_proba`) and
+    ``log sigmoid(-f) = log sigmoid(f) - f``, so this pass only adds and scatters."""
     cdef int64_t i
     cdef int32_t n, c0, c1
     cdef double f, lp, lp0, lp1
@@ -183,8 +186,8 @@ cdef void fill_row(
         n = order[i]
         f = scores[n]
         lp = node_lp[n]
-        lp0 = lp - neg_log_sigmoid(f)
-        lp1 = lp0 - f  # log sigmoid(-f) = log sigmoid(f) - f: one log/exp per node
+        lp0 = lp + logsig[n]
+        lp1 = lp0 - f
         c0 = children[2 * n]
         c1 = children[2 * n + 1]
         if c0 < 0:
@@ -197,19 +200,22 @@ cdef void fill_row(
             node_lp[c1] = lp1
 
 
-def fill_log_proba(const float[:, ::1] S, const int32_t[:, ::1] children,
-                   const int32_t[::1] order, double[:, ::1] out, double[::1] node_lp):
-    """``out[b] = log P(. | h_b)`` from ``S[b] = syn1 . h_b`` (B x (V-1) node scores), one
-    nogil pass per row. ``children`` and ``order`` must come from
+def fill_log_proba(const float[:, ::1] S, const float[:, ::1] LS,
+                   const int32_t[:, ::1] children, const int32_t[::1] order,
+                   double[:, ::1] out, double[::1] node_lp):
+    """``out[b] = log P(. | h_b)`` from ``S[b] = syn1 . h_b`` (B x (V-1) node scores) and
+    ``LS = log sigmoid(S)``, one nogil pass per row. ``children`` and ``order`` must come from
     :func:`hsw2v.trees.check_tree` (not re-checked here beyond shapes)."""
     cdef Py_ssize_t B = S.shape[0], n_inner = children.shape[0], b
-    if (S.shape[1] != n_inner or children.shape[1] != 2 or order.shape[0] != n_inner
+    if (S.shape[1] != n_inner or LS.shape[0] != B or LS.shape[1] != n_inner
+            or children.shape[1] != 2 or order.shape[0] != n_inner
             or out.shape[0] != B or out.shape[1] != n_inner + 1
             or node_lp.shape[0] != n_inner or n_inner < 1):
         raise ValueError("fill_log_proba: inconsistent shapes")
     with nogil:
         for b in range(B):
-            fill_row(&S[b, 0], &children[0, 0], &order[0], n_inner, &out[b, 0], &node_lp[0])
+            fill_row(&S[b, 0], &LS[b, 0], &children[0, 0], &order[0], n_inner, &out[b, 0],
+                     &node_lp[0])
 
 
 # --------------------------------------------------------------------------------------------
@@ -376,12 +382,14 @@ def py_path_step(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code
 
 def py_fill_row(const float[::1] scores, const int32_t[:, ::1] children,
                 const int32_t[::1] order):
-    """Twin of ``fill_row``: log P(w | h) of every class from one row of node scores."""
+    """Twin of ``fill_row``: log P(w | h) of every class from one row of node scores (their
+    log-sigmoids computed here exactly)."""
     cdef Py_ssize_t n_inner = children.shape[0]
     out = np.full(n_inner + 1, np.nan)
     node_lp = np.zeros(n_inner)
-    fill_log_proba(np.asarray(scores).reshape(1, -1), children, order, out.reshape(1, -1),
-                   node_lp)
+    S = np.asarray(scores).reshape(1, -1)
+    LS = np.array([[-neg_log_sigmoid(f) for f in scores]], dtype=np.float32)
+    fill_log_proba(S, LS, children, order, out.reshape(1, -1), node_lp)
     return out
 
 

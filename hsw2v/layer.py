@@ -33,7 +33,8 @@ from hsw2v.trees import balanced_tree, check_tree, top_down_order
 __all__ = ["HierarchicalSoftmax"]
 
 _FORMAT_KIND = "HierarchicalSoftmax"
-_SCORE_BUDGET = 1 << 23  # float32 node scores per log_proba chunk (32 MB)
+_SCORE_BUDGET = 1 << 22  # float32 node scores per log_proba chunk (16 MB, and as much again
+# for their log-sigmoids)
 
 
 class HierarchicalSoftmax:
@@ -157,7 +158,8 @@ class HierarchicalSoftmax:
     def log_proba(self, H, out=None) -> np.ndarray:
         """``log P(c | h_i)`` of every class ``c`` for each row of ``H``: float64 B x
         n_classes (or written into ``out``). Node scores come from one matrix product per
-        chunk of rows (at most 32 MB of scores at a time), then one top-down pass per row.
+        chunk of rows (at most 16 MB of scores at a time), their log-sigmoids from vectorised
+        NumPy, then one top-down pass per row adds them along the paths.
 
         >>> layer = HierarchicalSoftmax.from_counts([5, 3, 1, 1], dim=2)
         >>> float(np.exp(layer.log_proba(np.ones((1, 2)))).sum().round(6))
@@ -171,19 +173,23 @@ class HierarchicalSoftmax:
             raise ValueError(f"out must be a C-contiguous float64 array of shape {(len(H), V)}")
         rows = max(1, min(len(H), _SCORE_BUDGET // (V - 1)))
         scores = np.empty((rows, V - 1), dtype=np.float32)
+        logsig = np.empty((rows, V - 1), dtype=np.float32)
         node_lp = np.empty(V - 1, dtype=np.float64)
         wt = self.weights.T
         for start in range(0, len(H), rows):
             chunk = H[start : start + rows]
-            s = scores[: len(chunk)]
+            s, ls = scores[: len(chunk)], logsig[: len(chunk)]
             np.matmul(chunk, wt, out=s)
-            fill_log_proba(s, self.children, self.order, out[start : start + len(chunk)], node_lp)
+            _log_sigmoid(s, ls)
+            fill_log_proba(
+                s, ls, self.children, self.order, out[start : start + len(chunk)], node_lp
+            )
         return out
 
     def predict_proba(self, H) -> np.ndarray:
         """``P(c | h_i)`` of every class: float64 B x n_classes, rows summing to 1.
 
-        >>> HierarchicalSoftmax.balanced(3, dim=2).predict_proba(np.zeros((1, 2))).tolist()
+        >>> HierarchicalSoftmax.balanced(3, dim=2).predict_proba(np.zeros((1, 2))).round(6).tolist()
         [[0.5, 0.25, 0.25]]
         """
         return np.exp(self.log_proba(H))
@@ -446,6 +452,22 @@ class HierarchicalSoftmax:
 
     def __repr__(self) -> str:
         return f"HierarchicalSoftmax(n_classes={self.n_classes}, dim={self.dim})"
+
+
+def _log_sigmoid(f: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out = log sigmoid(f) = min(f, 0) - log1p(exp(-|f|))``, stable, written into
+    ``out`` with NumPy's vectorised exp and log1p (one boolean mask as temporary).
+
+    >>> _log_sigmoid(np.array([-100.0, 0.0, 100.0]), np.empty(3)).round(4).tolist()
+    [-100.0, -0.6931, -0.0]
+    """
+    tmp = np.abs(f, out=out)
+    np.negative(tmp, out=tmp)
+    np.exp(tmp, out=tmp)
+    np.log1p(tmp, out=tmp)
+    np.negative(tmp, out=tmp)
+    np.add(tmp, f, out=tmp, where=f < 0)
+    return out
 
 
 def _positive_int(value, name: str) -> int:
