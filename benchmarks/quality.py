@@ -69,9 +69,10 @@ def main(argv=None):
         tree=args.tree,
     )
     model.build_vocab(corpus)
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     _, raw = model.train(corpus, total_examples=model.corpus_count, epochs=args.epochs)
     seconds = time.perf_counter() - started
+    cpu_seconds = time.process_time() - cpu_started
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "vectors.bin"
         model.wv.save_word2vec_format(str(path), binary=True)
@@ -80,6 +81,7 @@ def main(argv=None):
         f"sg={args.sg} workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
         f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC} "
         f"tree={args.tree}: {raw / seconds:,.0f} words/s ({seconds:.0f} s for {raw:,} words), "
+        f"{raw / cpu_seconds:,.0f} words per CPU-second, "
         f"mean path {np.average(model.tree.lengths, weights=model.wv.expandos['count']):.2f}, "
         f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"
     )

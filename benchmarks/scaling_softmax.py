@@ -14,8 +14,9 @@ Hierarchical softmax runs on two trees: balanced (uniform targets) and Huffman o
 class counts (targets drawn from the same Zipf law, as words are). The softmax works on the
 rows in chunks, as ``log_proba`` does, so neither needs more than 16 MB of scores at a time.
 Memory: the model's arrays (weights and tree) and the peak of Python/NumPy allocations during
-one call of (b) (``tracemalloc``), output included. Every time is the fastest of ``--repeats``
-runs (the machine may be shared), single-threaded BLAS.
+one call of (b) (``tracemalloc``), output included. Every time is the CPU time of the calling thread
+(single-threaded BLAS runs in it), the fastest of ``--repeats`` runs, so that a shared,
+loaded machine measures the work rather than the wait.
 
     python3 benchmarks/scaling_softmax.py --out-json benchmarks/results_scaling.json \\
         --plot docs/img/scaling-softmax.png
@@ -65,12 +66,14 @@ def softmax_full(W, H):
 
 
 def timed(fn, repeats):
-    """The fastest of ``repeats`` runs: on a shared machine the other runs measure waiting."""
+    """CPU seconds of this thread for one call (BLAS runs single-threaded in this thread),
+    the fastest of ``repeats`` runs: on a shared machine wall-clock time mostly measures
+    waiting for a core, CPU time does not."""
     times = []
     for _ in range(repeats):
-        t = time.perf_counter()
+        t = time.thread_time()
         fn()
-        times.append(time.perf_counter() - t)
+        times.append(time.thread_time() - t)
     return float(np.min(times))
 
 
@@ -142,8 +145,8 @@ def plot(rows, path, dim):
         "softmax": ("full softmax (BLAS + logsumexp)", "^-", "tab:red"),
     }
     for ax, what, title in (
-        (axes[0], "target_us", "(a) log P(one target class): µs per example"),
-        (axes[1], "full_us", "(b) the full distribution: µs per example"),
+        (axes[0], "target_us", "(a) log P(one target class): CPU µs per example"),
+        (axes[1], "full_us", "(b) the full distribution: CPU µs per example"),
         (axes[2], "full_peak_mb", "memory: peak MB during (b), batch output included"),
     ):
         for key, (label, marker, color) in styles.items():
