@@ -155,8 +155,9 @@ def semantic_tree(vectors, iterations: int = 6, seed: int = 1, small: int = 16) 
 
     >>> v = np.array([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9]], dtype=np.float32)
     >>> t = semantic_tree(v)
-    >>> [int(t.code(w)[0]) for w in range(4)]
-    [0, 0, 1, 1]
+    >>> first_bits = [int(t.code(w)[0]) for w in range(4)]
+    >>> first_bits == [0, 0, 1, 1]
+    True
     """
     x = np.asarray(vectors, dtype=np.float64)
     if x.ndim != 2 or len(x) == 0:
