@@ -79,11 +79,14 @@ def main(argv=None):
         scores = evaluate(str(path))
     print(
         f"sg={args.sg} workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
-        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC} "
-        f"tree={args.tree}: {raw / seconds:,.0f} words/s ({seconds:.0f} s for {raw:,} words), "
-        f"{raw / cpu_seconds:,.0f} words per CPU-second, "
-        f"mean path {np.average(model.tree.lengths, weights=model.wv.expandos['count']):.2f}, "
+        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC}: "
+        f"{raw / seconds:,.0f} words/s, "
         f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"
+    )
+    mean_path = np.average(model.tree.lengths, weights=model.wv.expandos["count"])
+    print(
+        f"  tree={args.tree}: {raw / cpu_seconds:,.0f} words per CPU-second, {seconds:.0f} s "
+        f"for {raw:,} words, mean path {mean_path:.2f} nodes per token"
     )
 
 
