@@ -52,6 +52,13 @@ extensions = [
         extra_compile_args=["-O2", "-ffp-contract=off"] if sys.platform != "win32" else [],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     ),
+    Extension(
+        "hsw2v._layer",
+        ["hsw2v/_layer.pyx"],
+        include_dirs=[np.get_include()],
+        extra_compile_args=compile_args,
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    ),
 ]
 
 setup(

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import ensure_corpus  # noqa: E402
@@ -36,6 +38,9 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hs", type=int, default=1)
     parser.add_argument("--negative", type=int, default=0)
+    parser.add_argument(
+        "--tree", default="huffman", help="Word2Vec(tree=...): huffman, balanced or semantic"
+    )
     parser.add_argument(
         "--system",
         choices=("hsw2v", "gensim"),
@@ -108,6 +113,9 @@ def main(argv=None):
         f"{raw / seconds:,.0f} words/s, {raw / cpu_seconds:,.0f} words per CPU-second, "
         f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"
     )
+    if args.system == "hsw2v":
+        mean_path = np.average(model.tree.lengths, weights=model.wv.expandos["count"])
+        print(f"  tree={args.tree}: mean path {mean_path:.2f} nodes per token")
 
 
 def _hsw2v_model(args):
@@ -123,6 +131,7 @@ def _hsw2v_model(args):
         seed=args.seed,
         hs=args.hs,
         negative=args.negative,
+        tree=args.tree,
     )
 
 

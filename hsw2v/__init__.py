@@ -8,11 +8,13 @@
 
 from hsw2v.corpora import LineSentence, PathLineSentences, Text8Corpus
 from hsw2v.keyedvectors import KeyedVectors
+from hsw2v.layer import HierarchicalSoftmax
 from hsw2v.word2vec import Word2Vec
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "HierarchicalSoftmax",
     "KeyedVectors",
     "LineSentence",
     "PathLineSentences",

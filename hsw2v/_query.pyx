@@ -417,6 +417,40 @@ def top_leaves(const double[::1] h, const float[:, ::1] syn1, const int32_t[:, :
     return words, logp
 
 
+def top_leaves_batch(const double[:, ::1] H, const float[:, ::1] syn1,
+                     const int32_t[:, ::1] children, int32_t root, Py_ssize_t n):
+    """``top_leaves`` for every row of ``H`` from any ``root``, in one nogil loop:
+    ``(words int32 B x n, log_probs float64 B x n)``, each row most probable first."""
+    cdef Py_ssize_t V = children.shape[0] + 1, B = H.shape[0], b
+    if B == 0:
+        return np.empty((0, n), dtype=np.int32), np.empty((0, n), dtype=np.float64)
+    _check_search(H[0], syn1, children)
+    if not 0 <= root < V - 1:
+        raise ValueError(f"root must be an inner node in [0, {V - 2}], got {root}")
+    if not 1 <= n <= V:
+        raise ValueError(f"n must be in [1, {V}], got {n}")
+    words = np.empty((B, n), dtype=np.int32)
+    logp = np.empty((B, n), dtype=np.float64)
+    cdef int32_t[:, ::1] w = words
+    cdef double[:, ::1] lp = logp
+    cdef bint bad = False
+    cdef HeapItem *heap = <HeapItem *>malloc((2 * V) * sizeof(HeapItem))
+    if heap == NULL:
+        raise MemoryError("could not allocate the search heap")
+    try:
+        with nogil:
+            for b in range(B):
+                if best_first(&H[b, 0], &syn1[0, 0], &children[0, 0], root, H.shape[1], n,
+                              &w[b, 0], &lp[b, 0], heap, 2 * V) != n:
+                    bad = True
+                    break
+    finally:
+        free(heap)
+    if bad:
+        raise ValueError("the child table is not a tree over V leaves")
+    return words, logp
+
+
 def leaf_log_probs(const double[::1] h, const float[:, ::1] syn1,
                    const int32_t[:, ::1] children, Py_ssize_t root=-1):
     """log P(w | h) of every word w (float64, V entries), one top-down pass over the tree

@@ -458,6 +458,8 @@ _W2V_PARAMS = {
     "max_vocab_size": ((*_INT, type(None)), None),
     "max_final_vocab": ((*_INT, type(None)), None),
     "kernel": ((str,), None),
+    "tree_type": ((str,), None),
+    "semantic_pending": (_INT, 0),
     "comment": ((str, type(None)), None),
 }
 

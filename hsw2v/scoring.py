@@ -222,13 +222,13 @@ def _put(jobs: queue.Queue, item, stop: threading.Event) -> None:
 
 
 # ---------------------------------------------------------------------------- prediction
-def child_table(codes, points, lengths) -> np.ndarray:
+def child_table(codes, points, lengths, root=None) -> np.ndarray:
     """The children of every inner node of a tree given as flat arrays (see
     :mod:`hsw2v.huffman`): an int32 ``(V-1) x 2`` array whose row ``n`` holds the node reached
     from inner node ``n`` by bit 0 and by bit 1; an inner node as its id, leaf ``w`` as
-    ``-1 - w``. Raises ValueError if the arrays do not describe one binary tree (rooted at the
-    first node of every path; ``V-2`` for a freshly built tree, not always after
-    ``build_vocab(update=True)``).
+    ``-1 - w``. Raises ValueError if the arrays do not describe one binary tree rooted at
+    ``root`` (default: the first node of every path; ``V-2`` for a freshly built Huffman
+    tree, not always after ``build_vocab(update=True)``).
 
     >>> from hsw2v.huffman import build_huffman_tree
     >>> t = build_huffman_tree([5, 3, 1, 1])
@@ -249,8 +249,9 @@ def child_table(codes, points, lengths) -> np.ndarray:
     last = steps[None, :] == (lengths[:, None] - 1)
     if (points[on_path] < 0).any() or (points[on_path] >= n_inner).any():
         raise ValueError("inner-node ids out of range")
-    if (points[:, 0] != points[0, 0]).any():
-        raise ValueError(f"every path must start at the same root, the first is {points[0, 0]}")
+    root = int(points[0, 0]) if root is None else int(root)
+    if (points[:, 0] != root).any():
+        raise ValueError(f"every path must start at the root {root}")
     # Each (node, bit) on a path leads either to the next node on the path or, at the last
     # step, to the word itself.
     following = np.empty_like(points)

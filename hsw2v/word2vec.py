@@ -36,9 +36,10 @@ from hsw2v._train import (
     run_file_epoch,
 )
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
-from hsw2v.huffman import HuffmanTree, build_huffman_tree
+from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.negative import make_cum_table
+from hsw2v.trees import TREE_KINDS, semantic_tree, word2vec_tree
 from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, scan_counts
 
 logger = logging.getLogger(__name__)
@@ -82,6 +83,8 @@ _SAVED_PARAMS = (
     "train_count",
     "effective_min_count",
     "kernel",
+    "tree_type",
+    "semantic_pending",
 )
 
 
@@ -112,6 +115,14 @@ class Word2Vec:
     threads read, tokenise and train by byte ranges without the GIL (``build_vocab`` counts
     it the same way), giving the sentences ``LineSentence`` gives; compressed files and URLs
     are streamed through ``LineSentence`` instead (``docs/corpus-file.md``).
+
+    ``tree`` picks the hierarchical-softmax tree (:mod:`hsw2v.trees`): ``"huffman"``
+    (default, word2vec's), ``"balanced"``, ``"semantic"`` (Mnih & Hinton 2008: the first
+    ``train()`` runs on the Huffman tree, then the tree is rebuilt by recursive 2-means of the
+    learned vectors, the vectors and ``syn1`` are re-initialised as for a new model, and the
+    same ``train()`` call trains again over the new tree, so it costs two trainings), or a
+    callable ``tree(counts)`` returning a :class:`hsw2v.huffman.HuffmanTree` or
+    ``(codes, points, lengths)``.
 
     Example:
 
@@ -153,6 +164,7 @@ class Word2Vec:
         shrink_windows=True,
         cache_words=100_000_000,
         kernel="auto",
+        tree="huffman",
     ):
         _check_params(
             vector_size=vector_size,
@@ -199,6 +211,11 @@ class Word2Vec:
                 f"kernel must be 'auto', 'window', 'fused', 'loop' or 'blas', got {kernel!r}"
             )
         self.kernel = str(kernel)
+        if not callable(tree) and tree not in TREE_KINDS:
+            raise ValueError(f"tree must be one of {TREE_KINDS} or a callable, got {tree!r}")
+        self.tree_type = "callable" if callable(tree) else str(tree)
+        self._tree_builder = tree if callable(tree) else None
+        self.semantic_pending = 0  # 1 while a semantic tree waits for its first training
         self.corpus_count = 0
         self.corpus_total_words = 0
         self.train_count = 0
@@ -409,7 +426,13 @@ class Word2Vec:
             "count": vocab.counts.astype(np.int64),
             "sample_int": vocab.sample_int.astype(np.uint32),
         }
-        self.tree = build_huffman_tree(vocab.counts)
+        if self.tree_type == "callable" and self._tree_builder is None:
+            raise ValueError(
+                "this model was saved with a callable tree, which is not stored: set "
+                "model._tree_builder to the callable before building a new vocabulary"
+            )
+        self.tree = word2vec_tree(self._tree_builder or self.tree_type, vocab.counts)
+        self.semantic_pending = int(self.tree_type == "semantic")
         self._expose_tree()
 
     def _expose_tree(self) -> None:
@@ -655,6 +678,30 @@ class Word2Vec:
         self.train_count += 1  # train() calls, as gensim counts them
         for callback in callbacks:
             callback.on_train_end(self)
+        if self.semantic_pending and len(self.wv.index_to_key) > 1:
+            # Second pass of tree="semantic": a new tree from the learned vectors, fresh
+            # weights over it, and the same training again (see the class docstring).
+            self.tree = semantic_tree(self.wv.vectors, seed=self.seed)
+            self.semantic_pending = 0
+            self._expose_tree()
+            self.prepare_weights()
+            more = self.train(
+                corpus_iterable,
+                corpus_file,
+                total_examples,
+                total_words,
+                epochs,
+                start_alpha,
+                end_alpha,
+                word_count,
+                queue_factor,
+                report_delay,
+                compute_loss,
+                callbacks,
+                progress,
+                **kwargs,
+            )
+            return trained + more[0], raw + more[1]
         return trained, raw
 
     def _kernel_variant(self) -> str:

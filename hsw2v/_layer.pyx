@@ -1,0 +1,406 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Kernels of the standalone hierarchical-softmax layer (:mod:`hsw2v.layer`).
+
+Design note
+-----------
+A. What runs without the GIL. Each public function here checks shapes and ranges with the GIL,
+   then runs one nogil loop over a whole batch: ``path_batch`` (log-probabilities, gradients
+   and the SGD step of a batch of paths), ``fill_log_proba`` (every class's log-probability
+   from precomputed node scores) and ``FitTrainer.train_job`` (one job of a supervised
+   classifier, run by the threads of :func:`hsw2v._train.run_epoch`). The best-first top-k
+   search lives in :mod:`hsw2v._query` (``top_leaves_batch``), shared with Word2Vec.
+
+B. What is shared. ``FitTrainer`` jobs on several threads write the input matrix ``W_in`` and
+   the inner-node matrix ``syn1`` without locks (Hogwild, Recht et al. 2011), as Word2Vec's
+   trainer does. Everything else is per call: the hidden vector, its gradient and the node
+   log-probabilities are scratch owned by the call.
+
+C. Notation (``d`` = dimension, ``V`` = number of classes, ``L`` = longest path).
+
+   ==========  =============================================================================
+   H, h        hidden vectors, float32 B x d (one row ``h`` per example); IN
+   syn1        inner-node vectors, float32 (V-1) x d (``HierarchicalSoftmax.weights``); IN/OUT
+   codes       uint8 V x L: bit taken at each step of a class's path, root first; IN
+   points      int32 V x L: inner node (row of syn1) at each step, root first; IN
+   children    int32 (V-1) x 2: node reached from inner node n by bit b; leaf w as -1 - w; IN
+   order       int32 V-1: the inner nodes top-down (parents before children); IN
+   f           h . syn1[n]; sigmoid(f) = P(bit 0 at n), so P(y | h) = prod_j sigmoid(s_j f_j)
+               with s_j = 1 - 2 code_j
+   g           dL/df = sigmoid(f) - (1 - code): the error at a node, for L = -log P(y | h)
+   W_in        input matrix of the fitted classifier, float32 m x d; h = x W_in; IN/OUT
+   ==========  =============================================================================
+
+D. Exactness. The sigmoid is computed exactly in float64 (no table; the layer's gradients are
+   checked against finite differences), and the loss is the exact ``-log sigmoid`` of
+   ``_vec.h``. Dot products are float32 (``hsw2v_dot``), accumulated with several registers.
+
+E. The gradient (Morin & Bengio 2005; Mikolov et al. 2013): with ``L = -sum_j log
+   sigmoid(s_j f_j)``, ``dL/dh = sum_j g_j syn1[n_j]`` and ``dL/dsyn1[n_j] = g_j h``. A step
+   of size ``lr`` is ``syn1[n_j] -= lr g_j h``, the word2vec update with ``alpha = lr``.
+
+Every nogil routine has a Python-callable twin (``py_*``) or is itself callable, and the tests
+compare them with NumPy references.
+"""
+
+from libc.math cimport exp
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+import numpy as np
+
+
+cdef extern from "_vec.h" nogil:
+    float hsw2v_dot(int d, const float *x, const float *y)
+    void hsw2v_axpy(int d, float a, const float *x, float *y)
+    double neg_log_sigmoid "hsw2v_neg_log_sigmoid" (double x)  # -log(sigmoid(x)), exact
+
+
+cdef inline double sigmoid(double f) noexcept nogil:
+    """1 / (1 + exp(-f)), exact and without overflow."""
+    cdef double e
+    if f >= 0:
+        return 1.0 / (1.0 + exp(-f))
+    e = exp(f)
+    return e / (1.0 + e)
+
+
+# --------------------------------------------------------------------------------------------
+# The path routine: loss, gradient and step of one example.
+# --------------------------------------------------------------------------------------------
+
+cdef inline double path_step(
+    const float *h,          # IN   hidden vector, d floats
+    float *grad_h,           # OUT  dL/dh is added here (d floats), or NULL
+    float *g_out,            # OUT  g_j of each step (length floats), or NULL
+    float *syn1,             # IN/OUT inner-node vectors (written only when lr != 0)
+    const uint8_t *code,     # IN   bits along the path, root first
+    const int32_t *point,    # IN   inner nodes along the path, root first
+    int length,              # IN   path length
+    int d,                   # IN   dimension
+    float lr,                # IN   step size; 0 leaves syn1 alone
+) noexcept nogil:
+    """-log P(y | h) along one path (design note E). With ``lr``, each node's row takes its
+    step right after its (old) value went into ``grad_h``."""
+    cdef int j
+    cdef float *row
+    cdef double f, g, loss = 0.0
+    for j in range(length):
+        row = syn1 + <int64_t>point[j] * d
+        f = hsw2v_dot(d, h, row)
+        loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
+        g = sigmoid(f) - (1.0 - code[j])
+        if g_out != NULL:
+            g_out[j] = <float>g
+        if grad_h != NULL:
+            hsw2v_axpy(d, <float>g, row, grad_h)
+        if lr != 0.0:
+            hsw2v_axpy(d, <float>(-lr * g), h, row)
+    return loss
+
+
+def _check_paths(Py_ssize_t V, const float[:, ::1] syn1, const uint8_t[:, ::1] codes,
+                 const int32_t[:, ::1] points, const int32_t[::1] lengths, Py_ssize_t d):
+    if (syn1.shape[0] != V - 1 or syn1.shape[1] != d or codes.shape[0] != V
+            or points.shape[0] != V or lengths.shape[0] != V
+            or codes.shape[1] != points.shape[1] or d < 1 or V < 2):
+        raise ValueError("inconsistent layer arrays (tree, weights and hidden size differ)")
+
+
+def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
+               const int32_t[:, ::1] points, const int32_t[::1] lengths,
+               const int32_t[::1] y, bint want_grad, float lr):
+    """For each row ``b``: ``loss[b] = -log P(y[b] | H[b])`` (float64), and with
+    ``want_grad`` ``grad[b] = dL/dH[b]`` (float32), both at the weights as they are on entry.
+    With ``lr != 0`` the summed step ``syn1 -= lr * dL/dsyn1`` is applied after all rows are
+    done (a batch gradient step: no row sees another's update). Returns ``(loss, grad)``;
+    ``grad`` is None without ``want_grad``."""
+    cdef Py_ssize_t B = H.shape[0], V = codes.shape[0], b
+    cdef int d = H.shape[1], L = codes.shape[1], j
+    _check_paths(V, syn1, codes, points, lengths, d)
+    if y.shape[0] != B:
+        raise ValueError(f"y has {y.shape[0]} entries for {B} rows")
+    cdef bint bad = False
+    with nogil:
+        for b in range(B):
+            if y[b] < 0 or y[b] >= V:
+                bad = True
+    if bad:
+        raise ValueError(f"class ids must be in [0, {V})")
+    loss = np.zeros(B, dtype=np.float64)
+    cdef double[::1] lo = loss
+    grad = np.zeros((B, d), dtype=np.float32) if want_grad else None
+    cdef float[:, ::1] gr
+    cdef float *grad_row = NULL
+    if want_grad and B:
+        gr = grad
+    G = np.zeros((B, max(L, 1)), dtype=np.float32) if lr != 0.0 else None
+    cdef float[:, ::1] gv
+    cdef float *g_row = NULL
+    if lr != 0.0 and B:
+        gv = G
+    if B == 0:
+        return loss, grad
+    cdef const uint8_t *code
+    cdef const int32_t *point
+    with nogil:
+        for b in range(B):
+            code = &codes[y[b], 0]
+            point = &points[y[b], 0]
+            if want_grad:
+                grad_row = &gr[b, 0]
+            if lr != 0.0:
+                g_row = &gv[b, 0]
+            lo[b] = path_step(&H[b, 0], grad_row, g_row, &syn1[0, 0], code, point,
+                              lengths[y[b]], d, 0.0)
+        if lr != 0.0:
+            for b in range(B):
+                point = &points[y[b], 0]
+                for j in range(lengths[y[b]]):
+                    hsw2v_axpy(d, -lr * gv[b, j], &H[b, 0], &syn1[point[j], 0])
+    return loss, grad
+
+
+# --------------------------------------------------------------------------------------------
+# The full distribution from node scores: one top-down pass per row.
+# --------------------------------------------------------------------------------------------
+
+cdef void fill_row(
+    const float *scores,     # IN   f of every inner node for this row (V-1 floats)
+    const float *logsig,     # IN   log sigmoid(f) of every inner node (V-1 floats)
+    const int32_t *children, # IN   (V-1) x 2 child table
+    const int32_t *order,    # IN   inner nodes top-down
+    int64_t n_inner,         # IN   V - 1
+    double *out,             # OUT  log P(w | h) of every class w (V doubles)
+    double *node_lp,         # scratch: log-probability of reaching each inner node
+) noexcept nogil:
+    """log P(w | h) for every leaf: each inner node's path log-probability is its parent's
+    plus ``log sigmoid(+-f)``, parents first. ``log sigmoid(f)`` comes precomputed (by
+    vectorised NumPy, see :meth:`hsw2v.layer.HierarchicalSoftmax.log_proba`) and
+    ``log sigmoid(-f) = log sigmoid(f) - f``, so this pass only adds and scatters."""
+    cdef int64_t i
+    cdef int32_t n, c0, c1
+    cdef double f, lp, lp0, lp1
+    node_lp[order[0]] = 0.0
+    for i in range(n_inner):
+        n = order[i]
+        f = scores[n]
+        lp = node_lp[n]
+        lp0 = lp + logsig[n]
+        lp1 = lp0 - f
+        c0 = children[2 * n]
+        c1 = children[2 * n + 1]
+        if c0 < 0:
+            out[-1 - c0] = lp0
+        else:
+            node_lp[c0] = lp0
+        if c1 < 0:
+            out[-1 - c1] = lp1
+        else:
+            node_lp[c1] = lp1
+
+
+def fill_log_proba(const float[:, ::1] S, const float[:, ::1] LS,
+                   const int32_t[:, ::1] children, const int32_t[::1] order,
+                   double[:, ::1] out, double[::1] node_lp):
+    """``out[b] = log P(. | h_b)`` from ``S[b] = syn1 . h_b`` (B x (V-1) node scores) and
+    ``LS = log sigmoid(S)``, one nogil pass per row. ``children`` and ``order`` must come from
+    :func:`hsw2v.trees.check_tree` (not re-checked here beyond shapes)."""
+    cdef Py_ssize_t B = S.shape[0], n_inner = children.shape[0], b
+    if (S.shape[1] != n_inner or LS.shape[0] != B or LS.shape[1] != n_inner
+            or children.shape[1] != 2 or order.shape[0] != n_inner
+            or out.shape[0] != B or out.shape[1] != n_inner + 1
+            or node_lp.shape[0] != n_inner or n_inner < 1):
+        raise ValueError("fill_log_proba: inconsistent shapes")
+    with nogil:
+        for b in range(B):
+            fill_row(&S[b, 0], &LS[b, 0], &children[0, 0], &order[0], n_inner, &out[b, 0],
+                     &node_lp[0])
+
+
+# --------------------------------------------------------------------------------------------
+# Supervised linear classifier: h = x W_in, hierarchical-softmax loss, Hogwild jobs.
+# --------------------------------------------------------------------------------------------
+
+cdef struct FitView:
+    float *W_in
+    float *syn1
+    const uint8_t *codes
+    const int32_t *points
+    const int32_t *lengths
+    const int32_t *y
+    const float *dense        # n x m, or NULL for CSR
+    const int64_t *indptr     # CSR row pointers (n + 1)
+    const int32_t *indices    # CSR column ids
+    const float *data         # CSR values
+    int64_t m
+    int d
+    int max_length
+
+
+cdef double fit_example(const FitView *v, int64_t i, float lr, float *h,
+                        float *grad_h) noexcept nogil:
+    """One SGD step on example ``i``: h = x_i W_in, walk y_i's path (updating syn1), then
+    W_in[k] -= lr x_ik dL/dh for every feature k of x_i. Returns the example's loss."""
+    cdef int d = v.d
+    cdef int64_t k, lo, hi
+    cdef int32_t c = v.y[i]
+    cdef double loss
+    cdef float x
+    memset(h, 0, d * sizeof(float))
+    memset(grad_h, 0, d * sizeof(float))
+    if v.dense != NULL:
+        lo, hi = 0, v.m
+    else:
+        lo, hi = v.indptr[i], v.indptr[i + 1]
+    for k in range(lo, hi):
+        if v.dense != NULL:
+            x = v.dense[i * v.m + k]
+            if x != 0.0:
+                hsw2v_axpy(d, x, v.W_in + k * d, h)
+        else:
+            hsw2v_axpy(d, v.data[k], v.W_in + <int64_t>v.indices[k] * d, h)
+    loss = path_step(h, grad_h, NULL, v.syn1, v.codes + <int64_t>c * v.max_length,
+                     v.points + <int64_t>c * v.max_length, v.lengths[c], d, lr)
+    for k in range(lo, hi):
+        if v.dense != NULL:
+            x = v.dense[i * v.m + k]
+            if x != 0.0:
+                hsw2v_axpy(d, -lr * x, grad_h, v.W_in + k * d)
+        else:
+            hsw2v_axpy(d, -lr * v.data[k], grad_h, v.W_in + <int64_t>v.indices[k] * d)
+    return loss
+
+
+cdef class FitTrainer:
+    """Borrows the classifier's arrays for the nogil job kernel; one instance serves all
+    threads. Has the ``train_job`` signature :func:`hsw2v._train.run_epoch` expects, with
+    example ids in place of word ids."""
+
+    cdef FitView v
+    cdef Py_ssize_t n
+    cdef object _keep_alive
+
+    def __init__(self, float[:, ::1] W_in, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
+                 const int32_t[:, ::1] points, const int32_t[::1] lengths,
+                 const int32_t[::1] y, dense=None, indptr=None, indices=None, data=None):
+        cdef Py_ssize_t V = codes.shape[0]
+        _check_paths(V, syn1, codes, points, lengths, W_in.shape[1])
+        if int(np.min(y)) < 0 or int(np.max(y)) >= V:
+            raise ValueError(f"class ids must be in [0, {V})")
+        cdef const float[:, ::1] X
+        cdef const int64_t[::1] ip
+        cdef const int32_t[::1] ix
+        cdef const float[::1] dv
+        memset(&self.v, 0, sizeof(FitView))
+        self.n = y.shape[0]
+        if dense is not None:
+            X = dense
+            if X.shape[0] != self.n or X.shape[1] != W_in.shape[0]:
+                raise ValueError("X and W_in / y disagree in shape")
+            if self.n:
+                self.v.dense = &X[0, 0]
+        else:
+            ip, ix, dv = indptr, indices, data
+            if ip.shape[0] != self.n + 1 or ix.shape[0] != dv.shape[0] or ip[0] != 0 \
+                    or ip[self.n] != ix.shape[0]:
+                raise ValueError("inconsistent CSR arrays")
+            if np.any(np.diff(indptr) < 0):
+                raise ValueError("CSR row pointers must not decrease")
+            if ix.shape[0] and (int(np.min(indices)) < 0
+                                or int(np.max(indices)) >= W_in.shape[0]):
+                raise ValueError("CSR column ids out of range")
+            self.v.indptr = &ip[0]
+            if ix.shape[0]:
+                self.v.indices = &ix[0]
+                self.v.data = &dv[0]
+        self._keep_alive = (W_in, syn1, codes, points, lengths, y, dense, indptr, indices, data)
+        self.v.W_in = &W_in[0, 0]
+        self.v.syn1 = &syn1[0, 0]
+        self.v.codes = &codes[0, 0]
+        self.v.points = &points[0, 0]
+        self.v.lengths = &lengths[0]
+        self.v.y = &y[0]
+        self.v.m = W_in.shape[0]
+        self.v.d = W_in.shape[1]
+        self.v.max_length = codes.shape[1]
+
+    def train_job(self, const int32_t[::1] ids, const int64_t[::1] ends, float alpha0,
+                  float alpha1, seed=None):
+        """One SGD step per example id in ``ids``, in order, without the GIL; the step size
+        falls linearly from ``alpha0`` to ``alpha1`` over the job. Returns ``(examples,
+        loss)``. (``ends`` and ``seed`` are accepted for the epoch driver and unused.)"""
+        cdef Py_ssize_t n_ids = ids.shape[0], t
+        cdef bint bad = False
+        cdef double loss = 0.0
+        cdef float lr
+        if n_ids == 0:
+            return 0, 0.0
+        with nogil:
+            for t in range(n_ids):
+                if ids[t] < 0 or ids[t] >= self.n:
+                    bad = True
+        if bad:
+            raise ValueError("example ids out of range")
+        cdef float *h = <float *>malloc(2 * self.v.d * sizeof(float))
+        if h == NULL:
+            raise MemoryError("could not allocate a job's buffers")
+        try:
+            with nogil:
+                for t in range(n_ids):
+                    lr = alpha0 + (alpha1 - alpha0) * (<float>t / <float>n_ids)
+                    loss += fit_example(&self.v, ids[t], lr, h, h + self.v.d)
+        finally:
+            free(h)
+        return n_ids, loss
+
+
+# --------------------------------------------------------------------------------------------
+# Python-callable twins of the nogil routines, for tests.
+# --------------------------------------------------------------------------------------------
+
+def py_sigmoid(double f):
+    """Twin of ``sigmoid``."""
+    return sigmoid(f)
+
+
+def py_path_step(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
+                 const int32_t[::1] point, float lr=0.0):
+    """Twin of ``path_step``: returns ``(loss, grad_h, g)``; steps ``syn1`` in place when
+    ``lr`` is not 0."""
+    cdef int d = h.shape[0], n = code.shape[0]
+    if point.shape[0] != n or n == 0 or syn1.shape[1] != d:
+        raise ValueError("code, point, h and syn1 disagree")
+    if np.min(point) < 0 or np.max(point) >= syn1.shape[0]:
+        raise ValueError("point out of range")
+    grad = np.zeros(d, dtype=np.float32)
+    g = np.zeros(n, dtype=np.float32)
+    cdef float[::1] gr = grad, gv = g
+    loss = path_step(&h[0], &gr[0], &gv[0], &syn1[0, 0], &code[0], &point[0], n, d, lr)
+    return loss, grad, g
+
+
+def py_fill_row(const float[::1] scores, const int32_t[:, ::1] children,
+                const int32_t[::1] order):
+    """Twin of ``fill_row``: log P(w | h) of every class from one row of node scores (their
+    log-sigmoids computed here exactly)."""
+    cdef Py_ssize_t n_inner = children.shape[0]
+    out = np.full(n_inner + 1, np.nan)
+    node_lp = np.zeros(n_inner)
+    S = np.asarray(scores).reshape(1, -1)
+    LS = np.array([[-neg_log_sigmoid(f) for f in scores]], dtype=np.float32)
+    fill_log_proba(S, LS, children, order, out.reshape(1, -1), node_lp)
+    return out
+
+
+def py_fit_example(FitTrainer trainer, int64_t i, float lr):
+    """Twin of ``fit_example``: one SGD step on example ``i``; returns its loss."""
+    if not 0 <= i < trainer.n:
+        raise ValueError("example id out of range")
+    cdef float *h = <float *>malloc(2 * trainer.v.d * sizeof(float))
+    if h == NULL:
+        raise MemoryError()
+    try:
+        return fit_example(&trainer.v, i, lr, h, h + trainer.v.d)
+    finally:
+        free(h)

@@ -1,0 +1,476 @@
+"""Hierarchical softmax as a standalone output layer over many classes.
+
+``P(y | h) = prod_j sigmoid(s_j h . w_{n_j})`` over the inner nodes ``n_j`` on the path from
+the root to leaf ``y``, with ``s_j = +1`` for code bit 0 and ``-1`` for bit 1 (Morin & Bengio,
+"Hierarchical Probabilistic Neural Network Language Model", AISTATS 2005; Mikolov et al. 2013,
+whose tree conventions hsw2v's Word2Vec shares). Scoring one class costs one dot product per
+node on its path, ``O(log V)`` for a balanced or Huffman tree, instead of the ``O(V)`` of a
+full softmax.
+
+The whole distribution costs ``O(V d)`` for the node scores (one matrix product over the
+``V - 1`` inner nodes) plus ``O(V)`` for one top-down pass that gives every node its path
+log-probability, with ``O(V)`` scratch per row: a million classes need a few megabytes
+beyond the weights and the output. The top ``k`` classes come from a best-first search that
+never scores most of the tree.
+
+:meth:`HierarchicalSoftmax.fit` trains a linear classifier ``h = x W_in`` with this loss, as
+fastText's supervised mode does (Joulin et al., "Bag of Tricks for Efficient Text
+Classification", 2017), on the threads and nogil kernels Word2Vec uses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hsw2v import persist
+from hsw2v._layer import FitTrainer, fill_log_proba, path_batch
+from hsw2v._query import top_leaves_batch
+from hsw2v._train import Job, Schedule, run_epoch
+from hsw2v.huffman import HuffmanTree, build_huffman_tree
+from hsw2v.scoring import child_table
+from hsw2v.trees import balanced_tree, check_tree, top_down_order
+
+__all__ = ["HierarchicalSoftmax"]
+
+_FORMAT_KIND = "HierarchicalSoftmax"
+_SCORE_BUDGET = 1 << 22  # float32 node scores per log_proba chunk (16 MB, and as much again
+# for their log-sigmoids)
+
+
+class HierarchicalSoftmax:
+    """An output layer of ``n_classes`` classes over ``dim``-dimensional hidden vectors.
+
+    Build it with :meth:`from_counts` (Huffman tree: frequent classes get short paths),
+    :meth:`balanced` or :meth:`from_paths` (your own tree). ``weights`` is the
+    ``(n_classes - 1) x dim`` float32 matrix of inner-node vectors, zero at the start as in
+    word2vec and fastText; ``input_weights`` is the ``m x dim`` input matrix once :meth:`fit`
+    has run (None before).
+
+    >>> import numpy as np
+    >>> layer = HierarchicalSoftmax.from_counts([50, 20, 20, 10], dim=3)
+    >>> layer.n_classes, layer.dim, layer.weights.shape
+    (4, 3, (3, 3))
+    >>> layer.predict_proba(np.ones((1, 3))).round(3).tolist()  # zero weights: 2^-path length
+    [[0.5, 0.25, 0.125, 0.125]]
+    """
+
+    def __init__(self, tree: HuffmanTree, dim: int, seed: int = 1, *, _trusted: bool = False):
+        dim = _positive_int(dim, "dim")
+        codes = np.ascontiguousarray(tree.codes, dtype=np.uint8)
+        points = np.ascontiguousarray(tree.points, dtype=np.int32)
+        lengths = np.ascontiguousarray(tree.lengths, dtype=np.int32)
+        if _trusted:  # built here, correct by construction; the child table still checks it
+            self.root = int(points[0, 0])
+            self.children = child_table(codes, points, lengths, root=self.root)
+            self.order = top_down_order(self.children, self.root)
+        else:
+            self.children, self.root, self.order = check_tree(codes, points, lengths)
+        self.tree = HuffmanTree(codes=codes, points=points, lengths=lengths)
+        self.n_classes = len(lengths)
+        self.dim = dim
+        self.seed = int(seed)
+        self.weights = np.zeros((self.n_classes - 1, dim), dtype=np.float32)
+        self.input_weights: np.ndarray | None = None
+        self.history: list[float] = []
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_counts(cls, counts, dim: int, seed: int = 1) -> HierarchicalSoftmax:
+        """The Huffman tree of class ``counts`` (word2vec.c's construction,
+        :func:`hsw2v.huffman.build_huffman_tree`): expected path length is at most the
+        entropy of the class frequencies plus one.
+
+        >>> HierarchicalSoftmax.from_counts([5, 3, 1, 1], dim=2).tree.lengths.tolist()
+        [1, 2, 3, 3]
+        """
+        counts = np.asarray(counts)
+        if counts.ndim != 1 or len(counts) < 2:
+            raise ValueError(f"counts must be a 1-D sequence of at least 2 classes, got {counts!r}")
+        if not np.issubdtype(counts.dtype, np.number) or (counts < 0).any():
+            raise ValueError("counts must be non-negative numbers")
+        return cls(build_huffman_tree(counts), dim, seed, _trusted=True)
+
+    @classmethod
+    def balanced(cls, n_classes: int, dim: int, seed: int = 1) -> HierarchicalSoftmax:
+        """A balanced tree: every path has ``floor`` or ``ceil`` of ``log2(n_classes)`` nodes.
+
+        >>> HierarchicalSoftmax.balanced(6, dim=2).tree.lengths.tolist()
+        [2, 3, 3, 2, 3, 3]
+        """
+        n_classes = _positive_int(n_classes, "n_classes")
+        if n_classes < 2:
+            raise ValueError(f"n_classes must be at least 2, got {n_classes}")
+        return cls(balanced_tree(n_classes), dim, seed, _trusted=True)
+
+    @classmethod
+    def from_paths(cls, codes, points, dim: int, lengths=None, seed: int = 1):
+        """Your own tree: for each class, its code bits and inner-node ids from the root down,
+        as ragged sequences, or as padded ``V x L`` arrays with ``lengths``. Inner nodes are
+        ids in ``[0, V-2]`` (row of ``weights``); the paths must form a full binary tree
+        (prefix-free codes, two children per inner node), else ValueError says what is wrong.
+
+        >>> layer = HierarchicalSoftmax.from_paths([[0], [1, 0], [1, 1]], [[0], [0, 1], [0, 1]],
+        ...                                        dim=2)
+        >>> layer.root, layer.tree.lengths.tolist()
+        (0, [1, 2, 2])
+        >>> HierarchicalSoftmax.from_paths([[0], [0, 1]], [[0], [0, 0]], dim=2)
+        Traceback (most recent call last):
+            ...
+        ValueError: the paths do not describe a full binary tree over 2 classes ...
+        """
+        if lengths is None:
+            if len(codes) != len(points):
+                raise ValueError(f"{len(codes)} codes but {len(points)} point lists")
+            lengths = np.array([len(c) for c in codes], dtype=np.int64)
+            if any(len(p) != n for p, n in zip(points, lengths, strict=True)):
+                raise ValueError("each class's code and point lists must have the same length")
+            if len(lengths) and lengths.min() < 1:
+                raise ValueError("every class needs a path of at least one node")
+            width = int(lengths.max()) if len(lengths) else 1
+            padded_c = np.zeros((len(lengths), width), dtype=np.int64)
+            padded_p = np.zeros((len(lengths), width), dtype=np.int64)
+            for w, (c, p) in enumerate(zip(codes, points, strict=True)):
+                padded_c[w, : len(c)] = c
+                padded_p[w, : len(p)] = p
+            codes, points = padded_c, padded_p
+        codes, points = np.asarray(codes), np.asarray(points)
+        lengths = np.asarray(lengths)
+        children, root, order = check_tree(codes, points, lengths)
+        tree = HuffmanTree(
+            codes=codes.astype(np.uint8), points=points.astype(np.int32), lengths=lengths
+        )
+        return cls(tree, dim, seed)
+
+    # ------------------------------------------------------------------ scoring
+    def log_prob(self, H, y) -> np.ndarray:
+        """``log P(y_i | h_i)`` for each row ``h_i`` of ``H`` (B x dim): float64, B entries.
+        Costs one dot product per node on each path.
+
+        >>> layer = HierarchicalSoftmax.balanced(4, dim=2)
+        >>> layer.log_prob(np.zeros((2, 2)), [0, 3]).round(4).tolist()  # log(1/4)
+        [-1.3863, -1.3863]
+        """
+        H = self._hidden(H)
+        y = self._labels(y, len(H))
+        loss, _ = path_batch(H, self.weights, *self._tree_arrays(), y, False, 0.0)
+        return -loss
+
+    def log_proba(self, H, out=None) -> np.ndarray:
+        """``log P(c | h_i)`` of every class ``c`` for each row of ``H``: float64 B x
+        n_classes (or written into ``out``). Node scores come from one matrix product per
+        chunk of rows (at most 16 MB of scores at a time), their log-sigmoids from vectorised
+        NumPy, then one top-down pass per row adds them along the paths.
+
+        >>> layer = HierarchicalSoftmax.from_counts([5, 3, 1, 1], dim=2)
+        >>> float(np.exp(layer.log_proba(np.ones((1, 2)))).sum().round(6))
+        1.0
+        """
+        H = self._hidden(H)
+        V = self.n_classes
+        if out is None:
+            out = np.empty((len(H), V), dtype=np.float64)
+        elif out.shape != (len(H), V) or out.dtype != np.float64 or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous float64 array of shape {(len(H), V)}")
+        rows = max(1, min(len(H), _SCORE_BUDGET // (V - 1)))
+        scores = np.empty((rows, V - 1), dtype=np.float32)
+        logsig = np.empty((rows, V - 1), dtype=np.float32)
+        node_lp = np.empty(V - 1, dtype=np.float64)
+        wt = self.weights.T
+        for start in range(0, len(H), rows):
+            chunk = H[start : start + rows]
+            s, ls = scores[: len(chunk)], logsig[: len(chunk)]
+            np.matmul(chunk, wt, out=s)
+            _log_sigmoid(s, ls)
+            fill_log_proba(
+                s, ls, self.children, self.order, out[start : start + len(chunk)], node_lp
+            )
+        return out
+
+    def predict_proba(self, H) -> np.ndarray:
+        """``P(c | h_i)`` of every class: float64 B x n_classes, rows summing to 1.
+
+        >>> HierarchicalSoftmax.balanced(3, dim=2).predict_proba(np.zeros((1, 2))).round(6).tolist()
+        [[0.5, 0.25, 0.25]]
+        """
+        return np.exp(self.log_proba(H))
+
+    def topk(self, H, k: int = 1):
+        """The ``k`` most probable classes of each row, exactly, by best-first search of the
+        tree (a path's probability only falls going down, so search stops once ``k`` leaves
+        are out): ``(indices int32 B x k, probabilities float64 B x k)``, most probable first.
+
+        >>> layer = HierarchicalSoftmax.balanced(4, dim=1)
+        >>> layer.weights[:] = [[1.0], [-1.0], [2.0]]  # root is node 2
+        >>> idx, p = layer.topk(np.ones((1, 1)), k=2)
+        >>> idx.tolist(), p.round(3).tolist()
+        ([[1, 0]], [[0.644, 0.237]])
+        """
+        H = self._hidden(H)
+        k = _positive_int(k, "k")
+        if k > self.n_classes:
+            raise ValueError(f"k must be at most n_classes={self.n_classes}, got {k}")
+        words, logp = top_leaves_batch(
+            np.ascontiguousarray(H, dtype=np.float64), self.weights, self.children, self.root, k
+        )
+        return words, np.exp(logp)
+
+    # ------------------------------------------------------------------ training
+    def backward(self, H, y) -> np.ndarray:
+        """``dL/dH`` (float32 B x dim) of ``L = -sum_i log P(y_i | h_i)``, leaving the
+        weights alone.
+
+        >>> layer = HierarchicalSoftmax.balanced(2, dim=2)
+        >>> layer.weights[:] = [[1.0, 0.0]]
+        >>> layer.backward(np.zeros((1, 2)), [0]).tolist()  # (sigmoid(0) - 1) * w
+        [[-0.5, 0.0]]
+        """
+        H = self._hidden(H)
+        y = self._labels(y, len(H))
+        _, grad = path_batch(H, self.weights, *self._tree_arrays(), y, True, 0.0)
+        return grad
+
+    def update(self, H, y, lr: float) -> np.ndarray:
+        """One gradient step ``weights -= lr * dL/dweights`` on the batch (every row's
+        gradient taken at the weights on entry), returning ``dL/dH`` at those weights, so the
+        layer can sit on any feature extractor that back-propagates it.
+
+        >>> layer = HierarchicalSoftmax.balanced(2, dim=2)
+        >>> grad = layer.update(np.array([[1.0, 0.0]]), [1], lr=1.0)
+        >>> layer.weights.tolist(), grad.tolist()  # g = sigmoid(0) - 0 = 0.5
+        ([[-0.5, 0.0]], [[0.0, 0.0]])
+        """
+        lr = float(lr)
+        if not np.isfinite(lr) or lr <= 0:
+            raise ValueError(f"lr must be a positive finite number, got {lr}")
+        H = self._hidden(H)
+        y = self._labels(y, len(H))
+        _, grad = path_batch(H, self.weights, *self._tree_arrays(), y, True, lr)
+        return grad
+
+    def fit(
+        self,
+        X,
+        y,
+        epochs: int = 5,
+        lr: float = 0.1,
+        min_lr: float = 0.0,
+        workers: int = 1,
+        job_size: int = 1000,
+    ) -> HierarchicalSoftmax:
+        """Train the linear classifier ``h = x W_in`` and this layer by SGD, one example at a
+        time, as fastText's supervised mode: ``X`` is a dense float array or a SciPy CSR
+        matrix (n x m), ``y`` the n class ids. ``h`` is ``x`` times the ``m x dim`` input
+        matrix ``input_weights`` (created uniform in ``[-1/dim, 1/dim)`` from ``seed`` on the
+        first call; later calls go on from the weights as they are). For fastText's average
+        of word vectors, give bag-of-words rows divided by their word count.
+
+        The step size falls linearly from ``lr`` to ``min_lr`` over all epochs; examples are
+        shuffled each epoch (seeded from ``seed`` and the epoch). ``workers`` threads run the
+        nogil kernel on jobs of ``job_size`` examples, updating the weights without locks
+        (Hogwild), with Word2Vec's epoch driver; ``workers=1`` runs the same jobs in the
+        calling thread and is reproducible. ``history`` gets the mean
+        loss of each epoch.
+
+        >>> X = np.eye(4, dtype=np.float32)
+        >>> layer = HierarchicalSoftmax.balanced(4, dim=4).fit(X, [0, 1, 2, 3], epochs=200,
+        ...                                                   lr=0.5)
+        >>> layer.predict(X).tolist()
+        [0, 1, 2, 3]
+        """
+        import scipy.sparse as sp
+
+        epochs = _positive_int(epochs, "epochs")
+        workers = _positive_int(workers, "workers")
+        job_size = _positive_int(job_size, "job_size")
+        lr, min_lr = float(lr), float(min_lr)
+        if not (np.isfinite(lr) and lr > 0 and 0 <= min_lr <= lr):
+            raise ValueError(f"need lr > 0 and 0 <= min_lr <= lr, got lr={lr}, min_lr={min_lr}")
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            n, m = X.shape
+            inputs = {
+                "indptr": X.indptr.astype(np.int64),
+                "indices": X.indices.astype(np.int32),
+                "data": np.ascontiguousarray(X.data, dtype=np.float32),
+            }
+            values = inputs["data"]
+        else:
+            X = np.asarray(X)
+            if X.ndim != 2 or not np.issubdtype(X.dtype, np.number):
+                raise ValueError(f"X must be a 2-D numeric array or CSR matrix, got {X.shape}")
+            X = np.ascontiguousarray(X, dtype=np.float32)
+            n, m = X.shape
+            inputs = {"dense": X}
+            values = X
+        if n == 0 or m == 0:
+            raise ValueError(f"X is empty (shape {(n, m)})")
+        if not np.isfinite(values).all():
+            raise ValueError("X holds NaN or infinite values")
+        y = self._labels(y, n)
+        if self.input_weights is None:
+            rng = np.random.default_rng(self.seed)
+            w = rng.random((m, self.dim), dtype=np.float32)
+            self.input_weights = (w * 2.0 - 1.0) / self.dim
+        elif self.input_weights.shape != (m, self.dim):
+            raise ValueError(
+                f"X has {m} features but the fitted input matrix has "
+                f"{self.input_weights.shape[0]}: give the same features as before"
+            )
+        trainer = FitTrainer(self.input_weights, self.weights, *self._tree_arrays(), y, **inputs)
+        schedule = Schedule(lr, min_lr, epochs, n, by_words=True)
+        for epoch in range(epochs):
+            perm = np.random.default_rng([self.seed, epoch]).permutation(n).astype(np.int32)
+            jobs = [
+                Job(
+                    ids=perm[s : s + job_size],
+                    ends=np.array([min(job_size, n - s)]),
+                    raw_words=min(job_size, n - s),
+                    n_sentences=min(job_size, n - s),
+                )
+                for s in range(0, n, job_size)
+            ]
+            if workers == 1:  # no threads to start: the kernel runs in this thread
+                done, loss = 0, 0.0
+                for job in jobs:
+                    alpha0 = schedule.alpha(epoch, done)
+                    done += job.raw_words
+                    loss += trainer.train_job(
+                        job.ids, job.ends, alpha0, schedule.alpha(epoch, done)
+                    )[1]
+            else:
+                loss = run_epoch(
+                    trainer, jobs, epoch=epoch, workers=workers, schedule=schedule, seed=self.seed
+                ).loss
+            self.history.append(loss / n)
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        """The hidden vectors ``h = x W_in`` of the fitted classifier (float32 n x dim)."""
+        if self.input_weights is None:
+            raise RuntimeError("fit() the classifier first (transform needs its input matrix)")
+        import scipy.sparse as sp
+
+        if sp.issparse(X):
+            H = np.asarray(sp.csr_matrix(X, dtype=np.float32) @ self.input_weights)
+        else:
+            X = np.asarray(X, dtype=np.float32)
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D, got shape {X.shape}")
+            H = X @ self.input_weights
+        if H.shape[1] != self.dim or X.shape[1] != self.input_weights.shape[0]:
+            raise ValueError(f"X must have {self.input_weights.shape[0]} features")
+        return np.ascontiguousarray(H, dtype=np.float32)
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of each row of ``X`` for the fitted classifier (int64)."""
+        return self.topk(self.transform(X), 1)[0][:, 0].astype(np.int64)
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path) -> None:
+        """Write the layer (tree, weights, and the fitted input matrix if any) in hsw2v's
+        pickle-free bundle format (:mod:`hsw2v.persist`), atomically.
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "layer.hsw2v")
+        >>> HierarchicalSoftmax.balanced(5, dim=3).save(path)
+        >>> HierarchicalSoftmax.load(path).n_classes
+        5
+        """
+        arrays = {
+            "weights": self.weights,
+            "codes": self.tree.codes,
+            "points": self.tree.points,
+            "lengths": self.tree.lengths,
+        }
+        if self.input_weights is not None:
+            arrays["input_weights"] = self.input_weights
+        meta = {"dim": self.dim, "n_classes": self.n_classes, "seed": self.seed}
+        meta["history"] = [float(v) for v in self.history]
+        persist.save_bundle(path, _FORMAT_KIND, meta, arrays)
+
+    @classmethod
+    def load(cls, path) -> HierarchicalSoftmax:
+        """Read a layer written by :meth:`save`; every array is checked (the tree fully, as
+        :meth:`from_paths` does) before the kernels may index with it."""
+        meta, arrays = persist.load_bundle(path, kind=_FORMAT_KIND)
+
+        def bad(what):
+            return ValueError(f"{str(path)!r} holds an inconsistent HierarchicalSoftmax: {what}")
+
+        dim, n = meta.get("dim"), meta.get("n_classes")
+        if not (isinstance(dim, int) and isinstance(n, int) and dim >= 1 and n >= 2):
+            raise bad(f"dim={dim!r}, n_classes={n!r}")
+        want = {"weights": ("<f4", (n - 1, dim)), "lengths": ("<i4", (n,))}
+        for name, (dtype, shape) in want.items():
+            arr = arrays.get(name)
+            if arr is None or arr.dtype != np.dtype(dtype) or arr.shape != shape:
+                raise bad(f"array {name!r} should be {dtype} {shape}")
+        for name, dtype in (("codes", np.uint8), ("points", np.int32)):
+            arr = arrays.get(name)
+            if arr is None or arr.dtype != dtype or arr.ndim != 2 or arr.shape[0] != n:
+                raise bad(f"array {name!r} should be {np.dtype(dtype)} with {n} rows")
+        tree = HuffmanTree(arrays["codes"], arrays["points"], arrays["lengths"])
+        try:
+            layer = cls(tree, dim, int(meta.get("seed", 1)))
+        except ValueError as exc:
+            raise bad(str(exc)) from None
+        layer.weights = np.ascontiguousarray(arrays["weights"])
+        if "input_weights" in arrays:
+            w = arrays["input_weights"]
+            if w.dtype != np.float32 or w.ndim != 2 or w.shape[1] != dim or w.shape[0] < 1:
+                raise bad(f"array 'input_weights' should be float32 m x {dim}")
+            layer.input_weights = np.ascontiguousarray(w)
+        layer.history = [float(v) for v in meta.get("history", [])]
+        return layer
+
+    # ------------------------------------------------------------------ helpers
+    def _tree_arrays(self):
+        return self.tree.codes, self.tree.points, self.tree.lengths
+
+    def _hidden(self, H) -> np.ndarray:
+        H = np.asarray(H)
+        if H.ndim != 2 or H.shape[1] != self.dim:
+            raise ValueError(f"H must be a 2-D array of shape (batch, {self.dim}), got {H.shape}")
+        if not np.issubdtype(H.dtype, np.number):
+            raise ValueError(f"H must be numeric, got dtype {H.dtype}")
+        H = np.ascontiguousarray(H, dtype=np.float32)
+        if not np.isfinite(H).all():
+            raise ValueError("H holds NaN or infinite values")
+        return H
+
+    def _labels(self, y, n: int) -> np.ndarray:
+        y = np.asarray(y)
+        if y.shape != (n,):
+            raise ValueError(f"y must hold one class id per row ({n}), got shape {y.shape}")
+        if n and not np.issubdtype(y.dtype, np.integer):
+            raise ValueError(f"class ids must be integers, got dtype {y.dtype}")
+        if n and (y.min() < 0 or y.max() >= self.n_classes):
+            raise ValueError(
+                f"class ids must be in [0, {self.n_classes}), got {y.min()}..{y.max()}"
+            )
+        return np.ascontiguousarray(y, dtype=np.int32)
+
+    def __repr__(self) -> str:
+        return f"HierarchicalSoftmax(n_classes={self.n_classes}, dim={self.dim})"
+
+
+def _log_sigmoid(f: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out = log sigmoid(f) = min(f, 0) - log1p(exp(-|f|))``, stable, written into
+    ``out`` with NumPy's vectorised exp and log1p (one boolean mask as temporary).
+
+    >>> _log_sigmoid(np.array([-100.0, 0.0, 100.0]), np.empty(3)).round(4).tolist()
+    [-100.0, -0.6931, -0.0]
+    """
+    tmp = np.abs(f, out=out)
+    np.negative(tmp, out=tmp)
+    np.exp(tmp, out=tmp)
+    np.log1p(tmp, out=tmp)
+    np.negative(tmp, out=tmp)
+    np.add(tmp, f, out=tmp, where=f < 0)
+    return out
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
