@@ -19,6 +19,7 @@ Conventions (shared with gensim and word2vec.c, so ``syn1`` rows are interchange
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,11 +99,13 @@ def build_huffman_tree(counts) -> HuffmanTree:
         )
     # The two-cursor merge needs the leaves in descending order of count.
     order = np.argsort(-counts, kind="stable")
-    sorted_counts = counts[order].tolist()
     n_inner = n_leaves - 1
-    node_count = sorted_counts + [0] * n_inner  # ids: leaves 0..V-1 (sorted), inner V..2V-2
-    parent = [0] * (2 * n_leaves - 1)
-    bit = [0] * (2 * n_leaves - 1)
+    n_nodes = 2 * n_leaves - 1
+    # Compact typed arrays, not lists of Python ints: a million-word tree stays small.
+    node_count = array("q", counts[order].tobytes())  # leaves 0..V-1 (sorted), inner V..2V-2
+    node_count.extend(bytes(8 * n_inner))
+    parent = array("q", bytes(8 * n_nodes))
+    bit = array("b", bytes(n_nodes))
     leaf = n_leaves - 1  # rarest leaf not merged yet
     inner = n_leaves  # oldest inner node not merged yet
     for k in range(n_inner):
@@ -119,26 +122,30 @@ def build_huffman_tree(counts) -> HuffmanTree:
         parent[picked[0]] = new
         parent[picked[1]] = new
         bit[picked[1]] = 1
-    # Depths and paths top-down: the root is the last inner node; every child is created
-    # before its parent, so walking ids downward visits parents first.
-    root = 2 * n_leaves - 2
-    depth = [0] * (2 * n_leaves - 1)
+    # Depths top-down: the root is the last inner node; every child is created before its
+    # parent, so walking ids downward visits parents first.
+    root = n_nodes - 1
+    depth = array("i", bytes(4 * n_nodes))
     for node in range(root - 1, -1, -1):
         depth[node] = depth[parent[node]] + 1
-    max_length = max(depth[:n_leaves])
-    node_codes = np.zeros((2 * n_leaves - 1, max_length), dtype=np.uint8)
-    node_points = np.zeros((2 * n_leaves - 1, max_length), dtype=np.int32)
-    for node in range(root - 1, -1, -1):
-        up, dep = parent[node], depth[node]
-        if dep > 1:
-            node_codes[node, : dep - 1] = node_codes[up, : dep - 1]
-            node_points[node, : dep - 1] = node_points[up, : dep - 1]
-        node_codes[node, dep - 1] = bit[node]
-        node_points[node, dep - 1] = up - n_leaves
-    codes = np.empty((n_leaves, max_length), dtype=np.uint8)
-    points = np.empty((n_leaves, max_length), dtype=np.int32)
+    parent_of = np.frombuffer(parent, dtype=np.int64)
+    bit_of = np.frombuffer(bit, dtype=np.int8)
+    lengths_sorted = np.frombuffer(depth, dtype=np.int32)[:n_leaves]
+    max_length = int(lengths_sorted.max())
+    # Paths bottom-up, all leaves at once: step ``pos`` of a leaf's path is its ancestor at
+    # depth ``pos``; row ``order[i]`` is the word of sorted leaf ``i``.
+    codes = np.zeros((n_leaves, max_length), dtype=np.uint8)
+    points = np.zeros((n_leaves, max_length), dtype=np.int32)
+    rows = order
+    node = np.arange(n_leaves, dtype=np.int64)
+    pos = lengths_sorted.astype(np.int64) - 1
+    while rows.size:
+        codes[rows, pos] = bit_of[node]
+        node = parent_of[node]
+        points[rows, pos] = node - n_leaves
+        pos -= 1
+        keep = pos >= 0
+        rows, node, pos = rows[keep], node[keep], pos[keep]
     lengths = np.empty(n_leaves, dtype=np.int32)
-    codes[order] = node_codes[:n_leaves]
-    points[order] = node_points[:n_leaves]
-    lengths[order] = depth[:n_leaves]
+    lengths[order] = lengths_sorted
     return HuffmanTree(codes=codes, points=points, lengths=lengths)
