@@ -13,14 +13,16 @@ log = logging.getLogger("mkdocs.hooks.hsw2v")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPTIONAL_PAGES = ("robustness.md",)
-BENCHMARK_FILES = ("RESULTS.md", "speed.png")
+BENCHMARK_FILES = ("RESULTS.md", "speed.png")  # the page pulls these in when present
 TREE_WORDS = ("god", "lord", "king", "water", "earth", "the", "and")
 
 
 def _present_benchmarks() -> list[str]:
-    return [
-        name for name in BENCHMARK_FILES if os.path.isfile(os.path.join(ROOT, "benchmarks", name))
-    ]
+    """The benchmark files to publish: RESULTS.md and every picture it may link to."""
+    folder = os.path.join(ROOT, "benchmarks")
+    pictures = sorted(n for n in os.listdir(folder) if n.endswith(".png"))
+    names = [n for n in BENCHMARK_FILES if n not in pictures] + pictures
+    return [n for n in names if os.path.isfile(os.path.join(folder, n))]
 
 
 def on_config(config, **kwargs):
