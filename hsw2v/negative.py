@@ -20,6 +20,8 @@ import logging
 
 import numpy as np
 
+from hsw2v.scoring import _hidden
+
 __all__ = ["make_cum_table", "predict_output_word"]
 
 logger = logging.getLogger(__name__)
@@ -65,13 +67,9 @@ def predict_output_word(model, context_words_list, topn=10):
     wv = model.wv
     if not len(wv.index_to_key) or model.syn1neg.shape[0] != len(wv.index_to_key):
         raise RuntimeError("Parameters required for predicting the output words not found.")
-    rows = [wv.get_index(w) for w in context_words_list if w in wv]
-    if not rows:
-        logger.warning("All the input context words are out-of-vocabulary for the current model.")
+    h = _hidden(model, context_words_list)  # gensim's mean (or sum) of the context vectors
+    if h is None:
         return None
-    h = np.asarray(wv.vectors[rows], dtype=np.float64).sum(axis=0)
-    if model.cbow_mean:
-        h /= len(rows)
     logits = np.asarray(model.syn1neg, dtype=np.float64) @ h
     probs = np.exp(logits - logits.max())  # the softmax, without overflow
     probs /= probs.sum()

@@ -333,6 +333,19 @@ def test_window_kernel_loss_matches_exact_nll():
     assert loss == pytest.approx(expected, rel=1e-5)
 
 
+def hot_trainer(r, V, **hot):
+    """A skip-gram Trainer on a random V-word tree (no subsampling, window 3) with the given
+    private-top-node settings; returns (trainer, syn0, syn1)."""
+    tree = build_huffman_tree(np.sort(r.integers(1, 900, size=V))[::-1])
+    syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
+    syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
+    sample_int = np.full(V, 2**32 - 1, dtype=np.uint32)
+    trainer = _inner.Trainer(
+        syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=3, sg=True, **hot
+    )
+    return trainer, syn0, syn1
+
+
 @pytest.mark.parametrize("kernel", ["window", "fused"])
 def test_private_hot_nodes_change_only_rounding_with_one_thread(kernel):
     """Training the top of the tree in a per-job private copy and adding the change back (every
@@ -341,24 +354,10 @@ def test_private_hot_nodes_change_only_rounding_with_one_thread(kernel):
     results = []
     for hot_nodes, hot_sync in ((0, 1000), (8, 1000), (10_000, 1000), (8, 1), (31, 7)):
         r = np.random.default_rng(8)
-        V = 60
-        tree = build_huffman_tree(np.sort(r.integers(1, 900, size=V))[::-1])
-        syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
-        syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
-        trainer = _inner.Trainer(
-            syn0,
-            syn1,
-            tree.codes,
-            tree.points,
-            tree.lengths,
-            np.full(V, 2**32 - 1, dtype=np.uint32),
-            window=3,
-            sg=True,
-            kernel=kernel,
-            hot_nodes=hot_nodes,
-            hot_sync=hot_sync,
+        trainer, syn0, syn1 = hot_trainer(
+            r, 60, kernel=kernel, hot_nodes=hot_nodes, hot_sync=hot_sync
         )
-        ids = r.integers(0, V, size=3000).astype(np.int32)
+        ids = r.integers(0, 60, size=3000).astype(np.int32)
         for job in range(3):
             trainer.train_job(ids, np.array([1000, 3000], dtype=np.int64), 0.05, 0.02, job + 1)
         results.append((syn0, syn1))
@@ -374,25 +373,11 @@ def test_hot_scale_scales_the_change_added_back():
     outs = []
     for hot_nodes, hot_scale in ((0, 1.0), (10_000, 0.5)):
         r = np.random.default_rng(12)
-        V = 40
-        tree = build_huffman_tree(np.sort(r.integers(1, 900, size=V))[::-1])
-        syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
-        syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
-        start = syn1.copy()
-        trainer = _inner.Trainer(
-            syn0,
-            syn1,
-            tree.codes,
-            tree.points,
-            tree.lengths,
-            np.full(V, 2**32 - 1, dtype=np.uint32),
-            window=3,
-            sg=True,
-            hot_nodes=hot_nodes,
-            hot_sync=10**9,
-            hot_scale=hot_scale,
+        trainer, syn0, syn1 = hot_trainer(
+            r, 40, hot_nodes=hot_nodes, hot_sync=10**9, hot_scale=hot_scale
         )
-        ids = r.integers(0, V, size=500).astype(np.int32)
+        start = syn1.copy()
+        ids = r.integers(0, 40, size=500).astype(np.int32)
         trainer.train_job(ids, np.array([500], dtype=np.int64), 0.05, 0.02, 3)
         outs.append((syn0, syn1, start))
     (full0, full1, start), (half0, half1, _) = outs
