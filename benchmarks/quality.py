@@ -76,26 +76,27 @@ def main(argv=None):
     if args.hot_merge is not None:
         hsw2v.word2vec.HOT_MERGE = args.hot_merge
 
+    settings = dict(  # the same model for both systems
+        vector_size=100,
+        window=5,
+        min_count=5,
+        sample=1e-3,
+        sg=args.sg,
+        hs=args.hs,
+        negative=args.negative,
+        workers=args.workers,
+        epochs=args.epochs,
+        seed=args.seed,
+    )
     if args.system == "gensim":
         from gensim.models import Word2Vec as GensimWord2Vec
         from gensim.models.word2vec import LineSentence as GensimLineSentence
 
         corpus = GensimLineSentence(str(ensure_corpus(args.corpus)))
-        model = GensimWord2Vec(
-            vector_size=100,
-            window=5,
-            min_count=5,
-            sample=1e-3,
-            sg=args.sg,
-            hs=args.hs,
-            negative=args.negative,
-            workers=args.workers,
-            epochs=args.epochs,
-            seed=args.seed,
-        )
+        model = GensimWord2Vec(**settings)
     else:
         corpus = LineSentence(str(ensure_corpus(args.corpus)))
-        model = _hsw2v_model(args)
+        model = Word2Vec(**settings, kernel=args.kernel, tree=args.tree)
     model.build_vocab(corpus)
     started, cpu_started = time.perf_counter(), time.process_time()
     _, raw = model.train(corpus, total_examples=model.corpus_count, epochs=args.epochs)
@@ -116,23 +117,6 @@ def main(argv=None):
     if args.system == "hsw2v":
         mean_path = np.average(model.tree.lengths, weights=model.wv.expandos["count"])
         print(f"  tree={args.tree}: mean path {mean_path:.2f} nodes per token")
-
-
-def _hsw2v_model(args):
-    return Word2Vec(
-        vector_size=100,
-        window=5,
-        min_count=5,
-        sample=1e-3,
-        sg=args.sg,
-        workers=args.workers,
-        epochs=args.epochs,
-        kernel=args.kernel,
-        seed=args.seed,
-        hs=args.hs,
-        negative=args.negative,
-        tree=args.tree,
-    )
 
 
 if __name__ == "__main__":

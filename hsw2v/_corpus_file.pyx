@@ -194,20 +194,22 @@ cdef struct Spans:
     int64_t capacity
 
 
+cdef int resize(void **p, size_t bytes) noexcept nogil:
+    """p[0] := realloc(p[0], bytes); on failure p[0] is kept and ERR_MEMORY returned."""
+    cdef void *q = realloc(p[0], bytes)
+    if q == NULL:
+        return ERR_MEMORY
+    p[0] = q
+    return OK
+
+
 cdef int spans_push(Spans *sp, int64_t start, int64_t length) noexcept nogil:
     cdef int64_t capacity
-    cdef int64_t *a
-    cdef int64_t *b
     if sp.n == sp.capacity:
         capacity = max(2 * sp.capacity, 1024)
-        a = <int64_t *>realloc(sp.start, capacity * sizeof(int64_t))
-        if a == NULL:
+        if (resize(<void **>&sp.start, capacity * sizeof(int64_t))
+                or resize(<void **>&sp.length, capacity * sizeof(int64_t))):
             return ERR_MEMORY
-        sp.start = a
-        b = <int64_t *>realloc(sp.length, capacity * sizeof(int64_t))
-        if b == NULL:
-            return ERR_MEMORY
-        sp.length = b
         sp.capacity = capacity
     sp.start[sp.n] = start
     sp.length[sp.n] = length
@@ -381,22 +383,11 @@ cdef int table_add(Table *t, const uint8_t *p, int64_t n, uint64_t h, int64_t i,
         t.keys_capacity = capacity
     if t.n == t.capacity:
         capacity = 2 * t.capacity
-        grown = realloc(t.hash, capacity * sizeof(uint64_t))
-        if grown == NULL:
+        if (resize(<void **>&t.hash, capacity * sizeof(uint64_t))
+                or resize(<void **>&t.offset, capacity * sizeof(int64_t))
+                or resize(<void **>&t.length, capacity * sizeof(int64_t))
+                or resize(<void **>&t.value, capacity * sizeof(int64_t))):
             return ERR_MEMORY
-        t.hash = <uint64_t *>grown
-        grown = realloc(t.offset, capacity * sizeof(int64_t))
-        if grown == NULL:
-            return ERR_MEMORY
-        t.offset = <int64_t *>grown
-        grown = realloc(t.length, capacity * sizeof(int64_t))
-        if grown == NULL:
-            return ERR_MEMORY
-        t.length = <int64_t *>grown
-        grown = realloc(t.value, capacity * sizeof(int64_t))
-        if grown == NULL:
-            return ERR_MEMORY
-        t.value = <int64_t *>grown
         t.capacity = capacity
     memcpy(t.keys + t.keys_used, p, n)
     t.hash[t.n] = h
@@ -597,15 +588,12 @@ cdef struct Batch:
 
 cdef int grow(void **p, int64_t *capacity, int64_t need, size_t item) noexcept nogil:
     cdef int64_t c = capacity[0]
-    cdef void *q
     if need <= c:
         return OK
     while c < need:
         c = max(2 * c, 1024)
-    q = realloc(p[0], c * item)
-    if q == NULL:
+    if resize(p, c * item):
         return ERR_MEMORY
-    p[0] = q
     capacity[0] = c
     return OK
 
