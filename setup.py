@@ -53,6 +53,13 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     ),
     Extension(
+        "hsw2v._recording",
+        ["hsw2v/_recording.pyx"],
+        include_dirs=[np.get_include()],
+        extra_compile_args=compile_args,
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    ),
+    Extension(
         "hsw2v._layer",
         ["hsw2v/_layer.pyx"],
         include_dirs=[np.get_include()],
@@ -64,7 +71,12 @@ extensions = [
 setup(
     ext_modules=cythonize(
         extensions,
-        compiler_directives={"language_level": 3, "boundscheck": False, "wraparound": False,
-                             "cdivision": True, "initializedcheck": False},
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
     ),
 )

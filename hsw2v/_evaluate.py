@@ -11,10 +11,9 @@ import itertools
 import logging
 
 import numpy as np
-import smart_open
-from scipy import stats
 
 from hsw2v._vecmath import unitvec
+from hsw2v.corpora import open_source
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +74,7 @@ def word_analogies(kv, analogies, restrict_vocab, case_insensitive, dummy4unknow
         "Evaluating word analogies for top %s words in the model on %s", restrict_vocab, analogies
     )
     sections, section, oov, questions = [], None, 0, 0
-    with smart_open.open(analogies, "rb") as fin:
+    with open_source(analogies, "rb") as fin:
         for line_no, raw in enumerate(fin):
             line = raw.decode("utf8")
             if line.startswith(": "):
@@ -132,7 +131,7 @@ def word_pairs(kv, pairs, delimiter, encoding, restrict_vocab, case_insensitive,
     """
     ok_vocab = _ok_vocab(kv, restrict_vocab, case_insensitive)
     gold, model, oov = [], [], 0
-    with smart_open.open(pairs, encoding=encoding) as fin:
+    with open_source(pairs, encoding=encoding) as fin:
         for line_no, line in enumerate(fin):
             if not line or line.startswith("#"):
                 continue
@@ -156,6 +155,8 @@ def word_pairs(kv, pairs, delimiter, encoding, restrict_vocab, case_insensitive,
             f"No valid similarity judgements found in {pairs}: either invalid format or "
             f"all are out-of-vocabulary in {kv}"
         )
+    from scipy import stats  # imported here: scipy.stats takes ~1 s and ~45 MB to import
+
     spearman = stats.spearmanr(gold, model)
     pearson = stats.pearsonr(gold, model)
     oov_ratio = 100.0 * oov / (len(gold) if dummy4unknown else len(gold) + oov)

@@ -63,30 +63,29 @@ def iter_jobs(corpus: Iterable, key_to_index: dict, batch_words: int) -> Iterato
         yield _make_job(batch, key_to_index)
 
 
-def jobs_from_recording(recording, key_to_index: dict, batch_words: int) -> list[Job]:
-    """The jobs :func:`iter_jobs` would make from the corpus a
-    :class:`hsw2v.vocab.TokenRecording` holds, without reading it again. Works job by job, so
-    the temporaries stay the size of one job."""
-    to_final = np.array([key_to_index.get(key, -1) for key in recording.keys], dtype=np.int32)
+def jobs_from_recording(recording, batch_words: int) -> list[Job]:
+    """The jobs :func:`iter_jobs` would make from the corpus a finalized
+    :class:`hsw2v.vocab.TokenRecording` holds, without reading it again. Each job's ids are a
+    view into the recording (no copy of the corpus); only the per-job sentence ends are new."""
+    if not recording.final:
+        raise ValueError("the recording still holds provisional ids: finalize it first")
     lengths = recording.lengths.tolist()
     jobs = []
-    first, raw_start, raw = 0, 0, 0
+    first, kept_start, raw = 0, 0, 0
     for s, length in enumerate(lengths):
         raw += length
         if raw >= batch_words or s == len(lengths) - 1:
-            span = to_final[recording.ids[raw_start : raw_start + raw]]
-            kept = span >= 0
-            sentence_ends = np.cumsum(recording.lengths[first : s + 1])
-            kept_before = np.concatenate(([0], np.cumsum(kept)))
+            ends = np.cumsum(recording.kept_lengths[first : s + 1])
+            kept = int(ends[-1])
             jobs.append(
                 Job(
-                    ids=np.ascontiguousarray(span[kept]),
-                    ends=kept_before[sentence_ends].astype(np.int64),
+                    ids=recording.ids[kept_start : kept_start + kept],
+                    ends=ends,
                     raw_words=raw,
                     n_sentences=s + 1 - first,
                 )
             )
-            first, raw_start, raw = s + 1, raw_start + raw, 0
+            first, kept_start, raw = s + 1, kept_start + kept, 0
     return jobs
 
 

@@ -19,8 +19,8 @@ import os
 from contextlib import contextmanager
 
 import numpy as np
-import smart_open
 
+from hsw2v.corpora import COMPRESSED_SUFFIXES, open_source
 from hsw2v.persist import atomic_commit, atomic_temp
 
 logger = logging.getLogger(__name__)
@@ -39,13 +39,13 @@ def _is_local_path(fname) -> bool:
 def _output(fname, append: bool):
     """Open `fname` for binary writing: atomically (temp file + rename) unless appending."""
     if append or not _is_local_path(fname):
-        with smart_open.open(fname, "ab" if append else "wb") as fout:
+        with open_source(fname, "ab" if append else "wb") as fout:
             yield fout
         return
     fd, tmp = atomic_temp(fname)
     os.close(fd)
     try:
-        with smart_open.open(tmp, "wb") as fout:
+        with open_source(tmp, "wb") as fout:
             yield fout
         fd = os.open(tmp, os.O_RDONLY)
         try:
@@ -146,7 +146,7 @@ def write_word2vec(
 
 def _read_counts(fvocab, encoding, unicode_errors) -> dict:
     counts = {}
-    with smart_open.open(fvocab, "rb") as fin:
+    with open_source(fvocab, "rb") as fin:
         for line_no, line in enumerate(fin, start=1):
             try:
                 text = line.decode(encoding, errors=unicode_errors)
@@ -309,7 +309,7 @@ def _local_plain_size(fname):
     if not _is_local_path(fname):
         return None
     path = os.fspath(fname)
-    if os.path.splitext(path)[1].lower() in smart_open.compression.get_supported_extensions():
+    if path.lower().endswith(COMPRESSED_SUFFIXES):
         return None
     try:
         return os.stat(path).st_size
@@ -360,7 +360,7 @@ def read_word2vec(
         raise ValueError(f"limit must be None or an integer >= 0, got {limit!r}")
     counts = None if fvocab is None else _read_counts(fvocab, encoding, unicode_errors)
     logger.info("loading projection weights from %s", fname)
-    with smart_open.open(fname, "rb") as fin:
+    with open_source(fname, "rb") as fin:
         if no_header:
             if binary:
                 raise NotImplementedError("no_header only available for text-format files")
@@ -378,7 +378,7 @@ def read_word2vec(
                 raise ValueError(f"{fname}: no vectors found")
             first_line_no, header_len = 1, 0
             fin.close()
-            fin = smart_open.open(fname, "rb")
+            fin = open_source(fname, "rb")
         else:
             header = fin.readline()
             vocab_size, vector_size = _parse_header(fname, header, encoding)

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hsw2v._recording import count_ids, finalize_ids
+
 logger = logging.getLogger(__name__)
 
 RULE_DEFAULT = 0
@@ -125,18 +127,55 @@ class _FirstSeenIndex(dict):
 
 @dataclass
 class TokenRecording:
-    """The corpus as it was scanned: every token's provisional id (first-seen order, the same
-    order as ``keys``) and every sentence's length, so training can map it to final ids
-    without reading and tokenising the corpus again.
+    """The corpus as it was scanned, so training can skip reading and tokenising it again.
+
+    After the scan, ``ids`` holds every raw token's provisional id (its word's position in
+    the first-seen order of the scan's counts) and ``lengths`` every sentence's raw length.
+    :meth:`finalize` then maps the ids to final vocabulary ids *in place*, moving the kept
+    tokens to the front and recording each sentence's kept length: the recording is the only
+    copy of the corpus ever held, and the jobs training makes from it are views into it.
 
     >>> recording = scan_counts([["a", "b"], ["b", "c", "a"]], record_tokens=100)[3]
-    >>> recording.keys, recording.ids.tolist(), recording.lengths.tolist()
-    (['a', 'b', 'c'], [0, 1, 1, 2, 0], [2, 3])
+    >>> recording.ids.tolist(), recording.lengths.tolist(), recording.n_keys
+    ([0, 1, 1, 2, 0], [2, 3], 3)
+    >>> recording.finalize(np.array([1, -1, 0], np.int32), ["c", "a"])  # "b" not kept
+    >>> recording.ids[: recording.n_kept].tolist(), recording.kept_lengths.tolist()
+    ([1, 0, 1], [1, 2])
     """
 
-    keys: list
     ids: np.ndarray  # int32, one per raw token
     lengths: np.ndarray  # int64, one per sentence
+    n_keys: int  # provisional ids are 0 .. n_keys - 1
+    kept_lengths: np.ndarray | None = None  # int64, one per sentence, after finalize
+    n_kept: int = 0  # after finalize: ids[:n_kept] are the kept tokens' final ids
+    vocabulary: list | None = None  # the index_to_key the final ids refer to
+    vocabulary_size: int = 0  # its length then
+
+    @property
+    def final(self) -> bool:
+        return self.kept_lengths is not None
+
+    def finalize(self, to_final: np.ndarray, vocabulary: list) -> None:
+        """Map provisional ids through ``to_final`` (int32, -1 for a word not kept) in place
+        (:func:`hsw2v._recording.finalize_ids`: one pass, no temporary copy)."""
+        if self.final:
+            raise RuntimeError("the recording already holds final ids")
+        to_final = np.asarray(to_final, dtype=np.int32)
+        if len(to_final) != self.n_keys:
+            raise ValueError(f"to_final maps {len(to_final)} ids, the recording has {self.n_keys}")
+        kept_lengths = np.empty(len(self.lengths), np.int64)
+        self.n_kept = finalize_ids(self.ids, to_final, self.lengths, kept_lengths)
+        self.kept_lengths = kept_lengths
+        self.vocabulary = vocabulary
+        self.vocabulary_size = len(vocabulary)
+
+    def matches(self, index_to_key: list) -> bool:
+        """Whether the final ids refer to this vocabulary (the same list, not grown since)."""
+        return (
+            self.final
+            and self.vocabulary is index_to_key
+            and self.vocabulary_size == len(index_to_key)
+        )
 
 
 def scan_counts(
@@ -182,7 +221,7 @@ def scan_counts(
             lengths.append(len(sentence))
             if total_words > record_tokens:  # too large to keep: count the plain way
                 recording = False
-                counts = _counts_of(index, ids)
+                counts = Counter(_counts_of(index, ids))
                 ids, lengths = array("i"), array("q")
             continue
         counts.update(sentence)
@@ -206,21 +245,23 @@ def scan_counts(
     stream = None
     if recording:
         stream = TokenRecording(
-            keys=list(index),
+            # views of the scan's own buffers, not copies
             ids=np.frombuffer(ids, dtype=np.int32) if len(ids) else np.zeros(0, np.int32),
             lengths=np.frombuffer(lengths, dtype=np.int64)
             if len(lengths)
             else np.zeros(0, np.int64),
+            n_keys=len(counts),
         )
-    return dict(counts), total_words, n_sentences, stream
+    return counts if type(counts) is dict else dict(counts), total_words, n_sentences, stream
 
 
-def _counts_of(index: dict, ids: array) -> Counter:
-    """Counts of the recorded provisional ids, keyed by word in first-seen order."""
-    tally = (
-        np.bincount(np.frombuffer(ids, dtype=np.int32), minlength=len(index)) if len(ids) else []
-    )
-    return Counter({word: int(tally[i]) for word, i in index.items()})
+def _counts_of(index: dict, ids: array) -> dict:
+    """Counts of the recorded provisional ids, keyed by word in first-seen order (one new
+    dict; ``index`` is emptied so the two never coexist for long)."""
+    tally = count_ids(np.frombuffer(ids, dtype=np.int32), len(index))  # no int64 copy of ids
+    counts = dict(zip(index, tally.tolist(), strict=True))
+    index.clear()
+    return counts
 
 
 @dataclass

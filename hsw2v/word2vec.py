@@ -35,6 +35,7 @@ from hsw2v._train import (
     run_epoch,
     run_file_epoch,
 )
+from hsw2v.corpora import COMPRESSED_SUFFIXES
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
@@ -99,9 +100,10 @@ class Word2Vec:
 
     ``cache_words`` (default 100,000,000): a corpus of at most this many tokens is read once
     per model, not once per epoch. ``build_vocab()`` records the token stream it scans (4
-    bytes a token), and a ``train()`` call on the same corpus object (or the same
-    ``corpus_file``) trains from it, mapped to word ids; otherwise the first epoch reads the
-    corpus and later epochs reuse the ids it produced. 0 reads the corpus every epoch: use
+    bytes a token, the only copy ever held: the vocabulary maps it to word ids in place and
+    training's jobs are views into it), and a ``train()`` call on the same corpus object (or
+    the same ``corpus_file``) trains from it; otherwise the first epoch reads the corpus and
+    later epochs reuse the ids it produced. 0 reads the corpus every epoch: use
     that if your iterable yields different sentences on each pass. ``kernel`` picks the path walk, all computing
     word2vec.c's updates: ``"window"`` (skip-gram: up to 4 contexts of a window walk the
     centre's path together), ``"fused"`` (each node's update fused with the next node's dot
@@ -298,6 +300,7 @@ class Word2Vec:
         (['b', 'a', 'c'], 9, (3, 8))
         """
         self.raw_vocab = dict(word_freq)
+        self._recording = None  # counts from elsewhere: no recording of their corpus
         self.corpus_count = corpus_count or 0
         self.corpus_total_words = int(sum(self.raw_vocab.values()))
         self.prepare_vocab(update=update, keep_raw_vocab=keep_raw_vocab, trim_rule=trim_rule)
@@ -369,8 +372,10 @@ class Word2Vec:
             from hsw2v.vocab_update import update_vocabulary
 
             report = update_vocabulary(self, trim_rule, min_count, sample, dry_run)
-            if not keep_raw_vocab and not dry_run:
-                self.raw_vocab = None
+            if not dry_run:
+                self._finalize_recording()
+                if not keep_raw_vocab:
+                    self.raw_vocab = None
             return report
         if self.raw_vocab is None:
             raise RuntimeError("call scan_vocab() (or build_vocab()) before prepare_vocab()")
@@ -414,9 +419,28 @@ class Word2Vec:
             vocab.retained_total + vocab.dropped_total,
             vocab.downsampled_total,
         )
+        self._finalize_recording()
         if not keep_raw_vocab:
             self.raw_vocab = None
         return report
+
+    def _finalize_recording(self) -> None:
+        """Map the scan's token recording (see ``cache_words``) to the vocabulary just built,
+        in place; a recording that no longer fits the scanned counts is dropped (training then
+        reads the corpus)."""
+        if self._recording is None:
+            return
+        recording = self._recording[1]
+        if recording.final or self.raw_vocab is None or len(self.raw_vocab) != recording.n_keys:
+            self._recording = None
+            return
+        key_to_index = self.wv.key_to_index
+        to_final = np.fromiter(
+            (key_to_index.get(word, -1) for word in self.raw_vocab),
+            dtype=np.int32,
+            count=recording.n_keys,
+        )
+        recording.finalize(to_final, self.wv.index_to_key)
 
     def _install_vocabulary(self, vocab: Vocabulary) -> None:
         wv = self.wv
@@ -608,10 +632,13 @@ class Word2Vec:
             ranges = byte_ranges(os.path.getsize(path), self.workers)
         cache = _JobCache(self.cache_words)
         source = corpus_file if corpus_file is not None else corpus_iterable
-        if self._recording is not None and _same_corpus(self._recording[0], source):
-            cache.jobs = jobs_from_recording(
-                self._recording[1], self.wv.key_to_index, self.batch_words
-            )
+        recorded = self._recording
+        if (
+            recorded is not None
+            and _same_corpus(recorded[0], source)
+            and recorded[1].matches(self.wv.index_to_key)
+        ):
+            cache.jobs = jobs_from_recording(recorded[1], self.batch_words)
             cache.complete = True
         self._recording = None  # used once: later calls read the corpus again
         on_progress = _progress.resolve(progress)
@@ -1040,9 +1067,7 @@ def _file_mode_path(corpus_file) -> str | None:
         raise FileNotFoundError(
             errno.ENOENT, "corpus_file does not exist (or is not a regular file)", path
         )
-    import smart_open.compression
-
-    if os.path.splitext(path)[1].lower() in smart_open.compression.get_supported_extensions():
+    if path.lower().endswith(COMPRESSED_SUFFIXES):
         return None
     return path
 
