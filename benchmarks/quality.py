@@ -52,13 +52,13 @@ def main(argv=None):
         "--hot",
         type=int,
         default=None,
-        help="override hsw2v.word2vec.HOT_NODES (private top nodes per job)",
+        help="override hsw2v.word2vec.HOT_NODES and HOT_NODES_CBOW (private top nodes per job)",
     )
     parser.add_argument(
         "--hot-sync",
         type=int,
         default=None,
-        help="override hsw2v.word2vec.HOT_SYNC (tokens between syncs)",
+        help="override hsw2v.word2vec.HOT_SYNC and HOT_SYNC_CBOW (centre words between syncs)",
     )
     parser.add_argument(
         "--hot-merge",
@@ -70,9 +70,9 @@ def main(argv=None):
     import hsw2v.word2vec
 
     if args.hot is not None:
-        hsw2v.word2vec.HOT_NODES = args.hot
+        hsw2v.word2vec.HOT_NODES = hsw2v.word2vec.HOT_NODES_CBOW = args.hot
     if args.hot_sync is not None:
-        hsw2v.word2vec.HOT_SYNC = args.hot_sync
+        hsw2v.word2vec.HOT_SYNC = hsw2v.word2vec.HOT_SYNC_CBOW = args.hot_sync
     if args.hot_merge is not None:
         hsw2v.word2vec.HOT_MERGE = args.hot_merge
 
@@ -106,10 +106,14 @@ def main(argv=None):
         path = Path(tmp) / "vectors.bin"
         model.wv.save_word2vec_format(str(path), binary=True)
         scores = evaluate(str(path))
+    w2v = hsw2v.word2vec
+    hot_nodes, hot_sync = (
+        (w2v.HOT_NODES, w2v.HOT_SYNC) if args.sg else (w2v.HOT_NODES_CBOW, w2v.HOT_SYNC_CBOW)
+    )
     print(
         f"{args.system} sg={args.sg} hs={args.hs} negative={args.negative} "
         f"workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
-        f"seed={args.seed} hot={hsw2v.word2vec.HOT_NODES} sync={hsw2v.word2vec.HOT_SYNC} "
+        f"seed={args.seed} hot={hot_nodes} sync={hot_sync} "
         f"merge={hsw2v.word2vec.HOT_MERGE}: "
         f"{raw / seconds:,.0f} words/s, {raw / cpu_seconds:,.0f} words per CPU-second, "
         f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"

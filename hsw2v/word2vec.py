@@ -50,10 +50,15 @@ MAX_WORDS_IN_BATCH = 10000
 # (the top six levels of the tree, on nearly every path) and adds its change back every
 # HOT_SYNC centre words (hsw2v._inner.Trainer; Vuurens et al. 2016), so that threads do not
 # fight over those rows' cache lines. Measured on the benchmark corpus with 2 workers
-# (benchmarks/RESULTS.md, "Private top nodes"): 63 nodes synced every 100 words gives most of
-# the speed of 1,024 synced every 1,000 without their cost in analogy accuracy.
-HOT_NODES = 63
-HOT_SYNC = 100  # trained centre words between two syncs of the private rows
+# (benchmarks/RESULTS.md, "Private top nodes"): for skip-gram, 63 nodes synced every 100
+# words gives most of the speed of 1,024 synced every 1,000 without their cost in analogy
+# accuracy. CBOW walks one path per centre word (skip-gram about six), so the same staleness
+# allows a sync every 1,000 centre words, and 255 nodes (eight levels) then measured fastest,
+# at the same quality as no private rows ("Private top nodes for CBOW").
+HOT_NODES = 63  # skip-gram
+HOT_SYNC = 100  # trained centre words between two syncs of the private rows (skip-gram)
+HOT_NODES_CBOW = 255
+HOT_SYNC_CBOW = 1000
 HOT_MERGE = "sum"  # "sum": add each job's change back; "mean": add change / workers
 _SAVED_PARAMS = (
     "vector_size",
@@ -600,8 +605,8 @@ class Word2Vec:
             self.shrink_windows,
             self.compute_loss,
             self._kernel_variant(),
-            hot_nodes=HOT_NODES if self.workers > 1 else 0,
-            hot_sync=HOT_SYNC,
+            hot_nodes=(HOT_NODES if self.sg else HOT_NODES_CBOW) if self.workers > 1 else 0,
+            hot_sync=HOT_SYNC if self.sg else HOT_SYNC_CBOW,
             hot_scale=1.0 / self.workers if HOT_MERGE == "mean" else 1.0,
             hs=bool(self.hs),
             syn1neg=self.syn1neg if self.negative else None,
