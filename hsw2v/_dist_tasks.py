@@ -25,7 +25,11 @@ sent. The round's update adds to each row either
   share one model (Hogwild, Recht et al. 2011) or workers push their gradients to a parameter
   server (Downpour SGD, Dean et al. 2012); the difference is that each shard sees the others'
   changes one round late (a staleness of one round). With ``k`` shards a frequent row moves
-  ``k`` times as far per round as under ``"average"``, as it does on one machine;
+  ``k`` times as far per round as under ``"average"``, as it does on one machine, but a row
+  every shard drives to about the same point within a round (the inner nodes near the root)
+  is pushed ``k`` times past it: in the simplest model the error changes by a factor
+  ``1 - k`` per round, which does not shrink for ``k >= 2`` and grows for ``k >= 3``
+  (training collapsed with three and four shards on the benchmark corpus);
 * ``"average"``: their average weighted by the training weights. This is the model averaging
   of Spark MLlib's Word2Vec after SPARK-24666 (apache/spark pull request 26722), where every
   partition trains its own copy for a whole iteration and summing made vectors grow without

@@ -119,12 +119,14 @@ def train(
         sync_every: Corpus words (all shards together) trained between two merges.
             Smaller syncs more often: closer to one-machine quality, more traffic and waiting.
         merge: How the rows that several shards changed in a round are merged (the rules
-            and their references are in :mod:`hsw2v._dist_tasks`). ``"sum"`` adds up the
-            shards' deltas: no learning is lost, each shard sees the others' one round late,
-            as asynchronous SGD with a parameter server (Dean et al. 2012, Downpour SGD).
-            ``"average"`` averages them, weighted by how much each shard trained the row
-            (Spark MLlib's Word2Vec, SPARK-24666): a row k shards train moves about 1/k as
-            far as on one machine, so quality drops with the number of shards.
+            and their references are in :mod:`hsw2v._dist_tasks`). ``"average"`` averages
+            the shards' deltas, weighted by how much each trained the row (Spark MLlib's
+            Word2Vec, SPARK-24666): stable, but a row k shards train moves about 1/k as far
+            as on one machine, so quality drops as shards are added. ``"sum"`` adds them up
+            (asynchronous SGD with a staleness of one round, as Downpour SGD, Dean et al.
+            2012): better with two shards, but it overshoots the rows every shard trains
+            (the top tree nodes) and collapsed with three or four shards on the benchmark
+            corpus; see docs/distributed.md for the measurements.
         n_shards: How many shards train in parallel (default: the cluster's worker threads).
         snapshot_every: Rounds between two full snapshots of the model on the workers.
         timeout: Seconds to wait for any one stage (the vocabulary, or one round) before
