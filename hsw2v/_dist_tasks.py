@@ -8,18 +8,36 @@ cache, never a source of truth:
   with the round it holds. A training task that finds a replica it can bring up to date with
   the updates it was given uses it; otherwise it rebuilds one from the snapshot it was given.
   After training round ``r`` the replica holds the round-``r`` model plus this shard's own
-  changes, and those rows are all in the round's averaged update, so applying that update
-  makes it exactly the round-``r + 1`` model again;
+  changes, and it keeps the old values of the rows it changed; putting those back and adding
+  the round's merged update makes it exactly the round-``r + 1`` model again (the same
+  float32 sums as a rebuild from a snapshot does, so the result is bit for bit the same
+  whichever way a replica was made);
 * the id-encoded jobs of each piece (while they fit ``cache_words``), so later epochs do not
   read and tokenise the files again, as :class:`hsw2v.Word2Vec` does on one machine.
 
-Averaging (:func:`average_rows`) follows the model averaging of Spark MLlib's Word2Vec after
-SPARK-24666 (apache/spark pull request 26722): each partition trains its own copy, and a row
-that several partitions changed becomes the average of their versions instead of their sum
-(summing made vectors grow without bound over iterations). Here the average is weighted by
-how much each shard trained the row: for ``syn0[w]`` the occurrences of ``w`` in the piece,
-for ``syn1[n]`` the occurrences of words whose Huffman path passes through ``n``. Rows no
-shard changed are not sent at all.
+Merging (:func:`merge_rows`). Every shard starts a round from the same model, trains its piece
+and returns, for each row it changed, its *delta* (new value minus old) and a weight: how much
+it trained the row (for ``syn0[w]`` the occurrences of ``w`` in the piece, for ``syn1[n]`` the
+occurrences of words whose Huffman path passes through ``n``). Rows no shard changed are not
+sent. The round's update adds to each row either
+
+* ``"sum"``: the sum of the shards' deltas. Every shard's learning is kept, as when threads
+  share one model (Hogwild, Recht et al. 2011) or workers push their gradients to a parameter
+  server (Downpour SGD, Dean et al. 2012); the difference is that each shard sees the others'
+  changes one round late (a staleness of one round). With ``k`` shards a frequent row moves
+  ``k`` times as far per round as under ``"average"``, as it does on one machine, but a row
+  every shard drives to about the same point within a round (the inner nodes near the root)
+  is pushed ``k`` times past it: in the simplest model the error changes by a factor
+  ``1 - k`` per round, which does not shrink for ``k >= 2`` and grows for ``k >= 3``
+  (training collapsed with three and four shards on the benchmark corpus);
+* ``"average"``: their average weighted by the training weights. This is the model averaging
+  of Spark MLlib's Word2Vec after SPARK-24666 (apache/spark pull request 26722), where every
+  partition trains its own copy for a whole iteration and summing made vectors grow without
+  bound; as all shards start from the same model, averaging the deltas is averaging the
+  shards' new values. A row trained by ``k`` shards moves about ``1/k`` of what those shards
+  learnt together.
+
+A row changed by one shard only gets that shard's delta under both rules.
 """
 
 from __future__ import annotations
@@ -60,13 +78,13 @@ class RunSpec:
 
 @dataclass
 class PieceResult:
-    """One shard's share of a round: the rows it changed, their new values and weights."""
+    """One shard's share of a round: the rows it changed, their deltas and weights."""
 
     syn0_rows: np.ndarray  # int32
-    syn0_values: np.ndarray  # float32 [n, d]
+    syn0_deltas: np.ndarray  # float32 [n, d]: new value - old value
     syn0_weights: np.ndarray  # float64 [n]
     syn1_rows: np.ndarray
-    syn1_values: np.ndarray
+    syn1_deltas: np.ndarray
     syn1_weights: np.ndarray
     kept: int
     raw: int
@@ -79,10 +97,10 @@ class PieceResult:
             a.nbytes
             for a in (
                 self.syn0_rows,
-                self.syn0_values,
+                self.syn0_deltas,
                 self.syn0_weights,
                 self.syn1_rows,
-                self.syn1_values,
+                self.syn1_deltas,
                 self.syn1_weights,
             )
         )
@@ -90,22 +108,22 @@ class PieceResult:
 
 @dataclass
 class RowUpdate:
-    """A round's averaged rows (the same for every worker) and the round's totals."""
+    """A round's merged deltas (the same for every worker, added to the rows) and totals."""
 
     syn0_rows: np.ndarray
-    syn0_values: np.ndarray
+    syn0_deltas: np.ndarray
     syn1_rows: np.ndarray
-    syn1_values: np.ndarray
+    syn1_deltas: np.ndarray
     kept: int
     raw: int
     loss: float
     seconds: float  # the slowest shard's training time
-    bytes_in: int  # bytes of the shards' results that were averaged
+    bytes_in: int  # bytes of the shards' results that were merged
 
     @property
     def nbytes(self) -> int:
         return sum(
-            a.nbytes for a in (self.syn0_rows, self.syn0_values, self.syn1_rows, self.syn1_values)
+            a.nbytes for a in (self.syn0_rows, self.syn0_deltas, self.syn1_rows, self.syn1_deltas)
         )
 
 
@@ -133,19 +151,28 @@ def vocabulary_task(counts: dict, options: dict):
     return build_vocabulary(counts, **options), len(counts)
 
 
-# ------------------------------------------------------------------------------ averaging
-def average_rows(parts) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted average of row versions: ``parts`` holds ``(rows, values, weights)`` triples
-    (rows unique within a triple); returns the sorted union of rows and, for each, ``sum_k
-    w_k * v_k / sum_k w_k`` over the parts that hold it (float32).
+# ------------------------------------------------------------------------------ merging
+MERGES = ("sum", "average")
 
-    >>> rows, values = average_rows([
+
+def merge_rows(parts, merge: str) -> tuple[np.ndarray, np.ndarray]:
+    """Merge the shards' row deltas (see the module docstring): ``parts`` holds ``(rows,
+    deltas, weights)`` triples, rows unique within a triple. Returns the sorted union of the
+    rows and, for each, ``sum_k delta_k`` (``merge="sum"``) or ``sum_k w_k * delta_k / sum_k
+    w_k`` (``merge="average"``) over the parts that hold it, as float32.
+
+    >>> parts = [
     ...     (np.array([0, 2]), np.array([[1.0], [4.0]]), np.array([1.0, 3.0])),
     ...     (np.array([2]), np.array([[8.0]]), np.array([1.0])),
-    ... ])
-    >>> rows.tolist(), values.ravel().tolist()
-    ([0, 2], [1.0, 5.0])
+    ... ]
+    >>> rows, deltas = merge_rows(parts, "sum")
+    >>> rows.tolist(), deltas.ravel().tolist()
+    ([0, 2], [1.0, 12.0])
+    >>> merge_rows(parts, "average")[1].ravel().tolist()
+    [1.0, 5.0]
     """
+    if merge not in MERGES:
+        raise ValueError(f"merge must be one of {MERGES}, got {merge!r}")
     parts = [p for p in parts if len(p[0])]
     if not parts:
         return np.zeros(0, np.int32), np.zeros((0, 0), np.float32)
@@ -153,17 +180,22 @@ def average_rows(parts) -> tuple[np.ndarray, np.ndarray]:
     d = parts[0][1].shape[1]
     sums = np.zeros((len(rows), d), np.float64)
     weights = np.zeros(len(rows), np.float64)
-    for part_rows, values, part_weights in parts:
+    for part_rows, deltas, part_weights in parts:
         at = np.searchsorted(rows, part_rows)
-        sums[at] += part_weights[:, None] * values
-        weights[at] += part_weights
-    return rows, (sums / weights[:, None]).astype(np.float32)
+        if merge == "sum":
+            sums[at] += deltas
+        else:
+            sums[at] += part_weights[:, None] * deltas
+            weights[at] += part_weights
+    if merge == "average":
+        sums /= weights[:, None]
+    return rows, sums.astype(np.float32)
 
 
-def average_task(*results: PieceResult) -> RowUpdate:
-    """Average one round's results into the update every shard applies."""
-    syn0 = average_rows([(r.syn0_rows, r.syn0_values, r.syn0_weights) for r in results])
-    syn1 = average_rows([(r.syn1_rows, r.syn1_values, r.syn1_weights) for r in results])
+def merge_round_task(*results: PieceResult, merge: str) -> RowUpdate:
+    """Merge one round's results into the update every shard applies."""
+    syn0 = merge_rows([(r.syn0_rows, r.syn0_deltas, r.syn0_weights) for r in results], merge)
+    syn1 = merge_rows([(r.syn1_rows, r.syn1_deltas, r.syn1_weights) for r in results], merge)
     return RowUpdate(
         syn0[0],
         syn0[1],
@@ -191,10 +223,11 @@ def stats_of(update: RowUpdate) -> dict:
 
 
 def _apply(syn0: np.ndarray, syn1: np.ndarray, update: RowUpdate) -> None:
+    """Add a round's merged deltas to its rows (float32, the same sums wherever it runs)."""
     if len(update.syn0_rows):
-        syn0[update.syn0_rows] = update.syn0_values
+        syn0[update.syn0_rows] += update.syn0_deltas
     if len(update.syn1_rows):
-        syn1[update.syn1_rows] = update.syn1_values
+        syn1[update.syn1_rows] += update.syn1_deltas
 
 
 def snapshot_task(snapshot: tuple, updates: list) -> tuple:
@@ -212,6 +245,7 @@ class _Replica:
         self.version = -1  # the round whose model this holds (plus own changes if dirty)
         self.dirty = False
         self.syn0 = self.syn1 = None
+        self.undo = None  # when dirty: (rows0, old values, rows1, old values) of own changes
 
 
 _LOCK = threading.Lock()
@@ -270,9 +304,13 @@ def _bring_up_to_date(replica: _Replica, snapshot, updates, first: int, target: 
     if not usable:
         replica.syn0, replica.syn1 = snapshot[0].copy(), snapshot[1].copy()
         a = first
+    elif replica.dirty:  # back to the round-``a`` model: the update holds these rows' merge
+        rows0, old0, rows1, old1 = replica.undo
+        replica.syn0[rows0] = old0
+        replica.syn1[rows1] = old1
     for update in updates[a - first :]:
         _apply(replica.syn0, replica.syn1, update)
-    replica.version, replica.dirty = target, False
+    replica.version, replica.dirty, replica.undo = target, False, None
 
 
 # ------------------------------------------------------------------------------ training
@@ -292,14 +330,18 @@ def train_task(
 ) -> PieceResult:
     """Train one shard's piece of a round, starting from the model after ``this_round``
     rounds (``snapshot`` after ``first_round`` plus ``updates``), with the learning rate
-    going from ``alpha0`` to ``alpha1`` across the piece. Returns the rows it changed."""
+    going from ``alpha0`` to ``alpha1`` across the piece. Returns the rows it changed and
+    their deltas."""
     with _LOCK:
         replica = _REPLICAS.setdefault((spec.run_id, shard), _Replica())
     with replica.lock:
         _bring_up_to_date(replica, snapshot, updates, first_round, this_round)
         replica.dirty = True
         try:
-            return _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1)
+            result, replica.undo = _train_piece(
+                spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
+            )
+            return result
         except BaseException:
             replica.syn0 = replica.syn1 = None  # half-trained: rebuild next time
             raise
@@ -313,7 +355,8 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
     empty = np.zeros(0, np.int32), np.zeros((0, d), np.float32), np.zeros(0)
     if not jobs or not any(len(job.ids) for job in jobs):
         raw = sum(job.raw_words for job in jobs)
-        return PieceResult(*empty, *empty, kept=0, raw=raw, loss=0.0, seconds=0.0)
+        undo = (empty[0], empty[1], empty[0], empty[1])
+        return PieceResult(*empty, *empty, kept=0, raw=raw, loss=0.0, seconds=0.0), undo
     ids = np.concatenate([job.ids for job in jobs])
     occurrences = np.bincount(ids, minlength=len(syn0))
     words = np.flatnonzero(occurrences).astype(np.int32)
@@ -355,15 +398,17 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
     changed0 = (syn0[words] != before0).any(axis=1)
     changed1 = (syn1[nodes] != before1).any(axis=1)
     rows0, rows1 = words[changed0], nodes[changed1]
-    return PieceResult(
+    old0, old1 = before0[changed0], before1[changed1]
+    result = PieceResult(
         rows0,
-        syn0[rows0],
+        syn0[rows0] - old0,
         occurrences[rows0].astype(np.float64),
         rows1,
-        syn1[rows1],
+        syn1[rows1] - old1,
         node_weight[rows1],
         kept=int(kept),
         raw=int(done),
         loss=float(loss),
         seconds=time.perf_counter() - started,
     )
+    return result, (rows0, old0, rows1, old1)

@@ -1,4 +1,4 @@
-"""Distributed training on a Dask cluster: data-parallel model averaging over file shards.
+"""Distributed training on a Dask cluster: data-parallel training over file shards, merged by rows.
 
 For corpora too large for one machine. ``train(client, corpus_paths, sync_every=...,
 **word2vec_params)`` returns an ordinary :class:`hsw2v.Word2Vec`, trained like this:
@@ -18,11 +18,13 @@ For corpora too large for one machine. ``train(client, corpus_paths, sync_every=
 3. **Rounds.** An epoch is cut into rounds of about ``sync_every`` words in all: in every
    round each shard trains its next piece (``sync_every / shards`` words) on its own copy of
    the model with the single-machine nogil kernel (:class:`hsw2v._inner.Trainer`), and returns
-   only the rows it changed with how much it trained each; the rows are averaged, weighted by
-   that (model averaging as Spark MLlib's Word2Vec after SPARK-24666, see
-   :mod:`hsw2v._dist_tasks`), and every shard applies the average before its next piece. The
-   learning rate decays linearly over the words of all shards and epochs, as on one machine:
-   a round's pieces all run from the rate at the round's start to the rate at its end.
+   only the rows it changed, as deltas (new minus old), with how much it trained each. The
+   deltas are merged (``merge="sum"``: added up, every shard's learning kept, as threads
+   sharing one model do; ``merge="average"``: averaged, weighted by that, the model
+   averaging of Spark MLlib's Word2Vec after SPARK-24666; see :mod:`hsw2v._dist_tasks`), and
+   every shard adds the merged update before its next piece. The learning rate decays
+   linearly over the words of all shards and epochs, as on one machine: a round's pieces all
+   run from the rate at the round's start to the rate at its end.
 4. **Result.** Every ``snapshot_every`` rounds a worker folds the updates into a full
    snapshot (what a shard rebuilds from if its worker was lost); the last one is the model.
 
@@ -67,8 +69,8 @@ class DistributedTrainingError(RuntimeError):
 class DistributedReport:
     """What one distributed run did: ``model.distributed_report`` after :func:`train`.
 
-    ``bytes_in_per_round`` is the mean size of the rows the shards sent to be averaged,
-    ``bytes_out_per_round`` the mean size of the averaged update (each worker receives it
+    ``bytes_in_per_round`` is the mean size of the rows the shards sent to be merged,
+    ``bytes_out_per_round`` the mean size of the merged update (each worker receives it
     once), ``model_bytes`` the size of ``syn0`` and ``syn1`` together, for comparison; every
     worker also fetches each of the ``snapshots`` full models once (``model_bytes`` each).
     """
@@ -97,6 +99,7 @@ def train(
     corpus_paths: str | os.PathLike | list,
     *,
     sync_every: int = 1_000_000,
+    merge: str = "average",
     n_shards: int | None = None,
     snapshot_every: int = 16,
     timeout: float = 600.0,
@@ -113,8 +116,17 @@ def train(
         corpus_paths: A file, a directory or a list of them, one sentence per line (what
             :class:`hsw2v.LineSentence` reads); every worker must be able to open them (shared
             storage or URLs).
-        sync_every: Corpus words (all shards together) trained between two averagings.
+        sync_every: Corpus words (all shards together) trained between two merges.
             Smaller syncs more often: closer to one-machine quality, more traffic and waiting.
+        merge: How the rows that several shards changed in a round are merged (the rules
+            and their references are in :mod:`hsw2v._dist_tasks`). ``"average"`` averages
+            the shards' deltas, weighted by how much each trained the row (Spark MLlib's
+            Word2Vec, SPARK-24666): stable, but a row k shards train moves about 1/k as far
+            as on one machine, so quality drops as shards are added. ``"sum"`` adds them up
+            (asynchronous SGD with a staleness of one round, as Downpour SGD, Dean et al.
+            2012): better with two shards, but it overshoots the rows every shard trains
+            (the top tree nodes) and collapsed with three or four shards on the benchmark
+            corpus; see docs/distributed.md for the measurements.
         n_shards: How many shards train in parallel (default: the cluster's worker threads).
         snapshot_every: Rounds between two full snapshots of the model on the workers.
         timeout: Seconds to wait for any one stage (the vocabulary, or one round) before
@@ -158,6 +170,10 @@ def train(
         )
     if not isinstance(sync_every, int) or sync_every < 1:
         raise ValueError(f"sync_every must be a positive number of words, got {sync_every!r}")
+    if merge not in tasks.MERGES:
+        raise ValueError(
+            f"merge must be one of {', '.join(map(repr, tasks.MERGES))}, got {merge!r}"
+        )
     if not isinstance(snapshot_every, int) or snapshot_every < 1:
         raise ValueError(f"snapshot_every must be a positive integer, got {snapshot_every!r}")
     model = Word2Vec(**word2vec_params)  # checks the parameters
@@ -178,7 +194,7 @@ def train(
     run = _Run(client, model, timeout, progress)
     try:
         run.vocabulary(paths, n_shards, sync_every, max_sentence_length, trim_rule)
-        run.train(sync_every, snapshot_every, max_sentence_length)
+        run.train(sync_every, merge, snapshot_every, max_sentence_length)
     finally:
         run.close()
     return model
@@ -305,7 +321,7 @@ class _Run:
         return counts[0]
 
     # -------------------------------------------------------------------- training
-    def train(self, sync_every, snapshot_every, max_sentence_length):
+    def train(self, sync_every, merge, snapshot_every, max_sentence_length):
         model, client = self.model, self.client
         n_rounds = max(1, math.ceil(model.corpus_total_words / sync_every))
         pieces, counts_iter = [], iter(self.marks)
@@ -313,25 +329,7 @@ class _Run:
             shard_counts = [_Counted(*next(counts_iter)) for _ in shard]  # in shard order
             pieces.append(cut_shard(shard, shard_counts, n_rounds))
         round_words = [sum(p[r].words for p in pieces) for r in range(n_rounds)]
-        tree = model.tree
-        spec = tasks.RunSpec(
-            run_id=self.run_id,
-            index_to_key=list(model.wv.index_to_key),
-            sample_int=model.wv.expandos["sample_int"],
-            codes=tree.codes,
-            points=tree.points,
-            lengths=tree.lengths,
-            window=model.window,
-            sg=bool(model.sg),
-            cbow_mean=bool(model.cbow_mean),
-            shrink_windows=model.shrink_windows,
-            compute_loss=model.compute_loss,
-            kernel=model._kernel_variant(),
-            batch_words=model.batch_words,
-            max_sentence_length=max_sentence_length,
-            seed=model.seed,
-            cache_words=model.cache_words,
-        )
+        spec = run_spec(model, self.run_id, max_sentence_length)
         spec_f = client.scatter(spec, broadcast=True, hash=False)
         # a list of one item: scatter would otherwise scatter the tuple's items one by one
         [snapshot] = client.scatter([(model.wv.vectors, model.syn1)], broadcast=True, hash=False)
@@ -371,7 +369,9 @@ class _Run:
                     )
                     for k, piece in enumerate(pieces)
                 ]
-                update = self.submit(tasks.average_task, *results, name=f"average-{g}")
+                update = self.submit(
+                    tasks.merge_round_task, *results, merge=merge, name=f"merge-round-{g}"
+                )
                 stats.append((epoch, done, self.submit(tasks.stats_of, update, name=f"stats-{g}")))
                 updates.append(update)
                 g += 1
@@ -436,6 +436,29 @@ class _Run:
             raw / max(seconds, 1e-9),
             len(stats),
         )
+
+
+def run_spec(model: Word2Vec, run_id: str, max_sentence_length: int) -> tasks.RunSpec:
+    """What every training task needs besides the weights, from a model with a vocabulary."""
+    tree = model.tree
+    return tasks.RunSpec(
+        run_id=run_id,
+        index_to_key=list(model.wv.index_to_key),
+        sample_int=model.wv.expandos["sample_int"],
+        codes=tree.codes,
+        points=tree.points,
+        lengths=tree.lengths,
+        window=model.window,
+        sg=bool(model.sg),
+        cbow_mean=bool(model.cbow_mean),
+        shrink_windows=model.shrink_windows,
+        compute_loss=model.compute_loss,
+        kernel=model._kernel_variant(),
+        batch_words=model.batch_words,
+        max_sentence_length=max_sentence_length,
+        seed=model.seed,
+        cache_words=model.cache_words,
+    )
 
 
 @dataclass

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from conftest import cluster_recovery, planted_corpus
 
-from hsw2v import LineSentence, PathLineSentences, Word2Vec, distributed
-from hsw2v._dist_tasks import average_rows
+from hsw2v import LineSentence, PathLineSentences, Word2Vec, _dist_tasks, distributed
+from hsw2v._dist_tasks import merge_rows
 from hsw2v._shards import (
     ByteRange,
     count_range,
@@ -22,7 +22,7 @@ from hsw2v._shards import (
     range_sentences,
     splittable_size,
 )
-from hsw2v.distributed import DistributedTrainingError
+from hsw2v.distributed import DistributedTrainingError, run_spec
 
 PARAMS = dict(vector_size=24, window=4, min_count=1, sg=1, epochs=3, seed=3, sample=0)
 
@@ -111,23 +111,142 @@ def test_missing_corpus_file_is_a_clear_error(tmp_path):
         expand_paths([tmp_path / "no-such.txt"])
 
 
-def test_average_rows_matches_a_numpy_reference():
+def random_parts(rng, n_parts=3, n_rows=20, per_part=8, d=5):
+    """Row deltas of a few shards: unique sorted rows each, float32 deltas, positive weights."""
+    parts = []
+    for _ in range(n_parts):
+        rows = np.sort(rng.choice(n_rows, size=per_part, replace=False)).astype(np.int32)
+        deltas = rng.normal(size=(per_part, d)).astype(np.float32)
+        parts.append((rows, deltas, rng.uniform(1, 5, per_part)))
+    return parts
+
+
+@pytest.mark.parametrize("merge", ["sum", "average"])
+def test_merge_rows_matches_a_numpy_reference(merge):
     rng = np.random.default_rng(1)
-    d, parts = 5, []
-    for _ in range(3):
-        rows = np.sort(rng.choice(20, size=8, replace=False))
-        parts.append((rows, rng.normal(size=(8, d)).astype(np.float32), rng.uniform(1, 5, 8)))
-    rows, values = average_rows(parts)
-    for row, value in zip(rows, values, strict=True):
-        num = np.zeros(d)
-        den = 0.0
-        for part_rows, part_values, weights in parts:
-            hit = np.flatnonzero(part_rows == row)
-            if len(hit):
-                num += weights[hit[0]] * part_values[hit[0]]
-                den += weights[hit[0]]
-        np.testing.assert_allclose(value, num / den, rtol=1e-6)
-    assert sorted(set(np.concatenate([p[0] for p in parts]))) == rows.tolist()
+    parts = random_parts(rng)
+    n_rows, d = 20, 5
+    # dense reference: every part's deltas and weights scattered into full matrices
+    dense = np.zeros((len(parts), n_rows, d))
+    weight = np.zeros((len(parts), n_rows))
+    for k, (rows, deltas, weights) in enumerate(parts):
+        dense[k, rows] = deltas
+        weight[k, rows] = weights
+    touched = weight.sum(axis=0) > 0
+    if merge == "sum":
+        expected = dense.sum(axis=0)
+    else:
+        expected = (
+            np.einsum("kr,krd->rd", weight, dense) / np.maximum(weight.sum(axis=0), 1)[:, None]
+        )
+    rows, merged = merge_rows(parts, merge)
+    assert rows.tolist() == np.flatnonzero(touched).tolist()
+    assert merged.dtype == np.float32 and merged.shape == (touched.sum(), d)
+    np.testing.assert_allclose(merged, expected[touched], rtol=1e-6, atol=1e-6)
+
+
+def test_merge_rules_differ_only_on_rows_several_shards_changed():
+    rng = np.random.default_rng(2)
+    parts = random_parts(rng, n_parts=2)
+    rows, summed = merge_rows(parts, "sum")
+    _, averaged = merge_rows(parts, "average")
+    held = [np.isin(rows, p[0]) for p in parts]
+    only_one = held[0] ^ held[1]
+    assert only_one.any() and (~only_one).any()
+    # a row one shard changed gets exactly that shard's delta under both rules
+    for k, (part_rows, deltas, _) in enumerate(parts):
+        mine = only_one & held[k]
+        at = np.searchsorted(part_rows, rows[mine])
+        assert np.array_equal(summed[mine], deltas[at])
+        assert np.array_equal(averaged[mine], deltas[at])
+    # a shared row: the sum of both deltas against their weighted mean
+    both = np.flatnonzero(~only_one)
+    for i in both:
+        d = [p[1][np.searchsorted(p[0], rows[i])] for p in parts]
+        w = [p[2][np.searchsorted(p[0], rows[i])] for p in parts]
+        np.testing.assert_allclose(summed[i], d[0] + d[1], rtol=1e-6)
+        np.testing.assert_allclose(
+            averaged[i], (w[0] * d[0] + w[1] * d[1]) / (w[0] + w[1]), rtol=1e-5
+        )
+    # one shard alone: both rules give its deltas bit for bit
+    for merge in ("sum", "average"):
+        rows1, merged1 = merge_rows(parts[:1], merge)
+        assert np.array_equal(rows1, parts[0][0]) and np.array_equal(merged1, parts[0][1])
+    # shards that changed nothing
+    empty = (np.zeros(0, np.int32), np.zeros((0, 5), np.float32), np.zeros(0))
+    rows0, merged0 = merge_rows([empty, empty], "sum")
+    assert len(rows0) == 0 and len(merged0) == 0
+
+
+def test_unknown_merge_rule_is_a_clear_error(tmp_path):
+    path = write_corpus(tmp_path / "c.txt", [["a", "b"]] * 10)
+    with pytest.raises(ValueError, match="merge must be one of 'sum', 'average'"):
+        distributed.train(None, path, merge="median", vector_size=8, min_count=1)
+    with pytest.raises(ValueError, match="merge must be one of"):
+        merge_rows([], "mean")
+
+
+def train_rounds(model, path, n_shards, n_rounds, merge, rebuild):
+    """The training tasks of one epoch called in this process, round by round, as the
+    cluster runs them; ``rebuild`` drops every cached replica before each task, so each
+    shard rebuilds its copy from the snapshot and the updates instead of updating it in
+    place. Returns the final model's ``(syn0, syn1)``."""
+    spec = run_spec(model, f"test-{n_shards}-{merge}-{rebuild}", 1000)
+    shards = plan_ranges([path], n_shards, [splittable_size(path)])
+    pieces = [
+        cut_shard(shard, [count_range(r, 1000, mark_every=50) for r in shard], n_rounds)
+        for shard in shards
+    ]
+    snapshot, updates = (model.wv.vectors, model.syn1), []
+    try:
+        for r in range(n_rounds):
+            results = []
+            for k, piece in enumerate(pieces):
+                if rebuild:
+                    _dist_tasks.forget_run(spec.run_id)
+                results.append(
+                    _dist_tasks.train_task(
+                        spec,
+                        snapshot,
+                        updates,
+                        piece[r],
+                        shard=k,
+                        piece_index=k * n_rounds + r,
+                        epoch=0,
+                        first_round=0,
+                        this_round=r,
+                        alpha0=0.025 * (1 - r / n_rounds),
+                        alpha1=0.025 * (1 - (r + 1) / n_rounds),
+                    )
+                )
+            updates.append(_dist_tasks.merge_round_task(*results, merge=merge))
+    finally:
+        _dist_tasks.forget_run(spec.run_id)
+    return _dist_tasks.snapshot_task(snapshot, updates)
+
+
+def test_replicas_updated_in_place_or_rebuilt_give_the_same_model(tmp_path):
+    """A shard's replica is brought up to date in place (its own changes undone, the merged
+    deltas added) or rebuilt from the snapshot: either way the model is the same bit for bit,
+    what makes a rerun task after a lost worker give the undisturbed result."""
+    sentences, _ = planted_corpus(n_sentences=400, seed=7)
+    path = str(write_corpus(tmp_path / "c.txt", sentences))
+    model = Word2Vec(**PARAMS, workers=1)
+    model.build_vocab(corpus_file=path)
+    start = model.wv.vectors.copy(), model.syn1.copy()
+    final = {}
+    for merge in ("sum", "average"):
+        final[merge] = train_rounds(model, path, 2, 4, merge, rebuild=False)
+        rebuilt = train_rounds(model, path, 2, 4, merge, rebuild=True)
+        assert np.array_equal(final[merge][0], rebuilt[0]), merge
+        assert np.array_equal(final[merge][1], rebuilt[1]), merge
+    assert np.array_equal(model.wv.vectors, start[0]) and np.array_equal(model.syn1, start[1])
+    # two shards: the sum keeps both shards' steps, so the rows move further than the average
+    moved = {m: np.linalg.norm(final[m][0] - start[0]) for m in final}
+    assert moved["sum"] > 1.2 * moved["average"] > 0, moved
+    # one shard: nothing to merge, both rules give the same model bit for bit
+    alone = [train_rounds(model, path, 1, 4, m, rebuild=False) for m in ("sum", "average")]
+    assert np.array_equal(alone[0][0], alone[1][0]) and np.array_equal(alone[0][1], alone[1][1])
 
 
 # ------------------------------------------------------------------ on a local cluster
@@ -158,14 +277,18 @@ def test_vocabulary_equals_one_machine_exactly(client, tmp_path):
     assert model.distributed_report.raw_words == single.corpus_total_words
 
 
-def test_quality_matches_one_machine_on_planted_clusters(client, tmp_path):
+@pytest.mark.parametrize("merge", [None, "sum", "average"])  # None: the default
+def test_quality_matches_one_machine_on_planted_clusters(client, tmp_path, merge):
     sentences, clusters = planted_corpus(n_sentences=2000, seed=4)
     path = write_corpus(tmp_path / "planted.txt", sentences)
     single = Word2Vec(corpus_file=str(path), workers=1, **PARAMS)
     untrained = Word2Vec(**PARAMS, workers=1)
     untrained.build_vocab(corpus_file=str(path))
     seen = []
-    model = distributed.train(client, path, sync_every=2000, progress=seen.append, **PARAMS)
+    options = {} if merge is None else {"merge": merge}
+    model = distributed.train(
+        client, path, sync_every=2000, progress=seen.append, **options, **PARAMS
+    )
     assert isinstance(model, Word2Vec)
     assert model.distributed_report.rounds == 3 * 10 and len(seen) == 30
     assert seen[-1].raw_words == 3 * 20000 and seen[-1].alpha == pytest.approx(model.min_alpha)
