@@ -89,6 +89,22 @@ def jobs_from_recording(recording, batch_words: int) -> list[Job]:
     return jobs
 
 
+def join_all(threads: list, stop: Callable[[], None]) -> None:
+    """Wait for every thread. A Ctrl-C (or any exception) raised in the calling thread while
+    it waits first stops the threads (``stop()``) and waits for them, then re-raises: no
+    thread is left training the model after the call returns or raises."""
+    interrupted: BaseException | None = None
+    for thread in threads:
+        while thread.is_alive():
+            try:
+                thread.join()
+            except BaseException as exc:  # noqa: BLE001 - re-raised once all have ended
+                stop()
+                interrupted = interrupted or exc
+    if interrupted is not None:
+        raise interrupted
+
+
 def _make_job(batch: list, key_to_index: dict) -> Job:
     ids, ends, raw = encode_sentences(batch, key_to_index)
     return Job(ids=ids, ends=ends, raw_words=raw, n_sentences=len(batch))
@@ -265,8 +281,7 @@ def run_epoch(
         stop.set()
         raise
     finally:
-        for thread in threads:
-            thread.join()
+        join_all(threads, stop.set)
         report.seconds = time.perf_counter() - started
     if errors:
         raise errors[0]
@@ -353,8 +368,7 @@ def run_file_epoch(
         file_trainer.stop()
         raise
     finally:
-        for thread in threads:
-            thread.join()
+        join_all(threads, file_trainer.stop)
         file_trainer.end_epoch()
         report.seconds = time.perf_counter() - started
     if errors:

@@ -496,3 +496,25 @@ def test_query_errors_on_a_trained_model():
             wv.most_similar(positive=[vector])
     with pytest.raises(ValueError, match="no input"):
         wv.most_similar(positive=[], negative=[])
+
+
+def test_ctrl_c_while_waiting_for_the_threads_still_stops_and_joins_them():
+    """A Ctrl-C that lands while train() waits for its threads (e.g. at an epoch's end) must
+    not leave them running: join_all stops them, waits, then re-raises."""
+    import os
+    import signal
+
+    from hsw2v._train import join_all
+
+    release = threading.Event()
+    worker = threading.Thread(target=release.wait, name="hsw2v-test-worker", daemon=True)
+    worker.start()
+
+    def interrupt():  # a real SIGINT: it wakes the main thread's blocked join, as Ctrl-C does
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        join_all([worker], release.set)
+    assert release.is_set() and not worker.is_alive()
