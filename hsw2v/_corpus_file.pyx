@@ -572,6 +572,21 @@ cdef struct Failure:
     int error             # I/O: errno
 
 
+cdef int next_line_tokens(Reader *r, const uint8_t **line, int64_t *length, Spans *sp,
+                          Failure *fail) noexcept nogil:
+    """The next line of the range and its token spans: returns 1, or 0 at the end of the
+    range, or an error code; an invalid UTF-8 byte is located in ``fail`` by file offset."""
+    cdef int64_t line_offset
+    cdef int rc = reader_next(r, line, length, &line_offset)
+    if rc != 1:
+        return rc
+    rc = split_tokens(line[0], length[0], sp, &fail.offset)
+    if rc == ERR_UTF8:
+        fail.offset += line_offset
+        fail.line_offset = line_offset
+    return 1 if rc == OK else rc
+
+
 # --------------------------------------------------------------------------------------------
 # One range: read, map to ids, group into jobs, train (or count).
 # --------------------------------------------------------------------------------------------
@@ -678,7 +693,7 @@ cdef int train_range_nogil(const Run *run, const Table *vocab, Reader *r, int64_
     cdef Spans sp
     cdef Batch b
     cdef const uint8_t *line
-    cdef int64_t length, line_offset, chunk, k, stop_at, id_, job = 0
+    cdef int64_t length, chunk, k, stop_at, id_, job = 0
     cdef int rc = OK
     sp.start = NULL
     sp.length = NULL
@@ -696,16 +711,10 @@ cdef int train_range_nogil(const Run *run, const Table *vocab, Reader *r, int64_
     if b.ids == NULL or b.ends == NULL:
         rc = ERR_MEMORY
     while rc == OK and not HSW2V_LOAD64(run.stop):
-        rc = reader_next(r, &line, &length, &line_offset)
+        rc = next_line_tokens(r, &line, &length, &sp, fail)
         if rc != 1:
             break
-        rc = split_tokens(line, length, &sp, &fail.offset)
-        if rc == ERR_UTF8:
-            fail.offset += line_offset
-            fail.line_offset = line_offset
-            break
-        if rc != OK:
-            break
+        rc = OK
         chunk = 0
         while chunk < sp.n and rc == OK:
             stop_at = min(chunk + run.max_sentence_length, sp.n)
@@ -743,21 +752,17 @@ cdef int count_range_nogil(Table *counts, Reader *r, int64_t max_sentence_length
     """Count every token of the range (first-seen order), its raw tokens and sentences."""
     cdef Spans sp
     cdef const uint8_t *line
-    cdef int64_t length, line_offset, k
+    cdef int64_t length, k
     cdef int rc = OK
     sp.start = NULL
     sp.length = NULL
     sp.n = 0
     sp.capacity = 0
     while rc == OK:
-        rc = reader_next(r, &line, &length, &line_offset)
+        rc = next_line_tokens(r, &line, &length, &sp, fail)
         if rc != 1:
             break
-        rc = split_tokens(line, length, &sp, &fail.offset)
-        if rc == ERR_UTF8:
-            fail.offset += line_offset
-            fail.line_offset = line_offset
-            break
+        rc = OK
         raw[0] += sp.n
         sentences[0] += (sp.n + max_sentence_length - 1) // max_sentence_length
         for k in range(sp.n):
