@@ -61,6 +61,13 @@ def main(argv=None):
         help="override hsw2v.word2vec.HOT_SYNC and HOT_SYNC_CBOW (centre words between syncs)",
     )
     parser.add_argument(
+        "--hot-visits",
+        type=int,
+        default=None,
+        help="override hsw2v.word2vec.HOT_VISITS and HOT_VISITS_CBOW (visits after which a "
+        "private row is synced alone)",
+    )
+    parser.add_argument(
         "--hot-merge",
         choices=("sum", "mean"),
         default=None,
@@ -73,6 +80,8 @@ def main(argv=None):
         hsw2v.word2vec.HOT_NODES = hsw2v.word2vec.HOT_NODES_CBOW = args.hot
     if args.hot_sync is not None:
         hsw2v.word2vec.HOT_SYNC = hsw2v.word2vec.HOT_SYNC_CBOW = args.hot_sync
+    if args.hot_visits is not None:
+        hsw2v.word2vec.HOT_VISITS = hsw2v.word2vec.HOT_VISITS_CBOW = args.hot_visits
     if args.hot_merge is not None:
         hsw2v.word2vec.HOT_MERGE = args.hot_merge
 
@@ -107,13 +116,15 @@ def main(argv=None):
         model.wv.save_word2vec_format(str(path), binary=True)
         scores = evaluate(str(path))
     w2v = hsw2v.word2vec
-    hot_nodes, hot_sync = (
-        (w2v.HOT_NODES, w2v.HOT_SYNC) if args.sg else (w2v.HOT_NODES_CBOW, w2v.HOT_SYNC_CBOW)
+    hot_nodes, hot_sync, hot_visits = (
+        (w2v.HOT_NODES, w2v.HOT_SYNC, w2v.HOT_VISITS)
+        if args.sg
+        else (w2v.HOT_NODES_CBOW, w2v.HOT_SYNC_CBOW, w2v.HOT_VISITS_CBOW)
     )
     print(
         f"{args.system} sg={args.sg} hs={args.hs} negative={args.negative} "
         f"workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
-        f"seed={args.seed} hot={hot_nodes} sync={hot_sync} "
+        f"seed={args.seed} hot={hot_nodes} sync={hot_sync} visits={hot_visits} "
         f"merge={hsw2v.word2vec.HOT_MERGE}: "
         f"{raw / seconds:,.0f} words/s, {raw / cpu_seconds:,.0f} words per CPU-second, "
         f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"

@@ -13,8 +13,10 @@ A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of wh
 B. What is shared. Only the weight matrices ``syn0``, ``syn1`` and ``syn1neg`` are written by
    several threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and
    gensim do, except the top of the tree: with ``hot_nodes > 0`` each job trains a private
-   copy of the hottest inner nodes and adds its change back every ``hot_sync`` centre words (Vuurens et
-   al. 2016), so threads do not pass those cache lines back and forth. Everything else a job
+   copy of the hottest inner nodes (Vuurens et al. 2016), so threads do not pass those cache
+   lines back and forth. A private row is pulled from the shared row at its first visit, and
+   its change is added back after ``hot_visits`` visits (then pulled again), at the latest
+   every ``hot_sync`` centre words and at the job's end; see ``node_row``. Everything else a job
    touches is its own: the ``JobState`` struct (hidden vector, error accumulator, subsampled
    ids, path row pointers, private hot rows, drawn negatives, random stream, loss tally) lives
    on that call's stack and heap. ``cum_table`` is shared read-only.
@@ -77,7 +79,7 @@ the tests compare with NumPy references.
 
 from libc.math cimport exp, log1p
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 from cpython.pycapsule cimport PyCapsule_New
 
@@ -455,9 +457,14 @@ cdef struct ModelView:
     const uint32_t *cum_table  # V entries when negative > 0
     int64_t n_words   # V
     int block         # window kernel: most contexts walking a path together (<= MAX_BLOCK)
-    int64_t hot_sync  # trained centre words between two syncs of the private hot rows
+    int64_t hot_sync  # trained centre words between two flushes of the private hot rows
+    int hot_visits    # a private row is synced alone after this many visits (centre words)
     float hot_scale   # a job adds hot_scale x its change of the hot rows back at a sync
     size_t hot_floats # floats in the private hot rows (0: no private rows)
+    int n_hot         # private hot rows
+    const int32_t *hot_ids   # n_hot: the inner node of each private row
+    const int32_t *hot_slot  # V - 1: the private row of each inner node, -1 for none; NULL
+                             # when the private rows are the top ids (hot_start and above)
 
 
 cdef struct JobState:
@@ -469,8 +476,11 @@ cdef struct JobState:
     float **yrows     # window kernel: the path rows of syn1 (max_length pointers)
     float *W          # window kernel: the block's errors, MAX_BLOCK x d
     float *hot        # this job's private copy of the hottest inner nodes (rows >= hot_start)
-    float *hot_base   # the same rows as they were when the job copied them
-    int64_t since     # centre words trained since the last sync of the hot rows
+    float *hot_base   # the same rows as they were when the job last pulled them
+    int32_t *hot_count  # per private row: visits since its last pull (0: not pulled yet)
+    int32_t *hot_dirty  # the private rows pulled since the last flush (n_dirty of them)
+    int n_dirty
+    int64_t since     # centre words trained since the last flush of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
     int32_t *negs     # negative sampling: the target and its negatives (negative + 1)
@@ -496,11 +506,54 @@ cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
 
 
 cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noexcept nogil:
-    """The row of inner node ``node`` this job trains: its private copy for the hottest
-    nodes (see ``Trainer``), else the shared row of syn1."""
-    if node >= m.hot_start:
-        return st.hot + <int64_t>(node - m.hot_start) * m.d
-    return m.syn1 + <int64_t>node * m.d
+    """The row of inner node ``node`` this job trains for one centre word (one visit): the
+    shared row of syn1, or for the hottest nodes (see ``Trainer``) the job's private copy,
+    pulled from the shared row at the first visit after a flush, and synced alone (its change
+    added back, then pulled again) once it has been trained for ``hot_visits`` visits."""
+    cdef int32_t k, c
+    cdef int64_t at
+    if m.hot_slot != NULL:
+        k = m.hot_slot[node]
+        if k < 0:
+            return m.syn1 + <int64_t>node * m.d
+    elif node < m.hot_start:
+        return m.syn1 + <int64_t>node * m.d
+    else:
+        k = node - m.hot_start
+    at = <int64_t>k * m.d
+    c = st.hot_count[k]
+    if c == 0:
+        memcpy(st.hot + at, m.syn1 + <int64_t>node * m.d, m.d * sizeof(float))
+        memcpy(st.hot_base + at, st.hot + at, m.d * sizeof(float))
+        st.hot_dirty[st.n_dirty] = k
+        st.n_dirty += 1
+    elif c >= m.hot_visits:
+        sync_hot(m.syn1 + <int64_t>node * m.d, st.hot + at, st.hot_base + at, m.d,
+                 m.hot_scale)
+        c = 0
+    st.hot_count[k] = c + 1
+    return st.hot + at
+
+
+cdef void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
+    """Add the change of every private row pulled since the last flush back to the shared
+    rows (times hot_scale); each is pulled again at its next visit."""
+    cdef int i, k
+    cdef int64_t at
+    cdef size_t q
+    cdef float *shared
+    cdef float *hot
+    cdef float *base
+    for i in range(st.n_dirty):
+        k = st.hot_dirty[i]
+        at = <int64_t>k * m.d
+        shared = m.syn1 + <int64_t>m.hot_ids[k] * m.d
+        hot = st.hot + at
+        base = st.hot_base + at
+        for q in range(<size_t>m.d):
+            shared[q] = shared[q] + m.hot_scale * (hot[q] - base[q])
+        st.hot_count[k] = 0
+    st.n_dirty = 0
 
 
 cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
@@ -667,14 +720,13 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
         if m.hot_floats:
             st.since += 1
             if st.since >= m.hot_sync:
-                sync_hot(m.syn1 + <int64_t>m.hot_start * d, st.hot, st.hot_base,
-                         m.hot_floats, m.hot_scale)
+                flush_hot(m, st)
                 st.since = 0
 
 
 cdef inline void sync_hot(float *shared, float *hot, float *base, size_t n,
                           float scale) noexcept nogil:
-    """Add a job's change of its private hot rows to the shared rows
+    """Add a job's change of private hot rows to the shared rows
     (shared += scale * (hot - base)), then restart both private copies from the result, which
     holds the other threads' changes too."""
     cdef size_t q
@@ -698,6 +750,8 @@ cdef void free_job_state(JobState *st) noexcept nogil:
     free(st.W)
     free(st.hot)
     free(st.hot_base)
+    free(st.hot_count)
+    free(st.hot_dirty)
     free(st.negs)
 
 
@@ -713,6 +767,7 @@ cdef class Trainer:
 
     cdef ModelView m
     cdef object _keep_alive
+    cdef object _hot_arrays
     cdef Py_ssize_t n_hot
 
     def __init__(self, float[:, ::1] syn0, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
@@ -720,7 +775,7 @@ cdef class Trainer:
                  const uint32_t[::1] sample_int, int window, bint sg, bint cbow_mean=True,
                  bint shrink_windows=True, bint compute_loss=False, str kernel="fused",
                  bint prefetch=True, int hot_nodes=0, int hot_sync=1000,
-                 float hot_scale=1.0, int block=4, bint hs=True,
+                 int hot_visits=2**30, float hot_scale=1.0, hot_rows=None, int block=4, bint hs=True,
                  float[:, ::1] syn1neg=None, const uint32_t[::1] cum_table=None,
                  int negative=0):
         if window < 1:
@@ -769,15 +824,49 @@ cdef class Trainer:
         # The top of the tree is on almost every path: threads writing the same rows would
         # pass those cache lines back and forth between cores all the time. Each job trains
         # a private copy of the hottest inner nodes (the last created, highest ids) and adds
-        # its change back (Vuurens et al., "Efficient Parallel Learning of Word2Vec", 2016)
-        # every ``hot_sync`` trained centre words and at the job's end, times ``hot_scale``
-        # (1: every update counts, as in Hogwild; 1/workers: the changes are averaged).
+        # its change back (Vuurens et al., "Efficient Parallel Learning of Word2Vec", 2016),
+        # times ``hot_scale`` (1: every update counts, as in Hogwild; 1/workers: the changes
+        # are averaged): a row alone after ``hot_visits`` visits (centre words whose path
+        # holds it), and every row every ``hot_sync`` trained centre words and at the job's
+        # end. A row is copied from the shared one at its first visit after a sync, so a row
+        # the job never visits costs nothing.
         # Word2Vec asks for it only with several workers (``hot_nodes=0`` trains every row in
         # place).
+        # ``hot_rows`` (inner-node ids) names the private rows instead: after a vocabulary
+        # update the most visited nodes are no longer the highest ids (hsw2v.vocab_update).
         cdef Py_ssize_t inner = max(V - 1, 1)
-        self.n_hot = min(inner, max(hot_nodes, 0)) if hs else 0
-        self.m.hot_start = <int>(inner - self.n_hot)
+        cdef int32_t[::1] ids_view
+        cdef int32_t[::1] slot_view
+        if hot_rows is not None and hs:
+            ids = np.unique(np.asarray(hot_rows, dtype=np.int64))
+            if len(ids) != len(hot_rows) or (len(ids) and (ids[0] < 0 or ids[-1] >= inner)):
+                raise ValueError(f"hot_rows must be distinct inner nodes in 0..{inner - 1}")
+            ids = np.asarray(hot_rows, dtype=np.int32).copy()
+        else:
+            n = min(inner, max(hot_nodes, 0)) if hs else 0
+            ids = np.arange(inner - n, inner, dtype=np.int32)
+        self.n_hot = len(ids)
+        self.m.hot_start = <int>inner
+        slot = None
+        if self.n_hot and np.array_equal(np.sort(ids), np.arange(inner - self.n_hot, inner)):
+            ids = np.arange(inner - self.n_hot, inner, dtype=np.int32)  # the top ids
+            self.m.hot_start = <int>(inner - self.n_hot)
+        elif self.n_hot:
+            slot = np.full(inner, -1, dtype=np.int32)
+            slot[ids] = np.arange(self.n_hot, dtype=np.int32)
+        if not self.n_hot:
+            ids = np.zeros(1, dtype=np.int32)  # never read
+        self._hot_arrays = (ids, slot)
+        ids_view = ids
+        self.m.hot_ids = &ids_view[0]
+        if slot is not None:
+            slot_view = slot
+            self.m.hot_slot = &slot_view[0]
+        else:
+            self.m.hot_slot = NULL
         self.m.hot_sync = max(hot_sync, 1)
+        self.m.hot_visits = max(hot_visits, 1)
+        self.m.n_hot = <int>self.n_hot
         self.m.hot_scale = hot_scale
         self.m.hot_floats = self.n_hot * self.m.d
         if not 1 <= block <= MAX_BLOCK:
@@ -824,7 +913,6 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     cdef const ModelView *m = <const ModelView *>model
     cdef int64_t s, start, total
     cdef int b
-    cdef float *hot_shared
     cdef size_t hot_bytes
     cdef JobState st
     kept[0] = 0
@@ -846,17 +934,16 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     hot_bytes = m.hot_floats * sizeof(float)
     st.hot = <float *>malloc(max(hot_bytes, 1))
     st.hot_base = <float *>malloc(max(hot_bytes, 1))
+    st.hot_count = <int32_t *>calloc(max(m.n_hot, 1), sizeof(int32_t))
+    st.hot_dirty = <int32_t *>malloc(max(m.n_hot, 1) * sizeof(int32_t))
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
             or st.yrows == NULL or st.W == NULL or st.hot == NULL or st.hot_base == NULL
-            or st.negs == NULL):
+            or st.hot_count == NULL or st.hot_dirty == NULL or st.negs == NULL):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):
         st.wrows[b] = st.W + b * m.d
-    hot_shared = m.syn1 + <int64_t>m.hot_start * m.d
-    memcpy(st.hot, hot_shared, hot_bytes)
-    memcpy(st.hot_base, hot_shared, hot_bytes)
     total = subsample(m, &st, ids, ends, n_sentences)
     start = 0
     for s in range(n_sentences):
@@ -864,7 +951,7 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
             train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1)
         start = st.ends[s]
     if m.hot_floats:
-        sync_hot(hot_shared, st.hot, st.hot_base, m.hot_floats, m.hot_scale)
+        flush_hot(m, &st)
     kept[0] = total
     loss[0] = st.loss
     free_job_state(&st)

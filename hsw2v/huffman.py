@@ -74,6 +74,29 @@ class HuffmanTree:
         """
         return self.points[index, : self.lengths[index]]
 
+    def most_visited_nodes(self, counts, n: int) -> np.ndarray:
+        """The ``n`` inner nodes on the most paths of a corpus with these word ``counts``
+        (each node weighted by the total count of the words below it), most visited first,
+        ties to the higher id, as int32.
+
+        In a Huffman tree these are the ``n`` highest ids (the last created), but not after a
+        vocabulary update grafts a new subtree on (:mod:`hsw2v.vocab_update`).
+
+        >>> tree = build_huffman_tree([5, 3, 1, 1])
+        >>> tree.most_visited_nodes([5, 3, 1, 1], 2).tolist()
+        [2, 1]
+        """
+        counts = np.asarray(counts, dtype=np.float64)
+        if counts.shape != self.lengths.shape:
+            raise ValueError(f"counts must have one entry per leaf ({len(self.lengths)})")
+        inner = max(len(self.lengths) - 1, 1)
+        on_path = np.arange(self.max_length) < self.lengths[:, None]
+        visits = np.bincount(
+            self.points[on_path], weights=np.repeat(counts, self.lengths), minlength=inner
+        )
+        order = np.lexsort((-np.arange(inner), -visits))  # most visited, then higher id
+        return order[: max(0, min(n, inner))].astype(np.int32)
+
 
 def build_huffman_tree(counts) -> HuffmanTree:
     """Build the Huffman tree of ``counts`` (any order; ties broken as word2vec.c does when

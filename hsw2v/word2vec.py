@@ -59,6 +59,8 @@ HOT_NODES = 63  # skip-gram
 HOT_SYNC = 100  # trained centre words between two syncs of the private rows (skip-gram)
 HOT_NODES_CBOW = 255
 HOT_SYNC_CBOW = 1000
+HOT_VISITS = 2**30  # a private row is synced alone after this many visits (centre words)
+HOT_VISITS_CBOW = 2**30
 HOT_MERGE = "sum"  # "sum": add each job's change back; "mean": add change / workers
 _SAVED_PARAMS = (
     "vector_size",
@@ -605,8 +607,9 @@ class Word2Vec:
             self.shrink_windows,
             self.compute_loss,
             self._kernel_variant(),
-            hot_nodes=(HOT_NODES if self.sg else HOT_NODES_CBOW) if self.workers > 1 else 0,
+            hot_rows=self._hot_rows(),
             hot_sync=HOT_SYNC if self.sg else HOT_SYNC_CBOW,
+            hot_visits=HOT_VISITS if self.sg else HOT_VISITS_CBOW,
             hot_scale=1.0 / self.workers if HOT_MERGE == "mean" else 1.0,
             hs=bool(self.hs),
             syn1neg=self.syn1neg if self.negative else None,
@@ -735,6 +738,14 @@ class Word2Vec:
             )
             return trained + more[0], raw + more[1]
         return trained, raw
+
+    def _hot_rows(self):
+        """The inner nodes each job trains a private copy of (see ``HOT_NODES``): the most
+        visited ones, none with one worker."""
+        if self.workers < 2 or not self.hs:
+            return np.zeros(0, dtype=np.int32)
+        n = HOT_NODES if self.sg else HOT_NODES_CBOW
+        return self.tree.most_visited_nodes(self.wv.expandos["count"], n)
 
     def _kernel_variant(self) -> str:
         if self.kernel != "auto":

@@ -120,3 +120,41 @@ def test_leaf_probabilities_sum_to_one(seed):
         ]
     )
     assert np.allclose(log_p, reference, rtol=1e-5, atol=1e-5)
+
+
+def brute_force_visits(tree, counts):
+    """Total count of the words whose path holds each inner node, walking every path."""
+    visits = np.zeros(max(len(counts) - 1, 1))
+    for w, count in enumerate(counts):
+        for node in tree.point(w):
+            visits[node] += count
+    return visits
+
+
+@settings(max_examples=40, deadline=None)
+@given(counts_strategy, st.integers(min_value=0, max_value=400))
+def test_most_visited_nodes_of_a_huffman_tree_are_its_highest_ids(counts, n):
+    """Each node's visits are its Huffman weight, and the tree creates nodes in order of
+    weight, so the most visited are the last created."""
+    tree = build_huffman_tree(sorted(counts, reverse=True))
+    counts = sorted(counts, reverse=True)
+    nodes = tree.most_visited_nodes(counts, n)
+    inner = len(counts) - 1
+    assert sorted(nodes.tolist()) == list(range(inner - min(n, inner), inner))
+    visits = brute_force_visits(tree, counts)
+    assert np.all(np.diff(visits[nodes]) <= 0)  # most visited first
+
+
+def test_most_visited_nodes_follow_the_visits_not_the_ids():
+    """A grafted tree (vocabulary update) puts new, rarely visited nodes at the highest ids."""
+    from hsw2v.vocab_update import grow_huffman_tree
+
+    old = [900, 800, 700, 600, 500, 400, 300]
+    counts = old + [3, 2, 2, 1, 1]
+    grown, _ = grow_huffman_tree(build_huffman_tree(old), counts)
+    visits = brute_force_visits(grown, counts)
+    nodes = grown.most_visited_nodes(counts, 4)
+    assert sorted(visits[nodes]) == sorted(visits)[-4:]
+    assert set(nodes.tolist()) != set(range(len(counts) - 5, len(counts) - 1))
+    with pytest.raises(ValueError, match="one entry per leaf"):
+        grown.most_visited_nodes(counts[:-1], 4)

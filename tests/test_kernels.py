@@ -348,14 +348,27 @@ def hot_trainer(r, V, **hot):
 
 @pytest.mark.parametrize("kernel", ["window", "fused"])
 def test_private_hot_nodes_change_only_rounding_with_one_thread(kernel):
-    """Training the top of the tree in a per-job private copy and adding the change back (every
-    ``hot_sync`` centre words and at the end of the job) gives, with one thread, the in-place
-    result up to float rounding."""
+    """Training the top of the tree in a per-job private copy and adding the change back (all
+    rows every ``hot_sync`` centre words and at the end of the job, each row alone after
+    ``hot_visits`` visits) gives, with one thread, the in-place result up to float rounding."""
     results = []
-    for hot_nodes, hot_sync in ((0, 1000), (8, 1000), (10_000, 1000), (8, 1), (31, 7)):
+    settings = (
+        (0, 1000, 2**30),
+        (8, 1000, 2**30),
+        (10_000, 1000, 2**30),
+        (8, 1, 2**30),
+        (31, 7, 2**30),
+        (31, 1000, 1),
+        (10_000, 10**9, 3),
+        (15, 50, 8),
+        ([0, 5, 17, 40, 58], 30, 2),  # any inner nodes, not the top ids: a slot table
+        (list(range(40, 59)), 30, 4),  # the top ids given as rows
+    )
+    for hot, hot_sync, hot_visits in settings:
         r = np.random.default_rng(8)
+        rows = {"hot_rows": hot} if isinstance(hot, list) else {"hot_nodes": hot}
         trainer, syn0, syn1 = hot_trainer(
-            r, 60, kernel=kernel, hot_nodes=hot_nodes, hot_sync=hot_sync
+            r, 60, kernel=kernel, hot_sync=hot_sync, hot_visits=hot_visits, **rows
         )
         ids = r.integers(0, 60, size=3000).astype(np.int32)
         for job in range(3):
@@ -384,3 +397,9 @@ def test_hot_scale_scales_the_change_added_back():
     assert np.allclose(half0, full0, atol=3e-4)
     assert np.allclose(half1, start + 0.5 * (full1 - start), atol=3e-4)
     assert not np.allclose(half1, full1, atol=1e-2)
+
+
+@pytest.mark.parametrize("rows", [[0, 0], [-1], [59], [3, 200]])
+def test_hot_rows_must_be_distinct_inner_nodes(rows):
+    with pytest.raises(ValueError, match="distinct inner nodes in 0..58"):
+        hot_trainer(np.random.default_rng(1), 60, hot_rows=rows)

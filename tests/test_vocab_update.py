@@ -345,3 +345,32 @@ def test_update_grows_negative_sampling_rows(hs, negative):
     model.train([["d", "e", "a"]] * 30, total_examples=30, epochs=2)
     assert model.syn1neg[3:].any()
     assert len(model.cum_table) == 5
+
+
+def test_private_rows_after_an_update_are_the_most_visited_nodes(old_corpus, monkeypatch):
+    """With several workers each job trains a private copy of the most visited inner nodes;
+    after a graft those are the old tree's top plus the joining node, not the new words'
+    subtree that holds the highest ids."""
+    import hsw2v.word2vec
+
+    monkeypatch.setattr(hsw2v.word2vec, "HOT_NODES", 8)
+    sentences, _ = old_corpus
+    model = trained_model(sentences, epochs=1, workers=2)
+    n_old = len(model.wv)
+    before = model._hot_rows()
+    assert sorted(before.tolist()) == list(range(n_old - 9, n_old - 1))
+    rare = [[f"zz{i}", "c0w1"] for i in range(40)] * 2
+    model.build_vocab(rare, update=True)
+    n = len(model.wv)
+    hot = model._hot_rows()
+    assert len(hot) == 8
+    assert model.tree.root in hot and set(before) & set(hot.tolist())
+    assert not set(hot.tolist()) <= set(range(n - 1 - len(hot), n - 1))
+    counts = model.wv.expandos["count"]
+    t = model.tree
+    visits = np.zeros(n - 1)
+    for w in range(n):
+        visits[t.point(w)] += counts[w]
+    assert sorted(visits[hot]) == sorted(visits)[-len(hot) :]
+    model.train(rare, total_examples=len(rare), epochs=1)
+    assert np.isfinite(model.syn1).all() and n_old < n
