@@ -2,10 +2,11 @@
 
 Builds the vocabulary once, then trains copies of the same model (``--epochs``, default 2)
 with every (hot nodes, sync interval) setting in turn, alternated (A B C A B C ...), and
-prints the median words/s of the last epoch per setting (the epoch alone: no Trainer setup). Quality of a setting: ``benchmarks/quality.py --hot N
+prints the median words/s and CPU seconds per million words of the last epoch per setting
+(the epoch alone: no Trainer setup). Quality of a setting: ``benchmarks/quality.py --hot N
 --hot-sync S``.
 
-    python benchmarks/hot_nodes.py --corpus CORPUS [--workers 2] [--configs 0:100,63:100]
+    python benchmarks/hot_nodes.py --corpus CORPUS [--workers 2] [--configs 0:100,63:100:8]
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ class _LastEpochTimer(CallbackAny2Vec):
 
     def on_epoch_begin(self, model):
         self.started = time.perf_counter()
+        self.cpu_started = time.process_time()
 
     def on_epoch_end(self, model):
         self.seconds = time.perf_counter() - self.started
+        self.cpu_seconds = time.process_time() - self.cpu_started
         self.raw_words = model.latest_epoch_report.raw_words
 
 
@@ -53,10 +56,11 @@ def main(argv=None):
     parser.add_argument(
         "--configs",
         default="0:100,15:50,31:100,63:100,127:100,1024:1000",
-        help="comma-separated HOT_NODES:HOT_SYNC settings",
+        help="comma-separated HOT_NODES:HOT_SYNC[:HOT_VISITS] settings",
     )
     args = parser.parse_args(argv)
     configs = [tuple(int(x) for x in c.split(":")) for c in args.configs.split(",")]
+    configs = [c if len(c) == 3 else (*c, 2**30) for c in configs]
     corpus = LineSentence(str(ensure_corpus(args.corpus)))
     base = Word2Vec(
         vector_size=100, window=5, min_count=5, sample=1e-3, sg=args.sg,
@@ -64,25 +68,31 @@ def main(argv=None):
     )  # fmt: skip
     base.build_vocab(corpus)
     speeds: dict[tuple, list[float]] = {c: [] for c in configs}
+    cpu: dict[tuple, list[float]] = {c: [] for c in configs}
+    w2v = hsw2v.word2vec
     for _ in range(args.repeats):
-        for hot, sync in configs:
-            hsw2v.word2vec.HOT_NODES, hsw2v.word2vec.HOT_SYNC = hot, sync
-            hsw2v.word2vec.HOT_NODES_CBOW, hsw2v.word2vec.HOT_SYNC_CBOW = hot, sync
+        for hot, sync, visits in configs:
+            w2v.HOT_NODES, w2v.HOT_SYNC, w2v.HOT_VISITS = hot, sync, visits
+            w2v.HOT_NODES_CBOW, w2v.HOT_SYNC_CBOW, w2v.HOT_VISITS_CBOW = hot, sync, visits
             model = copy.deepcopy(base)
             timer = _LastEpochTimer()
             model.train(
                 corpus, total_examples=model.corpus_count, epochs=args.epochs, callbacks=[timer]
             )
-            speeds[(hot, sync)].append(timer.raw_words / timer.seconds)
+            speeds[(hot, sync, visits)].append(timer.raw_words / timer.seconds)
+            cpu[(hot, sync, visits)].append(timer.cpu_seconds / timer.raw_words * 1e6)
     print(
         f"sg={args.sg} workers={args.workers}, words/s of epoch {args.epochs} of {args.epochs}, "
         f"{args.repeats} alternated runs"
     )
-    for hot, sync in configs:
-        runs = speeds[(hot, sync)]
+    for config in configs:
+        hot, sync, visits = config
+        runs = speeds[config]
         print(
-            f"  hot={hot:5d} sync={sync:5d}: median {statistics.median(runs) / 1e3:5.0f}k "
-            f"words/s  runs: {', '.join(f'{x / 1e3:.0f}k' for x in runs)}"
+            f"  hot={hot:5d} sync={sync:5d} visits={visits:10d}: median "
+            f"{statistics.median(runs) / 1e3:5.0f}k words/s, "
+            f"{statistics.median(cpu[config]):.3f} CPU s per million words  "
+            f"runs: {', '.join(f'{x / 1e3:.0f}k' for x in runs)}"
         )
 
 
