@@ -1,0 +1,204 @@
+# Token bytes -> word id: an open-addressing hash table (linear probing, 64-bit FNV-1a) and
+# its Python face, Vocab. Included by _corpus_file.pyx; the table is read-only while
+# threads train, and each counting thread fills its own.
+
+cdef inline uint64_t fnv1a(const uint8_t *p, int64_t n) noexcept nogil:
+    """64-bit FNV-1a hash of n bytes."""
+    cdef uint64_t h = 14695981039346656037ULL
+    cdef int64_t i
+    for i in range(n):
+        h = (h ^ p[i]) * 1099511628211ULL
+    return h
+
+
+cdef struct Table:
+    int64_t *slot       # entry index per slot, -1 when empty; size mask + 1
+    uint64_t mask
+    uint64_t *hash      # per entry
+    int64_t *offset     # per entry: its bytes are keys[offset : offset + length]
+    int64_t *length
+    int64_t *value      # per entry: word id (vocabulary) or count (counting)
+    int64_t n           # entries
+    int64_t capacity    # entries allocated
+    uint8_t *keys
+    int64_t keys_used
+    int64_t keys_capacity
+
+
+cdef void table_free(Table *t) noexcept nogil:
+    free(t.slot)
+    free(t.hash)
+    free(t.offset)
+    free(t.length)
+    free(t.value)
+    free(t.keys)
+    t.slot = NULL
+    t.hash = NULL
+    t.offset = NULL
+    t.length = NULL
+    t.value = NULL
+    t.keys = NULL
+    t.n = 0
+
+
+cdef int table_init(Table *t, int64_t expected) noexcept nogil:
+    """An empty table for about ``expected`` entries (it grows)."""
+    cdef uint64_t size = 16
+    t.slot = NULL
+    t.hash = NULL
+    t.offset = NULL
+    t.length = NULL
+    t.value = NULL
+    t.keys = NULL
+    while size < <uint64_t>(2 * expected + 2):
+        size <<= 1
+    t.mask = size - 1
+    t.n = 0
+    t.capacity = max(expected, 16)
+    t.keys_used = 0
+    t.keys_capacity = max(8 * t.capacity, 1024)
+    t.slot = <int64_t *>malloc(size * sizeof(int64_t))
+    t.hash = <uint64_t *>malloc(t.capacity * sizeof(uint64_t))
+    t.offset = <int64_t *>malloc(t.capacity * sizeof(int64_t))
+    t.length = <int64_t *>malloc(t.capacity * sizeof(int64_t))
+    t.value = <int64_t *>malloc(t.capacity * sizeof(int64_t))
+    t.keys = <uint8_t *>malloc(t.keys_capacity)
+    if (t.slot == NULL or t.hash == NULL or t.offset == NULL or t.length == NULL
+            or t.value == NULL or t.keys == NULL):
+        table_free(t)
+        return ERR_MEMORY
+    cdef uint64_t i
+    for i in range(size):
+        t.slot[i] = -1
+    return OK
+
+
+cdef inline int64_t table_find(const Table *t, const uint8_t *p, int64_t n,
+                               uint64_t h) noexcept nogil:
+    """Slot holding the key p[:n] (hash h), or the empty slot where it would go."""
+    cdef uint64_t i = h & t.mask
+    cdef int64_t e
+    while True:
+        e = t.slot[i]
+        if e < 0:
+            return i
+        if t.hash[e] == h and t.length[e] == n and memcmp(t.keys + t.offset[e], p, n) == 0:
+            return i
+        i = (i + 1) & t.mask
+
+
+cdef inline int64_t table_lookup(const Table *t, const uint8_t *p, int64_t n) noexcept nogil:
+    """The value of key p[:n], or -1."""
+    cdef int64_t e = t.slot[table_find(t, p, n, fnv1a(p, n))]
+    return t.value[e] if e >= 0 else -1
+
+
+cdef int table_grow(Table *t) noexcept nogil:
+    """Double the slots (rehash from the stored hashes) and the entry arrays."""
+    cdef uint64_t size = 2 * (t.mask + 1), i
+    cdef int64_t e
+    cdef int64_t *slot = <int64_t *>malloc(size * sizeof(int64_t))
+    if slot == NULL:
+        return ERR_MEMORY
+    for i in range(size):
+        slot[i] = -1
+    for e in range(t.n):
+        i = t.hash[e] & (size - 1)
+        while slot[i] >= 0:
+            i = (i + 1) & (size - 1)
+        slot[i] = e
+    free(t.slot)
+    t.slot = slot
+    t.mask = size - 1
+    return OK
+
+
+cdef int table_add(Table *t, const uint8_t *p, int64_t n, uint64_t h, int64_t i,
+                   int64_t value) noexcept nogil:
+    """Insert key p[:n] (hash h, not present) into empty slot i."""
+    cdef void *grown
+    cdef int64_t capacity
+    if t.keys_used + n > t.keys_capacity:
+        capacity = max(2 * t.keys_capacity, t.keys_used + n)
+        grown = realloc(t.keys, capacity)
+        if grown == NULL:
+            return ERR_MEMORY
+        t.keys = <uint8_t *>grown
+        t.keys_capacity = capacity
+    if t.n == t.capacity:
+        capacity = 2 * t.capacity
+        if (resize(<void **>&t.hash, capacity * sizeof(uint64_t))
+                or resize(<void **>&t.offset, capacity * sizeof(int64_t))
+                or resize(<void **>&t.length, capacity * sizeof(int64_t))
+                or resize(<void **>&t.value, capacity * sizeof(int64_t))):
+            return ERR_MEMORY
+        t.capacity = capacity
+    memcpy(t.keys + t.keys_used, p, n)
+    t.hash[t.n] = h
+    t.offset[t.n] = t.keys_used
+    t.length[t.n] = n
+    t.value[t.n] = value
+    t.slot[i] = t.n
+    t.keys_used += n
+    t.n += 1
+    if <uint64_t>(2 * t.n) > t.mask:
+        return table_grow(t)
+    return OK
+
+
+cdef int table_count(Table *t, const uint8_t *p, int64_t n) noexcept nogil:
+    """Add one to the count of key p[:n] (new keys are appended: first-seen order)."""
+    cdef uint64_t h = fnv1a(p, n)
+    cdef int64_t i = table_find(t, p, n, h)
+    if t.slot[i] >= 0:
+        t.value[t.slot[i]] += 1
+        return OK
+    return table_add(t, p, n, h, i, 1)
+
+
+cdef class Vocab:
+    """The token -> word id table of a vocabulary (``key_to_index``), for nogil lookups.
+
+    Keys that are not ``str`` or cannot be encoded as UTF-8 can never be read from a file
+    and are left out.
+
+    >>> vocab = Vocab({"the": 0, "cat": 1})
+    >>> vocab.lookup("cat".encode()), vocab.lookup(b"dog"), len(vocab)
+    (1, -1, 2)
+    """
+
+    cdef Table t
+
+    def __cinit__(self, dict key_to_index):
+        if table_init(&self.t, len(key_to_index)) != OK:
+            raise MemoryError("could not allocate the vocabulary table")
+        cdef bytes raw
+        cdef const uint8_t *p
+        cdef Py_ssize_t n
+        cdef uint64_t h
+        cdef int64_t i
+        for key, index in key_to_index.items():
+            if type(key) is not str:
+                continue
+            try:
+                raw = (<str>key).encode("utf-8")
+            except UnicodeEncodeError:
+                continue
+            p = <const uint8_t *><char *>raw
+            n = len(raw)
+            h = fnv1a(p, n)
+            i = table_find(&self.t, p, n, h)
+            if self.t.slot[i] >= 0:
+                continue
+            if table_add(&self.t, p, n, h, i, index) != OK:
+                raise MemoryError("could not allocate the vocabulary table")
+
+    def __dealloc__(self):
+        table_free(&self.t)
+
+    def __len__(self):
+        return self.t.n
+
+    def lookup(self, bytes token):
+        """Twin of the nogil lookup: the word id of a token's UTF-8 bytes, or -1."""
+        return table_lookup(&self.t, <const uint8_t *><char *>token, len(token))

@@ -1,0 +1,122 @@
+# Splitting a line as str.split() does, on UTF-8 bytes: strict UTF-8 validation (Unicode
+# 15, table 3-7) and the whitespace of str.split(). Included by _corpus_file.pyx (design
+# note, section D); nogil, no shared state except the read-only ASCII_SPACE table.
+
+cdef uint8_t ASCII_SPACE[128]
+cdef int _c
+for _c in range(128):
+    ASCII_SPACE[_c] = chr(_c).isspace()
+
+
+cdef inline int utf8_length(const uint8_t *p, int64_t n) noexcept nogil:
+    """Length of the valid UTF-8 sequence at p (lead byte >= 0x80), or 0 if invalid
+    (Unicode table 3-7: no overlongs, no surrogates, nothing above U+10FFFF)."""
+    cdef uint8_t c = p[0]
+    cdef uint8_t lo = 0x80, hi = 0xBF
+    cdef int k, length
+    if 0xC2 <= c <= 0xDF:
+        length = 2
+    elif 0xE0 <= c <= 0xEF:
+        length = 3
+        if c == 0xE0:
+            lo = 0xA0
+        elif c == 0xED:
+            hi = 0x9F
+    elif 0xF0 <= c <= 0xF4:
+        length = 4
+        if c == 0xF0:
+            lo = 0x90
+        elif c == 0xF4:
+            hi = 0x8F
+    else:
+        return 0
+    if n < length or not (lo <= p[1] <= hi):
+        return 0
+    for k in range(2, length):
+        if not (0x80 <= p[k] <= 0xBF):
+            return 0
+    return length
+
+
+cdef inline bint unicode_space(const uint8_t *p, int length) noexcept nogil:
+    """Whether the valid multi-byte sequence at p is a character str.split() splits at."""
+    if length == 2:
+        return p[0] == 0xC2 and (p[1] == 0x85 or p[1] == 0xA0)
+    if length != 3:
+        return False
+    if p[0] == 0xE1:
+        return p[1] == 0x9A and p[2] == 0x80
+    if p[0] == 0xE2:
+        if p[1] == 0x80:
+            return p[2] <= 0x8A or p[2] == 0xA8 or p[2] == 0xA9 or p[2] == 0xAF
+        return p[1] == 0x81 and p[2] == 0x9F
+    if p[0] == 0xE3:
+        return p[1] == 0x80 and p[2] == 0x80
+    return False
+
+
+cdef struct Spans:
+    int64_t *start    # token k is line[start[k]:start[k] + length[k]]
+    int64_t *length
+    int64_t n
+    int64_t capacity
+
+
+cdef int resize(void **p, size_t bytes) noexcept nogil:
+    """p[0] := realloc(p[0], bytes); on failure p[0] is kept and ERR_MEMORY returned."""
+    cdef void *q = realloc(p[0], bytes)
+    if q == NULL:
+        return ERR_MEMORY
+    p[0] = q
+    return OK
+
+
+cdef int spans_push(Spans *sp, int64_t start, int64_t length) noexcept nogil:
+    cdef int64_t capacity
+    if sp.n == sp.capacity:
+        capacity = max(2 * sp.capacity, 1024)
+        if (resize(<void **>&sp.start, capacity * sizeof(int64_t))
+                or resize(<void **>&sp.length, capacity * sizeof(int64_t))):
+            return ERR_MEMORY
+        sp.capacity = capacity
+    sp.start[sp.n] = start
+    sp.length[sp.n] = length
+    sp.n += 1
+    return OK
+
+
+cdef int split_tokens(const uint8_t *line, int64_t n, Spans *sp, int64_t *bad) noexcept nogil:
+    """Token spans of one line (without its newline) into ``sp``; on invalid UTF-8 returns
+    ERR_UTF8 with the offending offset in ``bad``."""
+    cdef int64_t i = 0, token = -1
+    cdef int length
+    cdef uint8_t c
+    sp.n = 0
+    while i < n:
+        c = line[i]
+        if c < 0x80:
+            if ASCII_SPACE[c]:
+                if token >= 0:
+                    if spans_push(sp, token, i - token):
+                        return ERR_MEMORY
+                    token = -1
+            elif token < 0:
+                token = i
+            i += 1
+            continue
+        length = utf8_length(line + i, n - i)
+        if length == 0:
+            bad[0] = i
+            return ERR_UTF8
+        if unicode_space(line + i, length):
+            if token >= 0:
+                if spans_push(sp, token, i - token):
+                    return ERR_MEMORY
+                token = -1
+        elif token < 0:
+            token = i
+        i += length
+    if token >= 0:
+        if spans_push(sp, token, n - token):
+            return ERR_MEMORY
+    return OK
