@@ -21,8 +21,10 @@ For corpora too large for one machine. ``train(client, corpus_paths, sync_every=
    only the rows it changed, as deltas (new minus old), with how much it trained each. The
    deltas are merged (``merge="sum"``: added up, every shard's learning kept, as threads
    sharing one model do; ``merge="average"``: averaged, weighted by that, the model
-   averaging of Spark MLlib's Word2Vec after SPARK-24666; see :mod:`hsw2v._dist_tasks`), and
-   every shard adds the merged update before its next piece. The learning rate decays
+   averaging of Spark MLlib's Word2Vec after SPARK-24666; ``merge="adasum"``: the Adaptive
+   Summation of Maleki et al. (MLSys 2021) row by row, a sum where the shards' deltas are
+   orthogonal and an average where they agree; see :mod:`hsw2v._dist_tasks`), and every
+   shard adds the merged update before its next piece. The learning rate decays
    linearly over the words of all shards and epochs, as on one machine: a round's pieces all
    run from the rate at the round's start to the rate at its end.
 4. **Result.** Every ``snapshot_every`` rounds a worker folds the updates into a full
@@ -126,7 +128,10 @@ def train(
             (asynchronous SGD with a staleness of one round, as Downpour SGD, Dean et al.
             2012): better with two shards, but it overshoots the rows every shard trains
             (the top tree nodes) and collapsed with three or four shards on the benchmark
-            corpus; see docs/distributed.md for the measurements.
+            corpus. ``"adasum"`` combines them by Adaptive Summation (Maleki et al., MLSys
+            2021), row by row and pairwise in a fixed tree over the shards: deltas that point
+            different ways add up as under ``"sum"``, deltas that agree count once as under
+            ``"average"``. See docs/distributed.md for the measurements.
         n_shards: How many shards train in parallel (default: the cluster's worker threads).
         snapshot_every: Rounds between two full snapshots of the model on the workers.
         timeout: Seconds to wait for any one stage (the vocabulary, or one round) before
