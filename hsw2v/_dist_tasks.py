@@ -46,7 +46,7 @@ sent. The round's update adds to each row either
   the identity). ``k`` shards combine pairwise in a fixed binary tree over the shards in
   their order (neighbours first: ``((0, 1), (2, 3))``, ``((0, 1), 2)``), as the paper's
   reduction does, so the result does not depend on which worker ran what. The weights are
-  not used: the rule looks at the directions of the deltas only.
+  not used: the rule looks at the deltas alone (their lengths and the angles between them).
 
 A row changed by one shard only gets that shard's delta under every rule.
 """
