@@ -8,7 +8,7 @@ Spearman). words/s counts raw corpus words per second of training (the vocabular
 timed apart). Prints one JSON line per run and a Markdown table at the end.
 
     python3 benchmarks/distributed.py --corpus CORPUS --workers 1,2,4 \\
-        --sync 100000,500000,2000000 --merge sum,average --epochs 2
+        --sync 100000,500000,2000000 --merge adasum,average,sum --epochs 2
 """
 
 from __future__ import annotations
@@ -50,7 +50,11 @@ def main(argv=None) -> int:
     parser.add_argument("--corpus", required=True)
     parser.add_argument("--workers", default="1,2,4")
     parser.add_argument("--sync", default="100000,500000,2000000")
-    parser.add_argument("--merge", default="sum,average", help="merge rules, comma-separated")
+    parser.add_argument(
+        "--merge",
+        default="adasum,average,sum",
+        help="merge rules, comma-separated (adasum, average, sum)",
+    )
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--sg", type=int, default=1)
     parser.add_argument("--single-threads", type=int, default=2, help="0 skips the reference")
@@ -58,6 +62,11 @@ def main(argv=None) -> int:
     from dask.distributed import Client, LocalCluster
 
     from hsw2v import Word2Vec
+    from hsw2v._dist_tasks import MERGES
+
+    unknown = [m for m in args.merge.split(",") if m not in MERGES]
+    if unknown:
+        parser.error(f"--merge: unknown rule(s) {unknown}; choose from {', '.join(MERGES)}")
 
     params = dict(
         vector_size=100, window=5, min_count=5, sample=1e-3, sg=args.sg, epochs=args.epochs, seed=1

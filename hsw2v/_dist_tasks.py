@@ -35,9 +35,20 @@ sent. The round's update adds to each row either
   partition trains its own copy for a whole iteration and summing made vectors grow without
   bound; as all shards start from the same model, averaging the deltas is averaging the
   shards' new values. A row trained by ``k`` shards moves about ``1/k`` of what those shards
-  learnt together.
+  learnt together;
+* ``"adasum"``: their Adaptive Summation (Maleki et al., "Scaling Distributed Training with
+  Adaptive Summation", MLSys 2021), row by row. Two deltas ``a`` and ``b`` of one row combine
+  as ``(1 - a.b / (2 |a|^2)) a + (1 - a.b / (2 |b|^2)) b``: orthogonal deltas (the shards
+  learnt different things) are added up as under ``"sum"``, equal ones (the shards pushed the
+  row to the same point) give that delta once, as under ``"average"``, and everything between
+  is interpolated, so a row every shard drives the same way is not pushed ``k`` times past
+  its target. A shard that did not change a row contributes nothing to it (a zero delta is
+  the identity). ``k`` shards combine pairwise in a fixed binary tree over the shards in
+  their order (neighbours first: ``((0, 1), (2, 3))``, ``((0, 1), 2)``), as the paper's
+  reduction does, so the result does not depend on which worker ran what. The weights are
+  not used: the rule looks at the deltas alone (their lengths and the angles between them).
 
-A row changed by one shard only gets that shard's delta under both rules.
+A row changed by one shard only gets that shard's delta under every rule.
 """
 
 from __future__ import annotations
@@ -152,27 +163,33 @@ def vocabulary_task(counts: dict, options: dict):
 
 
 # ------------------------------------------------------------------------------ merging
-MERGES = ("sum", "average")
+MERGES = ("sum", "average", "adasum")
 
 
 def merge_rows(parts, merge: str) -> tuple[np.ndarray, np.ndarray]:
     """Merge the shards' row deltas (see the module docstring): ``parts`` holds ``(rows,
-    deltas, weights)`` triples, rows unique within a triple. Returns the sorted union of the
-    rows and, for each, ``sum_k delta_k`` (``merge="sum"``) or ``sum_k w_k * delta_k / sum_k
-    w_k`` (``merge="average"``) over the parts that hold it, as float32.
+    deltas, weights)`` triples, one per shard in shard order, rows unique within a triple.
+    Returns the sorted union of the rows and, for each, ``sum_k delta_k`` (``merge="sum"``),
+    ``sum_k w_k * delta_k / sum_k w_k`` (``merge="average"``) or the pairwise adaptive sum of
+    the deltas (``merge="adasum"``, :func:`adasum_pair`) over the parts that hold it, as
+    float32 (computed in float64).
 
     >>> parts = [
-    ...     (np.array([0, 2]), np.array([[1.0], [4.0]]), np.array([1.0, 3.0])),
-    ...     (np.array([2]), np.array([[8.0]]), np.array([1.0])),
+    ...     (np.array([0, 2]), np.array([[1.0, 0.0], [2.0, 0.0]]), np.array([1.0, 3.0])),
+    ...     (np.array([2]), np.array([[2.0, 2.0]]), np.array([1.0])),
     ... ]
     >>> rows, deltas = merge_rows(parts, "sum")
-    >>> rows.tolist(), deltas.ravel().tolist()
-    ([0, 2], [1.0, 12.0])
-    >>> merge_rows(parts, "average")[1].ravel().tolist()
-    [1.0, 5.0]
+    >>> rows.tolist(), deltas.tolist()
+    ([0, 2], [[1.0, 0.0], [4.0, 2.0]])
+    >>> merge_rows(parts, "average")[1].tolist()
+    [[1.0, 0.0], [2.0, 0.5]]
+    >>> merge_rows(parts, "adasum")[1].tolist()  # row 2: (1 - 4/8) a + (1 - 4/16) b
+    [[1.0, 0.0], [2.5, 1.5]]
     """
     if merge not in MERGES:
-        raise ValueError(f"merge must be one of {MERGES}, got {merge!r}")
+        raise ValueError(f"merge must be one of {', '.join(map(repr, MERGES))}, got {merge!r}")
+    if merge == "adasum":
+        return _adasum_rows(parts)
     parts = [p for p in parts if len(p[0])]
     if not parts:
         return np.zeros(0, np.int32), np.zeros((0, 0), np.float32)
@@ -190,6 +207,62 @@ def merge_rows(parts, merge: str) -> tuple[np.ndarray, np.ndarray]:
     if merge == "average":
         sums /= weights[:, None]
     return rows, sums.astype(np.float32)
+
+
+def adasum_pair(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Adaptive Summation (Maleki et al., MLSys 2021) of two deltas per row: row ``i`` of the
+    result is ``(1 - a_i.b_i / (2 |a_i|^2)) a_i + (1 - a_i.b_i / (2 |b_i|^2)) b_i``, in
+    float64; a zero row is the identity (``adasum(a, 0) = a``).
+
+    >>> adasum_pair(np.array([[1.0, 0.0], [2.0, 2.0], [3.0, 0.0]]),
+    ...             np.array([[0.0, 1.0], [2.0, 2.0], [0.0, 0.0]])).tolist()
+    [[1.0, 1.0], [2.0, 2.0], [3.0, 0.0]]
+    """
+    a = np.asarray(a, np.float64)
+    b = np.asarray(b, np.float64)
+    dot = np.einsum("ij,ij->i", a, b)
+    aa = np.einsum("ij,ij->i", a, a)
+    bb = np.einsum("ij,ij->i", b, b)
+    # a zero row has a zero dot product with the other one: its own factor does not matter
+    # (it multiplies zero), the other's is 1; ``where`` keeps 0/0 out
+    ca = 1.0 - np.divide(dot, 2.0 * aa, out=np.zeros_like(dot), where=aa > 0)
+    cb = 1.0 - np.divide(dot, 2.0 * bb, out=np.zeros_like(dot), where=bb > 0)
+    return ca[:, None] * a + cb[:, None] * b
+
+
+def _adasum_two(first: tuple, second: tuple) -> tuple:
+    """``(rows, deltas)`` of two subtrees -> their union with :func:`adasum_pair` on the rows
+    both hold and the one delta on the others (float64, rows sorted)."""
+    (rows_a, a), (rows_b, b) = first, second
+    rows = np.union1d(rows_a, rows_b)
+    out = np.zeros((len(rows), a.shape[1]), np.float64)
+    out[np.searchsorted(rows, rows_a)] = a
+    out[np.searchsorted(rows, rows_b)] = b
+    both, in_a, in_b = np.intersect1d(rows_a, rows_b, assume_unique=True, return_indices=True)
+    if len(both):
+        out[np.searchsorted(rows, both)] = adasum_pair(a[in_a], b[in_b])
+    return rows, out
+
+
+def _adasum_rows(parts) -> tuple[np.ndarray, np.ndarray]:
+    """``merge="adasum"``: the parts combine pairwise, neighbours first, in the order given
+    (the tree is fixed by the parts' positions, empty parts included, so a row's result
+    depends only on which shards changed it and how)."""
+    if not any(len(p[0]) for p in parts):
+        return np.zeros(0, np.int32), np.zeros((0, 0), np.float32)
+    d = next(p[1].shape[1] for p in parts if len(p[0]))
+    level = [
+        (np.asarray(rows, np.int64), np.asarray(deltas, np.float64).reshape(len(rows), d))
+        for rows, deltas, _ in parts
+    ]
+    while len(level) > 1:
+        paired = [_adasum_two(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        level = paired + level[len(level) - len(level) % 2 :]
+    rows, deltas = level[0]
+    if len(parts) == 1:  # one part: its rows may come in any order
+        order = np.argsort(rows, kind="stable")
+        rows, deltas = rows[order], deltas[order]
+    return rows.astype(np.int32), deltas.astype(np.float32)
 
 
 def merge_round_task(*results: PieceResult, merge: str) -> RowUpdate:

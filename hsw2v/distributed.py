@@ -19,7 +19,9 @@ For corpora too large for one machine. ``train(client, corpus_paths, sync_every=
    round each shard trains its next piece (``sync_every / shards`` words) on its own copy of
    the model with the single-machine nogil kernel (:class:`hsw2v._inner.Trainer`), and returns
    only the rows it changed, as deltas (new minus old), with how much it trained each. The
-   deltas are merged (``merge="sum"``: added up, every shard's learning kept, as threads
+   deltas are merged (``merge="adasum"``, the default: the Adaptive Summation of Maleki et
+   al. (MLSys 2021) row by row, a sum where the shards' deltas are orthogonal and an average
+   where they agree; ``merge="sum"``: added up, every shard's learning kept, as threads
    sharing one model do; ``merge="average"``: averaged, weighted by that, the model
    averaging of Spark MLlib's Word2Vec after SPARK-24666; see :mod:`hsw2v._dist_tasks`), and
    every shard adds the merged update before its next piece. The learning rate decays
@@ -99,7 +101,7 @@ def train(
     corpus_paths: str | os.PathLike | list,
     *,
     sync_every: int = 1_000_000,
-    merge: str = "average",
+    merge: str = "adasum",
     n_shards: int | None = None,
     snapshot_every: int = 16,
     timeout: float = 600.0,
@@ -119,14 +121,19 @@ def train(
         sync_every: Corpus words (all shards together) trained between two merges.
             Smaller syncs more often: closer to one-machine quality, more traffic and waiting.
         merge: How the rows that several shards changed in a round are merged (the rules
-            and their references are in :mod:`hsw2v._dist_tasks`). ``"average"`` averages
-            the shards' deltas, weighted by how much each trained the row (Spark MLlib's
+            and their references are in :mod:`hsw2v._dist_tasks`). ``"adasum"`` (the
+            default) combines the shards' deltas by Adaptive Summation (Maleki et al.,
+            MLSys 2021), row by row and pairwise in a fixed tree over the shards: deltas
+            that point different ways add up, deltas that agree count once, so a row every
+            shard pushes to the same point is not pushed past it; the best rule with two to
+            four shards on the benchmark corpus. ``"average"``
+            averages them, weighted by how much each shard trained the row (Spark MLlib's
             Word2Vec, SPARK-24666): stable, but a row k shards train moves about 1/k as far
             as on one machine, so quality drops as shards are added. ``"sum"`` adds them up
             (asynchronous SGD with a staleness of one round, as Downpour SGD, Dean et al.
-            2012): better with two shards, but it overshoots the rows every shard trains
-            (the top tree nodes) and collapsed with three or four shards on the benchmark
-            corpus; see docs/distributed.md for the measurements.
+            2012): it overshoots the rows every shard trains (the top tree nodes) and
+            collapsed with three or four shards. See docs/distributed.md for the
+            measurements.
         n_shards: How many shards train in parallel (default: the cluster's worker threads).
         snapshot_every: Rounds between two full snapshots of the model on the workers.
         timeout: Seconds to wait for any one stage (the vocabulary, or one round) before
