@@ -27,8 +27,9 @@ from hsw2v import LineSentence, Word2Vec  # noqa: E402
 from hsw2v.callbacks import CallbackAny2Vec  # noqa: E402
 
 
-class _LastEpochTimer(CallbackAny2Vec):
-    """Wall time and raw words of the last epoch of a train() call."""
+class LastEpochTimer(CallbackAny2Vec):
+    """Wall and process CPU time (all threads), and raw words, of the last epoch of a train()
+    call (also used by ``scaling_probe.py``)."""
 
     def on_epoch_begin(self, model):
         self.started = time.perf_counter()
@@ -75,7 +76,7 @@ def main(argv=None):
             w2v.HOT_NODES, w2v.HOT_SYNC, w2v.HOT_VISITS = hot, sync, visits
             w2v.HOT_NODES_CBOW, w2v.HOT_SYNC_CBOW, w2v.HOT_VISITS_CBOW = hot, sync, visits
             model = copy.deepcopy(base)
-            timer = _LastEpochTimer()
+            timer = LastEpochTimer()
             model.train(
                 corpus, total_examples=model.corpus_count, epochs=args.epochs, callbacks=[timer]
             )

@@ -15,27 +15,14 @@ import argparse
 import copy
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import ensure_corpus  # noqa: E402
+from hot_nodes import LastEpochTimer  # noqa: E402
 
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
-from hsw2v.callbacks import CallbackAny2Vec  # noqa: E402
-
-
-class _LastEpoch(CallbackAny2Vec):
-    """Wall and process CPU time, and raw words, of the last epoch of a train() call."""
-
-    def on_epoch_begin(self, model):
-        self.started, self.cpu_started = time.perf_counter(), time.process_time()
-
-    def on_epoch_end(self, model):
-        self.seconds = time.perf_counter() - self.started
-        self.cpu_seconds = time.process_time() - self.cpu_started
-        self.raw_words = model.latest_epoch_report.raw_words
 
 
 def main(argv=None):
@@ -55,7 +42,7 @@ def main(argv=None):
         for workers in (1, 2):
             model = copy.deepcopy(base)
             model.workers = workers
-            timer = _LastEpoch()
+            timer = LastEpochTimer()
             model.train(corpus, total_examples=model.corpus_count, epochs=2, callbacks=[timer])
             speed = timer.raw_words / timer.seconds
             cpu = timer.cpu_seconds / timer.raw_words * 1e6
