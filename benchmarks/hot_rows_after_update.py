@@ -28,11 +28,7 @@ from hsw2v import LineSentence, Word2Vec  # noqa: E402
 
 def node_visits(model) -> tuple[np.ndarray, float]:
     """Visits of every inner node (count-weighted) and the total over all nodes."""
-    tree, counts = model.tree, model.wv.expandos["count"].astype(np.float64)
-    on_path = np.arange(tree.max_length) < tree.lengths[:, None]
-    visits = np.bincount(
-        tree.points[on_path], weights=np.repeat(counts, tree.lengths), minlength=len(counts) - 1
-    )
+    visits = model.tree.node_visits(model.wv.expandos["count"])
     return visits, float(visits.sum())
 
 

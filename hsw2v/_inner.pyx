@@ -775,7 +775,8 @@ cdef class Trainer:
                  const uint32_t[::1] sample_int, int window, bint sg, bint cbow_mean=True,
                  bint shrink_windows=True, bint compute_loss=False, str kernel="fused",
                  bint prefetch=True, int hot_nodes=0, int hot_sync=1000,
-                 int hot_visits=2**30, float hot_scale=1.0, hot_rows=None, int block=4, bint hs=True,
+                 int hot_visits=2**30, float hot_scale=1.0, hot_rows=None, int block=4,
+                 bint hs=True,
                  float[:, ::1] syn1neg=None, const uint32_t[::1] cum_table=None,
                  int negative=0):
         if window < 1:

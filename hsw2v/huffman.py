@@ -74,6 +74,23 @@ class HuffmanTree:
         """
         return self.points[index, : self.lengths[index]]
 
+    def node_visits(self, counts) -> np.ndarray:
+        """How often each inner node is on a path in a corpus with these word ``counts``: the
+        total count of the words below it, as float64 (one entry per inner node).
+
+        >>> build_huffman_tree([5, 3, 1, 1]).node_visits([5, 3, 1, 1]).tolist()
+        [2.0, 5.0, 10.0]
+        """
+        counts = np.asarray(counts, dtype=np.float64)
+        if counts.shape != self.lengths.shape:
+            raise ValueError(f"counts must have one entry per leaf ({len(self.lengths)})")
+        on_path = np.arange(self.max_length) < self.lengths[:, None]
+        return np.bincount(
+            self.points[on_path],
+            weights=np.repeat(counts, self.lengths),
+            minlength=max(len(self.lengths) - 1, 1),
+        )
+
     def most_visited_nodes(self, counts, n: int) -> np.ndarray:
         """The ``n`` inner nodes on the most paths of a corpus with these word ``counts``
         (each node weighted by the total count of the words below it), most visited first,
@@ -86,14 +103,8 @@ class HuffmanTree:
         >>> tree.most_visited_nodes([5, 3, 1, 1], 2).tolist()
         [2, 1]
         """
-        counts = np.asarray(counts, dtype=np.float64)
-        if counts.shape != self.lengths.shape:
-            raise ValueError(f"counts must have one entry per leaf ({len(self.lengths)})")
-        inner = max(len(self.lengths) - 1, 1)
-        on_path = np.arange(self.max_length) < self.lengths[:, None]
-        visits = np.bincount(
-            self.points[on_path], weights=np.repeat(counts, self.lengths), minlength=inner
-        )
+        visits = self.node_visits(counts)
+        inner = len(visits)
         order = np.lexsort((-np.arange(inner), -visits))  # most visited, then higher id
         return order[: max(0, min(n, inner))].astype(np.int32)
 
