@@ -434,6 +434,22 @@ cdef inline double ns_path(
 
 
 
+cdef struct HotSet:  # which rows of one shared matrix each job trains a private copy of
+    float *shared     # the matrix (syn1), rows of d floats
+    int n             # private rows (0: none)
+    int lo            # when slot is NULL: the private rows are rows lo .. lo + n - 1
+    const int32_t *ids   # n: the shared row of each private row
+    const int32_t *slot  # per shared row: its private row, -1 for none; or NULL (see lo)
+
+
+cdef struct HotCopy:  # one job's private copies of a HotSet's rows
+    float *hot        # n x d: the private rows
+    float *base       # n x d: the same rows as they were when the job last pulled them
+    int32_t *count    # per private row: visits since its last pull (0: not pulled yet)
+    int32_t *dirty    # the private rows pulled since the last flush (n_dirty of them)
+    int n_dirty
+
+
 cdef struct ModelView:
     float *syn0
     float *syn1
@@ -450,7 +466,6 @@ cdef struct ModelView:
     bint compute_loss
     int kernel
     bint prefetch
-    int hot_start     # inner nodes >= hot_start (the top of the tree) are private per job
     bint hs           # train hierarchical softmax (syn1, the tree)
     int negative      # negatives per step; 0: no negative sampling
     float *syn1neg    # V x d when negative > 0
@@ -458,13 +473,9 @@ cdef struct ModelView:
     int64_t n_words   # V
     int block         # window kernel: most contexts walking a path together (<= MAX_BLOCK)
     int64_t hot_sync  # trained centre words between two flushes of the private hot rows
-    int hot_visits    # a private row is synced alone after this many visits (centre words)
+    int hot_visits    # a private row is synced alone after this many visits
     float hot_scale   # a job adds hot_scale x its change of the hot rows back at a sync
-    size_t hot_floats # floats in the private hot rows (0: no private rows)
-    int n_hot         # private hot rows
-    const int32_t *hot_ids   # n_hot: the inner node of each private row
-    const int32_t *hot_slot  # V - 1: the private row of each inner node, -1 for none; NULL
-                             # when the private rows are the top ids (hot_start and above)
+    HotSet hot_nodes  # the hottest inner nodes (rows of syn1), private per job
 
 
 cdef struct JobState:
@@ -475,11 +486,7 @@ cdef struct JobState:
     float **wrows     # window kernel: a block's error rows, pointers into W (MAX_BLOCK)
     float **yrows     # window kernel: the path rows of syn1 (max_length pointers)
     float *W          # window kernel: the block's errors, MAX_BLOCK x d
-    float *hot        # this job's private copy of the hottest inner nodes (rows >= hot_start)
-    float *hot_base   # the same rows as they were when the job last pulled them
-    int32_t *hot_count  # per private row: visits since its last pull (0: not pulled yet)
-    int32_t *hot_dirty  # the private rows pulled since the last flush (n_dirty of them)
-    int n_dirty
+    HotCopy nodes     # this job's private copies of m.hot_nodes
     int64_t since     # centre words trained since the last flush of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
@@ -505,37 +512,50 @@ cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
     return k
 
 
-cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noexcept nogil:
-    """The row of inner node ``node`` this job trains for one centre word (one visit): the
-    shared row of syn1, or for the hottest nodes (see ``Trainer``) the job's private copy,
-    pulled from the shared row at the first visit after a flush, and synced alone (its change
-    added back, then pulled again) once it has been trained for ``hot_visits`` visits."""
-    cdef int32_t k, c
+cdef inline float *private_row(const ModelView *m, const HotSet *hs, HotCopy *c,
+                               int32_t r) noexcept nogil:
+    """The row ``r`` of ``hs.shared`` this job trains for one visit: the shared row, or when
+    ``r`` is one of the set's rows the job's private copy, pulled from the shared row at the
+    first visit after a flush, and synced alone (its change added back, then pulled again)
+    once it has been trained for ``m.hot_visits`` visits."""
+    cdef int32_t k, v
     cdef int64_t at
-    if m.hot_slot != NULL:
-        k = m.hot_slot[node]
+    if hs.slot != NULL:
+        k = hs.slot[r]
         if k < 0:
-            return m.syn1 + <int64_t>node * m.d
-    elif node < m.hot_start:
-        return m.syn1 + <int64_t>node * m.d
+            return hs.shared + <int64_t>r * m.d
     else:
-        k = node - m.hot_start
+        k = r - hs.lo
+        if <uint32_t>k >= <uint32_t>hs.n:
+            return hs.shared + <int64_t>r * m.d
     at = <int64_t>k * m.d
-    c = st.hot_count[k]
-    if c == 0:
-        memcpy(st.hot + at, m.syn1 + <int64_t>node * m.d, m.d * sizeof(float))
-        memcpy(st.hot_base + at, st.hot + at, m.d * sizeof(float))
-        st.hot_dirty[st.n_dirty] = k
-        st.n_dirty += 1
-    elif c >= m.hot_visits:
-        sync_hot(m.syn1 + <int64_t>node * m.d, st.hot + at, st.hot_base + at, m.d,
-                 m.hot_scale)
-        c = 0
-    st.hot_count[k] = c + 1
-    return st.hot + at
+    v = c.count[k]
+    if v == 0:
+        memcpy(c.hot + at, hs.shared + <int64_t>r * m.d, m.d * sizeof(float))
+        memcpy(c.base + at, c.hot + at, m.d * sizeof(float))
+        c.dirty[c.n_dirty] = k
+        c.n_dirty += 1
+    elif v >= m.hot_visits:
+        sync_hot(hs.shared + <int64_t>r * m.d, c.hot + at, c.base + at, m.d, m.hot_scale)
+        v = 0
+    c.count[k] = v + 1
+    return c.hot + at
 
 
-cdef void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
+cdef inline bint is_private(const HotSet *hs, int32_t r) noexcept nogil:
+    """Whether jobs train a private copy of row ``r`` (then its shared row is not prefetched:
+    the prefetch asks for the line to write, which would take it from the other cores)."""
+    if hs.slot != NULL:
+        return hs.slot[r] >= 0
+    return <uint32_t>(r - hs.lo) < <uint32_t>hs.n
+
+
+cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noexcept nogil:
+    """The row of inner node ``node`` (of syn1) this job trains for one centre word."""
+    return private_row(m, &m.hot_nodes, &st.nodes, node)
+
+
+cdef void flush_set(const ModelView *m, const HotSet *hs, HotCopy *c) noexcept nogil:
     """Add the change of every private row pulled since the last flush back to the shared
     rows (times hot_scale); each is pulled again at its next visit."""
     cdef int i, k
@@ -544,16 +564,16 @@ cdef void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
     cdef float *shared
     cdef float *hot
     cdef float *base
-    for i in range(st.n_dirty):
-        k = st.hot_dirty[i]
+    for i in range(c.n_dirty):
+        k = c.dirty[i]
         at = <int64_t>k * m.d
-        shared = m.syn1 + <int64_t>m.hot_ids[k] * m.d
-        hot = st.hot + at
-        base = st.hot_base + at
+        shared = hs.shared + <int64_t>hs.ids[k] * m.d
+        hot = c.hot + at
+        base = c.base + at
         for q in range(<size_t>m.d):
             shared[q] = shared[q] + m.hot_scale * (hot[q] - base[q])
-        st.hot_count[k] = 0
-    st.n_dirty = 0
+        c.count[k] = 0
+    c.n_dirty = 0
 
 
 cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
@@ -597,7 +617,8 @@ cdef inline void prefetch_path(const ModelView *m, int32_t word) noexcept nogil:
     cdef const int32_t *point = m.points + <int64_t>word * m.max_length
     cdef int j
     for j in range(4, m.lengths[word]):
-        prefetch_row(m.syn1 + <int64_t>point[j] * m.d, m.d)
+        if not is_private(&m.hot_nodes, point[j]):
+            prefetch_row(m.syn1 + <int64_t>point[j] * m.d, m.d)
 
 
 cdef inline int cbow_hidden(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
@@ -717,10 +738,10 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                     cbow_hidden(m, st, lo, hi, i)
                 st.loss += ns_step(m, st, st.neu1, centre, alpha)
                 cbow_spread(m, st, lo, hi, i, count)
-        if m.hot_floats:
+        if m.hot_nodes.n:
             st.since += 1
             if st.since >= m.hot_sync:
-                flush_hot(m, st)
+                flush_set(m, &m.hot_nodes, &st.nodes)
                 st.since = 0
 
 
@@ -738,6 +759,25 @@ cdef inline void sync_hot(float *shared, float *hot, float *base, size_t n,
         base[q] = v
 
 
+cdef int alloc_hot_copy(HotCopy *c, int n, int d) noexcept nogil:
+    """Buffers for a job's private copies of n rows; 0, or -1 when out of memory."""
+    c.hot = <float *>malloc(max(<size_t>n * d, 1) * sizeof(float))
+    c.base = <float *>malloc(max(<size_t>n * d, 1) * sizeof(float))
+    c.count = <int32_t *>calloc(max(n, 1), sizeof(int32_t))
+    c.dirty = <int32_t *>malloc(max(n, 1) * sizeof(int32_t))
+    c.n_dirty = 0
+    if c.hot == NULL or c.base == NULL or c.count == NULL or c.dirty == NULL:
+        return -1
+    return 0
+
+
+cdef void free_hot_copy(HotCopy *c) noexcept nogil:
+    free(c.hot)
+    free(c.base)
+    free(c.count)
+    free(c.dirty)
+
+
 cdef void free_job_state(JobState *st) noexcept nogil:
     free(st.work)
     free(st.neu1)
@@ -748,11 +788,45 @@ cdef void free_job_state(JobState *st) noexcept nogil:
     free(st.wrows)
     free(st.yrows)
     free(st.W)
-    free(st.hot)
-    free(st.hot_base)
-    free(st.hot_count)
-    free(st.hot_dirty)
+    free_hot_copy(&st.nodes)
     free(st.negs)
+
+
+def _distinct_rows(rows, Py_ssize_t n, str name, str what):
+    """``rows`` as int32, checked to be distinct rows in 0..n-1."""
+    arr = np.asarray(rows, dtype=np.int64).ravel()
+    uniq = np.unique(arr)
+    if len(uniq) != len(arr) or (len(arr) and (uniq[0] < 0 or uniq[-1] >= n)):
+        raise ValueError(f"{name} must be distinct {what} in 0..{n - 1}")
+    return arr.astype(np.int32)
+
+
+cdef tuple _fill_hot_set(HotSet *hs, float *shared, ids, Py_ssize_t n_rows):
+    """Fill ``hs`` for the private rows ``ids`` of a matrix of ``n_rows`` rows: a plain range
+    when they are the highest ids, else a slot table. Returns the arrays ``hs`` points into
+    (keep them alive)."""
+    cdef Py_ssize_t n = len(ids)
+    cdef int32_t[::1] ids_view
+    cdef int32_t[::1] slot_view
+    lo = n_rows - n
+    hs.shared = shared
+    hs.n = <int>n
+    hs.lo = <int>lo
+    hs.slot = NULL
+    slot = None
+    if n and np.array_equal(np.sort(ids), np.arange(lo, lo + n)):
+        ids = np.arange(lo, lo + n, dtype=np.int32)
+    elif n:
+        slot = np.full(n_rows, -1, dtype=np.int32)
+        slot[ids] = np.arange(n, dtype=np.int32)
+        slot_view = slot
+        hs.slot = &slot_view[0]
+    if not n:
+        ids = np.zeros(1, dtype=np.int32)  # never read
+    ids = np.ascontiguousarray(ids, dtype=np.int32)
+    ids_view = ids
+    hs.ids = &ids_view[0]
+    return ids, slot
 
 
 cdef class Trainer:
@@ -836,40 +910,16 @@ cdef class Trainer:
         # ``hot_rows`` (inner-node ids) names the private rows instead: after a vocabulary
         # update the most visited nodes are no longer the highest ids (hsw2v.vocab_update).
         cdef Py_ssize_t inner = max(V - 1, 1)
-        cdef int32_t[::1] ids_view
-        cdef int32_t[::1] slot_view
         if hot_rows is not None and hs:
-            ids = np.unique(np.asarray(hot_rows, dtype=np.int64))
-            if len(ids) != len(hot_rows) or (len(ids) and (ids[0] < 0 or ids[-1] >= inner)):
-                raise ValueError(f"hot_rows must be distinct inner nodes in 0..{inner - 1}")
-            ids = np.asarray(hot_rows, dtype=np.int32).copy()
+            hot_rows = _distinct_rows(hot_rows, inner, "hot_rows", "inner nodes")
         else:
             n = min(inner, max(hot_nodes, 0)) if hs else 0
-            ids = np.arange(inner - n, inner, dtype=np.int32)
-        self.n_hot = len(ids)
-        self.m.hot_start = <int>inner
-        slot = None
-        if self.n_hot and np.array_equal(np.sort(ids), np.arange(inner - self.n_hot, inner)):
-            ids = np.arange(inner - self.n_hot, inner, dtype=np.int32)  # the top ids
-            self.m.hot_start = <int>(inner - self.n_hot)
-        elif self.n_hot:
-            slot = np.full(inner, -1, dtype=np.int32)
-            slot[ids] = np.arange(self.n_hot, dtype=np.int32)
-        if not self.n_hot:
-            ids = np.zeros(1, dtype=np.int32)  # never read
-        self._hot_arrays = (ids, slot)
-        ids_view = ids
-        self.m.hot_ids = &ids_view[0]
-        if slot is not None:
-            slot_view = slot
-            self.m.hot_slot = &slot_view[0]
-        else:
-            self.m.hot_slot = NULL
+            hot_rows = np.arange(inner - n, inner, dtype=np.int32)
+        self._hot_arrays = _fill_hot_set(&self.m.hot_nodes, self.m.syn1, hot_rows, inner)
+        self.n_hot = len(hot_rows)
         self.m.hot_sync = max(hot_sync, 1)
         self.m.hot_visits = max(hot_visits, 1)
-        self.m.n_hot = <int>self.n_hot
         self.m.hot_scale = hot_scale
-        self.m.hot_floats = self.n_hot * self.m.d
         if not 1 <= block <= MAX_BLOCK:
             raise ValueError(f"block must be in 1..{MAX_BLOCK}, got {block}")
         self.m.block = block
@@ -914,7 +964,7 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     cdef const ModelView *m = <const ModelView *>model
     cdef int64_t s, start, total
     cdef int b
-    cdef size_t hot_bytes
+    cdef int rc_nodes
     cdef JobState st
     kept[0] = 0
     loss[0] = 0.0
@@ -932,15 +982,10 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     st.yrows = <float **>malloc(m.max_length * sizeof(float *))
     st.W = <float *>malloc(MAX_BLOCK * m.d * sizeof(float))
     st.negs = <int32_t *>malloc((m.negative + 1) * sizeof(int32_t))
-    hot_bytes = m.hot_floats * sizeof(float)
-    st.hot = <float *>malloc(max(hot_bytes, 1))
-    st.hot_base = <float *>malloc(max(hot_bytes, 1))
-    st.hot_count = <int32_t *>calloc(max(m.n_hot, 1), sizeof(int32_t))
-    st.hot_dirty = <int32_t *>malloc(max(m.n_hot, 1) * sizeof(int32_t))
+    rc_nodes = alloc_hot_copy(&st.nodes, m.hot_nodes.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
-            or st.yrows == NULL or st.W == NULL or st.hot == NULL or st.hot_base == NULL
-            or st.hot_count == NULL or st.hot_dirty == NULL or st.negs == NULL):
+            or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):
@@ -951,8 +996,8 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
         if st.ends[s] - start > 1:
             train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1)
         start = st.ends[s]
-    if m.hot_floats:
-        flush_hot(m, &st)
+    if m.hot_nodes.n:
+        flush_set(m, &m.hot_nodes, &st.nodes)
     kept[0] = total
     loss[0] = st.loss
     free_job_state(&st)
