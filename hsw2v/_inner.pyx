@@ -948,6 +948,16 @@ cdef class Trainer:
             raise MemoryError("could not allocate a training job's buffers")
         return kept, loss
 
+    def private_row_mask(self):
+        """Twin of the private-row test (``is_private``) over every inner node: True where
+        jobs train a private copy (those shared rows are never prefetched)."""
+        cdef Py_ssize_t n = max(self.m.n_words - 1, 1) if self.m.hs else 0
+        out = np.zeros(n, dtype=bool)
+        cdef Py_ssize_t r
+        for r in range(n):
+            out[r] = is_private(&self.m.hot_nodes, <int32_t>r)
+        return out
+
     def job_routine_model(self):
         """This Trainer's model as a capsule for ``train_job_nogil`` (declared in
         ``_inner.pxd``), so that other nogil code can train jobs; keep the Trainer alive while

@@ -399,6 +399,26 @@ def test_hot_scale_scales_the_change_added_back():
     assert not np.allclose(half1, full1, atol=1e-2)
 
 
+@pytest.mark.parametrize(
+    "hot, expected",
+    [
+        (0, []),
+        (5, [54, 55, 56, 57, 58]),  # the top ids: a range
+        (10_000, list(range(59))),  # more than the tree: every inner node
+        ([0, 5, 17, 40, 58], [0, 5, 17, 40, 58]),  # any rows: a slot table
+        ([58, 56, 57], [56, 57, 58]),  # the top ids in any order: a range again
+    ],
+)
+def test_private_row_mask_is_the_rows_asked_for(hot, expected):
+    """The test that keeps the kernel from prefetching private rows' shared copies holds
+    exactly for the private rows, in both layouts (a range of top ids, a slot table)."""
+    rows = {"hot_rows": hot} if isinstance(hot, list) else {"hot_nodes": hot}
+    trainer, _, _ = hot_trainer(np.random.default_rng(2), 60, **rows)
+    mask = trainer.private_row_mask()
+    assert mask.shape == (59,)
+    assert np.flatnonzero(mask).tolist() == expected
+
+
 @pytest.mark.parametrize("rows", [[0, 0], [-1], [59], [3, 200]])
 def test_hot_rows_must_be_distinct_inner_nodes(rows):
     with pytest.raises(ValueError, match="distinct inner nodes in 0..58"):

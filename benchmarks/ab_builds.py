@@ -1,0 +1,130 @@
+"""Two or more builds of hsw2v (or settings of one) side by side: alternated training runs.
+
+Each ``--build DIR`` is a checkout with its extensions built in place (``python3 setup.py
+build_ext --inplace``); ``DIR@JSON`` also sets constants of ``hsw2v.word2vec`` in that run, as
+``'.@{"HOT_SYNC": 1000}'``. For every repeat, mode and worker count, each build trains once in
+a fresh subprocess (``PYTHONPATH=DIR``, single-threaded BLAS) in the order given, so the
+builds share the machine's slow and fast moments (A B A B ...). A run builds the vocabulary
+from ``LineSentence`` (untimed) and trains ``--epochs`` epochs; it reports training words/s
+(corpus words x epochs / ``train()`` seconds) and CPU seconds of all threads per million
+words. The medians close the output, with each build's workers=2 / workers=1 ratio.
+
+    python benchmarks/ab_builds.py --corpus CORPUS --build OLD_CHECKOUT --build . \\
+        [--modes sg,cbow] [--workers 1,2] [--repeats 5] [--epochs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import ensure_corpus  # noqa: E402
+
+
+def child(corpus: str, sg: int, workers: int, epochs: int, constants: dict) -> dict:
+    """One run (in the subprocess): train and report words/s, CPU s/Mword, the module used."""
+    import hsw2v.word2vec
+    from hsw2v import LineSentence, Word2Vec
+
+    for name, value in constants.items():
+        if not hasattr(hsw2v.word2vec, name):
+            raise SystemExit(f"hsw2v.word2vec has no constant {name!r}")
+        setattr(hsw2v.word2vec, name, value)
+    model = Word2Vec(
+        vector_size=100, window=5, min_count=5, sample=1e-3, sg=sg, workers=workers, seed=1,
+        epochs=epochs,
+    )  # fmt: skip
+    sentences = LineSentence(corpus)
+    model.build_vocab(sentences)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    model.train(sentences, total_examples=model.corpus_count, epochs=epochs)
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    words = model.corpus_total_words * epochs
+    return {
+        "words_per_s": words / seconds,
+        "cpu_s_per_mword": cpu / words * 1e6,
+        "module": str(Path(hsw2v.word2vec.__file__).resolve().parent),
+    }
+
+
+def run_child(build: str, corpus: str, sg: int, workers: int, epochs: int) -> dict:
+    directory, _, constants = build.partition("@")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(Path(directory).resolve()),
+        OPENBLAS_NUM_THREADS="1",
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+    )
+    spec = json.dumps([corpus, sg, workers, epochs, json.loads(constants or "{}")])
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", spec], env=env, capture_output=True, text=True
+    )
+    if done.returncode:
+        raise SystemExit(f"run of {build} failed:\n{done.stderr[-3000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    expected = Path(directory).resolve() / "hsw2v"
+    if Path(result["module"]) != expected:
+        raise SystemExit(f"{build} imported {result['module']}, not {expected}")
+    return result
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--corpus")
+    parser.add_argument("--build", action="append", default=[], help="DIR or DIR@JSON")
+    parser.add_argument("--modes", default="sg,cbow")
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=3)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(*json.loads(args.child))))
+        return
+    if not args.corpus or len(args.build) < 1:
+        parser.error("--corpus and at least one --build are required")
+    corpus = str(ensure_corpus(args.corpus).resolve())
+    modes = [m.strip() for m in args.modes.split(",")]
+    workers = [int(w) for w in args.workers.split(",")]
+    runs: dict[tuple, list[dict]] = {}
+    for repeat in range(args.repeats):
+        for mode in modes:
+            for w in workers:
+                for build in args.build:
+                    r = run_child(build, corpus, int(mode == "sg"), w, args.epochs)
+                    runs.setdefault((mode, w, build), []).append(r)
+                    print(
+                        f"[{repeat + 1}/{args.repeats}] {mode} workers={w} {build}: "
+                        f"{r['words_per_s'] / 1e3:,.0f}k words/s, "
+                        f"{r['cpu_s_per_mword']:.3f} CPU s/Mword",
+                        flush=True,
+                    )
+    print(f"medians of {args.repeats} alternated runs, {args.epochs} epochs each:")
+    for mode in modes:
+        for build in args.build:
+            speed = {
+                w: statistics.median(r["words_per_s"] for r in runs[(mode, w, build)])
+                for w in workers
+            }
+            cpu = {
+                w: statistics.median(r["cpu_s_per_mword"] for r in runs[(mode, w, build)])
+                for w in workers
+            }
+            cells = "  ".join(
+                f"workers={w}: {speed[w] / 1e3:,.0f}k ({cpu[w]:.3f} CPU s/Mword)" for w in workers
+            )
+            ratio = f"  2/1: {speed[2] / speed[1]:.2f}x" if {1, 2} <= set(workers) else ""
+            print(f"{mode} {build}: {cells}{ratio}")
+
+
+if __name__ == "__main__":
+    main()
