@@ -77,9 +77,7 @@ def main(argv=None):
     parser.add_argument("--corpus", required=True)
     parser.add_argument("--sg", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument(
-        "--hot", help="private top nodes as N:S[:K] (nodes, sync interval, visits)"
-    )
+    parser.add_argument("--hot", help="private top nodes as N:S[:K] (nodes, sync interval, visits)")
     args = parser.parse_args(argv)
     sentences = list(LineSentence(str(ensure_corpus(args.corpus))))
     model = Word2Vec(
@@ -108,9 +106,7 @@ def main(argv=None):
     def pair(share_syn0: bool, share_syn1: bool) -> list:
         syn0, syn1 = model.wv.vectors.copy(), model.syn1.copy()
         return [
-            trainer(
-                syn0 if share_syn0 else syn0.copy(), syn1 if share_syn1 else syn1.copy(), True
-            )
+            trainer(syn0 if share_syn0 else syn0.copy(), syn1 if share_syn1 else syn1.copy(), True)
             for _ in range(2)
         ]
 

@@ -16,7 +16,9 @@ B. What is shared. Only the weight matrices ``syn0``, ``syn1`` and ``syn1neg`` a
    copy of the hottest inner nodes (Vuurens et al. 2016), so threads do not pass those cache
    lines back and forth. A private row is pulled from the shared row at its first visit, and
    its change is added back after ``hot_visits`` visits (then pulled again), at the latest
-   every ``hot_sync`` centre words and at the job's end; see ``node_row``. Everything else a job
+   every ``hot_sync`` centre words and at the job's end; see ``private_row``. The shared copy
+   of a private row is never prefetched (``is_private``): the prefetch asks for the lines in
+   order to write them, which would take them from the other cores. Everything else a job
    touches is its own: the ``JobState`` struct (hidden vector, error accumulator, subsampled
    ids, path row pointers, private hot rows, drawn negatives, random stream, loss tally) lives
    on that call's stack and heap. ``cum_table`` is shared read-only.
