@@ -514,22 +514,25 @@ cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
     return k
 
 
+cdef inline int32_t private_slot(const HotSet *hs, int32_t r) noexcept nogil:
+    """The private row of shared row ``r``, or -1 when jobs train ``r`` in place."""
+    if hs.slot != NULL:
+        return hs.slot[r]
+    if <uint32_t>(r - hs.lo) < <uint32_t>hs.n:
+        return r - hs.lo
+    return -1
+
+
 cdef inline float *private_row(const ModelView *m, const HotSet *hs, HotCopy *c,
                                int32_t r) noexcept nogil:
     """The row ``r`` of ``hs.shared`` this job trains for one visit: the shared row, or when
     ``r`` is one of the set's rows the job's private copy, pulled from the shared row at the
     first visit after a flush, and synced alone (its change added back, then pulled again)
     once it has been trained for ``m.hot_visits`` visits."""
-    cdef int32_t k, v
+    cdef int32_t k = private_slot(hs, r), v
     cdef int64_t at
-    if hs.slot != NULL:
-        k = hs.slot[r]
-        if k < 0:
-            return hs.shared + <int64_t>r * m.d
-    else:
-        k = r - hs.lo
-        if <uint32_t>k >= <uint32_t>hs.n:
-            return hs.shared + <int64_t>r * m.d
+    if k < 0:
+        return hs.shared + <int64_t>r * m.d
     at = <int64_t>k * m.d
     v = c.count[k]
     if v == 0:
@@ -547,9 +550,7 @@ cdef inline float *private_row(const ModelView *m, const HotSet *hs, HotCopy *c,
 cdef inline bint is_private(const HotSet *hs, int32_t r) noexcept nogil:
     """Whether jobs train a private copy of row ``r`` (then its shared row is not prefetched:
     the prefetch asks for the line to write, which would take it from the other cores)."""
-    if hs.slot != NULL:
-        return hs.slot[r] >= 0
-    return <uint32_t>(r - hs.lo) < <uint32_t>hs.n
+    return private_slot(hs, r) >= 0
 
 
 cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noexcept nogil:
