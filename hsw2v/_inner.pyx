@@ -16,7 +16,7 @@ B. What is shared. Only the weight matrices ``syn0``, ``syn1`` and ``syn1neg`` a
    copy of the hottest inner nodes (Vuurens et al. 2016), so threads do not pass those cache
    lines back and forth. A private row is pulled from the shared row at its first visit, and
    its change is added back after ``hot_visits`` visits (then pulled again), at the latest
-   every ``hot_sync`` centre words and at the job's end; see ``private_row``. The shared copy
+   every ``hot_sync`` centre words and at the job's end; see ``node_row``. The shared copy
    of a private row is never prefetched (``is_private``): the prefetch asks for the lines in
    order to write them, which would take them from the other cores. Everything else a job
    touches is its own: the ``JobState`` struct (hidden vector, error accumulator, subsampled
@@ -436,15 +436,14 @@ cdef inline double ns_path(
 
 
 
-cdef struct HotSet:  # which rows of one shared matrix each job trains a private copy of
-    float *shared     # the matrix (syn1), rows of d floats
+cdef struct HotSet:  # which inner nodes (rows of syn1) each job trains a private copy of
     int n             # private rows (0: none)
     int lo            # when slot is NULL: the private rows are rows lo .. lo + n - 1
     const int32_t *ids   # n: the shared row of each private row
     const int32_t *slot  # per shared row: its private row, -1 for none; or NULL (see lo)
 
 
-cdef struct HotCopy:  # one job's private copies of a HotSet's rows
+cdef struct HotCopy:  # one job's private copies of the HotSet's rows
     float *hot        # n x d: the private rows
     float *base       # n x d: the same rows as they were when the job last pulled them
     int32_t *count    # per private row: visits since its last pull (0: not pulled yet)
@@ -523,30 +522,6 @@ cdef inline int32_t private_slot(const HotSet *hs, int32_t r) noexcept nogil:
     return -1
 
 
-cdef inline float *private_row(const ModelView *m, const HotSet *hs, HotCopy *c,
-                               int32_t r) noexcept nogil:
-    """The row ``r`` of ``hs.shared`` this job trains for one visit: the shared row, or when
-    ``r`` is one of the set's rows the job's private copy, pulled from the shared row at the
-    first visit after a flush, and synced alone (its change added back, then pulled again)
-    once it has been trained for ``m.hot_visits`` visits."""
-    cdef int32_t k = private_slot(hs, r), v
-    cdef int64_t at
-    if k < 0:
-        return hs.shared + <int64_t>r * m.d
-    at = <int64_t>k * m.d
-    v = c.count[k]
-    if v == 0:
-        memcpy(c.hot + at, hs.shared + <int64_t>r * m.d, m.d * sizeof(float))
-        memcpy(c.base + at, c.hot + at, m.d * sizeof(float))
-        c.dirty[c.n_dirty] = k
-        c.n_dirty += 1
-    elif v >= m.hot_visits:
-        sync_hot(hs.shared + <int64_t>r * m.d, c.hot + at, c.base + at, m.d, m.hot_scale)
-        v = 0
-    c.count[k] = v + 1
-    return c.hot + at
-
-
 cdef inline bint is_private(const HotSet *hs, int32_t r) noexcept nogil:
     """Whether jobs train a private copy of row ``r`` (then its shared row is not prefetched:
     the prefetch asks for the line to write, which would take it from the other cores)."""
@@ -554,11 +529,31 @@ cdef inline bint is_private(const HotSet *hs, int32_t r) noexcept nogil:
 
 
 cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noexcept nogil:
-    """The row of inner node ``node`` (of syn1) this job trains for one centre word."""
-    return private_row(m, &m.hot_nodes, &st.nodes, node)
+    """The row of inner node ``node`` this job trains for one centre word (one visit): the
+    shared row of syn1, or for the hottest nodes (see ``Trainer``) the job's private copy,
+    pulled from the shared row at the first visit after a flush, and synced alone (its change
+    added back, then pulled again) once it has been trained for ``hot_visits`` visits."""
+    cdef int32_t k = private_slot(&m.hot_nodes, node), v
+    cdef int64_t at
+    cdef float *shared = m.syn1 + <int64_t>node * m.d
+    cdef HotCopy *c = &st.nodes
+    if k < 0:
+        return shared
+    at = <int64_t>k * m.d
+    v = c.count[k]
+    if v == 0:
+        memcpy(c.hot + at, shared, m.d * sizeof(float))
+        memcpy(c.base + at, c.hot + at, m.d * sizeof(float))
+        c.dirty[c.n_dirty] = k
+        c.n_dirty += 1
+    elif v >= m.hot_visits:
+        sync_hot(shared, c.hot + at, c.base + at, m.d, m.hot_scale)
+        v = 0
+    c.count[k] = v + 1
+    return c.hot + at
 
 
-cdef void flush_set(const ModelView *m, const HotSet *hs, HotCopy *c) noexcept nogil:
+cdef void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
     """Add the change of every private row pulled since the last flush back to the shared
     rows (times hot_scale); each is pulled again at its next visit."""
     cdef int i, k
@@ -567,10 +562,11 @@ cdef void flush_set(const ModelView *m, const HotSet *hs, HotCopy *c) noexcept n
     cdef float *shared
     cdef float *hot
     cdef float *base
+    cdef HotCopy *c = &st.nodes
     for i in range(c.n_dirty):
         k = c.dirty[i]
         at = <int64_t>k * m.d
-        shared = hs.shared + <int64_t>hs.ids[k] * m.d
+        shared = m.syn1 + <int64_t>m.hot_nodes.ids[k] * m.d
         hot = c.hot + at
         base = c.base + at
         for q in range(<size_t>m.d):
@@ -744,7 +740,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
         if m.hot_nodes.n:
             st.since += 1
             if st.since >= m.hot_sync:
-                flush_set(m, &m.hot_nodes, &st.nodes)
+                flush_hot(m, st)
                 st.since = 0
 
 
@@ -795,16 +791,7 @@ cdef void free_job_state(JobState *st) noexcept nogil:
     free(st.negs)
 
 
-def _distinct_rows(rows, Py_ssize_t n, str name, str what):
-    """``rows`` as int32, checked to be distinct rows in 0..n-1."""
-    arr = np.asarray(rows, dtype=np.int64).ravel()
-    uniq = np.unique(arr)
-    if len(uniq) != len(arr) or (len(arr) and (uniq[0] < 0 or uniq[-1] >= n)):
-        raise ValueError(f"{name} must be distinct {what} in 0..{n - 1}")
-    return arr.astype(np.int32)
-
-
-cdef tuple _fill_hot_set(HotSet *hs, float *shared, ids, Py_ssize_t n_rows):
+cdef tuple _fill_hot_set(HotSet *hs, ids, Py_ssize_t n_rows):
     """Fill ``hs`` for the private rows ``ids`` of a matrix of ``n_rows`` rows: a plain range
     when they are the highest ids, else a slot table. Returns the arrays ``hs`` points into
     (keep them alive)."""
@@ -812,7 +799,6 @@ cdef tuple _fill_hot_set(HotSet *hs, float *shared, ids, Py_ssize_t n_rows):
     cdef int32_t[::1] ids_view
     cdef int32_t[::1] slot_view
     lo = n_rows - n
-    hs.shared = shared
     hs.n = <int>n
     hs.lo = <int>lo
     hs.slot = NULL
@@ -914,11 +900,15 @@ cdef class Trainer:
         # update the most visited nodes are no longer the highest ids (hsw2v.vocab_update).
         cdef Py_ssize_t inner = max(V - 1, 1)
         if hot_rows is not None and hs:
-            hot_rows = _distinct_rows(hot_rows, inner, "hot_rows", "inner nodes")
+            ids = np.asarray(hot_rows, dtype=np.int64).ravel()
+            if len(np.unique(ids)) != len(ids) or (
+                    len(ids) and (ids.min() < 0 or ids.max() >= inner)):
+                raise ValueError(f"hot_rows must be distinct inner nodes in 0..{inner - 1}")
+            hot_rows = ids.astype(np.int32)
         else:
             n = min(inner, max(hot_nodes, 0)) if hs else 0
             hot_rows = np.arange(inner - n, inner, dtype=np.int32)
-        self._hot_arrays = _fill_hot_set(&self.m.hot_nodes, self.m.syn1, hot_rows, inner)
+        self._hot_arrays = _fill_hot_set(&self.m.hot_nodes, hot_rows, inner)
         self.n_hot = len(hot_rows)
         self.m.hot_sync = max(hot_sync, 1)
         self.m.hot_visits = max(hot_visits, 1)
@@ -1010,7 +1000,7 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
             train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1)
         start = st.ends[s]
     if m.hot_nodes.n:
-        flush_set(m, &m.hot_nodes, &st.nodes)
+        flush_hot(m, &st)
     kept[0] = total
     loss[0] = st.loss
     free_job_state(&st)
