@@ -30,26 +30,11 @@ from common import ensure_corpus  # noqa: E402
 
 import hsw2v.word2vec as w2v  # noqa: E402
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
-from hsw2v._inner import Trainer, encode_sentences  # noqa: E402
-
-JOB_WORDS = 10_000  # raw words per job, as Word2Vec's batch_words
-
-
-def make_jobs(sentences: list, key_to_index: dict) -> list[tuple]:
-    """The corpus as ``(ids, ends, raw_words)`` jobs of about JOB_WORDS raw words."""
-    jobs, batch, words = [], [], 0
-    for sentence in sentences:
-        batch.append(sentence)
-        words += len(sentence)
-        if words >= JOB_WORDS:
-            jobs.append(encode_sentences(batch, key_to_index))
-            batch, words = [], 0
-    if batch:
-        jobs.append(encode_sentences(batch, key_to_index))
-    return jobs
+from hsw2v._inner import Trainer  # noqa: E402
+from hsw2v._train import iter_jobs  # noqa: E402
 
 
-def run_threads(trainers: list, parts: list[list[tuple]]) -> tuple[float, float]:
+def run_threads(trainers: list, parts: list[list]) -> tuple[float, float]:
     """Thread k trains the jobs ``parts[k]`` with ``trainers[k]``; returns (words/s, the
     threads' CPU seconds per million raw words). A constant learning rate: the schedule does
     not change the cost."""
@@ -57,8 +42,8 @@ def run_threads(trainers: list, parts: list[list[tuple]]) -> tuple[float, float]
 
     def work(k: int) -> None:
         started = time.thread_time()
-        for j, (ids, ends, _) in enumerate(parts[k]):
-            trainers[k].train_job(ids, ends, 0.01, 0.01, j + 1)
+        for j, job in enumerate(parts[k]):
+            trainers[k].train_job(job.ids, job.ends, 0.01, 0.01, j + 1)
         cpu[k] = time.thread_time() - started
 
     threads = [threading.Thread(target=work, args=(k,)) for k in range(len(parts))]
@@ -68,7 +53,7 @@ def run_threads(trainers: list, parts: list[list[tuple]]) -> tuple[float, float]
     for t in threads:
         t.join()
     seconds = time.perf_counter() - started
-    words = sum(raw for part in parts for (_, _, raw) in part)
+    words = sum(job.raw_words for part in parts for job in part)
     return words / seconds, sum(cpu) / words * 1e6
 
 
@@ -85,7 +70,7 @@ def main(argv=None):
     )
     model.build_vocab(sentences)
     model.train(sentences, total_examples=model.corpus_count, epochs=1)
-    jobs = make_jobs(sentences, model.wv.key_to_index)
+    jobs = list(iter_jobs(sentences, model.wv.key_to_index, model.batch_words))
     halves = [jobs[0::2], jobs[1::2]]
     if args.hot:
         hot = [int(x) for x in args.hot.split(":")]
