@@ -3,7 +3,9 @@
 Two threads call the training kernel (``hsw2v._inner.Trainer.train_job``) directly on the
 corpus's jobs (one thread the even jobs, the other the odd ones), once with every weight
 shared as in training, and once each with its own copy of ``syn0``, of ``syn1``, or of both;
-a single thread running all jobs is the reference. With separate copies of both matrices the
+a single thread running all jobs is the reference (and the same thread with the private top
+rows: what they cost one thread, all of it paid on the two-thread side, since
+``Word2Vec(workers=1)`` trains every row in place). With separate copies of both matrices the
 threads share nothing (the ceiling: what the cores give when no cache line passes between
 them); the runs in between say how much of the two-thread cost comes from the input rows
 (``syn0``) and how much from the inner nodes (``syn1``). All runs start from the same weights
@@ -98,6 +100,8 @@ def main(argv=None):
     settings = {
         "one thread": lambda: ([trainer(model.wv.vectors.copy(), model.syn1.copy(), False)],
                                [jobs]),
+        "one, private rows": lambda: ([trainer(model.wv.vectors.copy(), model.syn1.copy(), True)],
+                                      [jobs]),
         "two, nothing shared": lambda: (pair(False, False), halves),
         "two, syn0 shared": lambda: (pair(True, False), halves),
         "two, syn1 shared": lambda: (pair(False, True), halves),
