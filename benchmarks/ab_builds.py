@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ensure_corpus  # noqa: E402
+from common import child_env, ensure_corpus  # noqa: E402
 
 
 def child(corpus: str, sg: int, workers: int, epochs: int, constants: dict) -> dict:
@@ -57,13 +56,8 @@ def child(corpus: str, sg: int, workers: int, epochs: int, constants: dict) -> d
 
 def run_child(build: str, corpus: str, sg: int, workers: int, epochs: int) -> dict:
     directory, _, constants = build.partition("@")
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(Path(directory).resolve()),
-        OPENBLAS_NUM_THREADS="1",
-        OMP_NUM_THREADS="1",
-        MKL_NUM_THREADS="1",
-    )
+    env = child_env()  # single-threaded BLAS, as every benchmark subprocess
+    env["PYTHONPATH"] = str(Path(directory).resolve())
     spec = json.dumps([corpus, sg, workers, epochs, json.loads(constants or "{}")])
     done = subprocess.run(
         [sys.executable, __file__, "--child", spec], env=env, capture_output=True, text=True
