@@ -89,20 +89,57 @@ def jobs_from_recording(recording, batch_words: int) -> list[Job]:
     return jobs
 
 
-def join_all(threads: list, stop: Callable[[], None]) -> None:
+def start_all(threads: list, started: list) -> None:
+    """Start the threads in turn, each appended to ``started`` just before its ``start()``:
+    if a Ctrl-C interrupts this, ``started`` still names every thread that may be running,
+    for :func:`join_all` (a ``try`` around this call must hand ``started`` to it)."""
+    for thread in threads:
+        started.append(thread)
+        thread.start()
+
+
+def join_all(threads: list, stop: Callable[[], None], grace: float = 1.0) -> None:
     """Wait for every thread. A Ctrl-C (or any exception) raised in the calling thread while
     it waits first stops the threads (``stop()``) and waits for them, then re-raises: no
-    thread is left training the model after the call returns or raises."""
+    thread is left training the model after the call returns or raises.
+
+    A thread whose ``start()`` was itself interrupted may be running or about to: it is
+    waited for too (it sees the stop and ends). One that never started is skipped once it
+    has not started within ``grace`` seconds."""
     interrupted: BaseException | None = None
     for thread in threads:
-        while thread.is_alive():
+        while True:
             try:
-                thread.join()
+                if _has_started(thread, grace):
+                    _join_started(thread)
+                break
             except BaseException as exc:  # noqa: BLE001 - re-raised once all have ended
                 stop()
                 interrupted = interrupted or exc
     if interrupted is not None:
         raise interrupted
+
+
+def _has_started(thread: threading.Thread, grace: float) -> bool:
+    """Whether ``thread`` runs or ran (its ``ident`` is set first thing in the new thread);
+    waits up to ``grace`` seconds for a thread whose ``start()`` may have been cut short."""
+    deadline = time.monotonic() + grace
+    while thread.ident is None:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.001)
+    return True
+
+
+def _join_started(thread: threading.Thread) -> None:
+    """``thread.join()`` for a thread that has an ident: until the thread has marked itself
+    started (a moment), ``join`` raises RuntimeError and is tried again."""
+    while True:
+        try:
+            thread.join()
+            return
+        except RuntimeError:
+            time.sleep(0.001)
 
 
 def _make_job(batch: list, key_to_index: dict) -> Job:
@@ -251,10 +288,10 @@ def run_epoch(
     def progress_now(now: float) -> Progress:
         return _progress_of(report, schedule, epoch, now - started)
 
-    for thread in threads:
-        thread.start()
+    running: list = []
     finished_workers = 0
     try:
+        start_all(threads, running)
         while finished_workers < workers:
             try:
                 item = done_queue.get(timeout=_POLL_SECONDS)
@@ -281,7 +318,7 @@ def run_epoch(
         stop.set()
         raise
     finally:
-        join_all(threads, stop.set)
+        join_all(running, stop.set)
         report.seconds = time.perf_counter() - started
     if errors:
         raise errors[0]
@@ -350,9 +387,9 @@ def run_file_epoch(
     started = time.perf_counter()
     next_report = started + report_delay
     next_progress = started + progress_delay
+    running: list = []
     try:
-        for thread in threads:
-            thread.start()
+        start_all(threads, running)
         for thread in threads:
             while thread.is_alive():
                 thread.join(timeout=_POLL_SECONDS)
@@ -368,7 +405,7 @@ def run_file_epoch(
         file_trainer.stop()
         raise
     finally:
-        join_all(threads, file_trainer.stop)
+        join_all(running, file_trainer.stop)
         file_trainer.end_epoch()
         report.seconds = time.perf_counter() - started
     if errors:

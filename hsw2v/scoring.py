@@ -27,6 +27,7 @@ import numpy as np
 
 from hsw2v._inner import encode_sentences
 from hsw2v._query import Scorer, leaf_log_probs, top_leaves
+from hsw2v._train import join_all, start_all
 
 logger = logging.getLogger(__name__)
 
@@ -161,14 +162,14 @@ def score_sentences(
     threads = [
         threading.Thread(target=work, name=f"hsw2v-score-{i}", daemon=True) for i in range(workers)
     ]
-    for thread in threads:
-        thread.start()
+    running: list = []
     started = time.perf_counter()
     next_report = started + report_delay
     count = scored = 0
     key_to_index = model.wv.key_to_index
     iterator = iter(sentences)
     try:
+        start_all(threads, running)
         while count < total_sentences and not stop.is_set():
             chunk = list(itertools.islice(iterator, min(chunksize, total_sentences - count)))
             if not chunk:
@@ -198,8 +199,7 @@ def score_sentences(
         stop.set()
         raise
     finally:
-        for thread in threads:
-            thread.join()
+        join_all(running, stop.set)
     if errors:
         raise errors[0]
     elapsed = time.perf_counter() - started

@@ -518,3 +518,72 @@ def test_ctrl_c_while_waiting_for_the_threads_still_stops_and_joins_them():
     with pytest.raises(KeyboardInterrupt):
         join_all([worker], release.set)
     assert release.is_set() and not worker.is_alive()
+
+
+class StartInterrupted(threading.Thread):
+    """A thread whose start() is cut short by a Ctrl-C: after the new thread exists (the
+    interrupt landing in start()'s wait for it) or before (landing ahead of its creation)."""
+
+    def __init__(self, *args, after_spawn=True, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.after_spawn = after_spawn
+
+    def start(self):
+        if self.after_spawn:
+            super().start()
+        raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("after_spawn", [True, False])
+def test_ctrl_c_while_starting_the_threads_still_stops_and_joins_them(after_spawn):
+    from hsw2v._train import join_all, start_all
+
+    stop = threading.Event()
+    ran = []
+
+    def body():
+        ran.append(threading.current_thread().name)
+        stop.wait()
+
+    threads = [
+        threading.Thread(target=body, name="hsw2v-test-0", daemon=True),
+        StartInterrupted(target=body, name="hsw2v-test-1", daemon=True, after_spawn=after_spawn),
+        threading.Thread(target=body, name="hsw2v-test-2", daemon=True),
+    ]
+    running: list = []
+    with pytest.raises(KeyboardInterrupt):
+        try:
+            start_all(threads, running)
+        except BaseException:  # as run_epoch: stop the threads, then wait for them
+            stop.set()
+            raise
+        finally:
+            join_all(running, stop.set, grace=0.2)
+    assert running == threads[:2] and stop.is_set()
+    assert hsw2v_threads() == []
+    assert ran == (["hsw2v-test-0", "hsw2v-test-1"] if after_spawn else ["hsw2v-test-0"])
+
+
+def test_ctrl_c_as_train_starts_an_epochs_threads_leaves_none_running(monkeypatch):
+    """The interrupt lands in the start() of the second worker of the second epoch: train()
+    raises it, with no thread of its own left, and the model trains on afterwards."""
+    corpus = small_corpus(300)
+    model = Word2Vec(vector_size=16, min_count=1, workers=2)
+    model.build_vocab(corpus)
+    starts = []
+    real_start = threading.Thread.start
+
+    def start(thread):
+        real_start(thread)
+        if thread.name.startswith("hsw2v-worker"):
+            starts.append(thread.name)
+            if len(starts) == 4:  # epoch 2's second worker, now running
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    with pytest.raises(KeyboardInterrupt):
+        model.train(corpus, total_examples=len(corpus), epochs=3)
+    monkeypatch.undo()
+    assert len(starts) == 4 and hsw2v_threads() == []
+    assert np.isfinite(model.wv.vectors).all()
+    model.train(corpus, total_examples=len(corpus), epochs=1)
