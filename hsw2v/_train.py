@@ -110,8 +110,7 @@ def join_all(threads: list, stop: Callable[[], None], grace: float = 1.0) -> Non
     for thread in threads:
         while True:
             try:
-                if _has_started(thread, grace):
-                    _join_started(thread)
+                _join_started(thread, grace)
                 break
             except BaseException as exc:  # noqa: BLE001 - re-raised once all have ended
                 stop()
@@ -120,25 +119,18 @@ def join_all(threads: list, stop: Callable[[], None], grace: float = 1.0) -> Non
         raise interrupted
 
 
-def _has_started(thread: threading.Thread, grace: float) -> bool:
-    """Whether ``thread`` runs or ran (its ``ident`` is set first thing in the new thread);
-    waits up to ``grace`` seconds for a thread whose ``start()`` may have been cut short."""
+def _join_started(thread: threading.Thread, grace: float) -> None:
+    """``thread.join()``, also for a thread whose ``start()`` was cut short: ``join`` raises
+    RuntimeError until the new thread has marked itself started (a moment after it sets its
+    ``ident``); a thread still without an ident after ``grace`` seconds never started."""
     deadline = time.monotonic() + grace
-    while thread.ident is None:
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.001)
-    return True
-
-
-def _join_started(thread: threading.Thread) -> None:
-    """``thread.join()`` for a thread that has an ident: until the thread has marked itself
-    started (a moment), ``join`` raises RuntimeError and is tried again."""
     while True:
         try:
             thread.join()
             return
         except RuntimeError:
+            if thread.ident is None and time.monotonic() >= deadline:
+                return
             time.sleep(0.001)
 
 
