@@ -5,6 +5,7 @@ import pytest
 
 from hsw2v import _inner
 from hsw2v.huffman import build_huffman_tree
+from hsw2v.negative import make_cum_table
 
 D = 37  # not a multiple of the SIMD width, to exercise loop tails
 
@@ -156,28 +157,112 @@ def make_trainer(rng, sg, kernel="fused", cbow_mean=True, window=2, block=4):
 
 def numpy_train_sentence(sentence, syn0, syn1, tree, window, alpha, sg, cbow_mean):
     """Reference of one sentence's training without window shrinking, in float64."""
+    ends = np.array([len(sentence)], dtype=np.int64)
+    syn0, syn1, _, _ = numpy_train_job(sentence, ends, syn0, syn1, tree, window, alpha, alpha,
+                                       sg, cbow_mean)  # fmt: skip
+    return syn0, syn1
+
+
+MASK64 = (1 << 64) - 1
+
+
+class XorShift64Star:
+    """The kernels' random stream (xorshift64*, Vigna 2016), in Python integers: a job's
+    stream starts at its seed and each draw gives the top 32 bits of state * M."""
+
+    def __init__(self, seed):
+        self.state = seed or 1
+
+    def next(self):
+        x = self.state
+        x ^= x >> 12
+        x ^= (x << 25) & MASK64
+        x ^= x >> 27
+        self.state = x
+        return ((x * 0x2545F4914F6CDD1D) & MASK64) >> 32
+
+
+def numpy_train_job(ids, ends, syn0, syn1, tree, window, alpha0, alpha1, sg, cbow_mean,
+                    sample_int=None, shrink_windows=False, seed=None, negative=0,
+                    syn1neg=None, cum_table=None, hs=True):  # fmt: skip
+    """Reference of one job, in float64: returns (syn0, syn1, kept, loss) (and syn1neg last
+    when ``negative``). With ``sample_int`` / ``shrink_windows`` / ``negative`` it draws from
+    the kernel's stream in the kernel's order: one draw per token to subsample (kept when
+    ``sample_int[w] >= draw``), then per centre position one draw for the reduced window
+    (``b = draw % window``) and, per (h, centre), ``negative`` draws for the negatives
+    (``py_draw_negatives``, the kernel's own draw). alpha falls linearly over the kept tokens.
+    Sentences with fewer than two kept tokens are skipped (and draw nothing)."""
     syn0 = syn0.astype(np.float64)
     syn1 = syn1.astype(np.float64)
-    n = len(sentence)
-    for i in range(n):
-        ctx = [sentence[j] for j in range(max(0, i - window), min(n, i + window + 1)) if j != i]
-        code, point = tree.code(sentence[i]), tree.point(sentence[i])
-        if sg:
-            for c in ctx:
-                s1, work, _ = numpy_hs_path(syn0[c], syn1, code, point, alpha)
-                syn1[:] = s1
-                syn0[c] += work
-        else:
-            h = syn0[ctx].sum(axis=0)
-            if cbow_mean:
-                h /= len(ctx)
-            s1, work, _ = numpy_hs_path(h, syn1, code, point, alpha)
-            syn1[:] = s1
-            if not cbow_mean:
-                work /= len(ctx)
-            for c in ctx:
-                syn0[c] += work
-    return syn0, syn1
+    syn1neg = None if syn1neg is None else syn1neg.astype(np.float64)
+    rng = XorShift64Star(seed)
+    kept, kept_ends, start = [], [], 0
+    for end in ends:
+        for w in ids[start:end]:
+            draw = rng.next()  # always drawn, as the kernel does
+            if sample_int is None or sample_int[w] >= draw:
+                kept.append(int(w))
+        kept_ends.append(len(kept))
+        start = end
+    total = len(kept)
+    loss = 0.0
+
+    def ns(h, target):
+        nonlocal loss
+        negs, rng.state = _inner.py_draw_negatives(cum_table, target, negative, rng.state)
+        work = np.zeros_like(h)
+        for k, w in enumerate(negs):
+            label = 1.0 if k == 0 else 0.0
+            f = syn1neg[w] @ h
+            loss += np.logaddexp(0.0, -(2 * label - 1) * f)
+            g = (label - 1 / (1 + np.exp(-f))) * alpha
+            work += g * syn1neg[w]
+            syn1neg[w] += g * h
+        return work
+
+    start = 0
+    for end in kept_ends:
+        if end - start < 2:
+            start = end
+            continue
+        for i in range(start, end):
+            alpha = alpha0 + (alpha1 - alpha0) * (i / total)
+            b = rng.next() % window if shrink_windows else 0
+            lo, hi = max(start, i - window + b), min(end, i + window + 1 - b)
+            ctx = [kept[j] for j in range(lo, hi) if j != i]
+            code, point = tree.code(kept[i]), tree.point(kept[i])
+            if sg:
+                for c in ctx:
+                    if hs:
+                        s1, work, path_loss = numpy_hs_path(syn0[c], syn1, code, point, alpha)
+                        syn1[:] = s1
+                        syn0[c] += work
+                        loss += path_loss
+                    if negative:
+                        syn0[c] += ns(syn0[c].copy(), kept[i])
+                continue
+            if not ctx:
+                continue
+            for step in ("hs", "ns"):
+                if (step == "hs" and not hs) or (step == "ns" and not negative):
+                    continue
+                h = syn0[ctx].sum(axis=0)
+                if cbow_mean:
+                    h /= len(ctx)
+                if step == "hs":
+                    s1, work, path_loss = numpy_hs_path(h, syn1, code, point, alpha)
+                    syn1[:] = s1
+                    loss += path_loss
+                else:
+                    work = ns(h, kept[i])
+                if not cbow_mean:
+                    work /= len(ctx)
+                for c in ctx:
+                    syn0[c] += work
+        start = end
+    if negative:
+        return syn0, syn1, total, loss, syn1neg
+    return syn0, syn1, total, loss
 
 
 @pytest.mark.parametrize("kernel", ["fused", "loop", "blas", "window"])
@@ -186,12 +271,92 @@ def test_job_matches_numpy_reference(rng, sg, cbow_mean, kernel):
     trainer, syn0, syn1, tree = make_trainer(rng, sg, kernel, cbow_mean=bool(cbow_mean))
     # distinct words: a word twice in one window is where the window kernel's order differs
     sentence = rng.permutation(50)[:12].astype(np.int32)
-    exp0, exp1 = numpy_train_sentence(sentence, syn0, syn1, tree, 2, 0.025, sg, cbow_mean)
-    kept, loss = trainer.train_job(sentence, np.array([12], dtype=np.int64), 0.025, 0.025, 7)
+    ends = np.array([12], dtype=np.int64)
+    exp0, exp1, _, exp_loss = numpy_train_job(
+        sentence, ends, syn0, syn1, tree, 2, 0.025, 0.025, sg, cbow_mean
+    )
+    kept, loss = trainer.train_job(sentence, ends, 0.025, 0.025, 7)
     assert kept == 12
-    assert loss > 0
+    assert loss == pytest.approx(exp_loss, rel=1e-5)
     assert np.allclose(syn0, exp0, atol=1e-4)
     assert np.allclose(syn1, exp1, atol=1e-4)
+
+
+def test_python_stream_is_the_kernels_stream():
+    """The reference's xorshift64* gives the kernel's states: after n draws of the kernel's
+    negative draw (one stream draw each) the states agree."""
+    cum_table = np.array([5, 9, 2**31 - 1], dtype=np.uint32)
+    for seed in (1, 7, 2**63 + 12345):
+        rng = XorShift64Star(seed)
+        for n in (1, 2, 5, 40):
+            _, state = _inner.py_draw_negatives(cum_table, 0, n, rng.state)
+            for _ in range(n):
+                rng.next()
+            assert state == rng.state
+
+
+def default_path_case(sg, kernel, cbow_mean=True, negative=0, hs=True):
+    """A job on the default path (reduced windows, subsampling, alpha falling over the job,
+    several sentences, repeated words), trained by the kernel and by the reference."""
+    r = np.random.default_rng(31 + sg)
+    V = 40
+    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
+    syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
+    syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32) if hs else np.zeros((0, D), np.float32)
+    syn1neg = r.normal(0, 0.2, size=(V, D)).astype(np.float32) if negative else None
+    cum_table = make_cum_table(np.sort(r.integers(1, 500, size=V))[::-1]) if negative else None
+    # keep probabilities from 1/8 to 1: about a third of the tokens are dropped
+    sample_int = (np.linspace(0.125, 1.0, V) * (2**32 - 1)).astype(np.uint32)
+    ids = r.integers(0, V, size=300).astype(np.int32)
+    ends = np.array([1, 40, 41, 43, 150, 300], dtype=np.int64)
+    args = (ids, ends, syn0.copy(), syn1.copy(), tree, 4, 0.05, 0.001, sg, cbow_mean)
+    expected = numpy_train_job(
+        *args, sample_int=sample_int, shrink_windows=True, seed=99, negative=negative,
+        syn1neg=syn1neg, cum_table=cum_table, hs=hs,
+    )  # fmt: skip
+    trainer = _inner.Trainer(
+        syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=4, sg=sg,
+        cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs, negative=negative,
+        syn1neg=syn1neg, cum_table=cum_table,
+    )  # fmt: skip
+    kept, loss = trainer.train_job(ids, ends, 0.05, 0.001, 99)
+    return expected, (syn0, syn1, kept, loss, syn1neg), (args, sample_int)
+
+
+@pytest.mark.parametrize("kernel", ["fused", "loop", "blas", "window"])
+@pytest.mark.parametrize("sg,cbow_mean", [(1, 1), (0, 1), (0, 0)])
+def test_default_path_matches_reference_with_the_kernels_draws(sg, cbow_mean, kernel):
+    """shrink_windows=True and subsampling, as Word2Vec trains by default: the reference
+    replays the kernel's random stream, so weights, kept tokens and loss agree exactly (to
+    the sigmoid table's error); a reference without the reduced windows does not."""
+    (exp0, exp1, exp_kept, exp_loss), (syn0, syn1, kept, loss, _), _ = default_path_case(
+        sg, kernel, cbow_mean=bool(cbow_mean)
+    )
+    assert 150 < kept < 250  # subsampling did drop tokens
+    assert kept == exp_kept
+    assert loss == pytest.approx(exp_loss, rel=1e-5)
+    assert np.allclose(syn0, exp0, atol=3e-4)
+    assert np.allclose(syn1, exp1, atol=3e-4)
+
+
+@pytest.mark.parametrize("sg,hs", [(1, 1), (1, 0), (0, 1), (0, 0)])
+def test_default_path_with_negative_sampling_matches_reference(sg, hs):
+    """The same with negative sampling (the negatives drawn between the window draws)."""
+    expected, got, _ = default_path_case(sg, "fused", negative=3, hs=hs)
+    assert got[2] == expected[2]
+    assert got[3] == pytest.approx(expected[3], rel=1e-5)
+    for ours, reference in zip(got[:2] + got[4:], expected[:2] + expected[4:], strict=True):
+        assert np.allclose(ours, reference, atol=3e-4)
+
+
+def test_default_path_reference_sees_the_reduced_windows():
+    """Control: the same job against a reference with full windows differs, so the test above
+    checks the reduced windows and not only the subsampling."""
+    (exp0, _, _, _), (syn0, _, _, loss, _), (args, sample_int) = default_path_case(1, "fused")
+    assert np.allclose(syn0, exp0, atol=3e-4)
+    full0, _, _, full_loss = numpy_train_job(*args, sample_int=sample_int, seed=99)
+    assert full_loss > 1.2 * loss
+    assert not np.allclose(syn0, full0, atol=1e-2)
 
 
 @pytest.mark.parametrize("block", [1, 2, 3, 4])
