@@ -123,6 +123,38 @@ def test_fit_example_twin_matches_numpy():
     )
 
 
+def test_fit_job_matches_numpy():
+    """A whole job (examples in a given order, repeats, a step size falling over the job):
+    weights and the summed loss equal the NumPy reference's, example after example."""
+    rng = np.random.default_rng(7)
+    lay = make_layer("huffman", 9, 6, rng)
+    W_in = rng.normal(0, 0.5, (5, 6)).astype(np.float32)
+    X = rng.normal(0, 1, (4, 5)).astype(np.float32)
+    y = np.array([8, 0, 3, 3], dtype=np.int32)
+    ids = np.array([2, 0, 3, 1, 2, 2], dtype=np.int32)
+    W, syn1 = W_in.astype(np.float64), lay.weights.astype(np.float64)
+    want_loss = 0.0
+    for t, i in enumerate(ids):
+        lr = 0.3 + (0.01 - 0.3) * t / len(ids)
+        h = X[i].astype(np.float64) @ W
+        n = lay.tree.lengths[y[i]]
+        pts, code = lay.tree.points[y[i], :n], lay.tree.codes[y[i], :n]
+        f = syn1[pts] @ h
+        want_loss += np.logaddexp(0, -(1 - 2.0 * code) * f).sum()
+        g = 1 / (1 + np.exp(-f)) - (1 - code)
+        grad_h = g @ syn1[pts]
+        syn1[pts] -= lr * g[:, None] * h
+        W -= lr * np.outer(X[i], grad_h)
+    trainer = _layer.FitTrainer(
+        W_in, lay.weights, lay.tree.codes, lay.tree.points, lay.tree.lengths, y, dense=X
+    )
+    n_done, loss = trainer.train_job(ids, np.array([6], dtype=np.int64), 0.3, 0.01)
+    assert n_done == 6
+    assert loss == pytest.approx(want_loss, rel=1e-5)
+    np.testing.assert_allclose(lay.weights, syn1, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(W_in, W, rtol=1e-4, atol=1e-5)
+
+
 # ---------------------------------------------------------------- the distribution
 @pytest.mark.parametrize("kind", KINDS)
 def test_probabilities_sum_to_one_and_match_log_prob(kind):
