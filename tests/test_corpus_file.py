@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import cluster_recovery, planted_corpus
+from conftest import NOISE, WEAKENED, cluster_recovery, planted_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -232,22 +232,25 @@ def planted_file(tmp_path_factory):
     return str(path), clusters
 
 
+@pytest.fixture(scope="module")
+def planted_noisy_file(tmp_path_factory):
+    sentences, clusters = planted_corpus(noise=NOISE)
+    path = tmp_path_factory.mktemp("planted") / "planted_noisy.txt"
+    path.write_text("\n".join(" ".join(s) for s in sentences) + "\n")
+    return str(path), clusters
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("sg", [0, 1])
-def test_planted_clusters_are_recovered_from_a_corpus_file(planted_file, workers, sg):
-    path, clusters = planted_file
-    model = Word2Vec(
-        corpus_file=path,
-        vector_size=32,
-        window=3,
-        min_count=1,
-        sg=sg,
-        workers=workers,
-        epochs=5,
-        sample=0,
-        seed=3,
-    )
-    assert cluster_recovery(model.wv, clusters) > 0.9
+def test_planted_clusters_are_recovered_from_a_corpus_file(planted_noisy_file, workers, sg):
+    """Full training recovers the noisy planted clusters; the weakened controls must not."""
+    path, clusters = planted_noisy_file
+    settings = dict(corpus_file=path, vector_size=32, window=3, min_count=1, sg=sg,
+                    workers=workers, epochs=5, sample=0, seed=3)  # fmt: skip
+    assert cluster_recovery(Word2Vec(**settings).wv, clusters) > 0.9
+    for weakened in WEAKENED.values():
+        control = Word2Vec(**{**settings, **weakened})
+        assert cluster_recovery(control.wv, clusters) < 0.9
 
 
 def test_untrained_vectors_from_a_corpus_file_do_not_recover_clusters(planted_file):

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import cluster_recovery
+from conftest import WEAKENED, cluster_recovery
 
 from hsw2v import LineSentence, Word2Vec
 from hsw2v.vocab import RULE_DISCARD, RULE_KEEP
@@ -16,21 +16,17 @@ from hsw2v.vocab import RULE_DISCARD, RULE_KEEP
 
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("sg,cbow_mean", [(1, 1), (0, 1), (0, 0)])
-def test_planted_clusters_are_recovered(planted, sg, cbow_mean, workers):
-    sentences, clusters = planted
-    model = Word2Vec(
-        sentences,
-        vector_size=32,
-        window=3,
-        min_count=1,
-        sg=sg,
-        cbow_mean=cbow_mean,
-        workers=workers,
-        epochs=5,
-        sample=0,
-        seed=3,
-    )
-    assert cluster_recovery(model.wv, clusters) > 0.9
+def test_planted_clusters_are_recovered(planted_noisy, sg, cbow_mean, workers):
+    """Full training recovers the noisy planted clusters; the controls beside it, trained one
+    epoch or at a tenth of the learning rate, must not: the test can tell a weakened
+    training from a sound one."""
+    sentences, clusters = planted_noisy
+    settings = dict(vector_size=32, window=3, min_count=1, sg=sg, cbow_mean=cbow_mean,
+                    workers=workers, epochs=5, sample=0, seed=3)  # fmt: skip
+    assert cluster_recovery(Word2Vec(sentences, **settings).wv, clusters) > 0.9
+    for weakened in WEAKENED.values():
+        control = Word2Vec(sentences, **{**settings, **weakened})
+        assert cluster_recovery(control.wv, clusters) < 0.9
 
 
 def test_random_vectors_do_not_recover_clusters(planted):
