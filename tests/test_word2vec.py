@@ -375,3 +375,66 @@ def test_keyboard_interrupt_stops_promptly_and_leaves_a_usable_model(planted):
     assert all(t.name.startswith("hsw2v") is False for t in threading.enumerate())
     assert np.isfinite(model.wv.vectors).all()
     model.train(sentences, total_examples=len(sentences), epochs=1)
+
+
+# ---------------------------------------------------------------- promises of the docs
+@pytest.mark.parametrize("hs,negative", [(1, 0), (0, 5)])
+def test_loss_is_the_same_for_any_number_of_workers(planted, hs, negative):
+    """Every job draws from its own stream seeded from (seed, epoch, job), so at a learning
+    rate near 0 (the weights barely move) the summed loss does not depend on how many
+    threads trained the jobs, nor in which order they finished: the default path
+    (subsampling, reduced windows, negatives) included."""
+    sentences, _ = planted
+    losses = []
+    for workers in (1, 2, 3):
+        model = Word2Vec(sentences, vector_size=16, min_count=1, hs=hs, negative=negative,
+                         sample=1e-2, workers=workers, epochs=2, seed=11, alpha=1e-9,
+                         min_alpha=1e-9, batch_words=500, compute_loss=True)  # fmt: skip
+        losses.append(model.get_latest_training_loss())
+    assert losses[0] > 0
+    assert losses[1] == pytest.approx(losses[0], rel=1e-6)
+    assert losses[2] == pytest.approx(losses[0], rel=1e-6)
+    other_seed = Word2Vec(sentences, vector_size=16, min_count=1, hs=hs, negative=negative,
+                          sample=1e-2, workers=1, epochs=2, seed=12, alpha=1e-9,
+                          min_alpha=1e-9, batch_words=500, compute_loss=True)  # fmt: skip
+    assert other_seed.get_latest_training_loss() != pytest.approx(losses[0], rel=1e-6)
+
+
+def test_an_exception_in_a_workers_kernel_job_reaches_the_caller_with_no_thread_left():
+    """A job the kernel refuses (its last sentence end is not its length), among good ones:
+    the kernel's ValueError, raised in a worker thread, is raised by run_epoch in the
+    caller's thread after every thread has ended."""
+    from hsw2v._inner import Trainer
+    from hsw2v._train import Job, Schedule, run_epoch
+    from hsw2v.huffman import build_huffman_tree
+
+    tree = build_huffman_tree(np.array([50, 50, 50, 50]))
+    syn0 = np.random.default_rng(0).uniform(-0.5, 0.5, (4, 8)).astype(np.float32)
+    trainer = Trainer(syn0, np.zeros((4, 8), np.float32), tree.codes, tree.points, tree.lengths,
+                      np.full(4, 2**32 - 1, np.uint32), window=2, sg=1)  # fmt: skip
+    good = Job(np.arange(4, dtype=np.int32), np.array([4], dtype=np.int64), 4, 1)
+    bad = Job(np.arange(4, dtype=np.int32), np.array([3], dtype=np.int64), 4, 1)
+    jobs = [good] * 20 + [bad] + [good] * 200
+    schedule = Schedule(0.025, 0.0001, 1, sum(j.raw_words for j in jobs), by_words=True)
+    with pytest.raises(ValueError, match="last sentence end"):
+        run_epoch(trainer, jobs, epoch=0, workers=2, schedule=schedule, seed=1)
+    assert [t for t in threading.enumerate() if t.name.startswith("hsw2v")] == []
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sorted_vocab_ties_keep_the_first_seen_word_first(tmp_path, workers):
+    """Equal counts keep the order in which the words were first seen (as gensim's stable
+    sort), from a sentence iterable and from a corpus file alike."""
+    words = [f"w{i}" for i in range(40)]
+    order = np.random.default_rng(3).permutation(words).tolist()
+    sentences = [order[i : i + 7] for i in range(0, 40, 7)]  # every word once, in `order`
+    sentences += [["top"] * 3, order[::-1]]  # then all again, reversed: ties of count 2
+    expected = ["top"] + order
+    model = Word2Vec(vector_size=8, min_count=1, workers=workers)
+    model.build_vocab(sentences)
+    assert model.wv.index_to_key == expected
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(" ".join(s) for s in sentences) + "\n")
+    from_file = Word2Vec(vector_size=8, min_count=1, workers=workers)
+    from_file.build_vocab(corpus_file=str(path))
+    assert from_file.wv.index_to_key == expected
