@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import doctest
+import importlib
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +25,32 @@ def test_docs_examples_run():
     for page in pages:
         failures, _ = doctest.testfile(str(page), module_relative=False, verbose=False)
         assert failures == 0, page.name
+
+
+def _pyx_sources(pyx: Path) -> str:
+    """A .pyx file's text with the .pxi files it includes."""
+    text = pyx.read_text(encoding="utf-8")
+    for include in re.findall(r'^include "([^"]+)"', text, flags=re.M):
+        text += (pyx.parent / include).read_text(encoding="utf-8")
+    return text
+
+
+@pytest.mark.parametrize("pyx", sorted(p.name for p in (ROOT / "hsw2v").glob("*.pyx")))
+def test_compiled_modules_docstring_examples_run(pyx):
+    """pytest's --doctest-modules collects .py files only: the compiled modules' examples run
+    here, from the docstrings the extension carries (every ``>>>`` line of the .pyx and the
+    .pxi files it includes is found and run)."""
+    module = importlib.import_module(f"hsw2v.{pyx.removesuffix('.pyx')}")
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    # Cython also copies each function's docstring into __test__: run each example once
+    tests = [t for t in finder.find(module) if ".__test__." not in t.name]
+    source = _pyx_sources(ROOT / "hsw2v" / pyx)
+    expected = sum(1 for line in source.splitlines() if line.lstrip().startswith(">>>"))
+    assert sum(len(t.examples) for t in tests) == expected
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for test in tests:
+        runner.run(test)
+    assert runner.failures == 0, runner.summarize(verbose=False)
 
 
 def test_gensim_page_lists_every_difference_in_readme():
