@@ -2,6 +2,24 @@ import numpy as np
 import pytest
 
 
+class _LazyGensimModels:
+    """``gensim.models``, imported at its first use inside a test: a test that uses gensim is
+    skipped where gensim is not installed, and the tests beside it that do not still run
+    (a module-level ``importorskip`` would skip them all). Only gensim's classes and the
+    submodules below are forwarded: pytest probes module globals for other attributes while
+    it collects, and those must not import (or skip)."""
+
+    SUBMODULES = frozenset({"callbacks", "keyedvectors", "word2vec"})
+
+    def __getattr__(self, name):
+        if not (name[:1].isupper() or name in self.SUBMODULES):
+            raise AttributeError(name)
+        return getattr(pytest.importorskip("gensim.models"), name)
+
+
+gensim_models = _LazyGensimModels()
+
+
 def planted_corpus(
     n_clusters=6, words_per_cluster=12, n_sentences=3000, length=10, seed=0, noise=0.0
 ):

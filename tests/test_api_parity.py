@@ -9,12 +9,10 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import gensim_models
 
 from hsw2v import KeyedVectors, Word2Vec
 from hsw2v._wmd import nbow, transport_cost
-
-gensim_models = pytest.importorskip("gensim.models")
-from gensim.models.callbacks import CallbackAny2Vec  # noqa: E402
 
 SENTENCES = [
     ["human", "interface", "computer"],
@@ -124,21 +122,26 @@ def test_train_returns_gensims_counts(epochs):
         )
 
 
-class Counter(CallbackAny2Vec):
-    def __init__(self):
-        self.calls = []
+def recording_callback():
+    """A gensim callback (gensim's own base class) that records its calls."""
 
-    def on_train_begin(self, model):
-        self.calls.append("train_begin")
+    class Counter(gensim_models.callbacks.CallbackAny2Vec):
+        def __init__(self):
+            self.calls = []
 
-    def on_epoch_end(self, model):
-        self.calls.append("epoch_end")
+        def on_train_begin(self, model):
+            self.calls.append("train_begin")
+
+        def on_epoch_end(self, model):
+            self.calls.append("epoch_end")
+
+    return Counter()
 
 
 def test_train_updates_the_model_settings_as_gensim_does():
     results = []
     for model in build_both():
-        made_with = Counter()
+        made_with = recording_callback()
         model.callbacks = (made_with,)
         before = model.train_count
         model.train(
@@ -169,7 +172,7 @@ def test_train_updates_the_model_settings_as_gensim_does():
 def test_constructor_callbacks_and_loss_apply_to_its_own_training_only():
     outcomes = []
     for cls, extra in ((Word2Vec, {}), (gensim_models.Word2Vec, {"hs": 1, "negative": 0})):
-        counter = Counter()
+        counter = recording_callback()
         model = cls(
             SENTENCES, epochs=2, callbacks=[counter], compute_loss=True, **SETTINGS, **extra
         )
@@ -227,6 +230,7 @@ def test_init_sims_is_deprecated_as_in_gensim():
 @pytest.fixture(scope="module")
 def pair():
     """The same vectors as an hsw2v and a gensim KeyedVectors."""
+    pytest.importorskip("gensim")
     model = Word2Vec(SENTENCES, epochs=3, **SETTINGS)
     return model.wv, model.wv.to_gensim()
 
@@ -357,6 +361,7 @@ def test_wmdistance_matches_gensim(pair, caplog):
 
 def test_wmdistance_of_coinciding_words_is_zero_where_gensim_says_inf():
     """The documented difference: gensim gives up (inf) when every distance is zero."""
+    pytest.importorskip("gensim")
     ours = KeyedVectors(2)
     ours.add_vectors(["a", "b", "c"], [[1.0, 0.0], [2.0, 0.0], [0.0, 1.0]])
     assert ours.wmdistance(["a"], ["b"]) == 0.0  # same unit vector

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from gensim.models import word2vec as gensim_w2v
+from conftest import gensim_models
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -325,17 +325,19 @@ def test_line_sentence_matches_gensim(tmp_path, suffix, max_len, limit):
     text = TEXT + "\n" + " ".join(f"tok{i}" for i in range(23)) + "\nend\n"
     path = str(write(tmp_path / f"c.txt{suffix}", text))
     ours = list(LineSentence(path, max_sentence_length=max_len, limit=limit))
-    theirs = list(gensim_w2v.LineSentence(path, max_sentence_length=max_len, limit=limit))
+    theirs = list(
+        gensim_models.word2vec.LineSentence(path, max_sentence_length=max_len, limit=limit)
+    )
     assert ours == theirs
     stream = io.BytesIO(text.encode("utf-8"))
     assert list(LineSentence(stream, max_len, limit)) == theirs
-    assert list(gensim_w2v.LineSentence(stream, max_len, limit)) == theirs
+    assert list(gensim_models.word2vec.LineSentence(stream, max_len, limit)) == theirs
 
 
 def test_line_sentence_matches_gensim_on_demo_corpus():
     path = demo_corpus_path()
     ours = list(LineSentence(path, max_sentence_length=20, limit=3000))
-    theirs = list(gensim_w2v.LineSentence(path, max_sentence_length=20, limit=3000))
+    theirs = list(gensim_models.word2vec.LineSentence(path, max_sentence_length=20, limit=3000))
     assert ours == theirs
     assert len(ours) > 3000  # some verses are longer than 20 tokens and were split
 
@@ -348,11 +350,11 @@ def test_path_line_sentences_matches_gensim(tmp_path, max_len, limit):
     write(folder / "a.txt.gz", TEXT)
     write(folder / "c", "charlie\n\n delta echo \n")
     ours = list(PathLineSentences(folder, max_sentence_length=max_len, limit=limit))
-    theirs = list(gensim_w2v.PathLineSentences(str(folder), max_len, limit))
+    theirs = list(gensim_models.word2vec.PathLineSentences(str(folder), max_len, limit))
     assert ours == theirs
     single = str(folder / "a.txt.gz")
     assert list(PathLineSentences(single, max_len, limit)) == list(
-        gensim_w2v.PathLineSentences(single, max_len, limit)
+        gensim_models.word2vec.PathLineSentences(single, max_len, limit)
     )
 
 
@@ -363,6 +365,6 @@ def test_text8_matches_gensim(tmp_path, suffix, max_len):
     words += ["long" * 5000, "\u00e9t\u00e9"]
     path = str(write(tmp_path / f"text8{suffix}", " ".join(words)))
     ours = list(Text8Corpus(path, max_sentence_length=max_len))
-    theirs = list(gensim_w2v.Text8Corpus(path, max_sentence_length=max_len))
+    theirs = list(gensim_models.word2vec.Text8Corpus(path, max_sentence_length=max_len))
     assert ours == theirs
     assert [w for s in ours for w in s] == words

@@ -9,10 +9,8 @@ import pytest
 
 from hsw2v import KeyedVectors, Word2Vec
 from hsw2v.gensim_compat import from_gensim, kv_from_gensim, kv_to_gensim, to_gensim
-from tests.conftest import planted_corpus
+from tests.conftest import gensim_models, planted_corpus
 from tests.test_scoring import reference_score
-
-gensim_models = pytest.importorskip("gensim.models")
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +58,7 @@ def assert_same_model(ours, theirs):
 
 
 def test_to_gensim_is_the_same_model_and_gensim_can_use_it(hs_model, corpus):
+    pytest.importorskip("gensim")
     g = hs_model.to_gensim()
     assert isinstance(g, gensim_models.Word2Vec)
     assert_same_model(hs_model, g)
@@ -118,6 +117,7 @@ def test_round_trips_preserve_everything(hs_model, gensim_hs_model, tmp_path):
 
 
 def test_keyed_vectors_round_trip(hs_model):
+    pytest.importorskip("gensim")
     g = hs_model.wv.to_gensim()
     assert isinstance(g, gensim_models.KeyedVectors)
     np.testing.assert_array_equal(g.vectors, hs_model.wv.vectors)
@@ -188,6 +188,7 @@ result = dict(
 
 @pytest.mark.parametrize("library", ["hsw2v", "gensim"])
 def test_tutorial_script_runs_unchanged(library, tmp_path, caplog):
+    pytest.importorskip("gensim")
     header = {
         "hsw2v": "from hsw2v import Word2Vec, KeyedVectors\n",
         "gensim": "from gensim.models import Word2Vec, KeyedVectors\n",

@@ -8,12 +8,10 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import NOISE, WEAKENED, cluster_recovery, planted_corpus
+from conftest import NOISE, WEAKENED, cluster_recovery, gensim_models, planted_corpus
 
 from hsw2v import Word2Vec, _inner, persist
 from hsw2v.negative import make_cum_table
-
-gensim_models = pytest.importorskip("gensim.models")
 
 D = 37  # not a multiple of the SIMD width, to exercise loop tails
 KERNELS = ["fused", "loop", "blas"]
@@ -351,6 +349,7 @@ def test_score_needs_hs(small):
 
 
 def test_predict_output_word_ns_is_gensims_formula(small):
+    pytest.importorskip("gensim")
     sentences, _ = small
     model = Word2Vec(sentences, vector_size=16, min_count=1, hs=0, negative=5, workers=1,
                      epochs=2, seed=2)  # fmt: skip
@@ -376,6 +375,7 @@ def test_predict_output_word_with_hs_uses_the_tree(small):
 
 @pytest.mark.parametrize("hs", [0, 1])
 def test_gensim_round_trip_carries_syn1neg(small, hs):
+    pytest.importorskip("gensim")
     sentences, _ = small
     model = Word2Vec(sentences[:200], vector_size=8, min_count=1, hs=hs, negative=4, workers=1,
                      epochs=1)  # fmt: skip

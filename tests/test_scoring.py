@@ -183,6 +183,7 @@ def test_score_matches_numpy_reference(model, corpus):
 
 
 def test_score_matches_gensim_where_terms_are_not_saturated(model, corpus):
+    pytest.importorskip("gensim")
     sentences = probe_sentences(corpus)
     ours = model.score(sentences)
     theirs = model.to_gensim().score(sentences)
@@ -196,6 +197,7 @@ def test_score_matches_gensim_where_terms_are_not_saturated(model, corpus):
 
 
 def test_score_stays_exact_where_gensim_skips_saturated_terms(corpus):
+    pytest.importorskip("gensim")
     model = small_model(corpus, sg=1)
     rng = np.random.default_rng(1)
     # Large weights put most |h . v'| far beyond gensim's +-6 cutoff, on either side.
