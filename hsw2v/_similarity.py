@@ -24,6 +24,8 @@ KEY_TYPES = (str, int, np.integer)
 def ensure_list(value):
     """Wrap a single key or vector into a list; rows of a 2-D array become list items.
 
+    Examples
+    --------
     >>> ensure_list("king"), ensure_list(None), len(ensure_list(np.zeros((3, 2))))
     (['king'], [], 3)
     """
@@ -37,6 +39,8 @@ def ensure_list(value):
 def unknown_key(key):
     """The error for a key that has no vector.
 
+    Examples
+    --------
     >>> unknown_key("xyzzy")
     KeyError("word 'xyzzy' not in vocabulary")
     """
@@ -46,6 +50,8 @@ def unknown_key(key):
 class SimilarityQueries:
     """Cosine-similarity queries, analogy and word-pair benchmarks (gensim's names and results).
 
+    Examples
+    --------
     >>> from hsw2v.keyedvectors import KeyedVectors
     >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 0.2], [0, 1]])
     >>> kv.most_similar("a", topn=1)[0][0], kv.doesnt_match(["a", "b", "c"])
@@ -75,6 +81,13 @@ class SimilarityQueries:
         ignore_missing : bool, optional
             Skip unknown keys; if False they raise KeyError.
 
+        Returns
+        -------
+        numpy.ndarray
+            The mean, ``vector_size`` floats.
+
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[2.0, 0.0], [0.0, 4.0]])
         >>> kv.get_mean_vector(["a", "b"]).tolist()
@@ -160,6 +173,8 @@ class SimilarityQueries:
         -------
         list of (key, float), or a 1-D numpy array if `topn` is None
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 0.1], [0, 1]])
         >>> [key for key, _ in kv.most_similar("a")]
@@ -197,6 +212,8 @@ class SimilarityQueries:
     def similar_by_word(self, word, topn=10, restrict_vocab=None):
         """Alias of :meth:`similar_by_key`.
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[1, 0], [1, 1]])
         >>> kv.similar_by_word("a")[0][0]
@@ -207,6 +224,8 @@ class SimilarityQueries:
     def similar_by_key(self, key, topn=10, restrict_vocab=None):
         """Keys most similar to `key`; see :meth:`most_similar`.
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[1, 0], [1, 1]])
         >>> [round(float(x), 3) for x in kv.similar_by_key("b", topn=None)]
@@ -217,6 +236,8 @@ class SimilarityQueries:
     def similar_by_vector(self, vector, topn=10, restrict_vocab=None):
         """Keys most similar to a raw `vector` (no key is left out of the result).
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[1, 0], [0, 1]])
         >>> kv.similar_by_vector(np.array([0.1, 1.0]), topn=1)[0][0]
@@ -231,6 +252,8 @@ class SimilarityQueries:
         positive inputs p and negative inputs n (Levy and Goldberg, "Linguistic Regularities
         in Sparse and Explicit Word Representations", 2014). Raw vectors are used as given.
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 0.1], [0, 1]])
         >>> kv.most_similar_cosmul(positive=["a"], topn=1)[0][0]
@@ -267,6 +290,8 @@ class SimilarityQueries:
 
         Unknown words are skipped with a warning.
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 0.1], [0, 1]])
         >>> [w for _, w in kv.rank_by_centrality(["a", "b", "c"])]
@@ -289,6 +314,8 @@ class SimilarityQueries:
     def doesnt_match(self, words):
         """The word of `words` furthest from their mean (unknown words are skipped).
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 0.1], [0, 1]])
         >>> kv.doesnt_match(["a", "b", "c"])
@@ -300,6 +327,8 @@ class SimilarityQueries:
     def cosine_similarities(vector_1, vectors_all):
         """Cosine similarity of `vector_1` with each row of `vectors_all`.
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> KeyedVectors.cosine_similarities(np.array([1.0, 0]), np.array([[2.0, 0], [0, 1]]))
         array([1., 0.])
@@ -311,6 +340,8 @@ class SimilarityQueries:
     def distances(self, word_or_vector, other_words=()):
         """Cosine distances from a key or vector to `other_words` (default: every key).
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[1, 0], [0, 1]])
         >>> kv.distances("a").tolist()
@@ -330,6 +361,8 @@ class SimilarityQueries:
     def distance(self, w1, w2):
         """Cosine distance ``1 - similarity(w1, w2)``.
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[1, 0], [0, 1]])
         >>> float(kv.distance("a", "b"))
@@ -340,6 +373,8 @@ class SimilarityQueries:
     def similarity(self, w1, w2):
         """Cosine similarity of two keys.
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[1, 0], [1, 1]])
         >>> round(float(kv.similarity("a", "b")), 4)
@@ -350,6 +385,8 @@ class SimilarityQueries:
     def n_similarity(self, ws1, ws2):
         """Cosine similarity of the means of two lists of keys (unknown keys are skipped).
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [0, 1], [1, 1]])
         >>> round(float(kv.n_similarity(["a", "b"], ["c"])), 4)
@@ -364,6 +401,8 @@ class SimilarityQueries:
     def most_similar_to_given(self, key1, keys_list):
         """The key of `keys_list` most similar to `key1`.
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 1], [0, 1]])
         >>> kv.most_similar_to_given("a", ["b", "c"])
@@ -374,6 +413,8 @@ class SimilarityQueries:
     def closer_than(self, key1, key2):
         """Keys closer to `key1` than `key2` is.
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 1], [0, 1]])
         >>> kv.closer_than("a", "c")
@@ -386,6 +427,8 @@ class SimilarityQueries:
     def rank(self, key1, key2):
         """Rank of `key2` among all keys by distance from `key1` (1 = nearest).
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 1], [0, 1]])
         >>> kv.rank("a", "c")
@@ -396,6 +439,8 @@ class SimilarityQueries:
     def relative_cosine_similarity(self, wa, wb, topn=10):
         """similarity(wa, wb) divided by the summed similarities of wa's `topn` neighbours.
 
+        Examples
+        --------
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 1], [0, 1]])
         >>> round(kv.relative_cosine_similarity("a", "b", topn=1), 4)
@@ -425,6 +470,8 @@ class SimilarityQueries:
         `dummy4unknown`. Returns ``(score, sections)``, where each section is a dict with
         ``"section"``, ``"correct"`` and ``"incorrect"`` and the last one is the total.
 
+        Examples
+        --------
         >>> import os, tempfile
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> path = os.path.join(tempfile.mkdtemp(), "analogies.txt")
@@ -454,6 +501,8 @@ class SimilarityQueries:
         returns ``(pearson, spearman, oov_ratio)``: scipy's Pearson and Spearman results
         (statistic, p-value) and the percentage of pairs with unknown words.
 
+        Examples
+        --------
         >>> import os, tempfile
         >>> from hsw2v.keyedvectors import KeyedVectors
         >>> path = os.path.join(tempfile.mkdtemp(), "pairs.tsv")

@@ -35,6 +35,12 @@ _BUNDLE_KIND = "KeyedVectors"
 class KeyedVectors(SimilarityQueries):
     """Vectors addressed by keys (words), with similarity queries; gensim's ``KeyedVectors``.
 
+    Differences from gensim: an unknown key raises ``KeyError("word 'x' not in vocabulary")``;
+    :meth:`save`/:meth:`load` use hsw2v's pickle-free bundle format (gensim's pickles are not
+    read); :meth:`add_vectors` keeps ``expandos`` aligned and resets ``norms``;
+    ``restrict_vocab`` is honoured by :meth:`most_similar_cosmul`, and ``similarity_function``
+    by :meth:`evaluate_word_analogies`.
+
     Parameters
     ----------
     vector_size : int
@@ -44,18 +50,21 @@ class KeyedVectors(SimilarityQueries):
     dtype : numpy dtype, optional
         Type of the vectors, float32 by default.
 
-    Attributes: ``vectors`` (2-D array, one row per key), ``index_to_key`` (list),
-    ``key_to_index`` (dict), ``expandos`` (dict of per-key 1-D arrays, e.g. ``"count"``),
-    ``norms`` (row lengths, None until :meth:`fill_norms`).
+    Attributes
+    ----------
+    vectors : numpy.ndarray
+        One row per key (2-D).
+    index_to_key : list
+        The keys, in row order.
+    key_to_index : dict
+        Key to row.
+    expandos : dict
+        Per-key 1-D arrays (e.g. ``"count"``).
+    norms : numpy.ndarray or None
+        Row lengths, None until :meth:`fill_norms`.
 
-    Differences from gensim: an unknown key raises ``KeyError("word 'x' not in vocabulary")``;
-    :meth:`save`/:meth:`load` use hsw2v's pickle-free bundle format (gensim's pickles are not
-    read); :meth:`add_vectors` keeps ``expandos`` aligned and resets ``norms``;
-    ``restrict_vocab`` is honoured by :meth:`most_similar_cosmul`, and ``similarity_function``
-    by :meth:`evaluate_word_analogies`.
-
-    Example
-    -------
+    Examples
+    --------
     >>> kv = KeyedVectors(3)
     >>> kv.add_vectors(["a", "b"], [[1.0, 0.0, 0.0], [0.0, 2.0, 0.0]])
     >>> len(kv), kv["b"].tolist(), "c" in kv
@@ -85,6 +94,8 @@ class KeyedVectors(SimilarityQueries):
 
         Returns `default` for an unknown key if given, else raises KeyError.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(1); kv.add_vectors(["a", "b"], [[1.0], [2.0]])
         >>> kv.get_index("b"), kv.get_index("zz", -1)
         (1, -1)
@@ -101,6 +112,8 @@ class KeyedVectors(SimilarityQueries):
     def has_index_for(self, key):
         """True if `key` has a row of its own (a stored vector).
 
+        Examples
+        --------
         >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[1.0]])
         >>> kv.has_index_for("a"), kv.has_index_for("b")
         (True, False)
@@ -117,6 +130,8 @@ class KeyedVectors(SimilarityQueries):
         ``int`` means int64 and ``str`` means object. Raises TypeError if a type conflicts
         with an existing array's.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(1, count=3)
         >>> kv.allocate_vecattrs(["count"], [int]); kv.expandos["count"].dtype.name
         'int64'
@@ -148,6 +163,8 @@ class KeyedVectors(SimilarityQueries):
     def set_vecattr(self, key, attr, val):
         """Set the per-key attribute `attr` of `key` to `val`.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[1.0]])
         >>> kv.set_vecattr("a", "count", 7); int(kv.get_vecattr("a", "count"))
         7
@@ -158,6 +175,8 @@ class KeyedVectors(SimilarityQueries):
     def get_vecattr(self, key, attr):
         """The per-key attribute `attr` of `key`.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[1.0]], extras={"count": np.array([3])})
         >>> int(kv.get_vecattr("a", "count"))
         3
@@ -168,6 +187,8 @@ class KeyedVectors(SimilarityQueries):
     def resize_vectors(self, seed=0):
         """Grow or shrink ``vectors`` to the number of keys; new rows are random in ±1/d.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(4, count=2); kv.index_to_key.append("extra"); kv.resize_vectors()
         >>> kv.vectors.shape
         (3, 4)
@@ -188,6 +209,8 @@ class KeyedVectors(SimilarityQueries):
     def sort_by_descending_frequency(self):
         """Reorder keys (and vectors, attributes) by descending ``count``; ties: later first.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(1); kv.add_vectors(["a", "b"], [[1.0], [2.0]])
         >>> kv.set_vecattr("a", "count", 1); kv.set_vecattr("b", "count", 5)
         >>> kv.sort_by_descending_frequency(); kv.index_to_key
@@ -210,6 +233,8 @@ class KeyedVectors(SimilarityQueries):
     def get_vector(self, key, norm=False):
         """The vector of `key` (read-only view); unit length if `norm`.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[3.0, 4.0]])
         >>> kv.get_vector("a").tolist(), kv.get_vector("a", norm=True).tolist()
         ([3.0, 4.0], [0.6000000238418579, 0.800000011920929])
@@ -225,6 +250,8 @@ class KeyedVectors(SimilarityQueries):
     def word_vec(self, *args, **kwargs):
         """Deprecated alias of :meth:`get_vector`.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[2.0]])
         >>> import warnings; warnings.simplefilter("ignore"); kv.word_vec("a").tolist()
         [2.0]
@@ -235,6 +262,8 @@ class KeyedVectors(SimilarityQueries):
     def __getitem__(self, key_or_keys):
         """Vector of one key, or a 2-D array of vectors for a list of keys.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(1); kv.add_vectors(["a", "b"], [[1.0], [2.0]])
         >>> kv["a"].tolist(), kv[["b", "a"]].tolist()
         ([1.0], [[2.0], [1.0]])
@@ -248,6 +277,8 @@ class KeyedVectors(SimilarityQueries):
     def add_vector(self, key, vector):
         """Add one key and vector, into the next preallocated slot if any; return its index.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(2, count=1)
         >>> kv.add_vector("a", [1.0, 2.0]), kv.index_to_key
         (0, ['a'])
@@ -283,6 +314,8 @@ class KeyedVectors(SimilarityQueries):
         replace : bool, optional
             Overwrite the vectors (and extras) of keys already present.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(1); kv.add_vectors(["a", "b"], [[1.0], [2.0]])
         >>> kv.add_vectors(["b", "c"], [[9.0], [3.0]]); kv.vectors.ravel().tolist()
         [1.0, 2.0, 3.0]
@@ -331,6 +364,8 @@ class KeyedVectors(SimilarityQueries):
     def __setitem__(self, keys, weights):
         """Add or replace vectors: ``kv[key] = vector`` or ``kv[list_of_keys] = 2-D array``.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(2); kv["a"] = np.array([1.0, 2.0]); kv["a"] = np.array([3.0, 4.0])
         >>> kv["a"].tolist(), len(kv)
         ([3.0, 4.0], 1)
@@ -343,6 +378,8 @@ class KeyedVectors(SimilarityQueries):
     def fill_norms(self, force=False):
         """Compute ``norms`` (the L2 length of every vector) if missing, or always if `force`.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[3.0, 4.0]]); kv.fill_norms()
         >>> kv.norms.tolist()
         [5.0]
@@ -362,6 +399,8 @@ class KeyedVectors(SimilarityQueries):
     def get_normed_vectors(self):
         """All vectors scaled to unit length, as a new 2-D array.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[3.0, 4.0]])
         >>> kv.get_normed_vectors().tolist()
         [[0.6000000238418579, 0.800000011920929]]
@@ -371,6 +410,8 @@ class KeyedVectors(SimilarityQueries):
     def unit_normalize_all(self):
         """Scale every vector to unit length, in place (training cannot sensibly continue).
 
+        Examples
+        --------
         >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[0.0, 2.0]]); kv.unit_normalize_all()
         >>> kv["a"].tolist()
         [0.0, 1.0]
@@ -382,6 +423,8 @@ class KeyedVectors(SimilarityQueries):
     def init_sims(self, replace=False):
         """Deprecated: :meth:`fill_norms`, then :meth:`unit_normalize_all` if `replace`.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[2.0]])
         >>> import warnings; warnings.simplefilter("ignore"); kv.init_sims(); kv.norms.tolist()
         [2.0]
@@ -394,6 +437,8 @@ class KeyedVectors(SimilarityQueries):
     def words_closer_than(self, word1, word2):
         """Deprecated alias of :meth:`closer_than`, warning as gensim's does.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 1], [0, 1]])
         >>> with warnings.catch_warnings():
         ...     warnings.simplefilter("ignore")
@@ -413,6 +458,8 @@ class KeyedVectors(SimilarityQueries):
         FastText can), so `allow_inference` changes nothing here. `copy_vecattrs` also copies
         every per-key attribute (``count``, ``sample_int``, ...).
 
+        Examples
+        --------
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b", "c"], [[1, 0], [1, 1], [0, 1]])
         >>> sub = kv.vectors_for_all(["c", "zz", "a", "c"])
         >>> sub.index_to_key, sub["c"].tolist()
@@ -440,6 +487,8 @@ class KeyedVectors(SimilarityQueries):
         """Word Mover's Distance (Kusner et al. 2015) between two token lists, exact, as
         gensim's (which needs the POT package); see :func:`hsw2v._wmd.wmdistance`.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(2)
         >>> kv.add_vectors(["a", "b", "c"], [[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]])
         >>> kv.wmdistance(["a"], ["b", "c"], norm=False), kv.wmdistance(["b", "c"], ["c", "b"])
@@ -456,6 +505,8 @@ class KeyedVectors(SimilarityQueries):
         them; see :func:`hsw2v._w2v_intersect.intersect_word2vec` (hsw2v has no lock factors:
         the merged vectors stay trainable, and any `lockf` other than 1.0 warns).
 
+        Examples
+        --------
         >>> import os, tempfile
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[0.0, 0.0], [0.0, 0.0]])
         >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
@@ -500,6 +551,8 @@ class KeyedVectors(SimilarityQueries):
         sort_attr : str, optional
             Write keys in descending order of this attribute, if present.
 
+        Examples
+        --------
         >>> import os, tempfile
         >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[0.5, 1.0]])
         >>> path = os.path.join(tempfile.mkdtemp(), "v.txt"); kv.save_word2vec_format(path)
@@ -546,11 +599,21 @@ class KeyedVectors(SimilarityQueries):
             Accept vectors holding NaN or infinite values (refused by default, since one such
             vector turns every similarity query into NaN). Not in gensim.
 
-        Raises ValueError naming the file and the line (text) or byte offset (binary) of
-        malformed input: a bad header, a wrong number of values, a truncated file, a
-        non-numeric or non-finite value, an undecodable word. Duplicate words keep their first
-        vector, with a warning, as in gensim.
+        Returns
+        -------
+        KeyedVectors
+            The vectors, in file order. Duplicate words keep their first vector, with a
+            warning, as in gensim.
 
+        Raises
+        ------
+        ValueError
+            Naming the file and the line (text) or byte offset (binary) of malformed input: a
+            bad header, a wrong number of values, a truncated file, a non-numeric or
+            non-finite value, an undecodable word.
+
+        Examples
+        --------
         >>> import os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
         >>> _ = open(path, "w").write("2 2\\na 1 0\\nb 0 1\\n")
@@ -646,6 +709,8 @@ class KeyedVectors(SimilarityQueries):
     def to_gensim(self):
         """An equal ``gensim.models.KeyedVectors``; see :func:`hsw2v.gensim_compat.kv_to_gensim`.
 
+        Examples
+        --------
         >>> kv = KeyedVectors(2)
         >>> kv.add_vectors(["a", "b"], [[1.0, 2.0], [3.0, 4.0]])
         >>> g = kv.to_gensim()
@@ -660,6 +725,8 @@ class KeyedVectors(SimilarityQueries):
     def from_gensim(cls, gensim_kv):
         """Vectors equal to a gensim ``KeyedVectors``; see :func:`hsw2v.gensim_compat.kv_from_gensim`.
 
+        Examples
+        --------
         >>> from gensim.models import KeyedVectors as GensimKeyedVectors
         >>> g = GensimKeyedVectors(2)
         >>> g.add_vectors(["x", "y"], [[1.0, 0.0], [0.0, 1.0]])
@@ -676,6 +743,8 @@ class KeyedVectors(SimilarityQueries):
 
         Vectors, keys and numeric per-key attributes are stored; object attributes are skipped.
 
+        Examples
+        --------
         >>> import os, tempfile
         >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[1.0, 2.0]])
         >>> path = os.path.join(tempfile.mkdtemp(), "wv.hsw2v"); kv.save(path)
@@ -689,6 +758,8 @@ class KeyedVectors(SimilarityQueries):
     def load(cls, fname, mmap=None):
         """Load what :meth:`save` wrote; ``mmap='r'`` maps the arrays instead of reading them.
 
+        Examples
+        --------
         >>> import os, tempfile
         >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[1.0, 2.0]])
         >>> path = os.path.join(tempfile.mkdtemp(), "wv.hsw2v"); kv.save(path)

@@ -133,8 +133,104 @@ class Word2Vec:
     callable ``tree(counts)`` returning a :class:`hsw2v.huffman.HuffmanTree` or
     ``(codes, points, lengths)``.
 
-    Example:
+    Parameters
+    ----------
+    sentences : iterable of list of str, optional
+        The corpus: a re-iterable of sentences, each a list of str tokens (a list of lists,
+        :class:`hsw2v.LineSentence`, ...), as in gensim. When given (or ``corpus_file``),
+        the constructor builds the vocabulary and trains ``epochs`` epochs.
+    corpus_file : str or os.PathLike, optional
+        A corpus in ``LineSentence`` format (one sentence per line, tokens separated by
+        whitespace), instead of ``sentences``; local plain files are read by the workers
+        themselves (see above).
+    vector_size : int, default 100
+        Dimensionality of the word vectors; >= 1.
+    alpha : float, default 0.025
+        Initial learning rate; > 0.
+    window : int, default 5
+        Maximum distance between the current and the predicted word within a sentence; >= 1.
+    min_count : int, default 5
+        Ignore every word with a total count below this; >= 0.
+    max_vocab_size : int, optional
+        Limit the number of distinct words held while counting: past it the rarest are
+        pruned, as in gensim. None (default): no limit.
+    sample : float, default 1e-3
+        Threshold above which frequent words are randomly down-sampled (word2vec's formula);
+        >= 0, 0 turns down-sampling off. Useful range (0, 1e-3].
+    seed : int, default 1
+        Seed of the initial vectors and of every job's random stream; with ``workers=1``
+        training is bit-for-bit reproducible, whatever ``PYTHONHASHSEED`` is (gensim needs
+        ``workers=1`` and a fixed ``PYTHONHASHSEED``).
+    workers : int, default 3
+        Worker threads training in parallel (without the GIL); >= 1.
+    min_alpha : float, default 0.0001
+        The learning rate falls linearly to this over all epochs; in [0, ``alpha``].
+    sg : {0, 1}, default 0
+        1: skip-gram; 0: CBOW.
+    hs : {0, 1}, default 1
+        1: hierarchical softmax; 0: negative sampling alone (then ``negative`` must be > 0).
+        gensim's default is 0.
+    negative : int, default 0
+        > 0: negative sampling with that many noise words per step (5-20 are usual); 0: none.
+        >= 0, and ``hs`` or ``negative`` must be on. gensim's default is 5.
+    ns_exponent : float, default 0.75
+        Exponent of the count in the negative-sampling distribution: 1.0 samples in
+        proportion to the counts, 0.0 uniformly, a negative value favours rare words.
+    cbow_mean : {0, 1}, default 1
+        CBOW only: 1 averages the context vectors, 0 sums them.
+    hashfxn : callable, default hash
+        Accepted for gensim's signature; unused (the initial vectors come from ``seed``).
+    epochs : int, default 5
+        Passes over the corpus; >= 0.
+    null_word : {0, 1}, default 0
+        1 adds gensim's padding word ``"\\0"`` to the vocabulary.
+    trim_rule : callable, optional
+        ``trim_rule(word, count, min_count)`` returning ``RULE_DISCARD``, ``RULE_KEEP`` or
+        ``RULE_DEFAULT`` (from :mod:`hsw2v.vocab`), applied while the vocabulary is built and
+        not stored with the model, as in gensim.
+    sorted_vocab : {0, 1}, default 1
+        1 sorts the vocabulary by descending count before assigning indices; words of equal
+        count keep the order in which they were first seen.
+    batch_words : int, default 10000
+        Target size in words of the jobs passed to the worker threads; >= 1. A longer
+        sentence makes a job of its own and is trained whole (gensim cuts sentences at 10,000
+        tokens).
+    compute_loss : bool, default False
+        Tally the training loss, read with :meth:`get_latest_training_loss`: here the exact
+        negative log-likelihood of every trained pair, summed in float64.
+    callbacks : sequence of CallbackAny2Vec, default ()
+        Callbacks run at the start and end of training and of each epoch (gensim's and
+        :mod:`hsw2v.callbacks`' both work).
+    comment : str, optional
+        A free comment kept with the model, as in gensim.
+    max_final_vocab : int, optional
+        Keep at most this many words, raising the effective ``min_count`` as gensim does.
+        None (default): no limit.
+    shrink_windows : bool, default True
+        True: each centre word's window is drawn uniformly from 1..``window`` (word2vec's
+        reduced windows); False: always ``window``.
+    cache_words : int, default 100000000
+        Beyond gensim; see above. >= 0.
+    kernel : {"auto", "window", "fused", "loop", "blas"}, default "auto"
+        Beyond gensim: the path walk; see above.
+    tree : {"huffman", "balanced", "semantic"} or callable, default "huffman"
+        Beyond gensim: the hierarchical-softmax tree; see above.
 
+    Raises
+    ------
+    ValueError
+        A parameter outside its range (the message names it and the allowed range), or an
+        unknown ``kernel`` or ``tree``.
+    TypeError
+        Both ``sentences`` and ``corpus_file``, or a one-shot iterator (a generator) as
+        ``sentences`` when training needs several passes.
+
+    See Also
+    --------
+    hsw2v.KeyedVectors : the trained vectors, ``model.wv``, and their queries.
+
+    Examples
+    --------
     >>> from hsw2v import Word2Vec
     >>> sentences = [["cat", "say", "meow"], ["dog", "say", "woof"]] * 50
     >>> model = Word2Vec(sentences, vector_size=16, min_count=1, workers=1, epochs=2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import importlib.util
+import inspect
 import re
 import shutil
 import subprocess
@@ -84,4 +85,13 @@ def test_docs_site_builds_strictly(tmp_path):
         assert (site / page / "index.html").is_file(), page
     api = (site / "api" / "index.html").read_text(encoding="utf-8")
     assert "build_vocab" in api and "most_similar" in api and "plot_training" in api
+    # the queries KeyedVectors inherits are documented with it
+    for name in ("most_similar", "similarity", "doesnt_match", "evaluate_word_analogies",
+                 "evaluate_word_pairs", "n_similarity", "get_mean_vector"):  # fmt: skip
+        assert f'id="hsw2v.KeyedVectors.{name}"' in api, name
+    # Word2Vec's numpydoc sections render as sections, every constructor parameter listed
+    word2vec = api.split('id="hsw2v.Word2Vec"', 1)[1].split('id="hsw2v.Word2Vec.', 1)[0]
+    assert "Parameters:" in word2vec and "Raises:" in word2vec and "Examples:" in word2vec
+    for name in inspect.signature(hsw2v.Word2Vec).parameters:
+        assert f"<code>{name}</code>" in word2vec, name
     shutil.rmtree(site)
