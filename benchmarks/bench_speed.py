@@ -37,6 +37,7 @@ import os
 import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -79,7 +80,7 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--corpus", required=True, help="training text (built if missing)")
+    ap.add_argument("--corpus", help="training text (built if missing); required unless --replot")
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--modes", default="sg,cbow")
     ap.add_argument("--workers", default="1,2")
@@ -135,7 +136,18 @@ def parse_args(argv=None):
         action="store_true",
         help="keep the temporary directory with the trained vectors",
     )
+    ap.add_argument(
+        "--replot",
+        metavar="JSON",
+        help="only draw the chart again from a results JSON this script wrote (into --out-dir)",
+    )
+    ap.add_argument(
+        "--commit",
+        help="with --replot: the commit the results were measured on, for a JSON without one",
+    )
     args = ap.parse_args(argv)
+    if not args.corpus and not args.replot:
+        ap.error("--corpus is required (or --replot JSON)")
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     for s in args.systems:
         if s not in SYSTEMS:
@@ -399,6 +411,44 @@ def _f(x, fmt="{:,.0f}", none="–"):
 
 def _k(x):
     return _f(x / 1e3 if x else None, "{:,.0f}k")
+
+
+def source_commit() -> str | None:
+    """The checkout's commit (short hash; "+changes" when hsw2v/ differs from it), or None
+    outside a git checkout."""
+    root = BENCH_DIR.parent
+
+    def git(*cmd):
+        return subprocess.run(
+            ["git", *cmd], cwd=root, capture_output=True, text=True, timeout=30
+        ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        changed = git("status", "--porcelain", "--", "hsw2v")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (commit + ("+changes" if changed else "")) or None
+
+
+def chart_title(data) -> str:
+    """The chart's title: what was trained, and when and from which commit."""
+    corpus, settings = data["corpus"], data["settings"]
+    return (
+        f"HS word2vec, {corpus['name']} ({corpus['words'] / 1e6:.2f}M words), "
+        f"{settings['epochs']} epoch(s), d={settings['vector_size']}\n"
+        f"measured {data['date']}, commit {data.get('commit') or 'unknown'}"
+    )
+
+
+def replot(json_path: str, png: Path, commit: str | None) -> None:
+    """Draw the chart of a results JSON again (e.g. with a new title), without training."""
+    data = json.loads(Path(json_path).read_text(encoding="utf-8"))
+    if commit:
+        data["commit"] = commit
+    settings = data["settings"]
+    args = argparse.Namespace(modes=settings["modes"], workers=settings["workers"])
+    make_chart(data["summary"], args, settings["systems"], str(png), chart_title(data))
 
 
 def make_chart(summary, args, systems, path: str, title: str) -> None:
@@ -669,6 +719,10 @@ def main(argv=None) -> int:
     png = out_dir / f"speed{suffix}.png"
     json_path = out_dir / f"results_speed{suffix}.json"
     md_path = out_dir / "RESULTS.md"
+    if args.replot:
+        replot(args.replot, png, args.commit)
+        print(f"wrote {png}", flush=True)
+        return 0
 
     source = ensure_corpus(args.corpus)
     tmp = tempfile.mkdtemp(prefix="bench_speed-")
@@ -715,6 +769,7 @@ def main(argv=None) -> int:
         data = {
             "command": display_command(raw_argv),
             "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": source_commit(),
             "machine": info,
             "corpus": {
                 "name": os.path.basename(str(source)),
@@ -751,12 +806,8 @@ def main(argv=None) -> int:
             "runs": [{k: v for k, v in r.items() if k != "vectors_path"} for r in runs],
         }
         json_path.write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")
-        title = (
-            f"HS word2vec, {data['corpus']['name']} ({words / 1e6:.2f}M words), "
-            f"{args.epochs} epoch(s), d={args.vector_size}"
-        )
         try:
-            make_chart(summary, args, systems, str(png), title)
+            make_chart(summary, args, systems, str(png), chart_title(data))
         except Exception as e:  # matplotlib missing: the rest still stands
             print(f"chart not drawn: {e}", flush=True)
         body = render_markdown(data, args, systems, unavailable, png.name)

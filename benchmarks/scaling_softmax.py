@@ -32,6 +32,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
+import subprocess  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 
@@ -131,7 +132,25 @@ def measure(V, dim, batch_target, batch_full, repeats, rng):
     return row
 
 
-def plot(rows, path, dim):
+def source_commit() -> str | None:
+    """The checkout's commit (short hash; "+changes" when hsw2v/ differs from it), or None
+    outside a git checkout."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def git(*cmd):
+        return subprocess.run(
+            ["git", *cmd], cwd=root, capture_output=True, text=True, timeout=30
+        ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        changed = git("status", "--porcelain", "--", "hsw2v")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (commit + ("+changes" if changed else "")) or None
+
+
+def plot(rows, path, dim, stamp=""):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -159,7 +178,7 @@ def plot(rows, path, dim):
     axes[2].plot(V, [r["output_mb"] for r in rows], ":", color="grey", label="the output itself")
     axes[0].legend(fontsize=8)
     axes[2].legend(fontsize=8)
-    fig.suptitle(f"Hierarchical vs full softmax, dim={dim}, one thread", fontsize=11)
+    fig.suptitle(f"Hierarchical vs full softmax, dim={dim}, one thread{stamp}", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
@@ -196,7 +215,20 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out-json")
     ap.add_argument("--plot")
+    ap.add_argument(
+        "--replot",
+        metavar="JSON",
+        help="only draw --plot again from a JSON this script wrote (nothing is measured)",
+    )
+    ap.add_argument("--date", help="with --replot: the measurement's date, for a JSON without one")
+    ap.add_argument("--commit", help="with --replot: the commit measured, for a JSON without one")
     args = ap.parse_args(argv)
+    if args.replot:
+        with open(args.replot, encoding="utf-8") as fh:
+            info = json.load(fh)
+        date, commit = args.date or info.get("date"), args.commit or info.get("commit")
+        plot(info["rows"], args.plot, info["dim"], f"; measured {date}, commit {commit}")
+        return
     rng = np.random.default_rng(args.seed)
     sizes = np.unique(np.round(np.geomspace(args.min_v, args.max_v, args.points)).astype(int))
     rows = []
@@ -208,6 +240,8 @@ def main(argv=None):
         print(json.dumps(rows[-1]), flush=True)
     info = {
         "command": "python3 benchmarks/scaling_softmax.py " + " ".join(argv or []),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "commit": source_commit(),
         "dim": args.dim,
         "batch_target": args.batch_target,
         "batch_full": args.batch_full,
@@ -223,7 +257,7 @@ def main(argv=None):
         with open(args.out_json, "w", encoding="utf-8") as fh:
             json.dump(info, fh, indent=1)
     if args.plot:
-        plot(rows, args.plot, args.dim)
+        plot(rows, args.plot, args.dim, f"; measured {info['date']}, commit {info['commit']}")
 
 
 if __name__ == "__main__":

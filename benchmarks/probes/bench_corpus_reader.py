@@ -1,6 +1,6 @@
 """CPU cost of reading a corpus file: hsw2v's nogil reader against LineSentence in Python.
 
-    python3 benchmarks/bench_corpus_reader.py CORPUS.txt [--repeats 3]
+    python3 benchmarks/probes/bench_corpus_reader.py CORPUS.txt [--repeats 3]
 
 For one thread over the whole file it times, in CPU seconds of this process (so that other
 programs on a shared machine do not count), the median of ``--repeats`` runs of:
@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
 from hsw2v._corpus_file import Vocab, count_range, encode_range  # noqa: E402

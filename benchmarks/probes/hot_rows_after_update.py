@@ -8,7 +8,7 @@ top of a fresh Huffman tree) and the ``N`` most visited nodes
 (``HuffmanTree.most_visited_nodes``, what training uses). A fresh tree over the whole corpus is
 the reference. Deterministic: no training, no timing.
 
-    python benchmarks/hot_rows_after_update.py --corpus CORPUS [--fraction 0.1]
+    python benchmarks/probes/hot_rows_after_update.py --corpus CORPUS [--fraction 0.1]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # common.py
 
 from common import ensure_corpus  # noqa: E402
 

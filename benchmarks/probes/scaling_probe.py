@@ -6,7 +6,7 @@ Builds the vocabulary once, then trains copies of the same model with ``workers=
 the process's threads, so the CPU seconds per million words of the two-worker runs against the
 one-worker runs show what the threads cost each other.
 
-    python benchmarks/scaling_probe.py --corpus CORPUS [--sg 1] [--repeats 3]
+    python benchmarks/probes/scaling_probe.py --corpus CORPUS [--sg 1] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # common.py
 
 from common import ensure_corpus  # noqa: E402
 from hot_nodes import LastEpochTimer  # noqa: E402

@@ -6,7 +6,7 @@ variant in turn (A B C A B C ...), restoring the weights before every run, and r
 effective words/s and ratios. Single thread, no Python in the timed loop; timed by the thread's CPU time, which other
 processes on a shared machine disturb far less than wall time.
 
-    python benchmarks/kernel_variants.py --corpus CORPUS [--words 600000] [--repeats 7]
+    python benchmarks/probes/kernel_variants.py --corpus CORPUS [--words 600000] [--repeats 7]
 
 A variant is a kernel name (``fused``, ``loop``, ``blas``, ``window``), optionally with
 ``-noprefetch`` and, for ``window``, ``:B`` for blocks of at most B contexts (``window:8``).

@@ -6,7 +6,7 @@ prints the median words/s and CPU seconds per million words of the last epoch pe
 (the epoch alone: no Trainer setup). Quality of a setting: ``benchmarks/quality.py --hot N
 --hot-sync S``.
 
-    python benchmarks/hot_nodes.py --corpus CORPUS [--workers 2] [--configs 0:100,63:100:8]
+    python benchmarks/probes/hot_nodes.py --corpus CORPUS [--workers 2] [--configs 0:100,63:100:8]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # common.py
 
 from common import ensure_corpus  # noqa: E402
 

@@ -14,7 +14,7 @@ them); the runs in between say how much of the two-thread cost comes from the in
 ``--repeats`` times; per run it prints words/s, the ratio to one thread, and the threads' own
 CPU seconds per million words (``time.thread_time``, so the main thread is not counted).
 
-    python benchmarks/sharing_probe.py --corpus CORPUS [--sg 1] [--repeats 3] [--hot 63:100]
+    python benchmarks/probes/sharing_probe.py --corpus CORPUS [--sg 1] [--repeats 3] [--hot 63:100]
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # common.py
 
 from common import ensure_corpus  # noqa: E402
 

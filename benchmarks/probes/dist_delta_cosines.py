@@ -9,7 +9,7 @@ deltas, over all those rows and over the 20 rows trained most (the most frequent
 things and adding the deltas is right; near 1: they pushed the row the same way and adding
 them overshoots.
 
-    python3 benchmarks/dist_delta_cosines.py --corpus CORPUS --shards 4 --rounds 11
+    python3 benchmarks/probes/dist_delta_cosines.py --corpus CORPUS --shards 4 --rounds 11
 """
 
 from __future__ import annotations
