@@ -5,16 +5,32 @@ import os
 import struct
 import warnings
 
-import gensim.models
 import numpy as np
 import pytest
-from gensim.test.utils import datapath
+from conftest import gensim_models
 
 from hsw2v.keyedvectors import KeyedVectors
 
 DIM = 16
-QUESTIONS = datapath("questions-words.txt")
-WORDSIM = datapath("wordsim353.tsv")
+
+
+def datapath(name):
+    """gensim's bundled test file ``name``; skips the test where gensim is not installed."""
+    return pytest.importorskip("gensim.test.utils").datapath(name)
+
+
+def gensim_datapath_or_none(name):
+    """The same at import time: None where gensim is not installed (the tests that use the
+    files then skip, through :func:`datapath` or :func:`make_pair`)."""
+    try:
+        from gensim.test.utils import datapath as gensim_datapath
+    except ImportError:
+        return None
+    return gensim_datapath(name)
+
+
+QUESTIONS = gensim_datapath_or_none("questions-words.txt")
+WORDSIM = gensim_datapath_or_none("wordsim353.tsv")
 
 
 def build_vectors(seed=3):
@@ -58,13 +74,17 @@ def build_vectors(seed=3):
     return keys, np.array([vecs[k] for k in keys], dtype=np.float32)
 
 
-KEYS, VECTORS = build_vectors()
+if QUESTIONS:
+    KEYS, VECTORS = build_vectors()
+else:  # placeholders for the parameter lists only: every test that uses them needs gensim
+    KEYS, VECTORS = [f"w{i}" for i in range(500)], np.ones((500, DIM), np.float32)
 COUNTS = np.random.default_rng(5).integers(1, 50, len(KEYS))
 
 
 def make_pair(keys=KEYS, vectors=VECTORS, counts=None):
     """The same vectors in an hsw2v and a gensim KeyedVectors."""
-    ours, theirs = KeyedVectors(vectors.shape[1]), gensim.models.KeyedVectors(vectors.shape[1])
+    gensim_kv = gensim_models.KeyedVectors  # skips the test without gensim
+    ours, theirs = KeyedVectors(vectors.shape[1]), gensim_kv(vectors.shape[1])
     ours.add_vectors(keys, vectors)
     theirs.add_vectors(keys, vectors)
     if counts is not None:
@@ -165,7 +185,7 @@ def test_distances_and_cosine_similarities_match_gensim(pair):
     )
     np.testing.assert_allclose(
         KeyedVectors.cosine_similarities(VECTORS[0], VECTORS[:50]),
-        gensim.models.KeyedVectors.cosine_similarities(VECTORS[0], VECTORS[:50]),
+        gensim_models.KeyedVectors.cosine_similarities(VECTORS[0], VECTORS[:50]),
     )
 
 
@@ -291,7 +311,7 @@ def test_evaluate_word_pairs_with_nothing_known(tmp_path):
     kv = KeyedVectors(2)
     kv.add_vectors(["x"], [[1.0, 0.0]])
     with pytest.raises(ValueError, match="No valid similarity judgements"):
-        kv.evaluate_word_pairs(WORDSIM)
+        kv.evaluate_word_pairs(datapath("wordsim353.tsv"))
 
 
 # ---------------------------------------------------------------- errors
@@ -487,13 +507,13 @@ def test_each_loads_the_others_files(tmp_path, binary, suffix):
     ours.save_word2vec_format(ours_path, fvocab=tmp_path / "ours.vocab", binary=binary)
     theirs.save_word2vec_format(str(gensim_path), fvocab=str(tmp_path / "g.vocab"), binary=binary)
 
-    loaded_by_gensim = gensim.models.KeyedVectors.load_word2vec_format(
+    loaded_by_gensim = gensim_models.KeyedVectors.load_word2vec_format(
         str(ours_path), fvocab=str(tmp_path / "ours.vocab"), binary=binary
     )
     loaded_by_us = KeyedVectors.load_word2vec_format(
         gensim_path, fvocab=tmp_path / "g.vocab", binary=binary
     )
-    reference = gensim.models.KeyedVectors.load_word2vec_format(
+    reference = gensim_models.KeyedVectors.load_word2vec_format(
         str(gensim_path), fvocab=str(tmp_path / "g.vocab"), binary=binary
     )
     for kv in (loaded_by_gensim, loaded_by_us):
@@ -516,13 +536,15 @@ def test_each_loads_the_others_files(tmp_path, binary, suffix):
         ("lee_fasttext.vec", dict()),
         (
             "w2v_keyedvectors_load_test.modeldata",
-            dict(fvocab=datapath("w2v_keyedvectors_load_test.vocab"), unicode_errors="ignore"),
+            dict(fvocab="w2v_keyedvectors_load_test.vocab", unicode_errors="ignore"),
         ),
     ],
 )
 def test_loads_gensims_bundled_vector_files_like_gensim(name, kwargs):
+    if "fvocab" in kwargs:
+        kwargs = {**kwargs, "fvocab": datapath(kwargs["fvocab"])}
     got = KeyedVectors.load_word2vec_format(datapath(name), **kwargs)
-    want = gensim.models.KeyedVectors.load_word2vec_format(datapath(name), **kwargs)
+    want = gensim_models.KeyedVectors.load_word2vec_format(datapath(name), **kwargs)
     assert got.index_to_key == want.index_to_key and len(got) > 1
     assert got.key_to_index == want.key_to_index
     np.testing.assert_array_equal(got.vectors, want.vectors)
@@ -542,7 +564,7 @@ def test_load_options_match_gensim(tmp_path):
     ]
     for path, kwargs in cases:
         got = KeyedVectors.load_word2vec_format(path, **kwargs)
-        want = gensim.models.KeyedVectors.load_word2vec_format(str(path), **kwargs)
+        want = gensim_models.KeyedVectors.load_word2vec_format(str(path), **kwargs)
         assert got.index_to_key == want.index_to_key, kwargs
         assert got.vectors.dtype == want.vectors.dtype
         np.testing.assert_array_equal(got.vectors, want.vectors)
@@ -567,7 +589,7 @@ def test_binary_records_with_newlines_as_the_c_tool_writes_them(tmp_path):
     path = tmp_path / "c.bin"
     body = binary_record("ab", [1, 2, 3]) + b"\n" + binary_record("cd", [4, 5, 6]) + b"\n"
     path.write_bytes(b"2 3\n" + body)
-    for loader in (KeyedVectors, gensim.models.KeyedVectors):
+    for loader in (KeyedVectors, gensim_models.KeyedVectors):
         kv = loader.load_word2vec_format(str(path), binary=True)
         assert kv.index_to_key == ["ab", "cd"]
         assert kv.vectors.tolist() == [[1, 2, 3], [4, 5, 6]]
@@ -642,6 +664,7 @@ def test_failed_save_word2vec_format_keeps_the_previous_file(tmp_path):
 
 # ---------------------------------------------------------------- native save / load
 def test_save_load_round_trip(tmp_path):
+    pytest.importorskip("gensim")  # KEYS and VECTORS come from gensim's test files
     kv = KeyedVectors(DIM)
     kv.add_vectors(KEYS[:40], VECTORS[:40], extras={"count": COUNTS[:40]})
     kv.set_vecattr(KEYS[0], "sample_int", np.uint32(7))
