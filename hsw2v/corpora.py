@@ -11,12 +11,12 @@ All corpora are re-iterable: each call to ``iter()`` starts again from the
 beginning of the data, which is what a word2vec model needs to build its
 vocabulary and then train over several epochs.
 
-Example:
-
-    >>> from hsw2v.corpora import LineSentence
-    >>> import io
-    >>> list(LineSentence(io.StringIO("the cat sat\\non the mat\\n")))
-    [['the', 'cat', 'sat'], ['on', 'the', 'mat']]
+Examples
+--------
+>>> from hsw2v.corpora import LineSentence
+>>> import io
+>>> list(LineSentence(io.StringIO("the cat sat\\non the mat\\n")))
+[['the', 'cat', 'sat'], ['on', 'the', 'mat']]
 """
 
 from __future__ import annotations
@@ -46,13 +46,13 @@ class CorpusNotFoundError(FileNotFoundError, ValueError):
     code written for gensim's ``PathLineSentences`` (which raises ``ValueError``
     for a missing path) keeps working.
 
-    Example:
-
-        >>> try:
-        ...     PathLineSentences("no/such/dir")
-        ... except FileNotFoundError as err:
-        ...     print(err.filename)
-        no/such/dir
+    Examples
+    --------
+    >>> try:
+    ...     PathLineSentences("no/such/dir")
+    ... except FileNotFoundError as err:
+    ...     print(err.filename)
+    no/such/dir
     """
 
 
@@ -85,6 +85,8 @@ COMPRESSED_SUFFIXES = (".bz2", ".gz", ".lz4", ".xz", ".zst")
 def is_plain_local_file(source: Any) -> bool:
     """Whether ``source`` names a local file that needs no decompression.
 
+    Examples
+    --------
     >>> is_plain_local_file("corpus.txt"), is_plain_local_file("corpus.txt.gz")
     (True, False)
     >>> is_plain_local_file("s3://bucket/corpus.txt")
@@ -102,6 +104,8 @@ def open_source(source, mode: str = "r", **kwargs) -> IO:
     """Open a path or URL (arguments as :func:`open`): a plain local file with :func:`open`,
     anything else (compressed, remote) with :func:`smart_open.open`, imported on first use.
 
+    Examples
+    --------
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "c.txt")
     >>> with open(path, "w") as f:
@@ -148,26 +152,32 @@ class LineSentence:
     removed). Lines longer than ``max_sentence_length`` tokens are split into
     consecutive chunks, so no token is ever dropped. Blank lines are skipped.
 
-    Args:
-        source: Path or URL of the file (``.gz``/``.bz2`` are decompressed on
-            the fly), or an already open file object in text or binary mode. A
-            file object must support ``seek(0)``: it is rewound at the start of
-            every iteration, so two iterations over the same file object must
-            not be interleaved.
-        max_sentence_length: Longest sentence yielded, in tokens.
-        limit: Read only the first ``limit`` lines (``None`` reads them all).
+    Parameters
+    ----------
+    source
+        Path or URL of the file (``.gz``/``.bz2`` are decompressed on
+        the fly), or an already open file object in text or binary mode. A
+        file object must support ``seek(0)``: it is rewound at the start of
+        every iteration, so two iterations over the same file object must
+        not be interleaved.
+    max_sentence_length
+        Longest sentence yielded, in tokens.
+    limit
+        Read only the first ``limit`` lines (``None`` reads them all).
 
-    Raises:
-        FileNotFoundError: When iterating, if ``source`` is a path that does not exist.
+    Raises
+    ------
+    FileNotFoundError
+        When iterating, if ``source`` is a path that does not exist.
 
-    Example:
-
-        >>> import io
-        >>> corpus = LineSentence(io.BytesIO(b"a b c d e\\n\\nf g\\n"), max_sentence_length=2)
-        >>> list(corpus)
-        [['a', 'b'], ['c', 'd'], ['e'], ['f', 'g']]
-        >>> list(LineSentence(io.BytesIO(b"a b\\nc\\n"), limit=1))
-        [['a', 'b']]
+    Examples
+    --------
+    >>> import io
+    >>> corpus = LineSentence(io.BytesIO(b"a b c d e\\n\\nf g\\n"), max_sentence_length=2)
+    >>> list(corpus)
+    [['a', 'b'], ['c', 'd'], ['e'], ['f', 'g']]
+    >>> list(LineSentence(io.BytesIO(b"a b\\nc\\n"), limit=1))
+    [['a', 'b']]
     """
 
     def __init__(
@@ -209,24 +219,31 @@ class PathLineSentences:
     the only file read. The list of files is fixed when the object is created
     and is available as ``input_files``.
 
-    Args:
-        source: A directory, a file, or a URL of a single file.
-        max_sentence_length: Longest sentence yielded, in tokens.
-        limit: Read only the first ``limit`` lines *of each file*.
+    Parameters
+    ----------
+    source
+        A directory, a file, or a URL of a single file.
+    max_sentence_length
+        Longest sentence yielded, in tokens.
+    limit
+        Read only the first ``limit`` lines *of each file*.
 
-    Raises:
-        FileNotFoundError: If ``source`` does not exist (the error is also a
-            ``ValueError``, see :class:`CorpusNotFoundError`).
-        ValueError: If ``source`` is a directory containing no files.
+    Raises
+    ------
+    FileNotFoundError
+        If ``source`` does not exist (the error is also a
+        ``ValueError``, see :class:`CorpusNotFoundError`).
+    ValueError
+        If ``source`` is a directory containing no files.
 
-    Example:
-
-        >>> import pathlib, tempfile
-        >>> folder = pathlib.Path(tempfile.mkdtemp())
-        >>> _ = (folder / "b.txt").write_text("third line\\n")
-        >>> _ = (folder / "a.txt").write_text("first line\\nsecond line\\n")
-        >>> list(PathLineSentences(folder))
-        [['first', 'line'], ['second', 'line'], ['third', 'line']]
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "b.txt").write_text("third line\\n")
+    >>> _ = (folder / "a.txt").write_text("first line\\nsecond line\\n")
+    >>> list(PathLineSentences(folder))
+    [['first', 'line'], ['second', 'line'], ['third', 'line']]
     """
 
     def __init__(
@@ -286,22 +303,27 @@ class Text8Corpus:
     read in blocks, never loaded whole; a token that straddles the end of a
     block, or is longer than a block, is kept intact.
 
-    Args:
-        fname: Path or URL of the file.
-        max_sentence_length: Length of each sentence, in tokens.
+    Parameters
+    ----------
+    fname
+        Path or URL of the file.
+    max_sentence_length
+        Length of each sentence, in tokens.
 
-    Raises:
-        FileNotFoundError: When iterating, if ``fname`` is a path that does not exist.
+    Raises
+    ------
+    FileNotFoundError
+        When iterating, if ``fname`` is a path that does not exist.
 
-    Example:
-
-        >>> import os, tempfile
-        >>> fd, name = tempfile.mkstemp()
-        >>> with os.fdopen(fd, "w") as f:
-        ...     _ = f.write("anarchism originated as a term of abuse")
-        >>> list(Text8Corpus(name, max_sentence_length=3))
-        [['anarchism', 'originated', 'as'], ['a', 'term', 'of'], ['abuse']]
-        >>> os.remove(name)
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> fd, name = tempfile.mkstemp()
+    >>> with os.fdopen(fd, "w") as f:
+    ...     _ = f.write("anarchism originated as a term of abuse")
+    >>> list(Text8Corpus(name, max_sentence_length=3))
+    [['anarchism', 'originated', 'as'], ['a', 'term', 'of'], ['abuse']]
+    >>> os.remove(name)
     """
 
     #: Bytes read from the file at a time.

@@ -4,11 +4,11 @@ The demo corpus is the King James Bible (public domain): 31,102 verses, one
 verse per line, lowercase tokens without punctuation, gzip-compressed
 (about 790,000 words).
 
-Example:
-
-    >>> from hsw2v.datasets import demo_corpus
-    >>> next(iter(demo_corpus()))[:4]
-    ['in', 'the', 'beginning', 'god']
+Examples
+--------
+>>> from hsw2v.datasets import demo_corpus
+>>> next(iter(demo_corpus()))[:4]
+['in', 'the', 'beginning', 'god']
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ def demo_corpus_path() -> str:
     installed in a form that has no real files (e.g. a zip archive), the corpus
     is copied to a temporary file that is removed when the interpreter exits.
 
-    Example:
-
-        >>> path = demo_corpus_path()
-        >>> path.endswith("kjv.txt.gz")
-        True
+    Examples
+    --------
+    >>> path = demo_corpus_path()
+    >>> path.endswith("kjv.txt.gz")
+    True
     """
     resource = resources.files("hsw2v") / _DEMO_RESOURCE[0] / _DEMO_RESOURCE[1]
     if isinstance(resource, os.PathLike):
@@ -54,14 +54,17 @@ def demo_corpus_path() -> str:
 def demo_corpus(max_sentence_length: int = 10000, limit: int | None = None) -> LineSentence:
     """Return the demo corpus as a re-iterable :class:`~hsw2v.corpora.LineSentence`.
 
-    Args:
-        max_sentence_length: Passed on to :class:`~hsw2v.corpora.LineSentence`.
-        limit: Read only the first ``limit`` verses (``None`` reads all 31,102).
+    Parameters
+    ----------
+    max_sentence_length
+        Passed on to :class:`~hsw2v.corpora.LineSentence`.
+    limit
+        Read only the first ``limit`` verses (``None`` reads all 31,102).
 
-    Example:
-
-        >>> verses = list(demo_corpus(limit=3))
-        >>> len(verses), verses[2]
-        (3, ['and', 'god', 'said', 'let', 'there', 'be', 'light', 'and', 'there', 'was', 'light'])
+    Examples
+    --------
+    >>> verses = list(demo_corpus(limit=3))
+    >>> len(verses), verses[2]
+    (3, ['and', 'god', 'said', 'let', 'there', 'be', 'light', 'and', 'there', 'was', 'light'])
     """
     return LineSentence(demo_corpus_path(), max_sentence_length=max_sentence_length, limit=limit)

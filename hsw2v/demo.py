@@ -61,24 +61,31 @@ def run(
     vocabulary and to train, the training speed in words per second, the
     nearest neighbours of a few words and a couple of analogies.
 
-    Args:
-        workers: Number of training threads; ``None`` uses every CPU.
-        epochs: Number of passes over the corpus.
-        out: Text stream the report is written to; ``None`` means ``sys.stdout``.
-        _model_class: Class to train instead of :class:`hsw2v.word2vec.Word2Vec`;
-            anything with gensim's ``Word2Vec`` API works (e.g.
-            ``gensim.models.Word2Vec``).
+    Parameters
+    ----------
+    workers
+        Number of training threads; ``None`` uses every CPU.
+    epochs
+        Number of passes over the corpus.
+    out
+        Text stream the report is written to; ``None`` means ``sys.stdout``.
+    _model_class
+        Class to train instead of :class:`hsw2v.word2vec.Word2Vec`;
+        anything with gensim's ``Word2Vec`` API works (e.g.
+        ``gensim.models.Word2Vec``).
 
-    Returns:
+    Returns
+    -------
+    Word2Vec
         The trained model.
 
-    Example:
-
-        >>> import io
-        >>> report = io.StringIO()
-        >>> model = run(epochs=1, out=report)  # doctest: +SKIP
-        >>> "nearest neighbours" in report.getvalue()  # doctest: +SKIP
-        True
+    Examples
+    --------
+    >>> import io
+    >>> report = io.StringIO()
+    >>> model = run(epochs=1, out=report)  # doctest: +SKIP
+    >>> "nearest neighbours" in report.getvalue()  # doctest: +SKIP
+    True
     """
     from hsw2v.datasets import demo_corpus
 

@@ -29,6 +29,8 @@ import numpy as np
 class HuffmanTree:
     """Flat arrays of a binary tree over ``V`` leaves (see the module docstring).
 
+    Examples
+    --------
     >>> tree = build_huffman_tree([5, 3, 1, 1])
     >>> tree.codes.shape, tree.points.shape, tree.lengths.tolist(), tree.max_length
     ((4, 3), (4, 3), [1, 2, 3, 3], 3)
@@ -42,6 +44,8 @@ class HuffmanTree:
     def max_length(self) -> int:
         """The longest path's length: the width of ``codes`` and ``points``.
 
+        Examples
+        --------
         >>> build_huffman_tree([5, 3, 1, 1]).max_length
         3
         """
@@ -51,6 +55,8 @@ class HuffmanTree:
     def root(self) -> int:
         """The root inner node: the first step of every path.
 
+        Examples
+        --------
         >>> build_huffman_tree([5, 3, 1, 1]).root
         2
         """
@@ -59,6 +65,8 @@ class HuffmanTree:
     def code(self, index: int) -> np.ndarray:
         """The code bits of leaf ``index``, root first.
 
+        Examples
+        --------
         >>> tree = build_huffman_tree([5, 3, 1, 1])
         >>> tree.code(0).tolist(), tree.code(3).tolist()
         ([1], [0, 0, 0])
@@ -68,6 +76,8 @@ class HuffmanTree:
     def point(self, index: int) -> np.ndarray:
         """The inner-node ids on the path of leaf ``index``, root first.
 
+        Examples
+        --------
         >>> tree = build_huffman_tree([5, 3, 1, 1])
         >>> tree.point(0).tolist(), tree.point(3).tolist()
         ([2], [2, 1, 0])
@@ -78,6 +88,8 @@ class HuffmanTree:
         """How often each inner node is on a path in a corpus with these word ``counts``: the
         total count of the words below it, as float64 (one entry per inner node).
 
+        Examples
+        --------
         >>> build_huffman_tree([5, 3, 1, 1]).node_visits([5, 3, 1, 1]).tolist()
         [2.0, 5.0, 10.0]
         """
@@ -99,6 +111,8 @@ class HuffmanTree:
         In a Huffman tree these are the ``n`` highest ids (the last created), but not after a
         vocabulary update grafts a new subtree on (:mod:`hsw2v.vocab_update`).
 
+        Examples
+        --------
         >>> tree = build_huffman_tree([5, 3, 1, 1])
         >>> tree.most_visited_nodes([5, 3, 1, 1], 2).tolist()
         [2, 1]
@@ -114,6 +128,8 @@ def build_huffman_tree(counts) -> HuffmanTree:
     the counts are sorted in descending order, which :func:`hsw2v.vocab.build_vocabulary`
     produces by default).
 
+    Examples
+    --------
     >>> tree = build_huffman_tree([5, 3, 1, 1])
     >>> tree.code(0).tolist(), tree.point(0).tolist()
     ([1], [2])

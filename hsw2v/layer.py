@@ -46,6 +46,8 @@ class HierarchicalSoftmax:
     word2vec and fastText; ``input_weights`` is the ``m x dim`` input matrix once :meth:`fit`
     has run (None before).
 
+    Examples
+    --------
     >>> import numpy as np
     >>> layer = HierarchicalSoftmax.from_counts([50, 20, 20, 10], dim=3)
     >>> layer.n_classes, layer.dim, layer.weights.shape
@@ -80,6 +82,8 @@ class HierarchicalSoftmax:
         :func:`hsw2v.huffman.build_huffman_tree`): expected path length is at most the
         entropy of the class frequencies plus one.
 
+        Examples
+        --------
         >>> HierarchicalSoftmax.from_counts([5, 3, 1, 1], dim=2).tree.lengths.tolist()
         [1, 2, 3, 3]
         """
@@ -94,6 +98,8 @@ class HierarchicalSoftmax:
     def balanced(cls, n_classes: int, dim: int, seed: int = 1) -> HierarchicalSoftmax:
         """A balanced tree: every path has ``floor`` or ``ceil`` of ``log2(n_classes)`` nodes.
 
+        Examples
+        --------
         >>> HierarchicalSoftmax.balanced(6, dim=2).tree.lengths.tolist()
         [2, 3, 3, 2, 3, 3]
         """
@@ -109,6 +115,8 @@ class HierarchicalSoftmax:
         ids in ``[0, V-2]`` (row of ``weights``); the paths must form a full binary tree
         (prefix-free codes, two children per inner node), else ValueError says what is wrong.
 
+        Examples
+        --------
         >>> layer = HierarchicalSoftmax.from_paths([[0], [1, 0], [1, 1]], [[0], [0, 1], [0, 1]],
         ...                                        dim=2)
         >>> layer.root, layer.tree.lengths.tolist()
@@ -146,6 +154,8 @@ class HierarchicalSoftmax:
         """``log P(y_i | h_i)`` for each row ``h_i`` of ``H`` (B x dim): float64, B entries.
         Costs one dot product per node on each path.
 
+        Examples
+        --------
         >>> layer = HierarchicalSoftmax.balanced(4, dim=2)
         >>> layer.log_prob(np.zeros((2, 2)), [0, 3]).round(4).tolist()  # log(1/4)
         [-1.3863, -1.3863]
@@ -161,6 +171,8 @@ class HierarchicalSoftmax:
         chunk of rows (at most 16 MB of scores at a time), their log-sigmoids from vectorised
         NumPy, then one top-down pass per row adds them along the paths.
 
+        Examples
+        --------
         >>> layer = HierarchicalSoftmax.from_counts([5, 3, 1, 1], dim=2)
         >>> float(np.exp(layer.log_proba(np.ones((1, 2)))).sum().round(6))
         1.0
@@ -189,6 +201,8 @@ class HierarchicalSoftmax:
     def predict_proba(self, H) -> np.ndarray:
         """``P(c | h_i)`` of every class: float64 B x n_classes, rows summing to 1.
 
+        Examples
+        --------
         >>> HierarchicalSoftmax.balanced(3, dim=2).predict_proba(np.zeros((1, 2))).round(6).tolist()
         [[0.5, 0.25, 0.25]]
         """
@@ -199,6 +213,8 @@ class HierarchicalSoftmax:
         tree (a path's probability only falls going down, so search stops once ``k`` leaves
         are out): ``(indices int32 B x k, probabilities float64 B x k)``, most probable first.
 
+        Examples
+        --------
         >>> layer = HierarchicalSoftmax.balanced(4, dim=1)
         >>> layer.weights[:] = [[1.0], [-1.0], [2.0]]  # root is node 2
         >>> idx, p = layer.topk(np.ones((1, 1)), k=2)
@@ -219,6 +235,8 @@ class HierarchicalSoftmax:
         """``dL/dH`` (float32 B x dim) of ``L = -sum_i log P(y_i | h_i)``, leaving the
         weights alone.
 
+        Examples
+        --------
         >>> layer = HierarchicalSoftmax.balanced(2, dim=2)
         >>> layer.weights[:] = [[1.0, 0.0]]
         >>> layer.backward(np.zeros((1, 2)), [0]).tolist()  # (sigmoid(0) - 1) * w
@@ -234,6 +252,8 @@ class HierarchicalSoftmax:
         gradient taken at the weights on entry), returning ``dL/dH`` at those weights, so the
         layer can sit on any feature extractor that back-propagates it.
 
+        Examples
+        --------
         >>> layer = HierarchicalSoftmax.balanced(2, dim=2)
         >>> grad = layer.update(np.array([[1.0, 0.0]]), [1], lr=1.0)
         >>> layer.weights.tolist(), grad.tolist()  # g = sigmoid(0) - 0 = 0.5
@@ -271,6 +291,8 @@ class HierarchicalSoftmax:
         calling thread and is reproducible. ``history`` gets the mean
         loss of each epoch.
 
+        Examples
+        --------
         >>> X = np.eye(4, dtype=np.float32)
         >>> layer = HierarchicalSoftmax.balanced(4, dim=4).fit(X, [0, 1, 2, 3], epochs=200,
         ...                                                   lr=0.5)
@@ -370,6 +392,8 @@ class HierarchicalSoftmax:
         """Write the layer (tree, weights, and the fitted input matrix if any) in hsw2v's
         pickle-free bundle format (:mod:`hsw2v.persist`), atomically.
 
+        Examples
+        --------
         >>> import os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "layer.hsw2v")
         >>> HierarchicalSoftmax.balanced(5, dim=3).save(path)
@@ -458,6 +482,8 @@ def _log_sigmoid(f: np.ndarray, out: np.ndarray) -> np.ndarray:
     """``out = log sigmoid(f) = min(f, 0) - log1p(exp(-|f|))``, stable, written into
     ``out`` with NumPy's vectorised exp and log1p (one boolean mask as temporary).
 
+    Examples
+    --------
     >>> _log_sigmoid(np.array([-100.0, 0.0, 100.0]), np.empty(3)).round(4).tolist()
     [-100.0, -0.6931, -0.0]
     """

@@ -9,6 +9,8 @@ gensim's table: ``cum_table[i]`` is the cumulative share of ``count**ns_exponent
 ``i``, scaled to ``domain = 2**31 - 1`` and rounded; a uniform integer below ``cum_table[-1]``
 is bisected into it (``hsw2v._inner``, design note D').
 
+Examples
+--------
 >>> import numpy as np
 >>> make_cum_table(np.array([8, 4, 2, 1]), ns_exponent=1.0, domain=15).tolist()
 [8, 12, 14, 15]
@@ -34,6 +36,8 @@ def make_cum_table(counts, ns_exponent=0.75, domain=2**31 - 1) -> np.ndarray:
 
     Raises ValueError for an empty vocabulary, or counts that give no positive total.
 
+    Examples
+    --------
     >>> make_cum_table([3, 1], ns_exponent=0.0, domain=100).tolist()
     [50, 100]
     """
@@ -57,6 +61,8 @@ def predict_output_word(model, context_words_list, topn=10):
     over the whole vocabulary; returns the ``topn`` most probable ``[(word, probability)]``
     (``topn=None``: all), or None with a warning if no context word is known.
 
+    Examples
+    --------
     >>> from hsw2v import Word2Vec
     >>> model = Word2Vec([["a", "b", "c"]] * 20, vector_size=8, min_count=1, workers=1,
     ...                  epochs=1, hs=0, negative=2)

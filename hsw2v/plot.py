@@ -9,16 +9,16 @@
 Both return a matplotlib ``Figure`` and, given ``path``, also save it there (the format comes
 from the file name's extension).
 
-Example:
-
-    >>> import os, tempfile
-    >>> from hsw2v import Word2Vec
-    >>> model = Word2Vec([["a", "b", "b", "c", "c", "c", "d"]] * 20, min_count=1, workers=1,
-    ...                  vector_size=8, epochs=1)
-    >>> path = os.path.join(tempfile.mkdtemp(), "tree.png")
-    >>> fig = tree(model, words=["a", "d"], path=path)
-    >>> os.path.getsize(path) > 0
-    True
+Examples
+--------
+>>> import os, tempfile
+>>> from hsw2v import Word2Vec
+>>> model = Word2Vec([["a", "b", "b", "c", "c", "c", "d"]] * 20, min_count=1, workers=1,
+...                  vector_size=8, epochs=1)
+>>> path = os.path.join(tempfile.mkdtemp(), "tree.png")
+>>> fig = tree(model, words=["a", "d"], path=path)
+>>> os.path.getsize(path) > 0
+True
 """
 
 from __future__ import annotations
@@ -49,18 +49,22 @@ def _finish(fig: Any, path: Any) -> Any:
 def plot_training(history: Any, path: Any = None, title: str | None = None) -> Any:
     """Draw per-epoch loss, learning rate and words/s side by side; return the figure.
 
-    Args:
-        history: A :class:`hsw2v.callbacks.TrainingHistory` (or anything with an ``epochs``
-            list of :class:`hsw2v.callbacks.EpochRecord`).
-        path: Also save the figure to this file.
-        title: Figure title.
+    Parameters
+    ----------
+    history
+        A :class:`hsw2v.callbacks.TrainingHistory` (or anything with an ``epochs``
+        list of :class:`hsw2v.callbacks.EpochRecord`).
+    path
+        Also save the figure to this file.
+    title
+        Figure title.
 
-    Example:
-
-        >>> from hsw2v.callbacks import EpochRecord, TrainingHistory
-        >>> history = TrainingHistory([EpochRecord(1, 3.0, 0.02, 1.0, 10, 12, 10.0)])
-        >>> [ax.get_title() for ax in plot_training(history).axes]
-        ['training loss', 'learning rate (end of epoch)', 'throughput']
+    Examples
+    --------
+    >>> from hsw2v.callbacks import EpochRecord, TrainingHistory
+    >>> history = TrainingHistory([EpochRecord(1, 3.0, 0.02, 1.0, 10, 12, 10.0)])
+    >>> [ax.get_title() for ax in plot_training(history).axes]
+    ['training loss', 'learning rate (end of epoch)', 'throughput']
     """
     plt = _pyplot()
     records = list(history.epochs)
@@ -91,13 +95,13 @@ def plot_training(history: Any, path: Any = None, title: str | None = None) -> A
 def huffman_paths(model: Any, words: Sequence[str]) -> dict[str, list[tuple[int, int]]]:
     """The Huffman path of each word: ``[(inner node, code bit), ...]`` from the root down.
 
-    Example:
-
-        >>> from hsw2v import Word2Vec
-        >>> model = Word2Vec(vector_size=4, min_count=1)
-        >>> model.build_vocab([["a", "a", "a", "b", "b", "c"]])
-        >>> huffman_paths(model, ["a", "c"])
-        {'a': [(1, 1)], 'c': [(1, 0), (0, 0)]}
+    Examples
+    --------
+    >>> from hsw2v import Word2Vec
+    >>> model = Word2Vec(vector_size=4, min_count=1)
+    >>> model.build_vocab([["a", "a", "a", "b", "b", "c"]])
+    >>> huffman_paths(model, ["a", "c"])
+    {'a': [(1, 1)], 'c': [(1, 0), (0, 0)]}
     """
     wv = model.wv
     paths = {}
@@ -117,20 +121,25 @@ def tree(model: Any, words: Sequence[str], path: Any = None, title: str | None =
     (``sigmoid(h . syn1[n])`` is the probability of bit 0). Nodes on the paths of more than
     one of the words are filled.
 
-    Args:
-        model: A trained or vocabulary-built :class:`hsw2v.Word2Vec`.
-        words: Words to draw (each must be in the vocabulary).
-        path: Also save the figure to this file.
-        title: Figure title (default: a description of the tree).
+    Parameters
+    ----------
+    model
+        A trained or vocabulary-built :class:`hsw2v.Word2Vec`.
+    words
+        Words to draw (each must be in the vocabulary).
+    path
+        Also save the figure to this file.
+    title
+        Figure title (default: a description of the tree).
 
-    Example:
-
-        >>> from hsw2v import Word2Vec
-        >>> model = Word2Vec(vector_size=4, min_count=1)
-        >>> model.build_vocab([["a", "a", "a", "b", "b", "c"]])
-        >>> fig = tree(model, ["a", "b", "c"])
-        >>> sorted(t.get_text() for t in fig.axes[0].texts if t.get_text().startswith("n"))
-        ['n0', 'n1']
+    Examples
+    --------
+    >>> from hsw2v import Word2Vec
+    >>> model = Word2Vec(vector_size=4, min_count=1)
+    >>> model.build_vocab([["a", "a", "a", "b", "b", "c"]])
+    >>> fig = tree(model, ["a", "b", "c"])
+    >>> sorted(t.get_text() for t in fig.axes[0].texts if t.get_text().startswith("n"))
+    ['n0', 'n1']
     """
     plt = _pyplot()
     if not words:

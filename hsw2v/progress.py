@@ -6,18 +6,18 @@ done, the training speed in words per second, the current learning rate and the 
 any callable; it is then called a few times a second, in the thread that called
 ``train()``, with a :class:`hsw2v._train.Progress`.
 
-Example:
-
-    >>> from hsw2v import Word2Vec
-    >>> seen = []
-    >>> model = Word2Vec(vector_size=8, min_count=1, workers=1)
-    >>> model.build_vocab([["a", "b", "c"]] * 100)
-    >>> _ = model.train([["a", "b", "c"]] * 100, total_examples=100, epochs=2,
-    ...                 progress=seen.append)
-    >>> [round(p.fraction, 2) for p in seen if p.fraction == 1.0]
-    [1.0, 1.0]
-    >>> seen[-1].epoch, seen[-1].epochs, seen[-1].raw_words
-    (1, 2, 300)
+Examples
+--------
+>>> from hsw2v import Word2Vec
+>>> seen = []
+>>> model = Word2Vec(vector_size=8, min_count=1, workers=1)
+>>> model.build_vocab([["a", "b", "c"]] * 100)
+>>> _ = model.train([["a", "b", "c"]] * 100, total_examples=100, epochs=2,
+...                 progress=seen.append)
+>>> [round(p.fraction, 2) for p in seen if p.fraction == 1.0]
+[1.0, 1.0]
+>>> seen[-1].epoch, seen[-1].epochs, seen[-1].raw_words
+(1, 2, 300)
 """
 
 from __future__ import annotations
@@ -35,23 +35,28 @@ class ProgressBar:
     The bar's postfix shows the effective words per second of the current epoch and the
     learning rate reached; tqdm's own estimate gives the time left.
 
-    Args:
-        file: Stream the bar is drawn on (default ``sys.stderr``).
-        **tqdm_options: Passed on to ``tqdm.tqdm`` (e.g. ``leave=False``, ``disable=True``).
+    Parameters
+    ----------
+    file
+        Stream the bar is drawn on (default ``sys.stderr``).
+    **tqdm_options
+        Passed on to ``tqdm.tqdm`` (e.g. ``leave=False``, ``disable=True``).
 
-    Raises:
-        ImportError: If tqdm is not installed.
+    Raises
+    ------
+    ImportError
+        If tqdm is not installed.
 
-    Example:
-
-        >>> import io
-        >>> from hsw2v._train import Progress
-        >>> bar = ProgressBar(file=io.StringIO())
-        >>> bar(Progress(epoch=0, epochs=2, fraction=0.5, trained_words=900, raw_words=1000,
-        ...              seconds=0.5, alpha=0.02))
-        >>> bar.percent
-        25.0
-        >>> bar.close()
+    Examples
+    --------
+    >>> import io
+    >>> from hsw2v._train import Progress
+    >>> bar = ProgressBar(file=io.StringIO())
+    >>> bar(Progress(epoch=0, epochs=2, fraction=0.5, trained_words=900, raw_words=1000,
+    ...              seconds=0.5, alpha=0.02))
+    >>> bar.percent
+    25.0
+    >>> bar.close()
     """
 
     def __init__(self, file: TextIO | None = None, **tqdm_options: Any) -> None:
@@ -84,14 +89,14 @@ class ProgressBar:
     def close(self) -> None:
         """Finish the bar (``train()`` calls this when it returns or fails).
 
-        Example:
-
-            >>> import io
-            >>> out = io.StringIO()
-            >>> bar = ProgressBar(file=out)
-            >>> bar.close()
-            >>> "0.0/100%" in out.getvalue(), out.getvalue().endswith("\\n")
-            (True, True)
+        Examples
+        --------
+        >>> import io
+        >>> out = io.StringIO()
+        >>> bar = ProgressBar(file=out)
+        >>> bar.close()
+        >>> "0.0/100%" in out.getvalue(), out.getvalue().endswith("\\n")
+        (True, True)
         """
         self._bar.close()
 
@@ -100,10 +105,10 @@ def resolve(progress: Any) -> Callable[[Any], None] | None:
     """Turn ``train()``'s ``progress`` argument into a hook: ``False``/``None`` -> ``None``,
     ``True`` -> a new :class:`ProgressBar`, a callable -> itself.
 
-    Example:
-
-        >>> resolve(False) is None, resolve(print) is print
-        (True, True)
+    Examples
+    --------
+    >>> resolve(False) is None, resolve(print) is print
+    (True, True)
     """
     if progress is None or progress is False:
         return None

@@ -32,6 +32,8 @@ def split_tree(n_leaves: int, split: Callable[[np.ndarray], tuple]) -> HuffmanTr
     arrays that partition it: the first goes under bit 0, the second under bit 1. Inner nodes
     are numbered breadth-first from the root ``V - 2`` downward.
 
+    Examples
+    --------
     >>> t = split_tree(3, lambda ids: (ids[:1], ids[1:]))
     >>> t.lengths.tolist(), t.code(2).tolist(), t.point(2).tolist()
     ([1, 2, 2], [1, 1], [1, 0])
@@ -111,6 +113,8 @@ def balanced_tree(n_leaves: int) -> HuffmanTree:
     """A balanced tree over leaves ``0..n_leaves-1`` in order (left half under bit 0): every
     path has ``floor`` or ``ceil`` of ``log2(n_leaves)`` nodes.
 
+    Examples
+    --------
     >>> t = balanced_tree(5)
     >>> t.lengths.tolist(), t.code(0).tolist(), t.code(4).tolist()
     ([2, 2, 2, 3, 3], [0, 0], [1, 1, 1])
@@ -153,6 +157,8 @@ def semantic_tree(vectors, iterations: int = 6, seed: int = 1, small: int = 16) 
     direction above it) instead of by a new 2-means: the bottom levels of the tree then cost
     no per-node linear algebra.
 
+    Examples
+    --------
     >>> v = np.array([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9]], dtype=np.float32)
     >>> t = semantic_tree(v)
     >>> first_bits = [int(t.code(w)[0]) for w in range(4)]
@@ -211,6 +217,8 @@ def check_tree(codes, points, lengths, n_leaves: int | None = None):
     (``children[n, b]``: inner node as its id, leaf ``w`` as ``-1 - w``), the root's id and
     the inner nodes in top-down (breadth-first) order. Raises ValueError saying what is wrong.
 
+    Examples
+    --------
     >>> children, root, order = check_tree([[0, 0], [0, 1], [1, 0]], [[1, 0], [1, 0], [1, 0]],
     ...                                    [2, 2, 1])
     >>> children.tolist(), root, order.tolist()
@@ -274,6 +282,8 @@ def check_tree(codes, points, lengths, n_leaves: int | None = None):
 def top_down_order(children: np.ndarray, root: int) -> np.ndarray:
     """The inner nodes in breadth-first order from ``root`` (parents before children).
 
+    Examples
+    --------
     >>> top_down_order(np.array([[-1, -2], [0, -3]], dtype=np.int32), 1).tolist()
     [1, 0]
     """
@@ -293,6 +303,8 @@ def canonical(codes, points, lengths) -> HuffmanTree:
     """A valid tree (see :func:`check_tree`) renumbered as Huffman's: root ``V - 2``, every
     child's id below its parent's (breadth-first from the root downward).
 
+    Examples
+    --------
     >>> t = canonical([[0, 0], [1, 0], [1, 1]], [[0, 0], [0, 1], [0, 1]], [1, 2, 2])
     >>> t.point(1).tolist(), t.point(2).tolist()
     ([1, 0], [1, 0])
@@ -318,6 +330,8 @@ def word2vec_tree(kind, counts) -> HuffmanTree:
     (Huffman), or a callable ``kind(counts)`` returning a :class:`HuffmanTree` or a
     ``(codes, points, lengths)`` triple, checked and renumbered by :func:`canonical`.
 
+    Examples
+    --------
     >>> word2vec_tree("balanced", [5, 3, 1, 1]).lengths.tolist()
     [2, 2, 2, 2]
     >>> word2vec_tree(lambda c: ([[0], [1]], [[0], [0]], [1, 1]), [3, 1]).lengths.tolist()

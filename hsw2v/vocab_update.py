@@ -61,6 +61,8 @@ def graft_site(tree: HuffmanTree, counts) -> int:
     """Where :func:`grow_huffman_tree` joins the new words: ``ROOT`` (-1) or the index of the
     old leaf to split, whichever adds the least weighted path length (module docstring, 2).
 
+    Examples
+    --------
     >>> old = build_huffman_tree([50, 30, 20])
     >>> graft_site(old, [50, 30, 20, 2])  # a rare new word goes below a rare old word
     2
@@ -86,6 +88,8 @@ def grow_huffman_tree(tree: HuffmanTree, counts) -> tuple[HuffmanTree, int | Non
     ``0..V0-2`` are the old tree's, and the graft site (``ROOT``, an old leaf's index, or
     None when nothing was grafted: no new words, or a one-word old tree).
 
+    Examples
+    --------
     >>> old = build_huffman_tree([5, 3, 1, 1])
     >>> grown, site = grow_huffman_tree(old, [5, 3, 1, 1, 2])
     >>> site, old.point(0).tolist(), old.code(0).tolist()  # the split leaf, before
@@ -161,6 +165,8 @@ def update_vocabulary(model, trim_rule=None, min_count=None, sample=None, dry_ru
     (``model.raw_vocab``) into the model's vocabulary and graft the new words onto its tree
     (module docstring). Returns gensim's report dict; ``dry_run`` changes nothing.
 
+    Examples
+    --------
     >>> from hsw2v import Word2Vec
     >>> model = Word2Vec([["a", "b", "a"]] * 10, vector_size=4, min_count=1, workers=1, epochs=1)
     >>> model.build_vocab([["a", "c", "c"]] * 10, update=True)
@@ -244,6 +250,8 @@ def grow_weights(model) -> None:
     ``syn1neg``; new words get gensim's seeded random vectors, new inner nodes and new
     negative-sampling rows zero rows.
 
+    Examples
+    --------
     >>> from hsw2v import Word2Vec
     >>> model = Word2Vec([["a", "b", "a"]] * 10, vector_size=4, min_count=1, workers=1, epochs=1)
     >>> before = model.wv.vectors.copy()

@@ -156,7 +156,7 @@ class Word2Vec:
         pruned, as in gensim. None (default): no limit.
     sample : float, default 1e-3
         Threshold above which frequent words are randomly down-sampled (word2vec's formula);
-        >= 0, 0 turns down-sampling off. Useful range (0, 1e-3].
+        must be >= 0, and 0 turns down-sampling off. Useful range (0, 1e-3].
     seed : int, default 1
         Seed of the initial vectors and of every job's random stream; with ``workers=1``
         training is bit-for-bit reproducible, whatever ``PYTHONHASHSEED`` is (gensim needs
@@ -171,8 +171,8 @@ class Word2Vec:
         1: hierarchical softmax; 0: negative sampling alone (then ``negative`` must be > 0).
         gensim's default is 0.
     negative : int, default 0
-        > 0: negative sampling with that many noise words per step (5-20 are usual); 0: none.
-        >= 0, and ``hs`` or ``negative`` must be on. gensim's default is 5.
+        Negative sampling with that many noise words per step (5-20 are usual) when above 0;
+        0: none. Must be >= 0, with ``hs`` or ``negative`` on. gensim's default is 5.
     ns_exponent : float, default 0.75
         Exponent of the count in the negative-sampling distribution: 1.0 samples in
         proportion to the counts, 0.0 uniformly, a negative value favours rare words.
@@ -379,6 +379,8 @@ class Word2Vec:
     ):
         """Scan the corpus once, build the vocabulary, the Huffman tree and fresh weights.
 
+        Examples
+        --------
         >>> model = Word2Vec(vector_size=8, min_count=1)
         >>> model.build_vocab([["a", "b", "a"]])
         >>> model.wv.index_to_key
@@ -397,6 +399,8 @@ class Word2Vec:
     ):
         """Build the vocabulary from a ``{word: count}`` mapping instead of a corpus.
 
+        Examples
+        --------
         >>> model = Word2Vec(vector_size=8, min_count=1, workers=1)
         >>> model.build_vocab_from_freq({"a": 3, "b": 5, "c": 1})
         >>> model.wv.index_to_key, model.corpus_total_words, model.wv.vectors.shape
@@ -419,6 +423,8 @@ class Word2Vec:
     ):
         """Count the corpus's words (one streaming pass); returns the total number of words.
 
+        Examples
+        --------
         >>> model = Word2Vec(vector_size=8, min_count=1, workers=1)
         >>> model.scan_vocab([["a", "b", "a"]] * 20)
         60
@@ -465,6 +471,8 @@ class Word2Vec:
         """Apply min_count, max_final_vocab, trim_rule, ordering and subsampling; returns a
         report (a dict), and with ``dry_run=True`` only the report, changing nothing.
 
+        Examples
+        --------
         >>> model = Word2Vec(vector_size=8, min_count=3, workers=1)
         >>> _ = model.scan_vocab([["a", "b", "a", "c", "a"]] * 2)
         >>> report = model.prepare_vocab()
@@ -578,6 +586,8 @@ class Word2Vec:
         """Build ``cum_table``, the table negative sampling draws its words from (gensim's
         method; see :func:`hsw2v.negative.make_cum_table`).
 
+        Examples
+        --------
         >>> model = Word2Vec(vector_size=8, min_count=1, hs=0, negative=5, ns_exponent=1.0)
         >>> model.build_vocab([["a", "b", "a", "a"]])
         >>> model.cum_table.tolist()
@@ -590,6 +600,8 @@ class Word2Vec:
         inner-node vectors ``syn1`` (with ``hs=1``; else empty) and the negative-sampling
         output vectors ``syn1neg`` (with ``negative > 0``; else empty) at zero.
 
+        Examples
+        --------
         >>> model = Word2Vec(vector_size=8, min_count=1, workers=1)
         >>> model.build_vocab([["a", "b", "a"]] * 20)
         >>> before = model.wv.vectors.copy()
@@ -643,6 +655,8 @@ class Word2Vec:
         learning rate reached and ``latest_epoch_report`` the epoch's
         :class:`hsw2v._train.EpochReport` (see :class:`hsw2v.callbacks.TrainingHistory`).
 
+        Examples
+        --------
         >>> sentences = [["a", "b", "a"]] * 20
         >>> model = Word2Vec(vector_size=8, min_count=1, workers=1, sample=0)
         >>> model.build_vocab(sentences)
@@ -853,6 +867,8 @@ class Word2Vec:
         ``train()`` call with ``compute_loss=True``, accumulated in float64 per job (0.0
         without it).
 
+        Examples
+        --------
         >>> sentences = [["a", "b", "a"]] * 20
         >>> model = Word2Vec(sentences, vector_size=8, min_count=1, workers=1, epochs=1,
         ...                  sample=0, compute_loss=True)
@@ -868,6 +884,8 @@ class Word2Vec:
         gensim, the two models then share those structures: neither should grow its
         vocabulary afterwards.
 
+        Examples
+        --------
         >>> sentences = [["a", "b", "a"]] * 20
         >>> first = Word2Vec(sentences, vector_size=8, min_count=1, workers=1, epochs=1)
         >>> second = Word2Vec(vector_size=4, min_count=1, workers=1)
@@ -894,6 +912,8 @@ class Word2Vec:
         padded to the longest path ``L``), plus a NumPy view per word for each of
         ``get_vecattr(w, "code" | "point")`` and Python's dict and list entries for the keys.
 
+        Examples
+        --------
         >>> model = Word2Vec(vector_size=100, workers=1)
         >>> model.estimate_memory(vocab_size=1000)
         {'vocab': 700000, 'vectors': 400000, 'syn1': 400000, 'total': 1500000}
@@ -919,6 +939,8 @@ class Word2Vec:
         """Deprecated, as in gensim 4: norms are computed when needed. Warns, then
         ``wv.init_sims(replace)`` (``replace=True`` unit-normalises the vectors in place).
 
+        Examples
+        --------
         >>> import warnings
         >>> model = Word2Vec([["a", "b"]] * 10, vector_size=4, min_count=1, workers=1, epochs=1)
         >>> with warnings.catch_warnings(record=True) as caught:
@@ -945,6 +967,8 @@ class Word2Vec:
         """Log-probability of each sentence (float32 array), exact; see
         :func:`hsw2v.scoring.score_sentences`.
 
+        Examples
+        --------
         >>> model = Word2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,
         ...                  epochs=1)
         >>> scores = model.score([["a", "b"], ["b", "a", "a"]])
@@ -968,6 +992,8 @@ class Word2Vec:
         for ``hs=0, negative > 0``, gensim's softmax over ``syn1neg``
         (:func:`hsw2v.negative.predict_output_word`).
 
+        Examples
+        --------
         >>> model = Word2Vec([["a", "b", "c"]] * 20, vector_size=8, min_count=1, workers=1,
         ...                  epochs=1)
         >>> pairs = model.predict_output_word(["a", "c"], topn=None)
@@ -987,6 +1013,8 @@ class Word2Vec:
     def to_gensim(self):
         """An equal ``gensim.models.Word2Vec``; see :func:`hsw2v.gensim_compat.to_gensim`.
 
+        Examples
+        --------
         >>> model = Word2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,
         ...                  epochs=1)
         >>> g = model.to_gensim()
@@ -1001,6 +1029,8 @@ class Word2Vec:
     def from_gensim(cls, gensim_model):
         """An hsw2v model equal to a gensim hs model; see :func:`hsw2v.gensim_compat.from_gensim`.
 
+        Examples
+        --------
         >>> from gensim.models import Word2Vec as GensimWord2Vec
         >>> g = GensimWord2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,
         ...                    epochs=1, hs=1, negative=0)
@@ -1017,6 +1047,8 @@ class Word2Vec:
         """Save the whole model (continues training after :meth:`load`) in the native,
         pickle-free format; the write is atomic.
 
+        Examples
+        --------
         >>> import tempfile, os
         >>> model = Word2Vec([["a", "b"]] * 10, vector_size=4, min_count=1, epochs=1)
         >>> path = os.path.join(tempfile.mkdtemp(), "m.hsw2v")
@@ -1046,6 +1078,8 @@ class Word2Vec:
     def load(cls, fname, mmap=None):
         """Load a model written by :meth:`save`; ``mmap='r'`` maps its arrays read-only.
 
+        Examples
+        --------
         >>> import os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "m.hsw2v")
         >>> Word2Vec([["a", "b"]] * 10, vector_size=4, min_count=1, workers=1, epochs=1).save(path)

@@ -94,4 +94,9 @@ def test_docs_site_builds_strictly(tmp_path):
     assert "Parameters:" in word2vec and "Raises:" in word2vec and "Examples:" in word2vec
     for name in inspect.signature(hsw2v.Word2Vec).parameters:
         assert f"<code>{name}</code>" in word2vec, name
+    # docstring examples render as code, never as Markdown quotes (a bare ">>>" block or a
+    # line starting with ">" outside an Examples section); the Dask example of
+    # hsw2v.distributed.train is the one left
+    quoted = api.split('id="hsw2v.distributed.train"', 1)
+    assert "<blockquote>" not in quoted[0] + quoted[1].split('id="hsw2v.HierarchicalSoftmax"')[1]
     shutil.rmtree(site)
