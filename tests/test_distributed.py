@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import cluster_recovery, planted_corpus
+from conftest import NOISE, WEAKENED, cluster_recovery, planted_corpus
 
 from hsw2v import LineSentence, PathLineSentences, Word2Vec, _dist_tasks, distributed
 from hsw2v._dist_tasks import adasum_pair, merge_rows
@@ -416,6 +416,19 @@ def test_quality_matches_one_machine_on_planted_clusters(client, tmp_path, merge
     assert neighbour_overlap(untrained.wv, single.wv, cluster_words) < 0.35
     # the rows exchanged per round are the touched ones, far fewer than the model's
     assert model.distributed_report.bytes_out_per_round > 0
+
+
+def test_weakened_distributed_training_fails_the_quality_bar(client, tmp_path):
+    """On the noiseless planted corpus one epoch or a tenth of the learning rate still recover
+    every cluster; on the noisy one the default merge passes the bar above only when trained
+    in full (1.000), and the two weakened controls beside it must fail (0.75 and 0.18 here)."""
+    sentences, clusters = planted_corpus(n_sentences=3000, seed=4, noise=NOISE)
+    path = write_corpus(tmp_path / "planted_noisy.txt", sentences)
+    model = distributed.train(client, path, sync_every=2000, **PARAMS)
+    assert cluster_recovery(model.wv, clusters) >= 0.9
+    for weakened in WEAKENED.values():
+        control = distributed.train(client, path, sync_every=2000, **{**PARAMS, **weakened})
+        assert cluster_recovery(control.wv, clusters) < 0.9
 
 
 def test_default_merge_keeps_quality_with_four_shards(client, tmp_path):
