@@ -186,6 +186,7 @@ class EpochReport:
     sentences: int = 0
     loss: float = 0.0
     seconds: float = 0.0
+    from_memory: bool = False  # trained from ids kept in memory; the corpus was not read
 
 
 class _Stop(Exception):
@@ -328,6 +329,28 @@ def _progress_of(report: EpochReport, schedule: Schedule, epoch: int, seconds: f
         seconds=seconds,
         alpha=schedule.alpha(epoch, done),
     )
+
+
+def warn_count_mismatch(
+    epoch: int, report: EpochReport, total_examples: int | None, total_words: int | None
+) -> None:
+    """Log gensim's warnings when an epoch read another number of sentences or words than
+    ``train()`` was told (the corpus changed since ``build_vocab()``, or wrong totals): the
+    learning rate then does not decay as planned."""
+    if total_examples and total_examples != report.sentences:
+        logger.warning(
+            "EPOCH %i: supplied example count (%i) did not equal expected count (%i)",
+            epoch + 1,
+            report.sentences,
+            total_examples,
+        )
+    if total_words and total_words != report.raw_words:
+        logger.warning(
+            "EPOCH %i: supplied raw word count (%i) did not equal expected count (%i)",
+            epoch + 1,
+            report.raw_words,
+            total_words,
+        )
 
 
 def _log_progress(report: EpochReport, schedule: Schedule, epoch: int, seconds: float) -> None:
