@@ -7,9 +7,11 @@ One producer thread turns the corpus into jobs (whole sentences mapped to word i
 exception or Ctrl-C it stops the producer and workers (each finishes at most its current
 job) before re-raising, so the model stays consistent and usable.
 
-Epochs after the first reuse the id-encoded jobs when the corpus holds at most
-``cache_words`` in-vocabulary tokens (4 bytes each): the corpus is then read and mapped to ids
-once per ``train()`` call instead of once per epoch.
+Every epoch reads the corpus, as gensim's do, the producer mapping each batch of sentences to
+ids in Cython (:func:`hsw2v._inner.encode_sentences`) while the workers train earlier jobs.
+Only a corpus proven unchanged (:func:`hsw2v.corpora.corpus_identity`) that holds at most
+``cache_words`` in-vocabulary tokens (4 bytes each) is read once per ``train()`` call, later
+epochs reusing its id-encoded jobs (:class:`hsw2v.word2vec.Word2Vec` decides which).
 
 The schedule (one source of truth): progress ``p`` in [0, 1] over all epochs counts raw words
 when ``total_words`` is known, else sentences; ``alpha(p) = start - (start - end) * p``. Each
