@@ -4,6 +4,7 @@ fixed (FixedCorpus); gensim's warning when the totals disagree with what an epoc
 
 import logging
 import os
+import time
 
 import numpy as np
 import pytest
@@ -198,6 +199,7 @@ def test_a_modified_file_is_read_again(tmp_path, opens, kind, change):
         path.write_text(text + ("w1 " * 8).strip() + ("\n" if kind != "Text8Corpus" else ""))
         settle(path, age_seconds=60)  # a new size and mtime, but not a recent one
     else:
+        time.sleep(0.05)  # past the file system's timestamp tick since settle() set the ctime
         path.write_text(text.replace("w1", "w9"))
         os.utime(path, ns=(stamp, stamp))  # only the ctime tells
     epochs = _Epochs()
