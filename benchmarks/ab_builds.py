@@ -5,12 +5,13 @@ build_ext --inplace``); ``DIR@JSON`` also sets constants of ``hsw2v.word2vec`` i
 ``'.@{"HOT_SYNC": 1000}'``. For every repeat, mode and worker count, each build trains once in
 a fresh subprocess (``PYTHONPATH=DIR``, single-threaded BLAS) in the order given, so the
 builds share the machine's slow and fast moments (A B A B ...). A run builds the vocabulary
-from ``LineSentence`` (untimed) and trains ``--epochs`` epochs; it reports training words/s
+from ``LineSentence`` (or with ``--input corpus_file`` from the file itself; untimed) and
+trains ``--epochs`` epochs; it reports training words/s
 (corpus words x epochs / ``train()`` seconds) and CPU seconds of all threads per million
 words. The medians close the output, with each build's workers=2 / workers=1 ratio.
 
     python benchmarks/ab_builds.py --corpus CORPUS --build OLD_CHECKOUT --build . \\
-        [--modes sg,cbow] [--workers 1,2] [--repeats 5] [--epochs 3]
+        [--modes sg,cbow] [--workers 1,2] [--repeats 5] [--epochs 3] [--input corpus_file]
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import child_env, ensure_corpus  # noqa: E402
 
 
-def child(corpus: str, sg: int, workers: int, epochs: int, constants: dict) -> dict:
+def child(
+    corpus: str, sg: int, workers: int, epochs: int, constants: dict, source: str = "linesentence"
+) -> dict:
     """One run (in the subprocess): train and report words/s, CPU s/Mword, the module used."""
     import hsw2v.word2vec
     from hsw2v import LineSentence, Word2Vec
@@ -41,10 +44,11 @@ def child(corpus: str, sg: int, workers: int, epochs: int, constants: dict) -> d
         vector_size=100, window=5, min_count=5, sample=1e-3, sg=sg, workers=workers, seed=1,
         epochs=epochs,
     )  # fmt: skip
-    sentences = LineSentence(corpus)
-    model.build_vocab(sentences)
+    given = {"corpus_file": corpus} if source == "corpus_file" else {}
+    sentences = None if given else LineSentence(corpus)
+    model.build_vocab(sentences, **given)
     started, cpu_started = time.perf_counter(), time.process_time()
-    model.train(sentences, total_examples=model.corpus_count, epochs=epochs)
+    model.train(sentences, total_examples=model.corpus_count, epochs=epochs, **given)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     words = model.corpus_total_words * epochs
     return {
@@ -54,11 +58,13 @@ def child(corpus: str, sg: int, workers: int, epochs: int, constants: dict) -> d
     }
 
 
-def run_child(build: str, corpus: str, sg: int, workers: int, epochs: int) -> dict:
+def run_child(
+    build: str, corpus: str, sg: int, workers: int, epochs: int, source: str = "linesentence"
+) -> dict:
     directory, _, constants = build.partition("@")
     env = child_env()  # single-threaded BLAS, as every benchmark subprocess
     env["PYTHONPATH"] = str(Path(directory).resolve())
-    spec = json.dumps([corpus, sg, workers, epochs, json.loads(constants or "{}")])
+    spec = json.dumps([corpus, sg, workers, epochs, json.loads(constants or "{}"), source])
     done = subprocess.run(
         [sys.executable, __file__, "--child", spec], env=env, capture_output=True, text=True
     )
@@ -80,6 +86,12 @@ def main(argv=None):
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument(
+        "--input",
+        choices=("linesentence", "corpus_file"),
+        default="linesentence",
+        help="what the runs train from: LineSentence(CORPUS) or corpus_file=CORPUS",
+    )
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(child(*json.loads(args.child))))
@@ -94,7 +106,7 @@ def main(argv=None):
         for mode in modes:
             for w in workers:
                 for build in args.build:
-                    r = run_child(build, corpus, int(mode == "sg"), w, args.epochs)
+                    r = run_child(build, corpus, int(mode == "sg"), w, args.epochs, args.input)
                     runs.setdefault((mode, w, build), []).append(r)
                     print(
                         f"[{repeat + 1}/{args.repeats}] {mode} workers={w} {build}: "

@@ -238,6 +238,7 @@ class PythonSystem(System):
             seed=seed,
             alpha=alpha,
             vectors=stem + ".bin",
+            corpus_kind=extra.get("corpus_kind", "linesentence"),
         )
         cmd = [sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)]
         rc, wall, peak = _run_measured(cmd, stem + ".out", stem + ".err", timeout)
@@ -563,6 +564,27 @@ class _LineSentenceClone:
                     yield toks[i : i + self.n]
 
 
+class RestartableFile:
+    """A plain re-iterable corpus, the kind users write: ``__iter__`` reads the file again
+    (a generator) and splits each line; nothing marks it unchanged, so every library reads it
+    once for the vocabulary and once per epoch."""
+
+    def __init__(self, path, max_sentence_length=10000):
+        self.path, self.n = path, max_sentence_length
+
+    def __iter__(self):
+        with open(self.path, encoding="utf-8") as f:
+            for line in f:
+                toks = line.split()
+                for i in range(0, len(toks), self.n):
+                    yield toks[i : i + self.n]
+
+
+#: What the Python systems of iterable mode read (``corpus_kind``): each library's own
+#: LineSentence, a list of token lists held in memory, or a :class:`RestartableFile`.
+CORPUS_KINDS = ("linesentence", "list", "restartable")
+
+
 def _import_hsw2v():
     """Import hsw2v: the installed package, else the checkout this file belongs to (which then
     needs its extension built in place)."""
@@ -618,7 +640,16 @@ def _child(spec: dict) -> dict:
             )
             t2 = time.perf_counter()
         else:
-            sentences = LineSentence(corpus)
+            kind = spec.get("corpus_kind", "linesentence")
+            if kind == "list":
+                sentences = list(RestartableFile(corpus))
+            elif kind == "restartable":
+                sentences = RestartableFile(corpus)
+            elif kind == "linesentence":
+                sentences = LineSentence(corpus)
+            else:
+                raise ValueError(f"corpus_kind must be one of {CORPUS_KINDS}, got {kind!r}")
+            out["extra"]["corpus_kind"] = kind
             t0 = time.perf_counter()
             model.build_vocab(sentences)
             t1, cpu1 = time.perf_counter(), time.process_time()

@@ -6,7 +6,7 @@
 2
 """
 
-from hsw2v.corpora import LineSentence, PathLineSentences, Text8Corpus
+from hsw2v.corpora import FixedCorpus, LineSentence, PathLineSentences, Text8Corpus
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.layer import HierarchicalSoftmax
 from hsw2v.word2vec import Word2Vec
@@ -14,6 +14,7 @@ from hsw2v.word2vec import Word2Vec
 __version__ = "0.1.0"
 
 __all__ = [
+    "FixedCorpus",
     "HierarchicalSoftmax",
     "KeyedVectors",
     "LineSentence",

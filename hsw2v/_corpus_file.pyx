@@ -696,6 +696,10 @@ cdef class FileTrainer:
         finally:
             free(r.buf)
 
+    def replaying(self):
+        """Whether every range will train its next epoch from the ids it kept (no read)."""
+        return all(self.recordings[k].complete for k in range(self.n_recordings))
+
     def cached_ids(self):
         """Ids kept for later epochs, summed over ranges."""
         return sum(self.recordings[k].n_ids for k in range(self.n_recordings)

@@ -7,9 +7,11 @@ One producer thread turns the corpus into jobs (whole sentences mapped to word i
 exception or Ctrl-C it stops the producer and workers (each finishes at most its current
 job) before re-raising, so the model stays consistent and usable.
 
-Epochs after the first reuse the id-encoded jobs when the corpus holds at most
-``cache_words`` in-vocabulary tokens (4 bytes each): the corpus is then read and mapped to ids
-once per ``train()`` call instead of once per epoch.
+Every epoch reads the corpus, as gensim's do, the producer mapping each batch of sentences to
+ids in Cython (:func:`hsw2v._inner.encode_sentences`) while the workers train earlier jobs.
+Only a corpus proven unchanged (:func:`hsw2v.corpora.corpus_identity`) that holds at most
+``cache_words`` in-vocabulary tokens (4 bytes each) is read once per ``train()`` call, later
+epochs reusing its id-encoded jobs (:class:`hsw2v.word2vec.Word2Vec` decides which).
 
 The schedule (one source of truth): progress ``p`` in [0, 1] over all epochs counts raw words
 when ``total_words`` is known, else sentences; ``alpha(p) = start - (start - end) * p``. Each
@@ -186,6 +188,7 @@ class EpochReport:
     sentences: int = 0
     loss: float = 0.0
     seconds: float = 0.0
+    from_memory: bool = False  # trained from ids kept in memory; the corpus was not read
 
 
 class _Stop(Exception):
@@ -328,6 +331,28 @@ def _progress_of(report: EpochReport, schedule: Schedule, epoch: int, seconds: f
         seconds=seconds,
         alpha=schedule.alpha(epoch, done),
     )
+
+
+def warn_count_mismatch(
+    epoch: int, report: EpochReport, total_examples: int | None, total_words: int | None
+) -> None:
+    """Log gensim's warnings when an epoch read another number of sentences or words than
+    ``train()`` was told (the corpus changed since ``build_vocab()``, or wrong totals): the
+    learning rate then does not decay as planned."""
+    if total_examples and total_examples != report.sentences:
+        logger.warning(
+            "EPOCH %i: supplied example count (%i) did not equal expected count (%i)",
+            epoch + 1,
+            report.sentences,
+            total_examples,
+        )
+    if total_words and total_words != report.raw_words:
+        logger.warning(
+            "EPOCH %i: supplied raw word count (%i) did not equal expected count (%i)",
+            epoch + 1,
+            report.raw_words,
+            total_words,
+        )
 
 
 def _log_progress(report: EpochReport, schedule: Schedule, epoch: int, seconds: float) -> None:

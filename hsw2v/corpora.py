@@ -24,15 +24,19 @@ from __future__ import annotations
 import errno
 import itertools
 import os
+import time
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 __all__ = [
     "MAX_WORDS_IN_BATCH",
     "CorpusNotFoundError",
+    "FixedCorpus",
     "LineSentence",
     "PathLineSentences",
     "Text8Corpus",
+    "corpus_identity",
+    "file_identity",
 ]
 
 #: Default longest sentence, in tokens; longer sentences are split into chunks of this size.
@@ -370,3 +374,130 @@ class Text8Corpus:
         return (
             f"{type(self).__name__}({self.fname!r}, max_sentence_length={self.max_sentence_length})"
         )
+
+
+class FixedCorpus:
+    """Mark a re-iterable corpus as yielding the same sentences, in the same order, on every
+    pass, so that :class:`hsw2v.Word2Vec` may read it once and train later epochs from the
+    word ids it kept in memory (up to ``cache_words`` tokens).
+
+    Without this mark, a corpus is read once for the vocabulary and once per epoch, as in
+    gensim, except hsw2v's own file readers over unchanged files (see
+    :func:`corpus_identity`). The mark is a promise hsw2v cannot check: a corpus that
+    reshuffles in ``__iter__``, or a list changed after ``build_vocab()``, would then train
+    on what was read first.
+
+    Args:
+        corpus: A re-iterable corpus (a list of token lists, or any object whose ``__iter__``
+            starts again from the beginning); not a one-shot iterator such as a generator.
+
+    Example:
+
+        >>> from hsw2v import FixedCorpus, Word2Vec
+        >>> corpus = FixedCorpus([["cat", "say", "meow"], ["dog", "say", "woof"]] * 50)
+        >>> model = Word2Vec(corpus, vector_size=8, min_count=1, workers=1, epochs=3)
+        >>> len(model.wv)
+        5
+    """
+
+    def __init__(self, corpus: Iterable) -> None:
+        if isinstance(corpus, Iterator):
+            raise TypeError(
+                "FixedCorpus needs a re-iterable corpus (e.g. a list or LineSentence), got a "
+                f"one-shot iterator ({type(corpus).__name__}): training reads it more than once"
+            )
+        if not isinstance(corpus, Iterable) or isinstance(corpus, (str, bytes)):
+            raise TypeError(
+                "FixedCorpus needs an iterable of sentences (lists of str tokens), got "
+                f"{type(corpus).__name__}"
+            )
+        self.corpus = corpus
+
+    def __iter__(self) -> Iterator:
+        return iter(self.corpus)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.corpus!r})"
+
+
+#: A file modified less than this long (in nanoseconds) before its identity is taken could be
+#: modified again within the same timestamp tick (coarse clocks; FAT keeps 2 s) without its
+#: mtime changing: such a file gets no identity, so it is read again every pass.
+RECENT_NS = 2_000_000_000
+
+
+def file_identity(path) -> tuple | None:
+    """What proves a file unchanged between two reads: ``(device, inode, size, mtime_ns,
+    ctime_ns)`` of a local file, or None when nothing does (a URL, a file that cannot be
+    stat'ed, or one modified in the last ``RECENT_NS``). A change of content changes the size
+    or mtime (and a tool that restores the mtime still changes the ctime); replacing the file
+    changes the inode.
+
+    >>> import os, tempfile
+    >>> fd, name = tempfile.mkstemp()
+    >>> os.close(fd)
+    >>> file_identity(name) is None  # just written
+    True
+    >>> os.utime(name, ns=(0, 0))
+    >>> file_identity(name) == file_identity(name), file_identity("s3://bucket/c.txt")
+    (True, None)
+    >>> os.remove(name)
+    """
+    if not _is_path(path):
+        return None
+    name = os.fspath(path)
+    if "://" in (os.fsdecode(name) if isinstance(name, bytes) else name):
+        return None
+    try:
+        st = os.stat(name)
+    except OSError:
+        return None
+    if time.time_ns() - st.st_mtime_ns < RECENT_NS:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def corpus_identity(corpus) -> tuple | None:
+    """A value that is equal for two passes over ``corpus`` only if they yield the same
+    sentences, or None when that cannot be proven (then the corpus must be read every pass).
+
+    Proven: a :class:`FixedCorpus` (by the user's promise: its identity is the object it
+    wraps, which the caller keeps alive while the identity is in use), and :class:`LineSentence` (over a path), :class:`PathLineSentences` and
+    :class:`Text8Corpus`, with their own ``__iter__``, over files whose
+    :func:`file_identity` is known: their identity is their class, settings and files.
+
+    >>> import os, tempfile
+    >>> fd, name = tempfile.mkstemp()
+    >>> os.close(fd)
+    >>> os.utime(name, ns=(0, 0))
+    >>> corpus_identity(LineSentence(name)) == corpus_identity(LineSentence(name))
+    True
+    >>> corpus_identity(LineSentence(name)) == corpus_identity(LineSentence(name, limit=5))
+    False
+    >>> corpus_identity([["a", "b"]]) is None
+    True
+    >>> os.remove(name)
+    """
+    if isinstance(corpus, FixedCorpus):  # the same wrapped object is the same corpus
+        return ("FixedCorpus", id(corpus.corpus))
+    kind = type(corpus)
+    if isinstance(corpus, LineSentence) and kind.__iter__ is LineSentence.__iter__:
+        if not _is_path(corpus.source):
+            return None  # a file object: its content is not ours to vouch for
+        files = [corpus.source]
+        settings = (corpus.max_sentence_length, corpus.limit)
+    elif isinstance(corpus, PathLineSentences) and kind.__iter__ is PathLineSentences.__iter__:
+        files = list(corpus.input_files)
+        settings = (corpus.max_sentence_length, corpus.limit)
+    elif isinstance(corpus, Text8Corpus) and kind.__iter__ is Text8Corpus.__iter__:
+        files = [corpus.fname]
+        settings = (corpus.max_sentence_length,)
+    else:
+        return None
+    identities = []
+    for path in files:
+        identity = file_identity(path)
+        if identity is None:
+            return None
+        identities.append((os.fspath(path), identity))
+    return (kind.__module__, kind.__qualname__, settings, tuple(identities))

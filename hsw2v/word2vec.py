@@ -34,8 +34,9 @@ from hsw2v._train import (
     jobs_from_recording,
     run_epoch,
     run_file_epoch,
+    warn_count_mismatch,
 )
-from hsw2v.corpora import COMPRESSED_SUFFIXES
+from hsw2v.corpora import COMPRESSED_SUFFIXES, corpus_identity, file_identity
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
@@ -105,13 +106,22 @@ class Word2Vec:
     ``cum_table``) trains as gensim does, alone (``hs=0``) or after each hs step (``hs=1``).
     Beyond gensim:
 
-    ``cache_words`` (default 100,000,000): a corpus of at most this many tokens is read once
-    per model, not once per epoch. ``build_vocab()`` records the token stream it scans (4
-    bytes a token, the only copy ever held: the vocabulary maps it to word ids in place and
-    training's jobs are views into it), and a ``train()`` call on the same corpus object (or
-    the same ``corpus_file``) trains from it; otherwise the first epoch reads the corpus and
-    later epochs reuse the ids it produced. 0 reads the corpus every epoch: use
-    that if your iterable yields different sentences on each pass. ``kernel`` picks the path walk, all computing
+    Corpora are read as gensim reads them, once for the vocabulary and once per epoch, so an
+    iterable that reshuffles in ``__iter__`` trains in a new order every epoch and a list
+    changed after ``build_vocab()`` trains with its new content (with gensim's "supplied
+    example count ... did not equal expected count" warning when the totals disagree). A
+    corpus proven unchanged is read once instead (:func:`hsw2v.corpora.corpus_identity`):
+    ``LineSentence``, ``PathLineSentences``, ``Text8Corpus`` and ``corpus_file`` over files
+    whose device, inode, size, mtime and ctime have not changed (and were not modified in the
+    last two seconds), and any corpus wrapped in :class:`hsw2v.FixedCorpus`, the user's
+    promise that every pass yields the same sentences.
+
+    ``cache_words`` (default 100,000,000): the most tokens of such a corpus kept in memory (4
+    bytes each). ``build_vocab()`` records the token stream it scans (the only copy ever
+    held: the vocabulary maps it to word ids in place and training's jobs are views into it)
+    and ``train()`` on the unchanged corpus trains from it; otherwise the first epoch reads
+    the corpus and later epochs reuse the ids it produced while the corpus is unchanged. 0
+    reads every corpus every epoch. ``kernel`` picks the path walk, all computing
     word2vec.c's updates: ``"window"`` (skip-gram: up to 4 contexts of a window walk the
     centre's path together), ``"fused"`` (each node's update fused with the next node's dot
     product), ``"loop"`` (pair by pair, plain loops: word2vec.c's shape) or ``"blas"`` (pair by
@@ -434,6 +444,8 @@ class Word2Vec:
         corpus = self._corpus(corpus_iterable, corpus_file)
         started = time.perf_counter()
         path = _file_mode_path(corpus_file)
+        # a corpus proven unchanged between passes may be recorded (see cache_words)
+        identity = corpus_identity(corpus) if self.cache_words > 0 and path is None else None
         if path is not None and not self.max_vocab_size:
             # the workers count their own byte ranges without the GIL (hsw2v._corpus_file)
             self.raw_vocab, total_words, corpus_count = _count_file(
@@ -446,12 +458,13 @@ class Word2Vec:
                 self.max_vocab_size,
                 trim_rule,
                 progress_per,
-                record_tokens=0 if path is not None else self.cache_words,
+                record_tokens=0 if identity is None else self.cache_words,
             )
-        # the scanned token stream, reused by train() on the same corpus (see cache_words)
+        # the scanned token stream, reused by train() on the same, unchanged corpus (see
+        # cache_words); the corpus is kept alive so that its identity stays its own
         self._recording = None
-        if recording is not None:
-            self._recording = (corpus_file if corpus_file is not None else corpus, recording)
+        if recording is not None and identity is not None and corpus_identity(corpus) == identity:
+            self._recording = (corpus, identity, recording)
         if corpus_count == 0:
             raise ValueError("the corpus is empty: it yielded no sentences")
         self.corpus_count = corpus_count
@@ -541,7 +554,7 @@ class Word2Vec:
         reads the corpus)."""
         if self._recording is None:
             return
-        recording = self._recording[1]
+        recording = self._recording[2]
         if recording.final or self.raw_vocab is None or len(self.raw_vocab) != recording.n_keys:
             self._recording = None
             return
@@ -730,35 +743,20 @@ class Word2Vec:
         self.wv.norms = None
         trained = raw = 0
         path = _file_mode_path(corpus_file)
-        file_trainer = None
-        if path is not None:
-            file_trainer = FileTrainer(
-                path,
-                trainer,
-                Vocab(self.wv.key_to_index),
-                self.workers,
-                self.batch_words,
-                LINE_SENTENCE_MAX,  # LineSentence's chunks of a long line
-                start_alpha,
-                end_alpha,
-                epochs,
-                schedule.total,
-                schedule.by_words,
-                self.seed,
-                self.cache_words,
-            )
-            ranges = byte_ranges(os.path.getsize(path), self.workers)
+        files = _FilePasses(self, path, trainer, schedule) if path is not None else None
+        # Epochs read the corpus, as gensim's do, unless it is proven unchanged since the
+        # ids kept in memory were read (hsw2v.corpora.corpus_identity; see cache_words).
         cache = _JobCache(self.cache_words)
-        source = corpus_file if corpus_file is not None else corpus_iterable
-        recorded = self._recording
+        recorded, self._recording = self._recording, None  # used once: later calls read
         if (
-            recorded is not None
-            and _same_corpus(recorded[0], source)
-            and recorded[1].matches(self.wv.index_to_key)
+            files is None
+            and recorded is not None
+            and recorded[1] == self._identity(corpus)
+            and recorded[2].matches(self.wv.index_to_key)
         ):
-            cache.jobs = jobs_from_recording(recorded[1], self.batch_words)
-            cache.complete = True
-        self._recording = None  # used once: later calls read the corpus again
+            cache.jobs = jobs_from_recording(recorded[2], self.batch_words)
+            cache.identity, cache.complete = recorded[1], True
+        del recorded
         on_progress = _progress.resolve(progress)
         started = time.perf_counter()
         for callback in callbacks:
@@ -768,7 +766,8 @@ class Word2Vec:
                 for callback in callbacks:
                     callback.on_epoch_begin(self)
                 on_job = None
-                if file_trainer is not None:
+                if files is not None:
+                    file_trainer, ranges, from_memory = files.for_epoch(epoch)
                     report = run_file_epoch(
                         file_trainer,
                         ranges,
@@ -778,12 +777,14 @@ class Word2Vec:
                         on_progress=on_progress,
                     )
                 else:
-                    if cache.complete:
+                    from_memory = cache.complete and cache.identity == self._identity(corpus)
+                    if from_memory:
                         jobs = cache.jobs
                     else:
                         cache.reset()
+                        cache.identity = self._identity(corpus)  # taken before the read
                         jobs = iter_jobs(corpus, self.wv.key_to_index, self.batch_words)
-                        on_job = cache.add
+                        on_job = cache.add if cache.identity is not None else None
                     report = run_epoch(
                         trainer,
                         jobs,
@@ -795,6 +796,7 @@ class Word2Vec:
                         on_job=on_job,
                         on_progress=on_progress,
                     )
+                report.from_memory = from_memory
                 self.min_alpha_yet_reached = schedule.alpha(epoch, schedule.total)
                 self.latest_epoch_report = report
                 if on_job is not None:
@@ -813,6 +815,7 @@ class Word2Vec:
                 )
                 if report.raw_words == 0:
                     raise ValueError("the corpus yielded no sentences during training")
+                warn_count_mismatch(epoch, report, total_examples, total_words)
                 for callback in callbacks:
                     callback.on_epoch_end(self)
         finally:
@@ -848,6 +851,10 @@ class Word2Vec:
             )
             return trained + more[0], raw + more[1]
         return trained, raw
+
+    def _identity(self, corpus):
+        """The corpus's identity when its ids may be kept between passes (see cache_words)."""
+        return corpus_identity(corpus) if self.cache_words > 0 else None
 
     def _hot_rows(self):
         """The inner nodes each job trains a private copy of (see ``HOT_NODES``): the most
@@ -1257,19 +1264,59 @@ def _count_file(path: str, workers: int) -> tuple[dict, int, int]:
     return counts, total_words, sentences
 
 
-def _same_corpus(a, b) -> bool:
-    """The same corpus object, or the same corpus_file path."""
-    if a is b:
-        return True
-    paths = (str, bytes, os.PathLike)
-    return isinstance(a, paths) and isinstance(b, paths) and os.fspath(a) == os.fspath(b)
+class _FilePasses:
+    """The ``FileTrainer`` and byte ranges of each epoch of a ``corpus_file``. Its workers keep
+    the ids they read for later epochs (within ``cache_words``) only while the file keeps the
+    identity it had when they read it (:func:`hsw2v.corpora.file_identity`: device, inode,
+    size, mtime and ctime); a changed file, or one too recently modified to tell, is read
+    again, split into ranges of its current size."""
+
+    def __init__(self, model, path: str, trainer, schedule: Schedule):
+        self.model, self.path, self.trainer, self.schedule = model, path, trainer, schedule
+        self.vocab = Vocab(model.wv.key_to_index)
+        self.file_trainer = None
+        self.identity = None
+
+    def _new_file_trainer(self, cache_words: int):
+        model, schedule = self.model, self.schedule
+        return FileTrainer(
+            self.path,
+            self.trainer,
+            self.vocab,
+            model.workers,
+            model.batch_words,
+            LINE_SENTENCE_MAX,  # LineSentence's chunks of a long line
+            schedule.start_alpha,
+            schedule.end_alpha,
+            schedule.epochs,
+            schedule.total,
+            schedule.by_words,
+            model.seed,
+            cache_words,
+        )
+
+    def for_epoch(self, epoch: int):
+        """``(file_trainer, ranges, from_memory)`` for this epoch."""
+        identity = file_identity(self.path) if self.model.cache_words > 0 else None
+        if self.file_trainer is not None and identity is not None and identity == self.identity:
+            return self.file_trainer, self.ranges, self.file_trainer.replaying()
+        if self.file_trainer is None or self.identity is not None:
+            # first epoch, or ids kept from a file that has changed since: start afresh
+            self.file_trainer = self._new_file_trainer(
+                self.model.cache_words if identity is not None else 0
+            )
+        self.identity = identity  # taken before the read
+        self.ranges = byte_ranges(os.path.getsize(self.path), self.model.workers)
+        return self.file_trainer, self.ranges, False
 
 
 class _JobCache:
-    """The id-encoded jobs of one corpus pass, kept while they fit in ``limit`` tokens."""
+    """The id-encoded jobs of one corpus pass, kept while they fit in ``limit`` tokens, with
+    the corpus identity taken before that pass (:func:`hsw2v.corpora.corpus_identity`)."""
 
     def __init__(self, limit: int):
         self.limit = limit
+        self.identity = None
         self.reset()
 
     def reset(self) -> None:

@@ -1,4 +1,6 @@
+import os
 import re
+import time
 
 import numpy as np
 import pytest
@@ -71,6 +73,13 @@ def planted_corpus(
                     sentence[i] = words[rng.integers(len(words))]
         sentences.append(sentence)
     return sentences, clusters
+
+
+def settle(path, age_seconds=3600):
+    """Date a file's mtime ``age_seconds`` back: hsw2v reads a file modified in the last two
+    seconds again every pass (hsw2v.corpora.file_identity), and a test that wants the
+    read-once path must give it a file it can prove unchanged."""
+    os.utime(path, ns=(time.time_ns(), time.time_ns() - age_seconds * 10**9))
 
 
 def cluster_recovery(wv, clusters, topn=5):

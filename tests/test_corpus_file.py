@@ -2,10 +2,11 @@
 
 import gzip
 import os
+import time
 
 import numpy as np
 import pytest
-from conftest import NOISE, WEAKENED, cluster_recovery, planted_corpus
+from conftest import NOISE, WEAKENED, cluster_recovery, planted_corpus, settle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -282,6 +283,7 @@ def test_later_epochs_from_kept_ids_train_like_reading_again(tmp_path):
     sentences, _ = planted_corpus(n_sentences=400)
     path = tmp_path / "c.txt"
     path.write_text("\n".join(" ".join(s) for s in sentences) + "\n")
+    settle(path)  # unchanged since: its ids may be kept
     models = [
         Word2Vec(
             corpus_file=str(path),
@@ -300,28 +302,65 @@ def test_later_epochs_from_kept_ids_train_like_reading_again(tmp_path):
         np.testing.assert_array_equal(models[0].syn1, other.syn1)
 
 
+class _EachEpoch:
+    """A callback: after each epoch, note whether it trained from kept ids, then run ``then``."""
+
+    def __init__(self, then=None):
+        self.from_memory, self.trained, self.then = [], [], then
+
+    def on_train_begin(self, model):
+        pass
+
+    def on_epoch_begin(self, model):
+        pass
+
+    def on_epoch_end(self, model):
+        self.from_memory.append(getattr(model.latest_epoch_report, "from_memory", None))
+        self.trained.append(model.latest_epoch_report.trained_words)
+        if self.then is not None:
+            self.then(len(self.from_memory))
+
+    def on_train_end(self, model):
+        pass
+
+
 @pytest.mark.parametrize("cache_words", [0, 10**8])
-def test_kept_ids_are_used_instead_of_the_file(tmp_path, cache_words):
+def test_an_unchanged_file_is_read_once_and_a_changed_one_again(tmp_path, cache_words):
     path = tmp_path / "c.txt"
     path.write_text("a b c d\n" * 100)
-
-    class Rewrite:  # after the first epoch, the file holds one word
-        def on_train_begin(self, m):
-            pass
-
-        def on_epoch_begin(self, m):
-            pass
-
-        def on_epoch_end(self, m):
-            path.write_text("a\n")
-
-        def on_train_end(self, m):
-            pass
-
-    model = Word2Vec(vector_size=4, min_count=1, workers=2, cache_words=cache_words)
+    settle(path)
+    model = Word2Vec(vector_size=4, min_count=1, workers=2, sample=0, cache_words=cache_words)
     model.build_vocab(corpus_file=str(path))
-    _, raw = model.train(corpus_file=str(path), total_words=400, epochs=3, callbacks=[Rewrite()])
-    assert raw == (1200 if cache_words else 402)
+    unchanged = _EachEpoch()
+    _, raw = model.train(corpus_file=str(path), total_words=400, epochs=3, callbacks=[unchanged])
+    assert raw == 1200
+
+    # after the first epoch the file holds one word: later epochs read it (gensim's meaning)
+    shrink = _EachEpoch(lambda epoch: path.write_text("a\n"))
+    _, raw = model.train(corpus_file=str(path), total_words=400, epochs=3, callbacks=[shrink])
+    assert raw == 402
+    assert shrink.from_memory == [False] * 3
+    assert unchanged.from_memory == ([False, True, True] if cache_words else [False] * 3)
+
+
+def test_a_rewrite_that_keeps_size_and_mtime_is_read_again(tmp_path):
+    """Same size, mtime set back by hand (as ``cp -p`` or ``rsync -t`` do): the ctime tells."""
+    path = tmp_path / "c.txt"
+    path.write_text("a b c d\n" * 100)
+    settle(path)
+    stamp = os.stat(path).st_mtime_ns
+
+    def rewrite(epoch):
+        time.sleep(0.05)  # past the file system's timestamp tick since the last ctime change
+        path.write_text("e f g h\n" * 100)  # no word of the vocabulary
+        os.utime(path, ns=(stamp, stamp))
+
+    model = Word2Vec(vector_size=4, min_count=1, workers=2, sample=0)
+    model.build_vocab(corpus_file=str(path))
+    each = _EachEpoch(rewrite)
+    model.train(corpus_file=str(path), total_words=400, epochs=3, callbacks=[each])
+    assert each.trained == [400, 0, 0]
+    assert each.from_memory == [False, False, False]
 
 
 def test_compressed_files_fall_back_to_linesentence(tmp_path):

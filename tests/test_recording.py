@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hsw2v import Word2Vec
+from hsw2v import FixedCorpus, Word2Vec
 from hsw2v._recording import count_ids, finalize_ids
 from hsw2v._train import iter_jobs, jobs_from_recording
 from hsw2v.vocab import scan_counts
@@ -87,12 +87,13 @@ def _corpus(seed=0, n=200):
 
 
 def test_training_uses_the_recording_instead_of_reading_again():
-    corpus = CountingCorpus(_corpus())
+    counted = CountingCorpus(_corpus())
+    corpus = FixedCorpus(counted)  # the user's promise that every pass is the same
     model = Word2Vec(vector_size=8, min_count=2, workers=1, epochs=3, seed=1)
     model.build_vocab(corpus)
-    assert corpus.reads == 1
+    assert counted.reads == 1
     model.train(corpus, total_examples=model.corpus_count, epochs=3)
-    assert corpus.reads == 1  # three epochs, no further read
+    assert counted.reads == 1  # three epochs, no further read
     streamed = Word2Vec(
         _corpus(), vector_size=8, min_count=2, workers=1, epochs=3, seed=1, cache_words=0
     )
@@ -107,8 +108,8 @@ def test_recording_after_a_vocabulary_update_trains_like_reading():
         model = Word2Vec(
             first, vector_size=8, min_count=2, workers=1, epochs=2, seed=3, cache_words=cache_words
         )
-        model.build_vocab(second_corpus, update=True)
-        model.train(second_corpus, total_examples=model.corpus_count, epochs=2)
+        model.build_vocab(FixedCorpus(second_corpus), update=True)
+        model.train(FixedCorpus(second_corpus), total_examples=model.corpus_count, epochs=2)
         models.append((model, second_corpus.reads))
     (recorded, reads_recorded), (streamed, reads_streamed) = models
     assert "new" in recorded.wv
@@ -117,19 +118,21 @@ def test_recording_after_a_vocabulary_update_trains_like_reading():
 
 
 def test_a_recording_that_no_longer_fits_the_vocabulary_is_not_used():
-    corpus = CountingCorpus(_corpus())
+    counted = CountingCorpus(_corpus())
+    corpus = FixedCorpus(counted)
     model = Word2Vec(vector_size=8, min_count=1, workers=1, epochs=1, seed=1)
     model.build_vocab(corpus, keep_raw_vocab=True)
     model.prepare_vocab(min_count=3, keep_raw_vocab=True)  # a new vocabulary
     model.prepare_weights()
     model.train(corpus, total_examples=model.corpus_count, epochs=1)
-    assert corpus.reads == 2  # read again, not trained from ids of the old vocabulary
+    assert counted.reads == 2  # read again, not trained from ids of the old vocabulary
     fresh = Word2Vec(_corpus(), vector_size=8, min_count=3, workers=1, epochs=1, seed=1)
     assert np.array_equal(model.wv.vectors, fresh.wv.vectors)
 
-    corpus = CountingCorpus(_corpus())
+    counted = CountingCorpus(_corpus())
+    corpus = FixedCorpus(counted)
     model = Word2Vec(vector_size=8, min_count=1, workers=1, epochs=1, seed=1)
     model.build_vocab(corpus)
     model.build_vocab_from_freq({"w1": 5, "w2": 3})  # counts from elsewhere
     model.train(corpus, total_examples=200, epochs=1)
-    assert corpus.reads == 2
+    assert counted.reads == 2
