@@ -26,7 +26,7 @@ import numpy as np
 from hsw2v import persist
 from hsw2v import progress as _progress
 from hsw2v._corpus_file import FileTrainer, Vocab, byte_ranges, count_range
-from hsw2v._inner import Trainer
+from hsw2v._make_trainer import hot_rows, kernel_variant, make_trainer
 from hsw2v._train import (
     Job,
     Schedule,
@@ -62,6 +62,29 @@ HOT_SYNC_CBOW = 1000
 HOT_VISITS = 2**30  # a private row is synced alone after this many visits (centre words)
 HOT_VISITS_CBOW = 2**30
 HOT_MERGE = "sum"  # "sum": add each job's change back; "mean": add change / workers
+GENSIM_NEGATIVE = 5  # gensim's default `negative`
+
+
+def default_negative(hs, negative):
+    """``negative`` as given, or its default when it is None: 0 beside hierarchical softmax
+    (hsw2v's default, ``hs=1``), gensim's 5 when ``hs`` is off, so that gensim code writing
+    ``Word2Vec(..., hs=0)`` trains negative sampling as it does under gensim.
+
+    >>> default_negative(1, None), default_negative(0, None), default_negative(0, 10)
+    (0, 5, 10)
+    """
+    if negative is not None:
+        return negative
+    if hs is not None and not hs:
+        logger.info(
+            "hs=0 and no negative given: training negative sampling with gensim's default "
+            "negative=%i",
+            GENSIM_NEGATIVE,
+        )
+        return GENSIM_NEGATIVE
+    return 0
+
+
 _SAVED_PARAMS = (
     "vector_size",
     "alpha",
@@ -100,7 +123,9 @@ class Word2Vec:
     """Train word vectors with hierarchical softmax (skip-gram or CBOW).
 
     The parameters, defaults and methods are gensim 4.4's ``Word2Vec`` except ``hs=1`` and
-    ``negative=0`` by default (hierarchical softmax is what this library is built for).
+    ``negative=0`` by default (hierarchical softmax is what this library is built for). gensim
+    code that turns hierarchical softmax off (``hs=0``) without giving ``negative`` trains
+    negative sampling with gensim's default ``negative=5``, as it does under gensim.
     Negative sampling (``negative > 0``, ``ns_exponent``; weights ``syn1neg``, draw table
     ``cum_table``) trains as gensim does, alone (``hs=0``) or after each hs step (``hs=1``).
     Beyond gensim:
@@ -157,7 +182,7 @@ class Word2Vec:
         min_alpha=0.0001,
         sg=0,
         hs=1,
-        negative=0,
+        negative=None,
         ns_exponent=0.75,
         cbow_mean=1,
         hashfxn=hash,
@@ -175,6 +200,7 @@ class Word2Vec:
         kernel="auto",
         tree="huffman",
     ):
+        negative = default_negative(hs, negative)
         _check_params(
             vector_size=vector_size,
             alpha=alpha,
@@ -572,13 +598,11 @@ class Word2Vec:
                 "need as many passes: pass a re-iterable object such as a list or LineSentence"
             )
         if self.hs and self.negative:
-            logger.warning(
-                "both hierarchical softmax and negative sampling are on (hs=1, negative=%i); "
-                "each training pair gets both updates, as in gensim",
-                self.negative,
+            logger.warning(  # gensim's wording, which users grep for
+                "Both hierarchical softmax and negative sampling are activated. "
+                "This is probably a mistake. You should set either 'hs=0' "
+                "or 'negative=0' to disable one of them. "
             )
-        if self.negative and (self.cum_table is None or len(self.cum_table) != len(self.wv)):
-            self.make_cum_table()
         # As gensim's train(): the call's settings become the model's, and only the callbacks
         # passed to this call are called (the constructor passes its own).
         self.alpha = float(start_alpha or self.alpha)
@@ -594,28 +618,7 @@ class Word2Vec:
             int(total_words) if total_words else int(total_examples),
             by_words=bool(total_words),
         )
-        trainer = Trainer(
-            self.wv.vectors,
-            self.syn1,
-            self.tree.codes,
-            self.tree.points,
-            self.tree.lengths,
-            self.wv.expandos["sample_int"],
-            self.window,
-            bool(self.sg),
-            bool(self.cbow_mean),
-            self.shrink_windows,
-            self.compute_loss,
-            self._kernel_variant(),
-            hot_rows=self._hot_rows(),
-            hot_sync=HOT_SYNC if self.sg else HOT_SYNC_CBOW,
-            hot_visits=HOT_VISITS if self.sg else HOT_VISITS_CBOW,
-            hot_scale=1.0 / self.workers if HOT_MERGE == "mean" else 1.0,
-            hs=bool(self.hs),
-            syn1neg=self.syn1neg if self.negative else None,
-            cum_table=self.cum_table if self.negative else None,
-            negative=self.negative,
-        )
+        trainer = make_trainer(self)
         self.running_training_loss = 0.0
         self.wv.norms = None
         trained = raw = 0
@@ -741,16 +744,11 @@ class Word2Vec:
 
     def _hot_rows(self):
         """The inner nodes each job trains a private copy of (see ``HOT_NODES``): the most
-        visited ones, none with one worker."""
-        if self.workers < 2 or not self.hs:
-            return np.zeros(0, dtype=np.int32)
-        n = HOT_NODES if self.sg else HOT_NODES_CBOW
-        return self.tree.most_visited_nodes(self.wv.expandos["count"], n)
+        visited ones, none with one worker (:func:`hsw2v._make_trainer.hot_rows`)."""
+        return hot_rows(self, self.workers)
 
     def _kernel_variant(self) -> str:
-        if self.kernel != "auto":
-            return self.kernel
-        return "window" if self.sg else "fused"
+        return kernel_variant(self)
 
     def get_latest_training_loss(self) -> float:
         """The summed -log-likelihood of all (context, path) pairs trained by the latest
