@@ -57,6 +57,7 @@ from hsw2v._make_trainer import objective, trainer_settings
 from hsw2v._shards import cut_shard, expand_paths, plan_ranges, splittable_size
 from hsw2v._train import Progress, Schedule
 from hsw2v.corpora import MAX_WORDS_IN_BATCH
+from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.word2vec import Word2Vec
 
 logger = logging.getLogger(__name__)
@@ -292,7 +293,7 @@ class _Run:
         self.marks = [self.result(f, "counting the corpus") for f in self.marks]
         self.futures = []
         if not vocab.index_to_key:
-            raise ValueError(
+            raise EmptyCorpusError(
                 f"the vocabulary is empty: no word occurs at least min_count={model.min_count} "
                 f"times in the corpus ({n_raw} distinct words seen); lower min_count or give a "
                 "larger corpus"

@@ -30,7 +30,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["from_gensim", "kv_from_gensim", "kv_to_gensim", "to_gensim"]
+__all__ = [
+    "from_gensim",
+    "kv_from_gensim",
+    "kv_to_gensim",
+    "load_gensim_pickle",
+    "to_gensim",
+]
 
 # Settings shared by both Word2Vec classes, passed to the other's constructor.
 _SETTINGS = (
@@ -269,3 +275,72 @@ def from_gensim(gensim_model, cls=None):
     model.running_training_loss = float(model.running_training_loss)
     model._expose_tree()
     return model
+
+
+# ------------------------------------------------------------------------ gensim's pickles
+_PICKLE_PROTOCOL_MARK = b"\x80"  # a pickle of protocol 2 or later starts with PROTO
+
+
+def is_pickle(path) -> bool:
+    """Whether ``path`` starts like a pickle of protocol 2 or later (what gensim's ``save()``
+    writes), judged from its first byte; the file is not unpickled."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(1) == _PICKLE_PROTOCOL_MARK
+    except OSError:
+        return False
+
+
+def not_a_bundle_error(exc: ValueError, path, cls_name: str) -> ValueError:
+    """The error ``Word2Vec.load`` / ``KeyedVectors.load`` raise for a file that is not an hsw2v
+    bundle: for a gensim pickle it names the ways out (through gensim, which the user runs)."""
+    if not is_pickle(path):
+        return exc
+    gensim_cls = "Word2Vec" if cls_name == "Word2Vec" else "KeyedVectors"
+    return ValueError(
+        f"{exc}: it is a pickle, as gensim's save() writes, and hsw2v never unpickles files "
+        "(loading a pickle can run any code it holds). With gensim installed, load it through "
+        f"gensim and convert: {cls_name}.from_gensim(gensim.models.{gensim_cls}.load(path)); "
+        "for a file you trust, hsw2v.gensim_compat.load_gensim_pickle(path, trusted=True) does "
+        "both; or export it with gensim's save_word2vec_format()"
+    )
+
+
+def load_gensim_pickle(path, *, trusted=False, mmap=None):
+    """Load a file written by gensim's ``save()`` (a pickle, with gensim's side ``.npy``
+    files) through gensim itself, and convert it: a gensim ``Word2Vec`` becomes an hsw2v
+    :class:`~hsw2v.word2vec.Word2Vec` (:func:`from_gensim`), a ``KeyedVectors`` an hsw2v
+    :class:`~hsw2v.keyedvectors.KeyedVectors` (:func:`kv_from_gensim`).
+
+    Unpickling runs whatever code the file holds, so this is an explicit opt-in for files you
+    made or trust: ``trusted=True`` is required. hsw2v's own ``load()`` never unpickles.
+    Needs gensim (``pip install gensim==4.4.0``).
+
+    >>> import os, tempfile
+    >>> from gensim.models import Word2Vec as GensimWord2Vec
+    >>> path = os.path.join(tempfile.mkdtemp(), "gensim.model")
+    >>> GensimWord2Vec([["a", "b", "a"]] * 10, vector_size=4, min_count=1, hs=1, negative=0).save(path)
+    >>> load_gensim_pickle(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: load_gensim_pickle() unpickles the file, which runs any code it holds: pass trusted=True only for a file you made or trust
+    >>> model = load_gensim_pickle(path, trusted=True)
+    >>> type(model).__module__, model.wv.index_to_key
+    ('hsw2v.word2vec', ['a', 'b'])
+    """
+    if trusted is not True:
+        raise ValueError(
+            "load_gensim_pickle() unpickles the file, which runs any code it holds: pass "
+            "trusted=True only for a file you made or trust"
+        )
+    GensimWord2Vec, GensimKeyedVectors = _gensim()
+    from gensim.utils import SaveLoad
+
+    loaded = SaveLoad.load(str(path), mmap=mmap)
+    if isinstance(loaded, GensimWord2Vec):
+        return from_gensim(loaded)
+    if isinstance(loaded, GensimKeyedVectors):
+        return kv_from_gensim(loaded)
+    raise TypeError(
+        f"{str(path)!r} holds a gensim {type(loaded).__name__}, not a Word2Vec or KeyedVectors"
+    )

@@ -37,6 +37,7 @@ from hsw2v._train import (
 )
 from hsw2v.corpora import COMPRESSED_SUFFIXES
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
+from hsw2v.exceptions import EmptyCorpusError, WrongFileKindError, class_only_method
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.negative import make_cum_table
@@ -377,7 +378,7 @@ class Word2Vec:
         if recording is not None:
             self._recording = (corpus_file if corpus_file is not None else corpus, recording)
         if corpus_count == 0:
-            raise ValueError("the corpus is empty: it yielded no sentences")
+            raise EmptyCorpusError("the corpus is empty: it yielded no sentences")
         self.corpus_count = corpus_count
         self.corpus_total_words = total_words
         logger.info("scanned the vocabulary in %.2fs", time.perf_counter() - started)
@@ -433,7 +434,7 @@ class Word2Vec:
         if dry_run:
             return report
         if not vocab.index_to_key:
-            raise ValueError(
+            raise EmptyCorpusError(
                 f"the vocabulary is empty: no word occurs at least min_count={min_count} "
                 f"times in the corpus ({len(self.raw_vocab)} distinct words seen); lower "
                 "min_count or give a larger corpus"
@@ -705,7 +706,7 @@ class Word2Vec:
                     report.trained_words / max(report.seconds, 1e-9),
                 )
                 if report.raw_words == 0:
-                    raise ValueError("the corpus yielded no sentences during training")
+                    raise EmptyCorpusError("the corpus yielded no sentences during training")
                 for callback in callbacks:
                     callback.on_epoch_end(self)
         finally:
@@ -944,9 +945,16 @@ class Word2Vec:
         }
         persist.save_bundle(fname, "Word2Vec", meta, arrays)
 
-    @classmethod
+    @class_only_method
     def load(cls, fname, mmap=None):
         """Load a model written by :meth:`save`; ``mmap='r'`` maps its arrays read-only.
+
+        As gensim's, it is called on the class (``model = Word2Vec.load(path)``); called on an
+        instance it raises :class:`hsw2v.exceptions.LoadOnInstanceError` (an AttributeError,
+        as gensim's). A file of another kind (e.g. ``wv.save()``'s KeyedVectors) raises
+        :class:`hsw2v.exceptions.WrongFileKindError` (a ValueError and an AttributeError); a
+        gensim pickle raises a ValueError naming the ways to convert it
+        (:func:`hsw2v.gensim_compat.load_gensim_pickle`).
 
         >>> import os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "m.hsw2v")
@@ -955,7 +963,17 @@ class Word2Vec:
         >>> model.wv.index_to_key, model.wv.vectors.shape, model.wv.vectors.flags.writeable
         (['a', 'b'], (2, 4), False)
         """
-        meta, arrays = persist.load_bundle(fname, mmap=mmap, kind="Word2Vec")
+        try:
+            meta, arrays = persist.load_bundle(fname, mmap=mmap, kind="Word2Vec")
+        except WrongFileKindError:
+            raise
+        except ValueError as exc:
+            from hsw2v.gensim_compat import not_a_bundle_error
+
+            error = not_a_bundle_error(exc, fname, cls.__name__)
+            if error is exc:
+                raise
+            raise error from None
         persist.check_word2vec_bundle(fname, meta, arrays)
         model = cls.__new__(cls)
         defaults = cls(workers=1)

@@ -58,3 +58,141 @@ def test_hs0_model_saves_and_loads_with_its_negative(tmp_path):
     loaded = hsw2v.Word2Vec.load(str(tmp_path / "m"))
     assert (loaded.hs, loaded.negative) == (0, 5)
     np.testing.assert_array_equal(loaded.syn1neg, model.syn1neg)
+
+
+# ------------------------------------------------------------------ exception types
+def gensim_and_ours_raise(code, namespace):
+    """Run ``code`` once per library (``Word2Vec``/``KeyedVectors`` bound to its classes) and
+    return the exception each raised."""
+    raised = {}
+    for library, module in LIBRARIES.items():
+        scope = {
+            "Word2Vec": module.Word2Vec,
+            "KeyedVectors": module.KeyedVectors,
+            **namespace(library),
+        }
+        try:
+            exec(code, scope)
+        except Exception as exc:  # noqa: BLE001 - the test compares what each raised
+            raised[library] = exc
+    return raised
+
+
+@pytest.mark.parametrize(
+    "code, gensim_type",
+    [
+        ("Word2Vec([], **SMALL)", RuntimeError),
+        ("Word2Vec([['a', 'b']] * 3, **{**SMALL, 'min_count': 100})", RuntimeError),
+        (
+            "m = Word2Vec(**{**SMALL, 'min_count': 100}); m.build_vocab([['a', 'b']] * 3)\n"
+            "m.train([['a', 'b']] * 3, total_examples=3, epochs=1)",
+            RuntimeError,
+        ),
+        ("KeyedVectors.load_word2vec_format(cut_binary, binary=True)", EOFError),
+        ("KeyedVectors.load_word2vec_format(cut_text, binary=False)", EOFError),
+        ("Word2Vec.load(kv_file)", AttributeError),
+        ("model.load(model_file)", AttributeError),
+    ],
+    ids=[
+        "empty-corpus",
+        "filtered-corpus",
+        "train-filtered",
+        "truncated-binary",
+        "truncated-text",
+        "load-kv-as-model",
+        "load-on-instance",
+    ],
+)
+def test_errors_are_also_gensims_exception_types(code, gensim_type, tmp_path):
+    from hsw2v import exceptions
+
+    def files(library):
+        module = LIBRARIES[library]
+        folder = tmp_path / library
+        folder.mkdir(exist_ok=True)
+        model = module.Word2Vec([["a", "b", "c", "a"]] * 10, **SMALL)
+        model.save(str(folder / "model"))
+        model.wv.save(str(folder / "kv"))
+        out = {"model": model, "model_file": str(folder / "model"), "kv_file": str(folder / "kv")}
+        model.wv.save_word2vec_format(str(folder / "v.bin"), binary=True)
+        model.wv.save_word2vec_format(str(folder / "v.txt"), binary=False)
+        for kind, cut in (("binary", -5), ("text", None)):
+            data = (folder / f"v.{'bin' if kind == 'binary' else 'txt'}").read_bytes()
+            if cut is None:  # the header and the first vector only: whole lines missing
+                cut = data.index(b"\n", data.index(b"\n") + 1) + 1
+            (folder / f"cut.{kind}").write_bytes(data[:cut])
+            out[f"cut_{kind}"] = str(folder / f"cut.{kind}")
+        return {"SMALL": SMALL, **out}
+
+    raised = gensim_and_ours_raise(code, files)
+    assert isinstance(raised.get("gensim"), gensim_type), raised  # what gensim 4.4 does
+    ours = raised.get("hsw2v")
+    assert isinstance(ours, gensim_type), raised
+    # and hsw2v's own class, with hsw2v's message
+    assert type(ours).__module__ == exceptions.__name__, type(ours)
+    assert isinstance(ours, (ValueError, TypeError))
+    try:  # an ``except`` clause written for gensim catches it
+        raise ours
+    except gensim_type:
+        pass
+
+
+def test_train_on_vectors_without_a_vocabulary_is_a_clear_value_error(tmp_path):
+    """gensim 4.4 starts training such a model and its worker threads die (KeyError
+    'sample_int'), so its train() never returns; hsw2v refuses before training."""
+    sentences = [["a", "b", "c"]] * 20
+    model = hsw2v.Word2Vec(sentences, **SMALL)
+    model.wv.save_word2vec_format(str(tmp_path / "v.txt"))
+    model.wv = hsw2v.KeyedVectors.load_word2vec_format(str(tmp_path / "v.txt"))
+    with pytest.raises(ValueError, match="no training vocabulary.*build_vocab"):
+        model.train(sentences, total_examples=20, epochs=1)
+    other = hsw2v.Word2Vec(sentences, **SMALL)
+    kv = hsw2v.KeyedVectors(SMALL["vector_size"])
+    kv.add_vectors(["a", "b"], np.ones((2, SMALL["vector_size"])))
+    other.wv = kv
+    with pytest.raises(ValueError, match="no training vocabulary"):
+        other.train(sentences, total_examples=20, epochs=1)
+    other.build_vocab(sentences)  # the way out works
+    assert other.train(sentences, total_examples=20, epochs=1)[1] == 60
+
+
+# ------------------------------------------------------------------ files
+def test_wv_save_round_trips_code_point_count_without_warnings(tmp_path, caplog):
+    model = hsw2v.Word2Vec([["a", "b", "c", "a", "d"]] * 20, **SMALL)
+    with caplog.at_level(logging.WARNING):
+        model.wv.save(str(tmp_path / "kv"))
+        loaded = hsw2v.KeyedVectors.load(str(tmp_path / "kv"))
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+    for word in model.wv.index_to_key:
+        for attr in ("code", "point", "count", "sample_int"):
+            ours, back = model.wv.get_vecattr(word, attr), loaded.get_vecattr(word, attr)
+            assert np.array_equal(ours, back), (word, attr)
+            assert np.asarray(ours).dtype == np.asarray(back).dtype, (word, attr)
+    # and gensim reads the same codes and points after the round trip
+    g = model.to_gensim()
+    for word in model.wv.index_to_key:
+        assert loaded.get_vecattr(word, "code").tolist() == g.wv.get_vecattr(word, "code").tolist()
+
+
+def test_gensim_pickles_name_the_way_out_and_load_only_when_trusted(tmp_path):
+    from hsw2v.gensim_compat import load_gensim_pickle
+
+    sentences = [["a", "b", "c", "a"]] * 20
+    g = gensim_models.Word2Vec(sentences, **SMALL)  # gensim's defaults: hs=0, negative=5
+    g.save(str(tmp_path / "g.model"))
+    g.wv.save(str(tmp_path / "g.kv"))
+    with pytest.raises(ValueError, match=r"pickle.*Word2Vec\.from_gensim\(.*load_gensim_pickle"):
+        hsw2v.Word2Vec.load(str(tmp_path / "g.model"))
+    with pytest.raises(ValueError, match=r"pickle.*KeyedVectors\.from_gensim\("):
+        hsw2v.KeyedVectors.load(str(tmp_path / "g.kv"))
+    for trusted in (False, None, 1, "yes"):
+        with pytest.raises(ValueError, match="trusted=True"):
+            load_gensim_pickle(str(tmp_path / "g.model"), trusted=trusted)
+    model = load_gensim_pickle(str(tmp_path / "g.model"), trusted=True)
+    assert isinstance(model, hsw2v.Word2Vec) and (model.hs, model.negative) == (0, 5)
+    np.testing.assert_array_equal(model.wv.vectors, g.wv.vectors)
+    np.testing.assert_array_equal(model.syn1neg, g.syn1neg)
+    model.train(sentences, total_examples=20, epochs=1)  # and it trains on
+    kv = load_gensim_pickle(str(tmp_path / "g.kv"), trusted=True)
+    assert isinstance(kv, hsw2v.KeyedVectors)
+    np.testing.assert_array_equal(kv.vectors, g.wv.vectors)
