@@ -28,7 +28,11 @@ gensim keeps each word's code as a uint8 array and its point as a uint32 array, 
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "from_gensim",
@@ -344,3 +348,42 @@ def load_gensim_pickle(path, *, trusted=False, mmap=None):
     raise TypeError(
         f"{str(path)!r} holds a gensim {type(loaded).__name__}, not a Word2Vec or KeyedVectors"
     )
+
+
+# ------------------------------------------------------------------------ gensim's save() options
+GENSIM_SEP_LIMIT = 10 * 1024**2  # gensim's SaveLoad.save defaults
+GENSIM_PICKLE_PROTOCOL = 4
+
+
+def explain_save_options(separately, sep_limit, ignore, pickle_protocol, saved) -> None:
+    """Say what hsw2v's ``save()`` does with gensim's ``SaveLoad.save`` options (logged at
+    INFO, or a warning where the request is not honoured); ``saved`` names the attributes
+    the file stores. Only options given other than gensim's defaults are mentioned.
+
+    * ``separately`` / ``sep_limit``: gensim stores large arrays outside the pickle so that
+      ``load(mmap='r')`` can map them; every hsw2v array is its own aligned ``.npy`` member
+      of the bundle, always mappable, so there is nothing to do.
+    * ``ignore``: attributes hsw2v never stores (``cum_table``, norms: rebuilt on load) are
+      left out as asked; the attributes the file does store are still stored (a model file
+      holds everything needed to load and train it), with a warning.
+    * ``pickle_protocol``: unused, hsw2v files hold no pickle.
+    """
+    if separately is not None or sep_limit != GENSIM_SEP_LIMIT:
+        logger.info(
+            "save(separately=%r, sep_limit=%r): every array is already stored as its own "
+            "aligned .npy member, which load(mmap='r') maps; nothing else to do",
+            separately,
+            sep_limit,
+        )
+    kept = sorted(set(ignore or ()) & set(saved))
+    if kept:
+        logger.warning(
+            "save(ignore=%r): %s stored anyway, as a model file holds everything needed to "
+            "load it again",
+            sorted(ignore),
+            ", ".join(kept),
+        )
+    elif ignore:
+        logger.info("save(ignore=%r): not stored by hsw2v in any case", sorted(ignore))
+    if pickle_protocol != GENSIM_PICKLE_PROTOCOL:
+        logger.info("save(pickle_protocol=%r): unused, hsw2v files hold no pickle", pickle_protocol)

@@ -701,10 +701,20 @@ class KeyedVectors(SimilarityQueries):
 
         return kv_from_gensim(gensim_kv, cls=cls)
 
-    def save(self, fname):
+    def save(
+        self,
+        fname,
+        separately=None,
+        sep_limit=10 * 1024**2,
+        ignore=frozenset(),
+        pickle_protocol=4,
+    ):
         """Save to one pickle-free file (see :mod:`hsw2v.persist`), atomically.
 
-        Vectors, keys and numeric per-key attributes are stored; object attributes are skipped.
+        Vectors, keys and per-key attributes (numbers, and per-key numeric arrays such as
+        ``code`` and ``point``) are stored; other Python objects are skipped with a warning.
+        gensim's ``save()`` options are accepted and what is done with each is logged
+        (:func:`hsw2v.gensim_compat.explain_save_options`).
 
         >>> import os, tempfile
         >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[1.0, 2.0]])
@@ -712,6 +722,10 @@ class KeyedVectors(SimilarityQueries):
         >>> KeyedVectors.load(path)["a"].tolist()
         [1.0, 2.0]
         """
+        from hsw2v.gensim_compat import explain_save_options
+
+        stored = ("vectors", "index_to_key", "key_to_index", "expandos", "vector_size")
+        explain_save_options(separately, sep_limit, ignore, pickle_protocol, stored)
         meta, arrays = self._bundle_parts()
         save_bundle(fname, _BUNDLE_KIND, meta, arrays)
 

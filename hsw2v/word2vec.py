@@ -254,6 +254,7 @@ class Word2Vec:
         self.semantic_pending = 0  # 1 while a semantic tree waits for its first training
         self.corpus_count = 0
         self.corpus_total_words = 0
+        self.min_alpha_yet_reached = self.alpha  # as gensim: lowered by each epoch trained
         self.train_count = 0
         self.total_train_time = 0.0
         self.running_training_loss = 0.0
@@ -348,11 +349,12 @@ class Word2Vec:
         workers=None,
         trim_rule=None,
     ):
-        """Count the corpus's words (one streaming pass); returns the total number of words.
+        """Count the corpus's words (one streaming pass); returns ``(total_words,
+        corpus_count)``, the raw words and sentences read, as gensim's.
 
         >>> model = Word2Vec(vector_size=8, min_count=1, workers=1)
         >>> model.scan_vocab([["a", "b", "a"]] * 20)
-        60
+        (60, 20)
         >>> model.raw_vocab, model.corpus_count
         ({'a': 40, 'b': 20}, 20)
         """
@@ -382,7 +384,7 @@ class Word2Vec:
         self.corpus_count = corpus_count
         self.corpus_total_words = total_words
         logger.info("scanned the vocabulary in %.2fs", time.perf_counter() - started)
-        return total_words
+        return total_words, corpus_count
 
     def prepare_vocab(
         self,
@@ -608,6 +610,8 @@ class Word2Vec:
         # passed to this call are called (the constructor passes its own).
         self.alpha = float(start_alpha or self.alpha)
         self.min_alpha = float(end_alpha or self.min_alpha)
+        if self.alpha > getattr(self, "min_alpha_yet_reached", self.alpha):
+            logger.warning("Effective 'alpha' higher than previous training cycles")  # gensim's
         start_alpha, end_alpha = self.alpha, self.min_alpha
         self.epochs = epochs
         self.compute_loss = bool(compute_loss)
@@ -696,14 +700,10 @@ class Word2Vec:
                 trained += report.trained_words
                 raw += report.raw_words
                 self.running_training_loss += report.loss
-                logger.info(
-                    "EPOCH %i: trained %i effective words of %i raw in %.1fs, %.0f effective "
-                    "words/s",
-                    epoch + 1,
-                    report.trained_words,
-                    report.raw_words,
-                    report.seconds,
-                    report.trained_words / max(report.seconds, 1e-9),
+                _log_epoch_end(
+                    epoch,
+                    report,
+                    None if file_trainer is not None else (total_examples, total_words),
                 )
                 if report.raw_words == 0:
                     raise EmptyCorpusError("the corpus yielded no sentences during training")
@@ -724,6 +724,7 @@ class Word2Vec:
             self.semantic_pending = 0
             self._expose_tree()
             self.prepare_weights()
+            self.min_alpha_yet_reached = self.alpha  # fresh weights: a fresh schedule
             more = self.train(
                 corpus_iterable,
                 corpus_file,
@@ -916,9 +917,22 @@ class Word2Vec:
         return from_gensim(gensim_model, cls=cls)
 
     # ---------------------------------------------------------------- persistence
-    def save(self, fname):
+    def save(
+        self,
+        fname,
+        separately=None,
+        sep_limit=10 * 1024**2,
+        ignore=frozenset(),
+        pickle_protocol=4,
+    ):
         """Save the whole model (continues training after :meth:`load`) in the native,
         pickle-free format; the write is atomic.
+
+        gensim's ``save()`` options are accepted, and what is done with each is logged
+        (:func:`hsw2v.gensim_compat.explain_save_options`): every array is always stored
+        memory-mappable (``separately``, ``sep_limit``), the attributes a model needs are
+        stored whatever ``ignore`` says (with a warning), and no pickle is written
+        (``pickle_protocol``).
 
         >>> import tempfile, os
         >>> model = Word2Vec([["a", "b"]] * 10, vector_size=4, min_count=1, epochs=1)
@@ -929,6 +943,10 @@ class Word2Vec:
         """
         if self.tree is None:
             raise RuntimeError("nothing to save: build the vocabulary first")
+        from hsw2v.gensim_compat import explain_save_options
+
+        stored = ("wv", "syn1", "syn1neg", "tree", *_SAVED_PARAMS)
+        explain_save_options(separately, sep_limit, ignore, pickle_protocol, stored)
         meta = {name: getattr(self, name) for name in _SAVED_PARAMS}
         meta["running_training_loss"] = self.running_training_loss
         meta["total_train_time"] = self.total_train_time
@@ -981,6 +999,7 @@ class Word2Vec:
         for name in _SAVED_PARAMS:
             if name in meta:
                 setattr(model, name, meta[name])
+        model.min_alpha_yet_reached = model.min_alpha if model.train_count else model.alpha
         model.running_training_loss = meta.get("running_training_loss", 0.0)
         model.total_train_time = meta.get("total_train_time", 0.0)
         keys = meta["index_to_key"]
@@ -1072,6 +1091,39 @@ def _check_params(
         "You must set either 'hs' or 'negative' to be positive for proper training. "
         "When both 'hs=0' and 'negative=0', there will be no training.",
     )
+
+
+def _log_epoch_end(epoch: int, report, supplied) -> None:
+    """gensim's end-of-epoch log line, and its warnings when the corpus read differs from the
+    ``(total_examples, total_words)`` supplied (None in corpus_file mode, which reads exact
+    byte ranges, where gensim does not warn either). The wording is gensim 4.4's, which users
+    grep for; epochs count from 1 as in hsw2v's progress lines."""
+    logger.info(
+        "EPOCH %i: training on %i raw words (%i effective words) took %.1fs, %.0f effective "
+        "words/s",
+        epoch + 1,
+        report.raw_words,
+        report.trained_words,
+        report.seconds,
+        report.trained_words / max(report.seconds, 1e-9),
+    )
+    if supplied is None:
+        return
+    total_examples, total_words = supplied
+    if total_examples and total_examples != report.sentences:
+        logger.warning(
+            "EPOCH %i: supplied example count (%i) did not equal expected count (%i)",
+            epoch + 1,
+            report.sentences,
+            total_examples,
+        )
+    if total_words and total_words != report.raw_words:
+        logger.warning(
+            "EPOCH %i: supplied raw word count (%i) did not equal expected count (%i)",
+            epoch + 1,
+            report.raw_words,
+            total_words,
+        )
 
 
 def _file_mode_path(corpus_file) -> str | None:

@@ -196,3 +196,83 @@ def test_gensim_pickles_name_the_way_out_and_load_only_when_trusted(tmp_path):
     kv = load_gensim_pickle(str(tmp_path / "g.kv"), trusted=True)
     assert isinstance(kv, hsw2v.KeyedVectors)
     np.testing.assert_array_equal(kv.vectors, g.wv.vectors)
+
+
+# ------------------------------------------------------------------ scan_vocab, save, log lines
+def test_scan_vocab_returns_total_words_and_corpus_count_as_gensim():
+    sentences = [["a", "b", "a"], ["c"], []] * 7
+    results = {}
+    for library, module in LIBRARIES.items():
+        results[library] = module.Word2Vec(**SMALL).scan_vocab(sentences)
+    assert results["hsw2v"] == results["gensim"] == (28, 21)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"separately": ["syn1neg"], "sep_limit": 0},
+        {"ignore": ["cum_table"]},
+        {"ignore": frozenset(["syn1neg"])},
+        {"pickle_protocol": 2},
+    ],
+)
+def test_save_accepts_gensims_options_and_says_what_it_does(options, tmp_path, caplog):
+    sentences = [["a", "b", "c", "a"]] * 20
+    for library, module in LIBRARIES.items():  # the same call works in both
+        model = module.Word2Vec(sentences, hs=0, negative=3, **SMALL)
+        with caplog.at_level(logging.INFO):
+            caplog.clear()
+            model.save(str(tmp_path / f"{library}.model"), **options)
+            model.wv.save(str(tmp_path / f"{library}.kv"), **options)
+        loaded = module.Word2Vec.load(str(tmp_path / f"{library}.model"))
+        assert loaded.wv.index_to_key == model.wv.index_to_key
+        if library == "hsw2v":
+            said = [r for r in caplog.records if r.name == "hsw2v.gensim_compat"]
+            assert len(said) == 2, caplog.text  # one line from each save() call
+            assert all(str(r.getMessage()).startswith("save(") for r in said)
+            if options.get("ignore") == frozenset(["syn1neg"]):  # not honoured: a warning
+                assert said[0].levelno == logging.WARNING
+                assert "syn1neg stored anyway" in said[0].getMessage()
+                np.testing.assert_array_equal(loaded.syn1neg, model.syn1neg)
+            else:
+                assert all(r.levelno == logging.INFO for r in said)
+
+
+def warnings_of(caplog, library):
+    prefix = "hsw2v" if library == "hsw2v" else "gensim"
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.WARNING and r.name.startswith(prefix)
+    ]
+
+
+GENSIM_LINES = {
+    "both": "Both hierarchical softmax and negative sampling are activated. "
+    "This is probably a mistake. You should set either 'hs=0' or 'negative=0' to disable one "
+    "of them. ",
+    "alpha": "Effective 'alpha' higher than previous training cycles",
+    "examples": "EPOCH {}: supplied example count (60) did not equal expected count (50)",
+    "words": "EPOCH {}: supplied raw word count (180) did not equal expected count (100)",
+}
+
+
+@pytest.mark.parametrize("library", ["hsw2v", "gensim"])
+def test_gensims_warnings_are_logged_in_gensims_words(library, caplog):
+    Word2Vec = LIBRARIES[library].Word2Vec
+    sentences = [["a", "b", "c"]] * 60
+    first_epoch = 1 if library == "hsw2v" else 0  # hsw2v counts epochs from 1 in its logs
+    with caplog.at_level(logging.WARNING):
+        model = Word2Vec(sentences, hs=1, negative=2, **SMALL)
+    assert GENSIM_LINES["both"] in warnings_of(caplog, library)
+    assert GENSIM_LINES["alpha"] not in warnings_of(caplog, library)
+    caplog.clear()
+    model = Word2Vec(sentences, hs=0, **SMALL)
+    assert warnings_of(caplog, library) == []  # consistent counts, first training
+    with caplog.at_level(logging.WARNING):
+        model.train(sentences, total_examples=50, epochs=1)  # a second cycle, wrong count
+        model.train(sentences, total_words=100, epochs=1)
+    said = warnings_of(caplog, library)
+    assert GENSIM_LINES["alpha"] in said
+    assert GENSIM_LINES["examples"].format(first_epoch) in said
+    assert GENSIM_LINES["words"].format(first_epoch) in said
