@@ -276,3 +276,66 @@ def test_gensims_warnings_are_logged_in_gensims_words(library, caplog):
     assert GENSIM_LINES["alpha"] in said
     assert GENSIM_LINES["examples"].format(first_epoch) in said
     assert GENSIM_LINES["words"].format(first_epoch) in said
+
+
+# ------------------------------------------------------------------ a tutorial, run unchanged
+# In the shape of gensim's word2vec tutorial with negative sampling: build_vocab and train in
+# steps, queries, save/load, training on, and the training loss with hs=0 and compute_loss.
+# Only the import line differs between the two runs.
+NS_TUTORIAL = """
+import tempfile
+
+sentences = [
+    ["human", "interface", "computer"],
+    ["survey", "user", "computer", "system", "response", "time"],
+    ["eps", "user", "interface", "system"],
+    ["system", "human", "system", "eps"],
+    ["user", "response", "time"],
+    ["trees"],
+    ["graph", "trees"],
+    ["graph", "minors", "trees"],
+    ["graph", "minors", "survey"],
+] * 30
+
+model = Word2Vec(min_count=1, vector_size=24, window=3, workers=2, seed=42)
+model.build_vocab(sentences)
+model.train(sentences, total_examples=model.corpus_count, epochs=model.epochs)
+sims = model.wv.most_similar(positive=["graph", "trees"], topn=5)
+odd = model.wv.doesnt_match(["graph", "trees", "minors", "human"])
+
+with tempfile.NamedTemporaryFile(prefix="model-", delete=False, dir=tmp) as handle:
+    path = handle.name
+model.save(path)
+loaded = Word2Vec.load(path)
+more = [["graph", "survey", "trees"], ["user", "interface", "time"]] * 10
+loaded.build_vocab(more, update=True)
+loaded.train(more, total_examples=loaded.corpus_count, epochs=loaded.epochs)
+
+loss_model = Word2Vec(
+    sentences=sentences, min_count=1, compute_loss=True, hs=0, sg=1, seed=42, vector_size=24,
+)
+training_loss = loss_model.get_latest_training_loss()
+
+result = dict(
+    objective=(model.hs, model.negative, loss_model.hs, loss_model.negative),
+    sims=sims, odd=odd, loaded_equal=bool((loaded.wv["human"] != 0).all()),
+    loss=training_loss, vocab=len(loaded.wv),
+)
+"""
+
+
+@pytest.mark.parametrize("library", ["hsw2v", "gensim"])
+def test_negative_sampling_tutorial_runs_unchanged(library, tmp_path):
+    header = {
+        "hsw2v": "from hsw2v import Word2Vec\n",
+        "gensim": "from gensim.models import Word2Vec\n",
+    }[library]
+    namespace = {"tmp": str(tmp_path)}
+    exec(compile(header + NS_TUTORIAL, f"ns-tutorial-{library}", "exec"), namespace)
+    result = namespace["result"]
+    expected_objective = {"hsw2v": (1, 0, 0, 5), "gensim": (0, 5, 0, 5)}[library]
+    assert result["objective"] == expected_objective  # hs=0 alone: negative=5 in both
+    assert len(result["sims"]) == 5 and all(isinstance(w, str) for w, _ in result["sims"])
+    assert result["odd"] in {"graph", "trees", "minors", "human"}
+    assert result["loaded_equal"] and result["vocab"] == 12
+    assert result["loss"] > 0
