@@ -277,6 +277,8 @@ def from_gensim(gensim_model, cls=None):
         if hasattr(gensim_model, name):
             setattr(model, name, getattr(gensim_model, name))
     model.running_training_loss = float(model.running_training_loss)
+    if hasattr(gensim_model, "min_alpha_yet_reached"):  # where gensim's schedule got to
+        model.min_alpha_yet_reached = float(gensim_model.min_alpha_yet_reached)
     model._expose_tree()
     return model
 

@@ -658,7 +658,7 @@ class KeyedVectors(SimilarityQueries):
                 or values.dtype.kind not in "iuf"
                 or lengths.shape != (len(keys),)
                 or lengths.dtype.kind not in "iu"
-                or (len(lengths) and lengths.min() < 0)
+                or (len(lengths) and (lengths.min() < 0 or lengths.max() > len(values)))
                 or int(lengths.sum()) != len(values)
             ):
                 raise bad(f"per-key arrays {attr!r} do not fit {len(keys)} keys")

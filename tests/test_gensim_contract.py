@@ -339,3 +339,18 @@ def test_negative_sampling_tutorial_runs_unchanged(library, tmp_path):
     assert result["odd"] in {"graph", "trees", "minors", "human"}
     assert result["loaded_equal"] and result["vocab"] == 12
     assert result["loss"] > 0
+
+
+def test_inconsistent_per_key_arrays_in_a_file_are_a_clear_error(tmp_path):
+    from hsw2v.persist import save_bundle
+
+    kv = hsw2v.KeyedVectors(2)
+    kv.add_vectors(["a", "b"], np.ones((2, 2)))
+    meta, arrays = kv._bundle_parts()
+    meta["ragged_expandos"] = {"code": ["c_values", "c_lengths"]}
+    for lengths in ([1, 5], [-1, 4], [2**62, 2**62 + 3], [1]):
+        arrays["c_values"] = np.zeros(3, np.uint8)
+        arrays["c_lengths"] = np.array(lengths, np.int64)
+        save_bundle(tmp_path / "kv", "KeyedVectors", meta, arrays)
+        with pytest.raises(ValueError, match="per-key arrays 'code' do not fit 2 keys"):
+            hsw2v.KeyedVectors.load(tmp_path / "kv")
