@@ -354,3 +354,15 @@ def test_inconsistent_per_key_arrays_in_a_file_are_a_clear_error(tmp_path):
         save_bundle(tmp_path / "kv", "KeyedVectors", meta, arrays)
         with pytest.raises(ValueError, match="per-key arrays 'code' do not fit 2 keys"):
             hsw2v.KeyedVectors.load(tmp_path / "kv")
+
+
+def test_converted_model_continues_gensims_schedule(caplog):
+    sentences = [["a", "b", "c"]] * 30
+    g = gensim_models.Word2Vec(sentences, **SMALL)
+    ours = hsw2v.Word2Vec.from_gensim(g)
+    assert ours.min_alpha_yet_reached == pytest.approx(g.min_alpha_yet_reached)
+    for library, model in (("gensim", g), ("hsw2v", ours)):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            model.train(sentences, total_examples=30, epochs=1)
+        assert GENSIM_LINES["alpha"] in warnings_of(caplog, library), library
