@@ -189,6 +189,13 @@ def train(
     model = Word2Vec(**word2vec_params)  # checks the parameters
     if model.epochs < 1:
         raise ValueError(f"epochs must be >= 1 for training, got {model.epochs}")
+    if model.tree_type == "semantic":
+        # its second training over the rebuilt tree (Word2Vec.train) has no distributed form
+        raise ValueError(
+            "tree='semantic' is not trained distributed (it retrains over a tree rebuilt from "
+            "the first training's vectors): use tree='huffman' or 'balanced' here, or train "
+            "the semantic tree with Word2Vec on one machine"
+        )
     paths = expand_paths(corpus_paths)
     try:
         client.wait_for_workers(1, timeout=timeout)

@@ -292,6 +292,14 @@ def test_adasum_combines_shards_in_a_fixed_tree_in_their_order():
     np.testing.assert_allclose(got, adasum_pair(x[0], adasum_pair(x[2], x[3])), rtol=1e-6)
 
 
+def test_a_setting_without_a_distributed_form_is_refused(tmp_path):
+    """tree="semantic" trains twice on one machine (the second time over a tree rebuilt from
+    the vectors); distributed training would silently train only the first: refused."""
+    path = write_corpus(tmp_path / "c.txt", [["a", "b"]] * 10)
+    with pytest.raises(ValueError, match="tree='semantic' is not trained distributed"):
+        distributed.train(None, path, tree="semantic", vector_size=8, min_count=1)
+
+
 def test_unknown_merge_rule_is_a_clear_error(tmp_path):
     path = write_corpus(tmp_path / "c.txt", [["a", "b"]] * 10)
     with pytest.raises(ValueError, match="merge must be one of 'sum', 'average', 'adasum'"):
