@@ -4,7 +4,8 @@ Every task is pure: its result depends only on its arguments, so Dask may run it
 another worker when the first one is lost. What a worker process keeps between tasks is a
 cache, never a source of truth:
 
-* the *replica* of shard ``k``: that shard's working copy of ``syn0`` and ``syn1``, stamped
+* the *replica* of shard ``k``: that shard's working copy of the weights (``syn0``, ``syn1``
+  and ``syn1neg``; the output layers have 0 rows when unused), stamped
   with the round it holds. A training task that finds a replica it can bring up to date with
   the updates it was given uses it; otherwise it rebuilds one from the snapshot it was given.
   After training round ``r`` the replica holds the round-``r`` model plus this shard's own
@@ -18,8 +19,13 @@ cache, never a source of truth:
 Merging (:func:`merge_rows`). Every shard starts a round from the same model, trains its piece
 and returns, for each row it changed, its *delta* (new value minus old) and a weight: how much
 it trained the row (for ``syn0[w]`` the occurrences of ``w`` in the piece, for ``syn1[n]`` the
-occurrences of words whose Huffman path passes through ``n``). Rows no shard changed are not
-sent. The round's update adds to each row either
+occurrences of words whose Huffman path passes through ``n``, for ``syn1neg[w]`` the occurrences
+of ``w`` plus its expected draws as a negative: ``negative`` times the piece's words times
+``w``'s share of ``cum_table``). Rows no shard changed are not sent.
+
+A task trains its replica on one thread with the trainer :func:`hsw2v._make_trainer.trainer_settings`
+makes from the model (``threads=1``: the same objective, kernel and settings as ``Word2Vec.train``
+on one machine; private hot rows are for threads sharing one copy, which a replica never is). The round's update adds to each row either
 
 * ``"sum"``: the sum of the shards' deltas. Every shard's learning is kept, as when threads
   share one model (Hogwild, Recht et al. 2011) or workers push their gradients to a parameter
@@ -59,7 +65,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hsw2v._inner import Trainer, job_seed
+from hsw2v._inner import job_seed
+from hsw2v._make_trainer import TrainerSettings
 from hsw2v._shards import ByteRange, Piece, count_range, merge_counts, range_sentences
 from hsw2v._train import iter_jobs
 from hsw2v.vocab import build_vocabulary
@@ -71,20 +78,14 @@ class RunSpec:
 
     run_id: str
     index_to_key: list
-    sample_int: np.ndarray
-    codes: np.ndarray
-    points: np.ndarray
-    lengths: np.ndarray
-    window: int
-    sg: bool
-    cbow_mean: bool
-    shrink_windows: bool
-    compute_loss: bool
-    kernel: str
+    trainer: TrainerSettings  # the model's trainer, as on one machine (one thread)
     batch_words: int
     max_sentence_length: int
     seed: int
     cache_words: int
+
+
+MATRICES = ("syn0", "syn1", "syn1neg")  # the weights, in the order of every tuple of them
 
 
 @dataclass
@@ -97,24 +98,21 @@ class PieceResult:
     syn1_rows: np.ndarray
     syn1_deltas: np.ndarray
     syn1_weights: np.ndarray
+    syn1neg_rows: np.ndarray
+    syn1neg_deltas: np.ndarray
+    syn1neg_weights: np.ndarray
     kept: int
     raw: int
     loss: float
     seconds: float
 
+    def part(self, name: str) -> tuple:
+        """``(rows, deltas, weights)`` of one matrix (a name in :data:`MATRICES`)."""
+        return tuple(getattr(self, f"{name}_{x}") for x in ("rows", "deltas", "weights"))
+
     @property
     def nbytes(self) -> int:
-        return sum(
-            a.nbytes
-            for a in (
-                self.syn0_rows,
-                self.syn0_deltas,
-                self.syn0_weights,
-                self.syn1_rows,
-                self.syn1_deltas,
-                self.syn1_weights,
-            )
-        )
+        return sum(a.nbytes for name in MATRICES for a in self.part(name))
 
 
 @dataclass
@@ -125,17 +123,21 @@ class RowUpdate:
     syn0_deltas: np.ndarray
     syn1_rows: np.ndarray
     syn1_deltas: np.ndarray
+    syn1neg_rows: np.ndarray
+    syn1neg_deltas: np.ndarray
     kept: int
     raw: int
     loss: float
     seconds: float  # the slowest shard's training time
     bytes_in: int  # bytes of the shards' results that were merged
 
+    def part(self, name: str) -> tuple:
+        """``(rows, deltas)`` of one matrix (a name in :data:`MATRICES`)."""
+        return getattr(self, f"{name}_rows"), getattr(self, f"{name}_deltas")
+
     @property
     def nbytes(self) -> int:
-        return sum(
-            a.nbytes for a in (self.syn0_rows, self.syn0_deltas, self.syn1_rows, self.syn1_deltas)
-        )
+        return sum(a.nbytes for name in MATRICES for a in self.part(name))
 
 
 # ------------------------------------------------------------------------------ vocabulary
@@ -267,13 +269,9 @@ def _adasum_rows(parts) -> tuple[np.ndarray, np.ndarray]:
 
 def merge_round_task(*results: PieceResult, merge: str) -> RowUpdate:
     """Merge one round's results into the update every shard applies."""
-    syn0 = merge_rows([(r.syn0_rows, r.syn0_deltas, r.syn0_weights) for r in results], merge)
-    syn1 = merge_rows([(r.syn1_rows, r.syn1_deltas, r.syn1_weights) for r in results], merge)
+    merged = [merge_rows([r.part(name) for r in results], merge) for name in MATRICES]
     return RowUpdate(
-        syn0[0],
-        syn0[1],
-        syn1[0],
-        syn1[1],
+        *(array for rows_deltas in merged for array in rows_deltas),
         kept=sum(r.kept for r in results),
         raw=sum(r.raw for r in results),
         loss=sum(r.loss for r in results),
@@ -291,24 +289,35 @@ def stats_of(update: RowUpdate) -> dict:
         "seconds": update.seconds,
         "bytes_in": update.bytes_in,
         "bytes_out": update.nbytes,
-        "rows": len(update.syn0_rows) + len(update.syn1_rows),
+        "rows": sum(len(update.part(name)[0]) for name in MATRICES),
     }
 
 
-def _apply(syn0: np.ndarray, syn1: np.ndarray, update: RowUpdate) -> None:
-    """Add a round's merged deltas to its rows (float32, the same sums wherever it runs)."""
-    if len(update.syn0_rows):
-        syn0[update.syn0_rows] += update.syn0_deltas
-    if len(update.syn1_rows):
-        syn1[update.syn1_rows] += update.syn1_deltas
+def _apply(weights: list, update: RowUpdate) -> None:
+    """Add a round's merged deltas to their rows of ``weights`` (``syn0, syn1, syn1neg``), in
+    float32: the same sums wherever it runs."""
+    for matrix, name in zip(weights, MATRICES, strict=True):
+        rows, deltas = update.part(name)
+        if len(rows):
+            matrix[rows] += deltas
+
+
+def _copy_weights(snapshot: tuple) -> list:
+    """Copies of a snapshot's ``syn0, syn1, syn1neg`` (a snapshot of only ``syn0, syn1``, as
+    hs-only callers may give, gets an empty ``syn1neg``)."""
+    weights = [np.array(m, dtype=np.float32, copy=True, order="C") for m in snapshot]
+    if len(weights) == 2:
+        weights.append(np.zeros((0, weights[0].shape[1]), np.float32))
+    return weights
 
 
 def snapshot_task(snapshot: tuple, updates: list) -> tuple:
-    """A new full model: ``snapshot`` with ``updates`` applied in order (inputs untouched)."""
-    syn0, syn1 = snapshot[0].copy(), snapshot[1].copy()
+    """A new full model: ``snapshot`` with ``updates`` applied in order (inputs untouched);
+    ``(syn0, syn1, syn1neg)``."""
+    weights = _copy_weights(snapshot)
     for update in updates:
-        _apply(syn0, syn1, update)
-    return syn0, syn1
+        _apply(weights, update)
+    return tuple(weights)
 
 
 # ------------------------------------------------------------------------------ worker caches
@@ -317,8 +326,8 @@ class _Replica:
         self.lock = threading.Lock()
         self.version = -1  # the round whose model this holds (plus own changes if dirty)
         self.dirty = False
-        self.syn0 = self.syn1 = None
-        self.undo = None  # when dirty: (rows0, old values, rows1, old values) of own changes
+        self.weights = None  # [syn0, syn1, syn1neg]
+        self.undo = None  # when dirty: (rows, old values) of own changes, per matrix
 
 
 _LOCK = threading.Lock()
@@ -372,17 +381,18 @@ def _bring_up_to_date(replica: _Replica, snapshot, updates, first: int, target: 
     ``first`` rounds and ``updates`` are those of rounds ``first .. target - 1``."""
     a = replica.version
     usable = (
-        replica.syn0 is not None and first <= a and (a < target if replica.dirty else a <= target)
+        replica.weights is not None
+        and first <= a
+        and (a < target if replica.dirty else a <= target)
     )
     if not usable:
-        replica.syn0, replica.syn1 = snapshot[0].copy(), snapshot[1].copy()
+        replica.weights = _copy_weights(snapshot)
         a = first
     elif replica.dirty:  # back to the round-``a`` model: the update holds these rows' merge
-        rows0, old0, rows1, old1 = replica.undo
-        replica.syn0[rows0] = old0
-        replica.syn1[rows1] = old1
+        for matrix, (rows, old) in zip(replica.weights, replica.undo, strict=True):
+            matrix[rows] = old
     for update in updates[a - first :]:
-        _apply(replica.syn0, replica.syn1, update)
+        _apply(replica.weights, update)
     replica.version, replica.dirty, replica.undo = target, False, None
 
 
@@ -416,47 +426,51 @@ def train_task(
             )
             return result
         except BaseException:
-            replica.syn0 = replica.syn1 = None  # half-trained: rebuild next time
+            replica.weights = None  # half-trained: rebuild next time
             raise
 
 
 def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1):
     started = time.perf_counter()
-    syn0, syn1 = replica.syn0, replica.syn1
+    settings = spec.trainer
+    syn0, syn1, syn1neg = replica.weights
     d = syn0.shape[1]
     jobs = _jobs(spec, piece, (spec.run_id, shard, piece_index))
     empty = np.zeros(0, np.int32), np.zeros((0, d), np.float32), np.zeros(0)
     if not jobs or not any(len(job.ids) for job in jobs):
         raw = sum(job.raw_words for job in jobs)
-        undo = (empty[0], empty[1], empty[0], empty[1])
-        return PieceResult(*empty, *empty, kept=0, raw=raw, loss=0.0, seconds=0.0), undo
+        undo = [(empty[0], empty[1])] * len(MATRICES)
+        result = PieceResult(*empty, *empty, *empty, kept=0, raw=raw, loss=0.0, seconds=0.0)
+        return result, undo
     ids = np.concatenate([job.ids for job in jobs])
     occurrences = np.bincount(ids, minlength=len(syn0))
     words = np.flatnonzero(occurrences).astype(np.int32)
-    # syn1 candidates: every inner node on the path of a word of the piece, weighted by the
-    # occurrences of the words passing through it
-    lengths = spec.lengths[words]
-    on_path = np.arange(spec.points.shape[1])[None, :] < lengths[:, None]
-    nodes_of = spec.points[words][on_path]
-    node_weight = np.bincount(
-        nodes_of, weights=np.repeat(occurrences[words], lengths), minlength=len(syn1)
-    )
-    nodes = np.flatnonzero(node_weight).astype(np.int32)
-    before0, before1 = syn0[words], syn1[nodes]
-    trainer = Trainer(
-        syn0,
-        syn1,
-        spec.codes,
-        spec.points,
-        spec.lengths,
-        spec.sample_int,
-        spec.window,
-        spec.sg,
-        spec.cbow_mean,
-        spec.shrink_windows,
-        spec.compute_loss,
-        spec.kernel,
-    )
+    candidates = [(words, occurrences.astype(np.float64))]
+    if settings.hs:
+        # syn1 candidates: every inner node on the path of a word of the piece, weighted by
+        # the occurrences of the words passing through it
+        lengths = settings.lengths[words]
+        on_path = np.arange(settings.points.shape[1])[None, :] < lengths[:, None]
+        nodes_of = settings.points[words][on_path]
+        node_weight = np.bincount(
+            nodes_of, weights=np.repeat(occurrences[words], lengths), minlength=len(syn1)
+        )
+        candidates.append((np.flatnonzero(node_weight).astype(np.int32), node_weight))
+    else:
+        candidates.append((empty[0], np.zeros(0)))
+    if settings.negative:
+        # syn1neg candidates: any word may be drawn as a negative, so every row is one;
+        # weighted by its occurrences plus its expected draws
+        table = settings.cum_table.astype(np.float64)
+        share = np.diff(table, prepend=0.0) / table[-1]
+        draws = settings.negative * float(occurrences.sum()) * share
+        neg_weight = occurrences + draws
+        candidates.append((np.arange(len(syn1neg), dtype=np.int32), neg_weight))
+    else:
+        candidates.append((empty[0], np.zeros(0)))
+    weights = (syn0, syn1, syn1neg)
+    before = [matrix[rows] for matrix, (rows, _) in zip(weights, candidates, strict=True)]
+    trainer = settings.build(syn0, syn1, syn1neg)
     total = max(sum(job.raw_words for job in jobs), 1)
     done = kept = 0
     loss = 0.0
@@ -468,20 +482,17 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
         job_kept, job_loss = trainer.train_job(job.ids, job.ends, a0, a1, seed)
         kept += job_kept
         loss += job_loss
-    changed0 = (syn0[words] != before0).any(axis=1)
-    changed1 = (syn1[nodes] != before1).any(axis=1)
-    rows0, rows1 = words[changed0], nodes[changed1]
-    old0, old1 = before0[changed0], before1[changed1]
+    parts, undo = [], []
+    for matrix, (rows, row_weight), old in zip(weights, candidates, before, strict=True):
+        changed = (matrix[rows] != old).any(axis=1)
+        rows, old = rows[changed], old[changed]
+        parts += [rows, matrix[rows] - old, row_weight[rows].astype(np.float64)]
+        undo.append((rows, old))
     result = PieceResult(
-        rows0,
-        syn0[rows0] - old0,
-        occurrences[rows0].astype(np.float64),
-        rows1,
-        syn1[rows1] - old1,
-        node_weight[rows1],
+        *parts,
         kept=int(kept),
         raw=int(done),
         loss=float(loss),
         seconds=time.perf_counter() - started,
     )
-    return result, (rows0, old0, rows1, old1)
+    return result, undo

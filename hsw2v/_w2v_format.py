@@ -21,6 +21,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from hsw2v.corpora import COMPRESSED_SUFFIXES, open_source
+from hsw2v.exceptions import TruncatedFileError
 from hsw2v.persist import atomic_commit, atomic_temp
 
 logger = logging.getLogger(__name__)
@@ -263,7 +264,7 @@ def _read_text(fname, fin, collector, first_line_no, vector_size, datatype, enco
         line = fin.readline()
         line_no = first_line_no + i
         if not line:
-            raise ValueError(
+            raise TruncatedFileError(
                 f"{fname}: line {line_no}: unexpected end of file after {i} of "
                 f"{collector.vocab_size} vectors (truncated file or wrong vector count)"
             )
@@ -282,7 +283,7 @@ def _read_binary(fname, fin, collector, offset, vector_size, datatype, encoding,
             if space >= 0 and len(buf) - space - 1 >= nbytes:
                 break
             if eof:
-                raise ValueError(
+                raise TruncatedFileError(
                     f"{fname}: unexpected end of file at byte offset {offset + len(buf)} in "
                     f"vector {i + 1} of {collector.vocab_size} (truncated file or wrong count)"
                 )

@@ -53,9 +53,11 @@ from typing import Any
 
 from hsw2v import _dist_tasks as tasks
 from hsw2v import progress as _progress
+from hsw2v._make_trainer import objective, trainer_settings
 from hsw2v._shards import cut_shard, expand_paths, plan_ranges, splittable_size
 from hsw2v._train import Progress, Schedule
 from hsw2v.corpora import MAX_WORDS_IN_BATCH
+from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.word2vec import Word2Vec
 
 logger = logging.getLogger(__name__)
@@ -73,8 +75,9 @@ class DistributedReport:
 
     ``bytes_in_per_round`` is the mean size of the rows the shards sent to be merged,
     ``bytes_out_per_round`` the mean size of the merged update (each worker receives it
-    once), ``model_bytes`` the size of ``syn0`` and ``syn1`` together, for comparison; every
-    worker also fetches each of the ``snapshots`` full models once (``model_bytes`` each).
+    once), ``model_bytes`` the size of ``syn0``, ``syn1`` and ``syn1neg`` together, for
+    comparison; every worker also fetches each of the ``snapshots`` full models once
+    (``model_bytes`` each).
     """
 
     shards: int
@@ -186,6 +189,13 @@ def train(
     model = Word2Vec(**word2vec_params)  # checks the parameters
     if model.epochs < 1:
         raise ValueError(f"epochs must be >= 1 for training, got {model.epochs}")
+    if model.tree_type == "semantic":
+        # its second training over the rebuilt tree (Word2Vec.train) has no distributed form
+        raise ValueError(
+            "tree='semantic' is not trained distributed (it retrains over a tree rebuilt from "
+            "the first training's vectors): use tree='huffman' or 'balanced' here, or train "
+            "the semantic tree with Word2Vec on one machine"
+        )
     paths = expand_paths(corpus_paths)
     try:
         client.wait_for_workers(1, timeout=timeout)
@@ -290,7 +300,7 @@ class _Run:
         self.marks = [self.result(f, "counting the corpus") for f in self.marks]
         self.futures = []
         if not vocab.index_to_key:
-            raise ValueError(
+            raise EmptyCorpusError(
                 f"the vocabulary is empty: no word occurs at least min_count={model.min_count} "
                 f"times in the corpus ({n_raw} distinct words seen); lower min_count or give a "
                 "larger corpus"
@@ -339,7 +349,8 @@ class _Run:
         spec = run_spec(model, self.run_id, max_sentence_length)
         spec_f = client.scatter(spec, broadcast=True, hash=False)
         # a list of one item: scatter would otherwise scatter the tuple's items one by one
-        [snapshot] = client.scatter([(model.wv.vectors, model.syn1)], broadcast=True, hash=False)
+        weights = (model.wv.vectors, model.syn1, model.syn1neg)
+        [snapshot] = client.scatter([weights], broadcast=True, hash=False)
         addresses = sorted(client.scheduler_info()["workers"])
         schedule = Schedule(
             model.alpha, model.min_alpha, model.epochs, model.corpus_total_words, by_words=True
@@ -386,8 +397,8 @@ class _Run:
         self.futures = [s for _, _, s in stats] + [final]
         del snapshot, updates  # the scheduler keeps what later tasks still need
         self._watch(stats, schedule, len(self.shards))
-        syn0, syn1 = self.result(final, "collecting the trained model")
-        model.wv.vectors, model.syn1 = syn0, syn1
+        syn0, syn1, syn1neg = self.result(final, "collecting the trained model")
+        model.wv.vectors, model.syn1, model.syn1neg = syn0, syn1, syn1neg
         model.wv.norms = None
         client.cancel(spec_f)
 
@@ -433,7 +444,7 @@ class _Run:
             rows_per_round=rows / n,
             bytes_in_per_round=bytes_in / n,
             bytes_out_per_round=bytes_out / n,
-            model_bytes=model.wv.vectors.nbytes + model.syn1.nbytes,
+            model_bytes=model.wv.vectors.nbytes + model.syn1.nbytes + model.syn1neg.nbytes,
             snapshots=self.n_snapshots,
         )
         logger.info(
@@ -446,21 +457,15 @@ class _Run:
 
 
 def run_spec(model: Word2Vec, run_id: str, max_sentence_length: int) -> tasks.RunSpec:
-    """What every training task needs besides the weights, from a model with a vocabulary."""
-    tree = model.tree
+    """What every training task needs besides the weights, from a model with a vocabulary:
+    the model's trainer settings (:func:`hsw2v._make_trainer.trainer_settings`, one thread per
+    task), so every setting trains as ``Word2Vec.train`` trains it on one machine."""
+    settings = trainer_settings(model, threads=1)
+    logger.info("distributed training: %s", objective(model))
     return tasks.RunSpec(
         run_id=run_id,
         index_to_key=list(model.wv.index_to_key),
-        sample_int=model.wv.expandos["sample_int"],
-        codes=tree.codes,
-        points=tree.points,
-        lengths=tree.lengths,
-        window=model.window,
-        sg=bool(model.sg),
-        cbow_mean=bool(model.cbow_mean),
-        shrink_windows=model.shrink_windows,
-        compute_loss=model.compute_loss,
-        kernel=model._kernel_variant(),
+        trainer=settings,
         batch_words=model.batch_words,
         max_sentence_length=max_sentence_length,
         seed=model.seed,

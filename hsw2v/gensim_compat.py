@@ -28,9 +28,19 @@ gensim keeps each word's code as a uint8 array and its point as a uint32 array, 
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
-__all__ = ["from_gensim", "kv_from_gensim", "kv_to_gensim", "to_gensim"]
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "from_gensim",
+    "kv_from_gensim",
+    "kv_to_gensim",
+    "load_gensim_pickle",
+    "to_gensim",
+]
 
 # Settings shared by both Word2Vec classes, passed to the other's constructor.
 _SETTINGS = (
@@ -267,5 +277,115 @@ def from_gensim(gensim_model, cls=None):
         if hasattr(gensim_model, name):
             setattr(model, name, getattr(gensim_model, name))
     model.running_training_loss = float(model.running_training_loss)
+    if hasattr(gensim_model, "min_alpha_yet_reached"):  # where gensim's schedule got to
+        model.min_alpha_yet_reached = float(gensim_model.min_alpha_yet_reached)
     model._expose_tree()
     return model
+
+
+# ------------------------------------------------------------------------ gensim's pickles
+_PICKLE_PROTOCOL_MARK = b"\x80"  # a pickle of protocol 2 or later starts with PROTO
+
+
+def is_pickle(path) -> bool:
+    """Whether ``path`` starts like a pickle of protocol 2 or later (what gensim's ``save()``
+    writes), judged from its first byte; the file is not unpickled."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(1) == _PICKLE_PROTOCOL_MARK
+    except OSError:
+        return False
+
+
+def not_a_bundle_error(exc: ValueError, path, cls_name: str) -> ValueError:
+    """The error ``Word2Vec.load`` / ``KeyedVectors.load`` raise for a file that is not an hsw2v
+    bundle: for a gensim pickle it names the ways out (through gensim, which the user runs)."""
+    if not is_pickle(path):
+        return exc
+    gensim_cls = "Word2Vec" if cls_name == "Word2Vec" else "KeyedVectors"
+    return ValueError(
+        f"{exc}: it is a pickle, as gensim's save() writes, and hsw2v never unpickles files "
+        "(loading a pickle can run any code it holds). With gensim installed, load it through "
+        f"gensim and convert: {cls_name}.from_gensim(gensim.models.{gensim_cls}.load(path)); "
+        "for a file you trust, hsw2v.gensim_compat.load_gensim_pickle(path, trusted=True) does "
+        "both; or export it with gensim's save_word2vec_format()"
+    )
+
+
+def load_gensim_pickle(path, *, trusted=False, mmap=None):
+    """Load a file written by gensim's ``save()`` (a pickle, with gensim's side ``.npy``
+    files) through gensim itself, and convert it: a gensim ``Word2Vec`` becomes an hsw2v
+    :class:`~hsw2v.word2vec.Word2Vec` (:func:`from_gensim`), a ``KeyedVectors`` an hsw2v
+    :class:`~hsw2v.keyedvectors.KeyedVectors` (:func:`kv_from_gensim`).
+
+    Unpickling runs whatever code the file holds, so this is an explicit opt-in for files you
+    made or trust: ``trusted=True`` is required. hsw2v's own ``load()`` never unpickles.
+    Needs gensim (``pip install gensim==4.4.0``).
+
+    >>> import os, tempfile
+    >>> from gensim.models import Word2Vec as GensimWord2Vec
+    >>> path = os.path.join(tempfile.mkdtemp(), "gensim.model")
+    >>> GensimWord2Vec([["a", "b", "a"]] * 10, vector_size=4, min_count=1, hs=1, negative=0).save(path)
+    >>> load_gensim_pickle(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: load_gensim_pickle() unpickles the file, which runs any code it holds: pass trusted=True only for a file you made or trust
+    >>> model = load_gensim_pickle(path, trusted=True)
+    >>> type(model).__module__, model.wv.index_to_key
+    ('hsw2v.word2vec', ['a', 'b'])
+    """
+    if trusted is not True:
+        raise ValueError(
+            "load_gensim_pickle() unpickles the file, which runs any code it holds: pass "
+            "trusted=True only for a file you made or trust"
+        )
+    GensimWord2Vec, GensimKeyedVectors = _gensim()
+    from gensim.utils import SaveLoad
+
+    loaded = SaveLoad.load(str(path), mmap=mmap)
+    if isinstance(loaded, GensimWord2Vec):
+        return from_gensim(loaded)
+    if isinstance(loaded, GensimKeyedVectors):
+        return kv_from_gensim(loaded)
+    raise TypeError(
+        f"{str(path)!r} holds a gensim {type(loaded).__name__}, not a Word2Vec or KeyedVectors"
+    )
+
+
+# ------------------------------------------------------------------------ gensim's save() options
+GENSIM_SEP_LIMIT = 10 * 1024**2  # gensim's SaveLoad.save defaults
+GENSIM_PICKLE_PROTOCOL = 4
+
+
+def explain_save_options(separately, sep_limit, ignore, pickle_protocol, saved) -> None:
+    """Say what hsw2v's ``save()`` does with gensim's ``SaveLoad.save`` options (logged at
+    INFO, or a warning where the request is not honoured); ``saved`` names the attributes
+    the file stores. Only options given other than gensim's defaults are mentioned.
+
+    * ``separately`` / ``sep_limit``: gensim stores large arrays outside the pickle so that
+      ``load(mmap='r')`` can map them; every hsw2v array is its own aligned ``.npy`` member
+      of the bundle, always mappable, so there is nothing to do.
+    * ``ignore``: attributes hsw2v never stores (``cum_table``, norms: rebuilt on load) are
+      left out as asked; the attributes the file does store are still stored (a model file
+      holds everything needed to load and train it), with a warning.
+    * ``pickle_protocol``: unused, hsw2v files hold no pickle.
+    """
+    if separately is not None or sep_limit != GENSIM_SEP_LIMIT:
+        logger.info(
+            "save(separately=%r, sep_limit=%r): every array is already stored as its own "
+            "aligned .npy member, which load(mmap='r') maps; nothing else to do",
+            separately,
+            sep_limit,
+        )
+    kept = sorted(set(ignore or ()) & set(saved))
+    if kept:
+        logger.warning(
+            "save(ignore=%r): %s stored anyway, as a model file holds everything needed to "
+            "load it again",
+            sorted(ignore),
+            ", ".join(kept),
+        )
+    elif ignore:
+        logger.info("save(ignore=%r): not stored by hsw2v in any case", sorted(ignore))
+    if pickle_protocol != GENSIM_PICKLE_PROTOCOL:
+        logger.info("save(pickle_protocol=%r): unused, hsw2v files hold no pickle", pickle_protocol)

@@ -23,6 +23,7 @@ import numpy as np
 
 from hsw2v import _w2v_format
 from hsw2v._similarity import KEY_TYPES, REAL, SimilarityQueries, unknown_key
+from hsw2v.exceptions import WrongFileKindError
 from hsw2v.persist import load_bundle, save_bundle
 
 __all__ = ["KeyedVectors"]
@@ -643,10 +644,20 @@ class KeyedVectors(SimilarityQueries):
                 raise TypeError(f"cannot save key {key!r} of type {type(key).__name__}")
             keys.append(key)
         arrays = {"vectors": np.asarray(self.vectors)}
-        expandos = {}
+        expandos, ragged = {}, {}
         for n, (attr, values) in enumerate(self.expandos.items()):
+            values = np.asarray(values)
             if values.dtype.hasobject:
-                logger.warning("not saving attribute %r: it holds Python objects", attr)
+                flat = _ragged(values)
+                if flat is None:
+                    logger.warning(
+                        "not saving attribute %r: it holds Python objects other than numeric "
+                        "arrays (only numbers and per-key numeric arrays are saved)",
+                        attr,
+                    )
+                    continue
+                ragged[attr] = [f"expando_{n}_values", f"expando_{n}_lengths"]
+                arrays[f"expando_{n}_values"], arrays[f"expando_{n}_lengths"] = flat
                 continue
             expandos[attr] = f"expando_{n}"
             arrays[f"expando_{n}"] = values
@@ -656,6 +667,8 @@ class KeyedVectors(SimilarityQueries):
             "next_index": int(self.next_index),
             "expandos": expandos,
         }
+        if ragged:
+            meta["ragged_expandos"] = ragged
         return meta, arrays
 
     @classmethod
@@ -675,7 +688,11 @@ class KeyedVectors(SimilarityQueries):
             names = meta["expandos"]
             next_index = meta["next_index"]
             expandos = {attr: arrays[name] for attr, name in names.items()}
-        except (KeyError, TypeError, AttributeError) as exc:
+            ragged = {
+                attr: (arrays[values], arrays[lengths])
+                for attr, (values, lengths) in meta.get("ragged_expandos", {}).items()
+            }
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise ValueError(f"{source!r} holds incomplete KeyedVectors data ({exc!r})") from exc
         for name, value in (("vector_size", vector_size), ("next_index", next_index)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -696,6 +713,19 @@ class KeyedVectors(SimilarityQueries):
         for attr, values in expandos.items():
             if not isinstance(attr, str) or values.shape != (len(keys),):
                 raise bad(f"attribute {attr!r} of shape {values.shape} for {len(keys)} keys")
+        for attr, (values, lengths) in ragged.items():
+            if (
+                not isinstance(attr, str)
+                or attr in expandos
+                or values.ndim != 1
+                or values.dtype.kind not in "iuf"
+                or lengths.shape != (len(keys),)
+                or lengths.dtype.kind not in "iu"
+                or (len(lengths) and (lengths.min() < 0 or lengths.max() > len(values)))
+                or int(lengths.sum()) != len(values)
+            ):
+                raise bad(f"per-key arrays {attr!r} do not fit {len(keys)} keys")
+            expandos[attr] = _unragged(values, lengths)
         kv = cls(vector_size, 0, dtype=vectors.dtype)
         kv.vectors, kv.index_to_key, kv.expandos, kv.next_index = (
             vectors,
@@ -738,10 +768,20 @@ class KeyedVectors(SimilarityQueries):
 
         return kv_from_gensim(gensim_kv, cls=cls)
 
-    def save(self, fname):
+    def save(
+        self,
+        fname,
+        separately=None,
+        sep_limit=10 * 1024**2,
+        ignore=frozenset(),
+        pickle_protocol=4,
+    ):
         """Save to one pickle-free file (see :mod:`hsw2v.persist`), atomically.
 
-        Vectors, keys and numeric per-key attributes are stored; object attributes are skipped.
+        Vectors, keys and per-key attributes (numbers, and per-key numeric arrays such as
+        ``code`` and ``point``) are stored; other Python objects are skipped with a warning.
+        gensim's ``save()`` options are accepted and what is done with each is logged
+        (:func:`hsw2v.gensim_compat.explain_save_options`).
 
         Examples
         --------
@@ -751,6 +791,10 @@ class KeyedVectors(SimilarityQueries):
         >>> KeyedVectors.load(path)["a"].tolist()
         [1.0, 2.0]
         """
+        from hsw2v.gensim_compat import explain_save_options
+
+        stored = ("vectors", "index_to_key", "key_to_index", "expandos", "vector_size")
+        explain_save_options(separately, sep_limit, ignore, pickle_protocol, stored)
         meta, arrays = self._bundle_parts()
         save_bundle(fname, _BUNDLE_KIND, meta, arrays)
 
@@ -768,11 +812,38 @@ class KeyedVectors(SimilarityQueries):
         """
         try:
             meta, arrays = load_bundle(fname, mmap=mmap, kind=_BUNDLE_KIND)
-        except ValueError as exc:
-            if "not an hsw2v bundle" in str(exc):
-                raise ValueError(
-                    f"{exc}; files written by gensim's save() are pickles, which hsw2v does not "
-                    "read: convert them with save_word2vec_format()"
-                ) from None
+        except WrongFileKindError:
             raise
+        except ValueError as exc:
+            from hsw2v.gensim_compat import not_a_bundle_error
+
+            error = not_a_bundle_error(exc, fname, "KeyedVectors")
+            if error is exc:
+                raise
+            raise error from None
         return cls._from_bundle_parts(meta, arrays, source=str(fname))
+
+
+def _ragged(values: np.ndarray):
+    """An object array of per-key 1-D numeric arrays (gensim's ``code`` and ``point``) as
+    ``(concatenated values, lengths)``, or None if it holds anything else."""
+    items = []
+    for item in values:
+        item = np.asarray(item) if isinstance(item, (np.ndarray, list, tuple)) else None
+        if item is None or item.ndim != 1 or (item.dtype.kind not in "iuf" and len(item)):
+            return None
+        items.append(item)
+    if not items:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    lengths = np.array([len(item) for item in items], dtype=np.int64)
+    typed = [item.dtype for item in items if len(item)] or [items[0].dtype]
+    return np.concatenate(items).astype(np.result_type(*typed), copy=False), lengths
+
+
+def _unragged(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The object array :func:`_ragged` flattened: one view into ``values`` per key."""
+    out = np.empty(len(lengths), dtype=object)
+    ends = np.cumsum(lengths)
+    for i, (start, end) in enumerate(zip(ends - lengths, ends, strict=True)):
+        out[i] = values[start:end]
+    return out

@@ -44,6 +44,8 @@ import zipfile
 
 import numpy as np
 
+from hsw2v.exceptions import WrongFileKindError
+
 __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
@@ -267,7 +269,10 @@ def _read_header(path: str, zf: zipfile.ZipFile, kind):
             f"up to {FORMAT_VERSION}; upgrade hsw2v to load it"
         )
     if kind is not None and doc.get("kind") != kind:
-        raise _Reported(f"{path!r} holds a {doc.get('kind')!r}, not a {kind!r}")
+        found = doc.get("kind")
+        way_out = f"; load it with {found}.load()" if isinstance(found, str) else ""
+        # also an AttributeError: gensim's load() raises that for a file of another class
+        raise WrongFileKindError(f"{path!r} holds a {found!r}, not a {kind!r}{way_out}")
     if not isinstance(doc.get("arrays"), dict) or "meta" not in doc:
         raise _Corrupt(f"{_META_MEMBER} lacks 'arrays' or 'meta'")
     return doc
@@ -373,6 +378,8 @@ def load_bundle(path, mmap=None, kind=None) -> tuple[dict, dict]:
             raise ValueError(f"{path!r} is not an hsw2v bundle (not a zip file)")
         try:
             meta, places, arrays = _read_all(path, fh, file_size, kind, read=mmap is None)
+        except WrongFileKindError:
+            raise
         except _Reported as exc:
             raise ValueError(str(exc)) from None
         except _Corrupt as exc:

@@ -26,7 +26,7 @@ import numpy as np
 from hsw2v import persist
 from hsw2v import progress as _progress
 from hsw2v._corpus_file import FileTrainer, Vocab, byte_ranges, count_range
-from hsw2v._inner import Trainer
+from hsw2v._make_trainer import hot_rows, kernel_variant, make_trainer
 from hsw2v._train import (
     Job,
     Schedule,
@@ -38,6 +38,7 @@ from hsw2v._train import (
 )
 from hsw2v.corpora import COMPRESSED_SUFFIXES, corpus_identity, file_identity
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
+from hsw2v.exceptions import EmptyCorpusError, WrongFileKindError, class_only_method
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.negative import make_cum_table
@@ -63,6 +64,29 @@ HOT_SYNC_CBOW = 1000
 HOT_VISITS = 2**30  # a private row is synced alone after this many visits (centre words)
 HOT_VISITS_CBOW = 2**30
 HOT_MERGE = "sum"  # "sum": add each job's change back; "mean": add change / workers
+GENSIM_NEGATIVE = 5  # gensim's default `negative`
+
+
+def default_negative(hs, negative):
+    """``negative`` as given, or its default when it is None: 0 beside hierarchical softmax
+    (hsw2v's default, ``hs=1``), gensim's 5 when ``hs`` is off, so that gensim code writing
+    ``Word2Vec(..., hs=0)`` trains negative sampling as it does under gensim.
+
+    >>> default_negative(1, None), default_negative(0, None), default_negative(0, 10)
+    (0, 5, 10)
+    """
+    if negative is not None:
+        return negative
+    if hs is not None and not hs:
+        logger.info(
+            "hs=0 and no negative given: training negative sampling with gensim's default "
+            "negative=%i",
+            GENSIM_NEGATIVE,
+        )
+        return GENSIM_NEGATIVE
+    return 0
+
+
 _SAVED_PARAMS = (
     "vector_size",
     "alpha",
@@ -101,7 +125,9 @@ class Word2Vec:
     """Train word vectors with hierarchical softmax (skip-gram or CBOW).
 
     The parameters, defaults and methods are gensim 4.4's ``Word2Vec`` except ``hs=1`` and
-    ``negative=0`` by default (hierarchical softmax is what this library is built for).
+    ``negative=0`` by default (hierarchical softmax is what this library is built for). gensim
+    code that turns hierarchical softmax off (``hs=0``) without giving ``negative`` trains
+    negative sampling with gensim's default ``negative=5``, as it does under gensim.
     Negative sampling (``negative > 0``, ``ns_exponent``; weights ``syn1neg``, draw table
     ``cum_table``) trains as gensim does, alone (``hs=0``) or after each hs step (``hs=1``).
     Beyond gensim:
@@ -263,7 +289,7 @@ class Word2Vec:
         min_alpha=0.0001,
         sg=0,
         hs=1,
-        negative=0,
+        negative=None,
         ns_exponent=0.75,
         cbow_mean=1,
         hashfxn=hash,
@@ -281,6 +307,7 @@ class Word2Vec:
         kernel="auto",
         tree="huffman",
     ):
+        negative = default_negative(hs, negative)
         _check_params(
             vector_size=vector_size,
             alpha=alpha,
@@ -333,6 +360,7 @@ class Word2Vec:
         self.semantic_pending = 0  # 1 while a semantic tree waits for its first training
         self.corpus_count = 0
         self.corpus_total_words = 0
+        self.min_alpha_yet_reached = self.alpha  # as gensim: lowered by each epoch trained
         self.train_count = 0
         self.total_train_time = 0.0
         self.running_training_loss = 0.0
@@ -431,13 +459,14 @@ class Word2Vec:
         workers=None,
         trim_rule=None,
     ):
-        """Count the corpus's words (one streaming pass); returns the total number of words.
+        """Count the corpus's words (one streaming pass); returns ``(total_words,
+        corpus_count)``, the raw words and sentences read, as gensim's.
 
         Examples
         --------
         >>> model = Word2Vec(vector_size=8, min_count=1, workers=1)
         >>> model.scan_vocab([["a", "b", "a"]] * 20)
-        60
+        (60, 20)
         >>> model.raw_vocab, model.corpus_count
         ({'a': 40, 'b': 20}, 20)
         """
@@ -466,11 +495,11 @@ class Word2Vec:
         if recording is not None and identity is not None and corpus_identity(corpus) == identity:
             self._recording = (corpus, identity, recording)
         if corpus_count == 0:
-            raise ValueError("the corpus is empty: it yielded no sentences")
+            raise EmptyCorpusError("the corpus is empty: it yielded no sentences")
         self.corpus_count = corpus_count
         self.corpus_total_words = total_words
         logger.info("scanned the vocabulary in %.2fs", time.perf_counter() - started)
-        return total_words
+        return total_words, corpus_count
 
     def prepare_vocab(
         self,
@@ -524,7 +553,7 @@ class Word2Vec:
         if dry_run:
             return report
         if not vocab.index_to_key:
-            raise ValueError(
+            raise EmptyCorpusError(
                 f"the vocabulary is empty: no word occurs at least min_count={min_count} "
                 f"times in the corpus ({len(self.raw_vocab)} distinct words seen); lower "
                 "min_count or give a larger corpus"
@@ -695,17 +724,17 @@ class Word2Vec:
                 "need as many passes: pass a re-iterable object such as a list or LineSentence"
             )
         if self.hs and self.negative:
-            logger.warning(
-                "both hierarchical softmax and negative sampling are on (hs=1, negative=%i); "
-                "each training pair gets both updates, as in gensim",
-                self.negative,
+            logger.warning(  # gensim's wording, which users grep for
+                "Both hierarchical softmax and negative sampling are activated. "
+                "This is probably a mistake. You should set either 'hs=0' "
+                "or 'negative=0' to disable one of them. "
             )
-        if self.negative and (self.cum_table is None or len(self.cum_table) != len(self.wv)):
-            self.make_cum_table()
         # As gensim's train(): the call's settings become the model's, and only the callbacks
         # passed to this call are called (the constructor passes its own).
         self.alpha = float(start_alpha or self.alpha)
         self.min_alpha = float(end_alpha or self.min_alpha)
+        if self.alpha > getattr(self, "min_alpha_yet_reached", self.alpha):
+            logger.warning("Effective 'alpha' higher than previous training cycles")  # gensim's
         start_alpha, end_alpha = self.alpha, self.min_alpha
         self.epochs = epochs
         self.compute_loss = bool(compute_loss)
@@ -717,28 +746,7 @@ class Word2Vec:
             int(total_words) if total_words else int(total_examples),
             by_words=bool(total_words),
         )
-        trainer = Trainer(
-            self.wv.vectors,
-            self.syn1,
-            self.tree.codes,
-            self.tree.points,
-            self.tree.lengths,
-            self.wv.expandos["sample_int"],
-            self.window,
-            bool(self.sg),
-            bool(self.cbow_mean),
-            self.shrink_windows,
-            self.compute_loss,
-            self._kernel_variant(),
-            hot_rows=self._hot_rows(),
-            hot_sync=HOT_SYNC if self.sg else HOT_SYNC_CBOW,
-            hot_visits=HOT_VISITS if self.sg else HOT_VISITS_CBOW,
-            hot_scale=1.0 / self.workers if HOT_MERGE == "mean" else 1.0,
-            hs=bool(self.hs),
-            syn1neg=self.syn1neg if self.negative else None,
-            cum_table=self.cum_table if self.negative else None,
-            negative=self.negative,
-        )
+        trainer = make_trainer(self)
         self.running_training_loss = 0.0
         self.wv.norms = None
         trained = raw = 0
@@ -804,18 +812,13 @@ class Word2Vec:
                 trained += report.trained_words
                 raw += report.raw_words
                 self.running_training_loss += report.loss
-                logger.info(
-                    "EPOCH %i: trained %i effective words of %i raw in %.1fs, %.0f effective "
-                    "words/s",
-                    epoch + 1,
-                    report.trained_words,
-                    report.raw_words,
-                    report.seconds,
-                    report.trained_words / max(report.seconds, 1e-9),
+                _log_epoch_end(
+                    epoch,
+                    report,
+                    None if file_trainer is not None else (total_examples, total_words),
                 )
                 if report.raw_words == 0:
-                    raise ValueError("the corpus yielded no sentences during training")
-                warn_count_mismatch(epoch, report, total_examples, total_words)
+                    raise EmptyCorpusError("the corpus yielded no sentences during training")
                 for callback in callbacks:
                     callback.on_epoch_end(self)
         finally:
@@ -833,6 +836,7 @@ class Word2Vec:
             self.semantic_pending = 0
             self._expose_tree()
             self.prepare_weights()
+            self.min_alpha_yet_reached = self.alpha  # fresh weights: a fresh schedule
             more = self.train(
                 corpus_iterable,
                 corpus_file,
@@ -858,16 +862,11 @@ class Word2Vec:
 
     def _hot_rows(self):
         """The inner nodes each job trains a private copy of (see ``HOT_NODES``): the most
-        visited ones, none with one worker."""
-        if self.workers < 2 or not self.hs:
-            return np.zeros(0, dtype=np.int32)
-        n = HOT_NODES if self.sg else HOT_NODES_CBOW
-        return self.tree.most_visited_nodes(self.wv.expandos["count"], n)
+        visited ones, none with one worker (:func:`hsw2v._make_trainer.hot_rows`)."""
+        return hot_rows(self, self.workers)
 
     def _kernel_variant(self) -> str:
-        if self.kernel != "auto":
-            return self.kernel
-        return "window" if self.sg else "fused"
+        return kernel_variant(self)
 
     def get_latest_training_loss(self) -> float:
         """The summed -log-likelihood of all (context, path) pairs trained by the latest
@@ -1050,9 +1049,22 @@ class Word2Vec:
         return from_gensim(gensim_model, cls=cls)
 
     # ---------------------------------------------------------------- persistence
-    def save(self, fname):
+    def save(
+        self,
+        fname,
+        separately=None,
+        sep_limit=10 * 1024**2,
+        ignore=frozenset(),
+        pickle_protocol=4,
+    ):
         """Save the whole model (continues training after :meth:`load`) in the native,
         pickle-free format; the write is atomic.
+
+        gensim's ``save()`` options are accepted, and what is done with each is logged
+        (:func:`hsw2v.gensim_compat.explain_save_options`): every array is always stored
+        memory-mappable (``separately``, ``sep_limit``), the attributes a model needs are
+        stored whatever ``ignore`` says (with a warning), and no pickle is written
+        (``pickle_protocol``).
 
         Examples
         --------
@@ -1065,6 +1077,10 @@ class Word2Vec:
         """
         if self.tree is None:
             raise RuntimeError("nothing to save: build the vocabulary first")
+        from hsw2v.gensim_compat import explain_save_options
+
+        stored = ("wv", "syn1", "syn1neg", "tree", *_SAVED_PARAMS)
+        explain_save_options(separately, sep_limit, ignore, pickle_protocol, stored)
         meta = {name: getattr(self, name) for name in _SAVED_PARAMS}
         meta["running_training_loss"] = self.running_training_loss
         meta["total_train_time"] = self.total_train_time
@@ -1081,9 +1097,16 @@ class Word2Vec:
         }
         persist.save_bundle(fname, "Word2Vec", meta, arrays)
 
-    @classmethod
+    @class_only_method
     def load(cls, fname, mmap=None):
         """Load a model written by :meth:`save`; ``mmap='r'`` maps its arrays read-only.
+
+        As gensim's, it is called on the class (``model = Word2Vec.load(path)``); called on an
+        instance it raises :class:`hsw2v.exceptions.LoadOnInstanceError` (an AttributeError,
+        as gensim's). A file of another kind (e.g. ``wv.save()``'s KeyedVectors) raises
+        :class:`hsw2v.exceptions.WrongFileKindError` (a ValueError and an AttributeError); a
+        gensim pickle raises a ValueError naming the ways to convert it
+        (:func:`hsw2v.gensim_compat.load_gensim_pickle`).
 
         Examples
         --------
@@ -1094,7 +1117,17 @@ class Word2Vec:
         >>> model.wv.index_to_key, model.wv.vectors.shape, model.wv.vectors.flags.writeable
         (['a', 'b'], (2, 4), False)
         """
-        meta, arrays = persist.load_bundle(fname, mmap=mmap, kind="Word2Vec")
+        try:
+            meta, arrays = persist.load_bundle(fname, mmap=mmap, kind="Word2Vec")
+        except WrongFileKindError:
+            raise
+        except ValueError as exc:
+            from hsw2v.gensim_compat import not_a_bundle_error
+
+            error = not_a_bundle_error(exc, fname, cls.__name__)
+            if error is exc:
+                raise
+            raise error from None
         persist.check_word2vec_bundle(fname, meta, arrays)
         model = cls.__new__(cls)
         defaults = cls(workers=1)
@@ -1102,6 +1135,7 @@ class Word2Vec:
         for name in _SAVED_PARAMS:
             if name in meta:
                 setattr(model, name, meta[name])
+        model.min_alpha_yet_reached = model.min_alpha if model.train_count else model.alpha
         model.running_training_loss = meta.get("running_training_loss", 0.0)
         model.total_train_time = meta.get("total_train_time", 0.0)
         keys = meta["index_to_key"]
@@ -1193,6 +1227,24 @@ def _check_params(
         "You must set either 'hs' or 'negative' to be positive for proper training. "
         "When both 'hs=0' and 'negative=0', there will be no training.",
     )
+
+
+def _log_epoch_end(epoch: int, report, supplied) -> None:
+    """gensim's end-of-epoch log line, and its warnings when the corpus read differs from the
+    ``(total_examples, total_words)`` supplied (None in corpus_file mode, which reads exact
+    byte ranges, where gensim does not warn either). The wording is gensim 4.4's, which users
+    grep for; epochs count from 1 as in hsw2v's progress lines."""
+    logger.info(
+        "EPOCH %i: training on %i raw words (%i effective words) took %.1fs, %.0f effective "
+        "words/s",
+        epoch + 1,
+        report.raw_words,
+        report.trained_words,
+        report.seconds,
+        report.trained_words / max(report.seconds, 1e-9),
+    )
+    if supplied is not None:
+        warn_count_mismatch(epoch, report, *supplied)
 
 
 def _file_mode_path(corpus_file) -> str | None:

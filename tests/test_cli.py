@@ -141,7 +141,7 @@ def test_train_verbose_logs_and_plots(workdir):
         args += ["--plot-training", "curves.png"]
     result = run_cli(*args, cwd=workdir)
     assert result.returncode == 0, result.stderr
-    assert "EPOCH 1: trained" in result.stderr and "EPOCH 2: trained" in result.stderr
+    assert "EPOCH 1: training on" in result.stderr and "EPOCH 2: training on" in result.stderr
     assert " : INFO : " in result.stderr
     if HAVE_MATPLOTLIB:
         assert (workdir / "curves.png").read_bytes()[:4] == b"\x89PNG"

@@ -207,7 +207,7 @@ def test_long_lines_are_chunked_like_linesentence(tmp_path):
 def test_parallel_scan_equals_the_linesentence_scan(tricky_file, workers):
     counts, total_words, n_sentences, _ = scan_counts(LineSentence(tricky_file))
     model = Word2Vec(vector_size=4, min_count=1, workers=workers)
-    assert model.scan_vocab(corpus_file=tricky_file) == total_words
+    assert model.scan_vocab(corpus_file=tricky_file) == (total_words, n_sentences)
     assert model.corpus_count == n_sentences
     assert list(model.raw_vocab.items()) == list(counts.items())  # same first-seen order
 

@@ -292,6 +292,14 @@ def test_adasum_combines_shards_in_a_fixed_tree_in_their_order():
     np.testing.assert_allclose(got, adasum_pair(x[0], adasum_pair(x[2], x[3])), rtol=1e-6)
 
 
+def test_a_setting_without_a_distributed_form_is_refused(tmp_path):
+    """tree="semantic" trains twice on one machine (the second time over a tree rebuilt from
+    the vectors); distributed training would silently train only the first: refused."""
+    path = write_corpus(tmp_path / "c.txt", [["a", "b"]] * 10)
+    with pytest.raises(ValueError, match="tree='semantic' is not trained distributed"):
+        distributed.train(None, path, tree="semantic", vector_size=8, min_count=1)
+
+
 def test_unknown_merge_rule_is_a_clear_error(tmp_path):
     path = write_corpus(tmp_path / "c.txt", [["a", "b"]] * 10)
     with pytest.raises(ValueError, match="merge must be one of 'sum', 'average', 'adasum'"):
@@ -304,14 +312,14 @@ def train_rounds(model, path, n_shards, n_rounds, merge, rebuild):
     """The training tasks of one epoch called in this process, round by round, as the
     cluster runs them; ``rebuild`` drops every cached replica before each task, so each
     shard rebuilds its copy from the snapshot and the updates instead of updating it in
-    place. Returns the final model's ``(syn0, syn1)``."""
+    place. Returns the final model's ``(syn0, syn1, syn1neg)``."""
     spec = run_spec(model, f"test-{n_shards}-{merge}-{rebuild}", 1000)
     shards = plan_ranges([path], n_shards, [splittable_size(path)])
     pieces = [
         cut_shard(shard, [count_range(r, 1000, mark_every=50) for r in shard], n_rounds)
         for shard in shards
     ]
-    snapshot, updates = (model.wv.vectors, model.syn1), []
+    snapshot, updates = (model.wv.vectors, model.syn1, model.syn1neg), []
     try:
         for r in range(n_rounds):
             results = []
@@ -339,29 +347,61 @@ def train_rounds(model, path, n_shards, n_rounds, merge, rebuild):
     return _dist_tasks.snapshot_task(snapshot, updates)
 
 
-def test_replicas_updated_in_place_or_rebuilt_give_the_same_model(tmp_path):
+@pytest.mark.parametrize("objective", [{}, {"hs": 0}, {"hs": 1, "negative": 3}])
+def test_replicas_updated_in_place_or_rebuilt_give_the_same_model(tmp_path, objective):
     """A shard's replica is brought up to date in place (its own changes undone, the merged
     deltas added) or rebuilt from the snapshot: either way the model is the same bit for bit,
-    what makes a rerun task after a lost worker give the undisturbed result."""
+    what makes a rerun task after a lost worker give the undisturbed result. For every
+    objective: hierarchical softmax, negative sampling (``hs=0``: gensim's negative=5), both."""
     sentences, _ = planted_corpus(n_sentences=400, seed=7)
     path = str(write_corpus(tmp_path / "c.txt", sentences))
-    model = Word2Vec(**PARAMS, workers=1)
+    model = Word2Vec(**PARAMS, **objective, workers=1)
     model.build_vocab(corpus_file=path)
-    start = model.wv.vectors.copy(), model.syn1.copy()
+    start = model.wv.vectors.copy(), model.syn1.copy(), model.syn1neg.copy()
     final = {}
     for merge in ("sum", "average", "adasum"):
         final[merge] = train_rounds(model, path, 2, 4, merge, rebuild=False)
         rebuilt = train_rounds(model, path, 2, 4, merge, rebuild=True)
-        assert np.array_equal(final[merge][0], rebuilt[0]), merge
-        assert np.array_equal(final[merge][1], rebuilt[1]), merge
-    assert np.array_equal(model.wv.vectors, start[0]) and np.array_equal(model.syn1, start[1])
+        for k in range(3):
+            assert np.array_equal(final[merge][k], rebuilt[k]), (merge, k)
+        # every output layer the objective has was trained, the others stay empty
+        assert final[merge][1].shape == model.syn1.shape
+        assert final[merge][2].shape == model.syn1neg.shape
+        for k, layer in ((1, model.syn1), (2, model.syn1neg)):
+            assert len(layer) == 0 or not np.array_equal(final[merge][k], start[k]), (merge, k)
+    for now, then in zip((model.wv.vectors, model.syn1, model.syn1neg), start, strict=True):
+        assert np.array_equal(now, then)
     # two shards: the sum keeps both shards' steps, so the rows move further than the average
     moved = {m: np.linalg.norm(final[m][0] - start[0]) for m in final}
     assert moved["sum"] > 1.2 * moved["average"] > 0, moved
     # one shard: nothing to merge, every rule gives the same model bit for bit
     alone = [train_rounds(model, path, 1, 4, m, rebuild=False) for m in _dist_tasks.MERGES]
     for other in alone[1:]:
-        assert np.array_equal(alone[0][0], other[0]) and np.array_equal(alone[0][1], other[1])
+        assert all(np.array_equal(a, b) for a, b in zip(alone[0], other, strict=True))
+
+
+@pytest.mark.parametrize(
+    "objective",
+    [{}, {"hs": 0}, {"hs": 0, "negative": 7, "ns_exponent": 0.5}, {"hs": 1, "negative": 2}],
+)
+@pytest.mark.parametrize("sg", [0, 1])
+def test_tasks_build_the_trainer_one_machine_builds(objective, sg):
+    """The trainer settings distributed tasks get are the ones Word2Vec.train() uses on one
+    machine (hsw2v._make_trainer), for one thread: same objective, draw table and kernel."""
+    from hsw2v._make_trainer import trainer_settings
+
+    sentences, _ = planted_corpus(n_sentences=100, seed=1)
+    model = Word2Vec(**{**PARAMS, "sg": sg}, **objective, workers=1, kernel="auto")
+    model.build_vocab(sentences)
+    spec = run_spec(model, "same-trainer", 1000)
+    here = trainer_settings(model)
+    for name, value in vars(here).items():
+        there = getattr(spec.trainer, name)
+        if isinstance(value, np.ndarray):
+            assert there is not None and np.array_equal(value, there), name
+        else:
+            assert there == value, name
+    assert spec.trainer.hs == bool(model.hs) and spec.trainer.negative == model.negative
 
 
 # ------------------------------------------------------------------ on a local cluster
@@ -464,6 +504,24 @@ def test_no_workers_times_out_instead_of_hanging(tmp_path):
         with pytest.raises(TimeoutError, match="no Dask worker joined"):
             distributed.train(c, path, timeout=1, vector_size=8, min_count=1)
         assert time.perf_counter() - started < 30
+
+
+@pytest.mark.parametrize("objective", [{"hs": 0, "negative": 5}, {"hs": 1, "negative": 5}])
+def test_negative_sampling_trains_distributed_as_on_one_machine(client, tmp_path, objective):
+    """hs=0 with negative sampling (and hs + ns together) trains on the cluster: syn1neg is
+    trained and merged, and the vectors find the planted clusters as one machine's do."""
+    sentences, clusters = planted_corpus(n_sentences=2000, seed=4)
+    path = write_corpus(tmp_path / "planted.txt", sentences)
+    single = Word2Vec(corpus_file=str(path), workers=1, **objective, **PARAMS)
+    model = distributed.train(client, path, sync_every=4000, **objective, **PARAMS)
+    assert (model.hs, model.negative) == (objective["hs"], 5)
+    assert model.syn1neg.shape == model.wv.vectors.shape
+    assert model.syn1.shape == (len(model.wv) if model.hs else 0, PARAMS["vector_size"])
+    assert np.isfinite(model.syn1neg).all() and np.abs(model.syn1neg).sum() > 0
+    assert cluster_recovery(single.wv, clusters) >= 0.9
+    assert cluster_recovery(model.wv, clusters) >= 0.9
+    cluster_words = [w for c in clusters for w in c]
+    assert neighbour_overlap(model.wv, single.wv, cluster_words) >= 0.5
 
 
 def test_killing_a_worker_mid_run_still_completes(client, tmp_path):

@@ -316,7 +316,7 @@ def test_one_shot_generator_with_several_epochs_is_rejected():
         ({"workers": 0}, "workers"),
         ({"sample": -1}, "sample"),
         ({"sg": 2}, "sg"),
-        ({"hs": 0}, "either 'hs' or 'negative'"),
+        ({"hs": 0, "negative": 0}, "either 'hs' or 'negative'"),
         ({"hs": 2}, "hs must be 0 or 1"),
         ({"negative": -1}, "negative must be"),
     ],

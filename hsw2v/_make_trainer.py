@@ -1,0 +1,186 @@
+"""One place turns a model into the kernel's :class:`hsw2v._inner.Trainer`.
+
+Every way of training (``Word2Vec.train`` over an iterable, ``corpus_file`` mode, and each
+task of distributed training, :mod:`hsw2v._dist_tasks`) builds its trainer here, so a setting
+that trains on one machine trains the same way everywhere: the objective (``hs``,
+``negative`` with ``syn1neg`` and ``cum_table``), the window, sg/CBOW, ``cbow_mean``,
+``shrink_windows``, ``compute_loss``, the kernel variant and the private hot rows.
+
+:func:`trainer_settings` reads everything but the weights from a model into a picklable
+:class:`TrainerSettings` (what distributed training ships to its workers once);
+:meth:`TrainerSettings.build` makes the trainer over given weights (a worker's replica);
+:func:`make_trainer` does both over the model's own weights.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from hsw2v._inner import Trainer
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class TrainerSettings:
+    """Everything :class:`hsw2v._inner.Trainer` needs besides the weight matrices."""
+
+    codes: np.ndarray
+    points: np.ndarray
+    lengths: np.ndarray
+    sample_int: np.ndarray
+    window: int
+    sg: bool
+    cbow_mean: bool
+    shrink_windows: bool
+    compute_loss: bool
+    kernel: str
+    hs: bool
+    negative: int
+    cum_table: np.ndarray | None
+    hot_rows: np.ndarray
+    hot_sync: int
+    hot_visits: int
+    hot_scale: float
+
+    def build(self, syn0: np.ndarray, syn1: np.ndarray, syn1neg: np.ndarray) -> Trainer:
+        """The trainer over these weights (borrowed, trained in place); ``syn1`` may have 0
+        rows without ``hs``, ``syn1neg`` without ``negative``."""
+        return Trainer(
+            syn0,
+            syn1,
+            self.codes,
+            self.points,
+            self.lengths,
+            self.sample_int,
+            self.window,
+            self.sg,
+            self.cbow_mean,
+            self.shrink_windows,
+            self.compute_loss,
+            self.kernel,
+            hot_rows=self.hot_rows,
+            hot_sync=self.hot_sync,
+            hot_visits=self.hot_visits,
+            hot_scale=self.hot_scale,
+            hs=self.hs,
+            syn1neg=syn1neg if self.negative else None,
+            cum_table=self.cum_table if self.negative else None,
+            negative=self.negative,
+        )
+
+
+def objective(model) -> str:
+    """What ``model`` trains, in words (logged when training starts).
+
+    >>> from types import SimpleNamespace as M
+    >>> objective(M(sg=1, hs=0, negative=5))
+    'skip-gram with negative sampling (negative=5)'
+    >>> objective(M(sg=0, hs=1, negative=0))
+    'CBOW with hierarchical softmax'
+    """
+    parts = []
+    if model.hs:
+        parts.append("hierarchical softmax")
+    if model.negative:
+        parts.append(f"negative sampling (negative={model.negative})")
+    return f"{'skip-gram' if model.sg else 'CBOW'} with {' and '.join(parts)}"
+
+
+def check_training_vocabulary(model) -> None:
+    """A clear ValueError unless ``model.wv`` holds the vocabulary the model was built with:
+    per-word ``count`` and ``sample_int`` and one tree path per word. ``model.wv`` replaced
+    by vectors without one (``load_word2vec_format``, ``add_vectors``) cannot be trained
+    (gensim 4.4 starts training such a model and its worker threads fail, so ``train()``
+    never returns)."""
+    wv, n = model.wv, len(model.wv.index_to_key)
+    expandos = getattr(wv, "expandos", {})
+    missing = [attr for attr in ("count", "sample_int") if attr not in expandos]
+    if missing:
+        raise ValueError(
+            f"model.wv has no training vocabulary (no per-word {' or '.join(map(repr, missing))}"
+            "): it was replaced by vectors such as load_word2vec_format() or add_vectors() "
+            "give, which cannot be trained. Build the vocabulary with build_vocab(corpus) "
+            "(then intersect_word2vec_format() to start from pretrained vectors)"
+        )
+    sizes = {
+        "vectors": len(wv.vectors),
+        "count": len(expandos["count"]),
+        "sample_int": len(expandos["sample_int"]),
+        "tree paths": len(model.tree.lengths),
+    }
+    if any(size != n for size in sizes.values()):
+        raise ValueError(
+            f"model.wv does not match the model's vocabulary of {len(model.tree.lengths)} "
+            f"words ({n} keys; {sizes}): it was replaced or changed after build_vocab(); "
+            "call build_vocab(corpus) again"
+        )
+
+
+def kernel_variant(model) -> str:
+    """The kernel ``model.kernel`` names; ``"auto"`` takes the fastest measured: ``"window"``
+    for skip-gram, ``"fused"`` for CBOW."""
+    if model.kernel != "auto":
+        return model.kernel
+    return "window" if model.sg else "fused"
+
+
+def hot_rows(model, threads: int) -> np.ndarray:
+    """The inner nodes each job trains a private copy of when ``threads`` threads share the
+    weights: the most visited ones (``HOT_NODES`` / ``HOT_NODES_CBOW``); none for one thread
+    or without hierarchical softmax."""
+    from hsw2v import word2vec as tuning
+
+    if threads < 2 or not model.hs:
+        return np.zeros(0, dtype=np.int32)
+    n = tuning.HOT_NODES if model.sg else tuning.HOT_NODES_CBOW
+    return model.tree.most_visited_nodes(model.wv.expandos["count"], n)
+
+
+def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
+    """The trainer settings of a model with a vocabulary, for ``threads`` threads sharing one
+    copy of the weights (default ``model.workers``; a distributed task trains its replica on
+    one). Builds ``model.cum_table`` when negative sampling needs it and it is missing or
+    stale.
+
+    With several threads each job trains a private copy of the most visited inner nodes
+    (``hsw2v.word2vec.HOT_NODES`` and the other tuning constants there, where the benchmarks
+    override them); one thread trains every row in place.
+    """
+    from hsw2v import word2vec as tuning  # the tuning constants' home (see above)
+
+    threads = model.workers if threads is None else int(threads)
+    check_training_vocabulary(model)
+    if model.negative and (model.cum_table is None or len(model.cum_table) != len(model.wv)):
+        model.make_cum_table()
+    sg = bool(model.sg)
+    tree = model.tree
+    return TrainerSettings(
+        codes=tree.codes,
+        points=tree.points,
+        lengths=tree.lengths,
+        sample_int=model.wv.expandos["sample_int"],
+        window=int(model.window),
+        sg=sg,
+        cbow_mean=bool(model.cbow_mean),
+        shrink_windows=bool(model.shrink_windows),
+        compute_loss=bool(model.compute_loss),
+        kernel=kernel_variant(model),
+        hs=bool(model.hs),
+        negative=int(model.negative),
+        cum_table=model.cum_table if model.negative else None,
+        hot_rows=hot_rows(model, threads),
+        hot_sync=tuning.HOT_SYNC if sg else tuning.HOT_SYNC_CBOW,
+        hot_visits=tuning.HOT_VISITS if sg else tuning.HOT_VISITS_CBOW,
+        hot_scale=1.0 / max(threads, 1) if tuning.HOT_MERGE == "mean" else 1.0,
+    )
+
+
+def make_trainer(model, threads: int | None = None) -> Trainer:
+    """The trainer of ``model`` over its own weights (``wv.vectors``, ``syn1``, ``syn1neg``),
+    for ``threads`` threads (default ``model.workers``); logs the objective trained."""
+    logger.info("training %s", objective(model))
+    return trainer_settings(model, threads).build(model.wv.vectors, model.syn1, model.syn1neg)
