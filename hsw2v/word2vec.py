@@ -815,7 +815,7 @@ class Word2Vec:
                 _log_epoch_end(
                     epoch,
                     report,
-                    None if file_trainer is not None else (total_examples, total_words),
+                    None if files is not None else (total_examples, total_words),
                 )
                 if report.raw_words == 0:
                     raise EmptyCorpusError("the corpus yielded no sentences during training")
