@@ -120,25 +120,24 @@ def trained_model(corpus=None, corpus_file=None, **kwargs):
 
 
 class PatchedCalls:
-    """Wraps a method so that its ``at``-th call raises KeyboardInterrupt, ``before`` or
-    after the real call."""
+    """Wraps a method so that its ``at``-th call (or each call numbered in a tuple ``at``)
+    raises KeyboardInterrupt, ``before`` or after the real call."""
 
-    def __init__(self, monkeypatch, owner, name, at, before, only=None):
-        self.real, self.at, self.before, self.only = getattr(owner, name), at, before, only
+    def __init__(self, monkeypatch, owner, name, at, before):
+        self.real, self.before = getattr(owner, name), before
+        self.at = at if isinstance(at, tuple) else (at,)
         self.calls, self.fired = 0, None
         self.how = "raise"
         real = self.real
 
         def patched(obj, *args, **kwargs):
-            if self.only is not None and not self.only(obj):
-                return real(obj, *args, **kwargs)
             self.calls += 1
-            if self.calls == self.at and self.before:
-                self.fired = time.perf_counter()
+            if self.calls in self.at and self.before:
+                self.fired = self.fired or time.perf_counter()
                 raise KeyboardInterrupt
             result = real(obj, *args, **kwargs)
-            if self.calls == self.at:
-                self.fired = time.perf_counter()
+            if self.calls in self.at:
+                self.fired = self.fired or time.perf_counter()
                 raise KeyboardInterrupt
             return result
 
@@ -213,7 +212,7 @@ def test_ctrl_c_while_an_epoch_starts_its_threads(monkeypatch, at, before):
 
 
 @pytest.mark.parametrize("before", [True, False])
-@pytest.mark.parametrize("at", [1, 2, 4])
+@pytest.mark.parametrize("at", [1, 2, 4, (1, 2)])
 def test_ctrl_c_while_waiting_for_an_epochs_threads(monkeypatch, at, before):
     corpus = sentences() * 20
     model = trained_model(corpus, workers=2, cache_words=0)
@@ -262,7 +261,7 @@ def test_a_join_fooled_by_ctrl_c_cannot_hide_a_running_corpus_file_thread(
 
 
 @pytest.mark.parametrize("before", [True, False])
-@pytest.mark.parametrize("at", [1, 2, 4, 9])
+@pytest.mark.parametrize("at", [1, 2, 4, 9, (2, 3), (3, 4, 5)])
 def test_ctrl_c_while_waiting_for_corpus_file_threads(monkeypatch, corpus_path, at, before):
     model = trained_model(corpus_file=corpus_path, workers=2, batch_words=100_000)
     patch = PatchedCalls(monkeypatch, Workers, "wait", at, before)
