@@ -196,6 +196,9 @@ def run_epoch(
                 put((job, alpha0, alpha1, job_seed(seed, epoch, index)))
         except _Stop:
             pass
+        except BaseException:
+            stop.set()  # before the sentinels below: the workers drop the queued jobs
+            raise  # to the pool, which raises it in the caller's thread
         finally:
             for _ in range(workers):
                 try:
