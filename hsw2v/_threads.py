@@ -21,9 +21,9 @@ The contract instead:
    (in the ``with`` body or in the wait itself) stops the workers and the wait starts again;
    the first one is re-raised once every worker has finished. An exception raised in a
    worker stops the others and is raised in the waiting thread after all have finished.
-4. A worker whose ``start()`` was cut short by an interrupt is waited for if its thread
-   exists (it has an ``ident``). If not, it can never run its target, because the wrapper
-   checks the pool's stop mark before calling the target, and it is skipped.
+4. A worker whose ``start()`` was cut short by an interrupt is waited for while its thread
+   runs. One that does not exist, has not started or is no longer alive is skipped: it can
+   never run its target, because the wrapper checks the pool's stop mark first.
 
 Finally each thread is joined for a moment, so that none is still listed by
 ``threading.enumerate()`` when the ``with`` block ends.
@@ -131,8 +131,16 @@ class Workers:
         return False
 
     def _ended(self, worker: _Worker) -> bool:
-        # A thread without an ident once the pool is stopping never runs its target (rule 4).
-        return worker.finished or (self.stopping and worker.thread.ident is None)
+        if worker.finished:
+            return True
+        if not self.stopping:
+            return False
+        # Once the pool is stopping, a thread that has not entered the wrapper never runs its
+        # target (rule 4): one without an ident, or not (or not yet) alive, e.g. one whose
+        # start() was cut short so that it never reached, or is stuck before, its run().
+        # A thread inside its target holds its state lock and is alive.
+        thread = worker.thread
+        return thread.ident is None or not thread.is_alive()
 
     def _run(self, worker: _Worker, target: Callable[..., object], args: tuple) -> None:
         try:
