@@ -21,9 +21,11 @@ The contract instead:
    (in the ``with`` body or in the wait itself) stops the workers and the wait starts again;
    the first one is re-raised once every worker has finished. An exception raised in a
    worker stops the others and is raised in the waiting thread after all have finished.
-4. A worker whose ``start()`` was cut short by an interrupt is waited for while its thread
-   runs. One that does not exist, has not started or is no longer alive is skipped: it can
-   never run its target, because the wrapper checks the pool's stop mark first.
+4. Once stopping, a worker that has not marked itself finished is waited for while its
+   thread is alive. One that does not exist, has not started or is no longer alive (e.g.
+   its ``start()`` was cut short by an interrupt) is skipped: it can never run its target,
+   because the wrapper checks the pool's stop mark first. (``is_alive`` can be fooled like
+   ``join``, but only by a second interrupt landing within that one call.)
 
 Finally each thread is joined for a moment, so that none is still listed by
 ``threading.enumerate()`` when the ``with`` block ends.
