@@ -298,8 +298,10 @@ cdef int train_range_nogil(const Run *run, const Table *vocab, Reader *r, int64_
 
 
 cdef int count_range_nogil(Table *counts, Reader *r, int64_t max_sentence_length,
-                           int64_t *raw, int64_t *sentences, Failure *fail) noexcept nogil:
-    """Count every token of the range (first-seen order), its raw tokens and sentences."""
+                           int64_t *raw, int64_t *sentences, Failure *fail,
+                           int64_t *stop) noexcept nogil:
+    """Count every token of the range (first-seen order), its raw tokens and sentences;
+    end early, between lines, once ``stop`` (if not NULL) holds a non-zero value."""
     cdef Spans sp
     cdef const uint8_t *line
     cdef int64_t length, k
@@ -309,6 +311,8 @@ cdef int count_range_nogil(Table *counts, Reader *r, int64_t max_sentence_length
     sp.n = 0
     sp.capacity = 0
     while rc == OK:
+        if stop != NULL and HSW2V_LOAD64(stop):
+            break
         rc = next_line_tokens(r, &line, &length, &sp, fail)
         if rc != 1:
             break
@@ -529,18 +533,26 @@ def byte_ranges(int64_t size, int parts):
     return [(size * k // parts, size * (k + 1) // parts) for k in range(parts)]
 
 
-def count_range(str path, int64_t start, int64_t end, int64_t max_sentence_length=10000):
+def count_range(str path, int64_t start, int64_t end, int64_t max_sentence_length=10000,
+                int64_t[::1] stop=None):
     """Count the tokens of the lines starting in ``[start, end)``, without the GIL.
 
     Returns ``(counts, raw_words, sentences)``: ``counts`` maps each token (str) to its
     count in first-seen order; ``sentences`` counts ``LineSentence``'s sentences (non-empty
-    lines, long ones in chunks of ``max_sentence_length`` tokens).
+    lines, long ones in chunks of ``max_sentence_length`` tokens). ``stop``, an int64 array
+    another thread may set to non-zero, ends the count early, between lines (the counts are
+    then partial).
     """
     cdef Reader r
     cdef Table t
     cdef Failure fail
     cdef int64_t raw = 0, sentences = 0, e
+    cdef int64_t *stop_at = NULL
     cdef int rc
+    if stop is not None:
+        if stop.shape[0] < 1:
+            raise ValueError("stop must hold at least one int64 value")
+        stop_at = &stop[0]
     fail.code = OK
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -551,7 +563,8 @@ def count_range(str path, int64_t start, int64_t end, int64_t max_sentence_lengt
             raise MemoryError("could not allocate the counting table")
         try:
             with nogil:
-                rc = count_range_nogil(&t, &r, max_sentence_length, &raw, &sentences, &fail)
+                rc = count_range_nogil(&t, &r, max_sentence_length, &raw, &sentences, &fail,
+                                       stop_at)
             if rc != OK:
                 raise_failure(&fail, path)
             counts = {}

@@ -31,6 +31,7 @@ import numpy as np
 
 from hsw2v._corpus_file import linear_alpha
 from hsw2v._inner import Trainer, encode_sentences, job_seed
+from hsw2v._threads import Workers
 from hsw2v.vocab import check_sentence
 
 logger = logging.getLogger(__name__)
@@ -89,51 +90,6 @@ def jobs_from_recording(recording, batch_words: int) -> list[Job]:
             )
             first, kept_start, raw = s + 1, kept_start + kept, 0
     return jobs
-
-
-def start_all(threads: list, started: list) -> None:
-    """Start the threads in turn, each appended to ``started`` just before its ``start()``:
-    if a Ctrl-C interrupts this, ``started`` still names every thread that may be running,
-    for :func:`join_all` (a ``try`` around this call must hand ``started`` to it)."""
-    for thread in threads:
-        started.append(thread)
-        thread.start()
-
-
-def join_all(threads: list, stop: Callable[[], None], grace: float = 1.0) -> None:
-    """Wait for every thread. A Ctrl-C (or any exception) raised in the calling thread while
-    it waits first stops the threads (``stop()``) and waits for them, then re-raises: no
-    thread is left training the model after the call returns or raises.
-
-    A thread whose ``start()`` was itself interrupted may be running or about to: it is
-    waited for too (it sees the stop and ends). One that never started is skipped once it
-    has not started within ``grace`` seconds."""
-    interrupted: BaseException | None = None
-    for thread in threads:
-        while True:
-            try:
-                _join_started(thread, grace)
-                break
-            except BaseException as exc:  # noqa: BLE001 - re-raised once all have ended
-                stop()
-                interrupted = interrupted or exc
-    if interrupted is not None:
-        raise interrupted
-
-
-def _join_started(thread: threading.Thread, grace: float) -> None:
-    """``thread.join()``, also for a thread whose ``start()`` was cut short: ``join`` raises
-    RuntimeError until the new thread has marked itself started (a moment after it sets its
-    ``ident``); a thread still without an ident after ``grace`` seconds never started."""
-    deadline = time.monotonic() + grace
-    while True:
-        try:
-            thread.join()
-            return
-        except RuntimeError:
-            if thread.ident is None and time.monotonic() >= deadline:
-                return
-            time.sleep(0.001)
 
 
 def _make_job(batch: list, key_to_index: dict) -> Job:
@@ -217,7 +173,6 @@ def run_epoch(
     done_queue: queue.Queue = queue.Queue()
     stop = threading.Event()
     report = EpochReport()
-    errors: list[BaseException] = []
 
     def put(item) -> None:
         while True:
@@ -244,9 +199,9 @@ def run_epoch(
                 put((job, alpha0, alpha1, job_seed(seed, epoch, index)))
         except _Stop:
             pass
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            errors.append(exc)
-            stop.set()
+        except BaseException:
+            stop.set()  # before the sentinels below: the workers drop the queued jobs
+            raise  # to the pool, which raises it in the caller's thread
         finally:
             for _ in range(workers):
                 try:
@@ -266,16 +221,9 @@ def run_epoch(
                 job, alpha0, alpha1, job_random = item
                 kept, loss = trainer.train_job(job.ids, job.ends, alpha0, alpha1, job_random)
                 done_queue.put((job, kept, loss))
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            errors.append(exc)
-            stop.set()
         finally:
             done_queue.put(None)
 
-    threads = [threading.Thread(target=produce, name="hsw2v-producer", daemon=True)]
-    threads += [
-        threading.Thread(target=work, name=f"hsw2v-worker-{i}", daemon=True) for i in range(workers)
-    ]
     started = time.perf_counter()
     next_report = started + report_delay
     next_progress = started + progress_delay
@@ -283,14 +231,19 @@ def run_epoch(
     def progress_now(now: float) -> Progress:
         return _progress_of(report, schedule, epoch, now - started)
 
-    running: list = []
     finished_workers = 0
-    try:
-        start_all(threads, running)
+    # The producer and the workers end when they see ``stop`` (set on any error or
+    # interrupt); leaving the block waits for them all (hsw2v._threads).
+    with Workers(stop.set) as pool:
+        pool.start(produce, name="hsw2v-producer")
+        for i in range(workers):
+            pool.start(work, name=f"hsw2v-worker-{i}")
         while finished_workers < workers:
             try:
                 item = done_queue.get(timeout=_POLL_SECONDS)
             except queue.Empty:
+                if pool.wait(0):  # all ended, some without a word: stopped before they ran
+                    break
                 item = False
             if item is None:
                 finished_workers += 1
@@ -307,16 +260,9 @@ def run_epoch(
             if on_progress is not None and item and now >= next_progress:
                 on_progress(progress_now(now))
                 next_progress = now + progress_delay
-        if on_progress is not None and not errors:
+        if on_progress is not None and pool.error is None:
             on_progress(progress_now(time.perf_counter()))
-    except BaseException:
-        stop.set()
-        raise
-    finally:
-        join_all(running, stop.set)
-        report.seconds = time.perf_counter() - started
-    if errors:
-        raise errors[0]
+    report.seconds = time.perf_counter() - started
     return report
 
 
@@ -381,35 +327,27 @@ def run_file_epoch(
     :func:`run_epoch`: it logs, reports progress and, on an exception or Ctrl-C, stops every
     range after its current job before re-raising.
     """
-    file_trainer.begin_epoch(epoch)
     report = EpochReport()
-    errors: list[BaseException] = []
     losses = [0.0] * len(ranges)
 
     def work(thread: int, start: int, end: int) -> None:
-        try:
-            losses[thread] = file_trainer.train_range(thread, start, end)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            errors.append(exc)
-            file_trainer.stop()
+        losses[thread] = file_trainer.train_range(thread, start, end)
 
     def update() -> None:
         raw, kept, sentences, _jobs = file_trainer.progress()
         report.raw_words, report.trained_words, report.sentences = raw, kept, sentences
 
-    threads = [
-        threading.Thread(target=work, args=(k, start, end), name=f"hsw2v-file-{k}", daemon=True)
-        for k, (start, end) in enumerate(ranges)
-    ]
     started = time.perf_counter()
     next_report = started + report_delay
     next_progress = started + progress_delay
-    running: list = []
+    file_trainer.begin_epoch(epoch)
     try:
-        start_all(threads, running)
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(timeout=_POLL_SECONDS)
+        # file_trainer.stop() sets the flag every range polls between jobs; leaving the
+        # block waits for them all (hsw2v._threads), whatever was raised.
+        with Workers(file_trainer.stop) as pool:
+            for k, (start, end) in enumerate(ranges):
+                pool.start(work, k, start, end, name=f"hsw2v-file-{k}")
+            while not pool.wait(_POLL_SECONDS):
                 now = time.perf_counter()
                 update()
                 if now >= next_report:
@@ -418,15 +356,9 @@ def run_file_epoch(
                 if on_progress is not None and now >= next_progress:
                     on_progress(_progress_of(report, schedule, epoch, now - started))
                     next_progress = now + progress_delay
-    except BaseException:
-        file_trainer.stop()
-        raise
     finally:
-        join_all(running, file_trainer.stop)
-        file_trainer.end_epoch()
-        report.seconds = time.perf_counter() - started
-    if errors:
-        raise errors[0]
+        file_trainer.end_epoch()  # only once no range reads the file any more
+    report.seconds = time.perf_counter() - started
     update()
     report.loss = float(sum(losses))
     if on_progress is not None:

@@ -27,7 +27,7 @@ import numpy as np
 
 from hsw2v._inner import encode_sentences
 from hsw2v._query import Scorer, leaf_log_probs, top_leaves
-from hsw2v._train import join_all, start_all
+from hsw2v._threads import Workers
 
 logger = logging.getLogger(__name__)
 
@@ -140,36 +140,30 @@ def score_sentences(
     jobs: queue.Queue = queue.Queue(maxsize=int(queue_factor) * workers)
     done: queue.Queue = queue.Queue()
     stop = threading.Event()
-    errors: list[BaseException] = []
 
     def work() -> None:
-        try:
-            while not stop.is_set():
-                try:
-                    item = jobs.get(timeout=_POLL_SECONDS)
-                except queue.Empty:
-                    continue
-                if item is None:
-                    break
-                first, ids, ends = item
-                result = scorer.score_job(ids, ends)
-                scores[first : first + len(result)] = result
-                done.put(len(result))
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            errors.append(exc)
-            stop.set()
+        while not stop.is_set():
+            try:
+                item = jobs.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                continue
+            if item is None:
+                break
+            first, ids, ends = item
+            result = scorer.score_job(ids, ends)
+            scores[first : first + len(result)] = result
+            done.put(len(result))
 
-    threads = [
-        threading.Thread(target=work, name=f"hsw2v-score-{i}", daemon=True) for i in range(workers)
-    ]
-    running: list = []
     started = time.perf_counter()
     next_report = started + report_delay
     count = scored = 0
     key_to_index = model.wv.key_to_index
     iterator = iter(sentences)
-    try:
-        start_all(threads, running)
+    # The workers end when they see ``stop`` (set on any error or interrupt); leaving the
+    # block waits for them all (hsw2v._threads).
+    with Workers(stop.set) as pool:
+        for i in range(workers):
+            pool.start(work, name=f"hsw2v-score-{i}")
         while count < total_sentences and not stop.is_set():
             chunk = list(itertools.islice(iterator, min(chunksize, total_sentences - count)))
             if not chunk:
@@ -193,15 +187,8 @@ def score_sentences(
                     "terminating after %i sentences (set higher total_sentences if you want more).",
                     total_sentences,
                 )
-        for _ in threads:
+        for _ in range(workers):
             _put(jobs, None, stop)
-    except BaseException:
-        stop.set()
-        raise
-    finally:
-        join_all(running, stop.set)
-    if errors:
-        raise errors[0]
     elapsed = time.perf_counter() - started
     logger.info(
         "scoring %i sentences took %.1fs, %.0f sentences/s",

@@ -16,7 +16,6 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import threading
 import time
 import warnings
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from hsw2v import persist
 from hsw2v import progress as _progress
 from hsw2v._corpus_file import FileTrainer, Vocab, byte_ranges, count_range
 from hsw2v._make_trainer import hot_rows, kernel_variant, make_trainer
+from hsw2v._threads import Workers
 from hsw2v._train import (
     Job,
     Schedule,
@@ -1282,24 +1282,18 @@ def _count_file(path: str, workers: int) -> tuple[dict, int, int]:
     thread per byte range, merged in file order (so first-seen order is the file's)."""
     ranges = byte_ranges(os.path.getsize(path), max(1, workers))
     results: list = [None] * len(ranges)
-    errors: list[BaseException] = []
+    stop = np.zeros(1, dtype=np.int64)  # polled by every range between lines
 
     def count(k: int, start: int, end: int) -> None:
-        try:
-            results[k] = count_range(path, start, end, LINE_SENTENCE_MAX)
-        except BaseException as exc:  # noqa: BLE001 - re-raised below
-            errors.append(exc)
+        results[k] = count_range(path, start, end, LINE_SENTENCE_MAX, stop)
 
-    threads = [
-        threading.Thread(target=count, args=(k, start, end), daemon=True)
-        for k, (start, end) in enumerate(ranges)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
+    def halt() -> None:
+        stop[0] = 1
+
+    # On an error or Ctrl-C every range stops; leaving the block waits for them all.
+    with Workers(halt) as pool:
+        for k, (start, end) in enumerate(ranges):
+            pool.start(count, k, start, end, name=f"hsw2v-scan-{k}")
     counts: dict = {}
     total_words = sentences = 0
     for part, raw, n in results:

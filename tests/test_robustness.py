@@ -282,23 +282,23 @@ def test_bad_limit_is_a_clear_error(tmp_path):
 
 # ---------------------------------------------------------------- faults during training
 def test_ctrl_c_leaves_a_model_that_can_be_queried_saved_and_trained(tmp_path):
-    corpus = small_corpus(400) * 500  # far more work (~24M words) than the test waits for
+    """The interrupt is fired from a progress hook (in the calling thread); the modes and
+    points where it can land are covered one by one in tests/test_interrupts.py."""
+    import _thread
+
+    corpus = small_corpus(400) * 50  # far more work (~24M words over 10 epochs) than needed
     model = Word2Vec(vector_size=32, min_count=1, workers=2, cache_words=0)
     model.build_vocab(corpus)
+    fired = []
 
-    def interrupt():
-        while not hsw2v_threads():  # interrupt once the workers run
-            time.sleep(0.01)
-        time.sleep(0.2)
-        import _thread
+    def interrupt(progress):
+        if not fired:
+            fired.append(time.perf_counter())
+            _thread.interrupt_main()
 
-        _thread.interrupt_main()
-
-    threading.Thread(target=interrupt, daemon=True).start()
-    started = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        model.train(corpus, total_examples=len(corpus), epochs=10)
-    assert time.perf_counter() - started < 5
+        model.train(corpus, total_examples=len(corpus), epochs=10, progress=interrupt)
+    assert time.perf_counter() - fired[0] < 5
     assert hsw2v_threads() == []
     assert np.isfinite(model.wv.vectors).all()
     assert len(model.wv.most_similar("w1", topn=3)) == 3
@@ -496,94 +496,3 @@ def test_query_errors_on_a_trained_model():
             wv.most_similar(positive=[vector])
     with pytest.raises(ValueError, match="no input"):
         wv.most_similar(positive=[], negative=[])
-
-
-def test_ctrl_c_while_waiting_for_the_threads_still_stops_and_joins_them():
-    """A Ctrl-C that lands while train() waits for its threads (e.g. at an epoch's end) must
-    not leave them running: join_all stops them, waits, then re-raises."""
-    import os
-    import signal
-
-    from hsw2v._train import join_all
-
-    release = threading.Event()
-    worker = threading.Thread(target=release.wait, name="hsw2v-test-worker", daemon=True)
-    worker.start()
-
-    def interrupt():  # a real SIGINT: it wakes the main thread's blocked join, as Ctrl-C does
-        time.sleep(0.2)
-        os.kill(os.getpid(), signal.SIGINT)
-
-    threading.Thread(target=interrupt, daemon=True).start()
-    with pytest.raises(KeyboardInterrupt):
-        join_all([worker], release.set)
-    assert release.is_set() and not worker.is_alive()
-
-
-class StartInterrupted(threading.Thread):
-    """A thread whose start() is cut short by a Ctrl-C: after the new thread exists (the
-    interrupt landing in start()'s wait for it) or before (landing ahead of its creation)."""
-
-    def __init__(self, *args, after_spawn=True, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.after_spawn = after_spawn
-
-    def start(self):
-        if self.after_spawn:
-            super().start()
-        raise KeyboardInterrupt
-
-
-@pytest.mark.parametrize("after_spawn", [True, False])
-def test_ctrl_c_while_starting_the_threads_still_stops_and_joins_them(after_spawn):
-    from hsw2v._train import join_all, start_all
-
-    stop = threading.Event()
-    ran = []
-
-    def body():
-        ran.append(threading.current_thread().name)
-        stop.wait()
-
-    threads = [
-        threading.Thread(target=body, name="hsw2v-test-0", daemon=True),
-        StartInterrupted(target=body, name="hsw2v-test-1", daemon=True, after_spawn=after_spawn),
-        threading.Thread(target=body, name="hsw2v-test-2", daemon=True),
-    ]
-    running: list = []
-    with pytest.raises(KeyboardInterrupt):
-        try:
-            start_all(threads, running)
-        except BaseException:  # as run_epoch: stop the threads, then wait for them
-            stop.set()
-            raise
-        finally:
-            join_all(running, stop.set, grace=0.2)
-    assert running == threads[:2] and stop.is_set()
-    assert hsw2v_threads() == []
-    assert ran == (["hsw2v-test-0", "hsw2v-test-1"] if after_spawn else ["hsw2v-test-0"])
-
-
-def test_ctrl_c_as_train_starts_an_epochs_threads_leaves_none_running(monkeypatch):
-    """The interrupt lands in the start() of the second worker of the second epoch: train()
-    raises it, with no thread of its own left, and the model trains on afterwards."""
-    corpus = small_corpus(300)
-    model = Word2Vec(vector_size=16, min_count=1, workers=2)
-    model.build_vocab(corpus)
-    starts = []
-    real_start = threading.Thread.start
-
-    def start(thread):
-        real_start(thread)
-        if thread.name.startswith("hsw2v-worker"):
-            starts.append(thread.name)
-            if len(starts) == 4:  # epoch 2's second worker, now running
-                raise KeyboardInterrupt
-
-    monkeypatch.setattr(threading.Thread, "start", start)
-    with pytest.raises(KeyboardInterrupt):
-        model.train(corpus, total_examples=len(corpus), epochs=3)
-    monkeypatch.undo()
-    assert len(starts) == 4 and hsw2v_threads() == []
-    assert np.isfinite(model.wv.vectors).all()
-    model.train(corpus, total_examples=len(corpus), epochs=1)

@@ -359,20 +359,22 @@ def test_keyboard_interrupt_stops_promptly_and_leaves_a_usable_model(planted):
     big = sentences * 200  # far more work than the test waits for
     model = Word2Vec(vector_size=32, min_count=1, workers=2, cache_words=0)
     model.build_vocab(big)
-    main = threading.get_ident()
+    fired, armed = [], []
 
-    def interrupt():
-        time.sleep(0.5)
-        import _thread
+    def interrupt(progress):  # a progress hook: the interrupt is fired from another thread
+        if not armed:
+            armed.append(True)
+            import _thread
 
-        _thread.interrupt_main()
+            def fire():
+                fired.append(time.perf_counter())
+                _thread.interrupt_main()
 
-    assert threading.get_ident() == main
-    threading.Thread(target=interrupt).start()
-    started = time.perf_counter()
+            threading.Thread(target=fire).start()
+
     with pytest.raises(KeyboardInterrupt):
-        model.train(big, total_examples=len(big), epochs=5)
-    assert time.perf_counter() - started < 10
+        model.train(big, total_examples=len(big), epochs=5, progress=interrupt)
+    assert time.perf_counter() - fired[0] < 5
     assert all(t.name.startswith("hsw2v") is False for t in threading.enumerate())
     assert np.isfinite(model.wv.vectors).all()
     model.train(sentences, total_examples=len(sentences), epochs=1)

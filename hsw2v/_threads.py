@@ -1,0 +1,180 @@
+"""Worker threads that an exception or Ctrl-C cannot leave running: the one place where hsw2v
+starts, stops and waits for threads (iterable and ``corpus_file`` training, scoring, the
+layer's fit, the vocabulary scan of a ``corpus_file``).
+
+Why not ``Thread.join``. On CPython 3.11 a KeyboardInterrupt that lands inside
+``join(timeout=...)`` while the thread runs can mark the thread stopped: the interrupted
+``_wait_for_tstate_lock`` finds the thread's state lock held (by the running thread, not by
+the waiter) and releases it. Every later ``join`` then returns at once and ``is_alive()``
+says False while the thread keeps training. So ``join`` is never trusted to say that a worker
+has ended; it is only used at the very end, to tidy up threads already known to be done.
+
+The contract instead:
+
+1. Each worker runs inside a wrapper whose ``finally`` marks it finished (a plain attribute,
+   then the release of a lock the waiting thread sleeps on). That is the last thing the
+   worker does: nothing after it touches the model. Neither step can block or be confused
+   by the waiting thread.
+2. ``stop`` (given by each mode) sets the flag its kernels poll between jobs, so a stopped
+   worker ends within its current job.
+3. The waiting thread waits for every finished mark. An exception or interrupt raised in it
+   (in the ``with`` body or in the wait itself) stops the workers and the wait starts again;
+   the first one is re-raised once every worker has finished. An exception raised in a
+   worker stops the others and is raised in the waiting thread after all have finished.
+4. Once stopping, a worker that has not marked itself finished is waited for while its
+   thread is alive. One that does not exist, has not started or is no longer alive (e.g.
+   its ``start()`` was cut short by an interrupt) is skipped: it can never run its target,
+   because the wrapper checks the pool's stop mark first. (``is_alive`` can be fooled like
+   ``join``, but only by a second interrupt landing within that one call.)
+
+Finally each thread is joined for a moment, so that none is still listed by
+``threading.enumerate()`` when the ``with`` block ends.
+"""
+
+from __future__ import annotations
+
+import _thread
+import threading
+import time
+from collections.abc import Callable
+
+_POLL_SECONDS = 0.1  # how often a wait re-checks workers whose start() was interrupted
+_TIDY_SECONDS = 1.0  # how long the final joins wait for threads already marked finished
+
+
+class _Worker:
+    __slots__ = ("thread", "done", "finished")
+
+    def __init__(self) -> None:
+        self.thread: threading.Thread | None = None
+        self.done = _thread.allocate_lock()
+        self.done.acquire()  # released by the worker as its last act
+        self.finished = False
+
+
+class Workers:
+    """A pool of named worker threads; use it as a context manager::
+
+        with Workers(stop_flag.set) as pool:
+            pool.start(work, name="hsw2v-worker-0")
+            while not pool.wait(0.1):
+                ...  # report progress
+        # here every worker has finished, whatever was raised
+
+    ``stop`` is called (from any thread, possibly more than once) to ask every worker to end
+    after its current job. Leaving the block waits for all workers (see the module docstring)
+    and then raises, in this order: the exception that left the block, else an interrupt
+    that landed while waiting, else the first exception raised in a worker.
+    """
+
+    def __init__(self, stop: Callable[[], None]) -> None:
+        self._stop = stop
+        self._workers: list[_Worker] = []
+        self.stopping = False
+        self.error: BaseException | None = None
+
+    def start(self, target: Callable[..., object], *args: object, name: str) -> None:
+        """Run ``target(*args)`` in a new daemon thread called ``name``."""
+        worker = _Worker()
+        worker.thread = threading.Thread(
+            target=self._run, args=(worker, target, args), name=name, daemon=True
+        )
+        self._workers.append(worker)  # before start(): an interrupt in it leaves it known
+        worker.thread.start()
+
+    def stop(self) -> None:
+        """Ask every worker to end after its current job."""
+        self.stopping = True
+        self._stop()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds; True once every worker has finished."""
+        deadline = time.monotonic() + timeout
+        for worker in self._workers:
+            while not self._ended(worker):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                worker.done.acquire(timeout=min(remaining, _POLL_SECONDS))
+        return True
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        interrupted: BaseException | None = None
+        must_stop = exc is not None
+        while True:
+            # Each pass is one try: an interrupt anywhere in it (even in stop()) leads to
+            # another pass that stops the workers again and resumes the wait.
+            try:
+                try:
+                    if must_stop:
+                        self.stop()
+                    while not self.wait(_POLL_SECONDS):
+                        pass
+                    break
+                except BaseException as caught:  # noqa: BLE001 - re-raised below
+                    must_stop = True
+                    if interrupted is None:
+                        interrupted = caught
+            except BaseException as caught:  # noqa: BLE001 - an interrupt in the handler
+                must_stop = True
+                if interrupted is None:
+                    interrupted = caught
+        tidy_interrupted = self._tidy()
+        if interrupted is None:
+            interrupted = tidy_interrupted
+        if exc is None:
+            if interrupted is not None:
+                raise interrupted
+            if self.error is not None:
+                raise self.error
+        return False
+
+    def _ended(self, worker: _Worker) -> bool:
+        if worker.finished:
+            return True
+        if not self.stopping:
+            return False
+        # Once the pool is stopping, a thread that has not entered the wrapper never runs its
+        # target (rule 4): one without an ident, or not (or not yet) alive, e.g. one whose
+        # start() was cut short so that it never reached, or is stuck before, its run().
+        # A thread inside its target holds its state lock and is alive.
+        thread = worker.thread
+        return thread.ident is None or not thread.is_alive()
+
+    def _run(self, worker: _Worker, target: Callable[..., object], args: tuple) -> None:
+        try:
+            if not self.stopping:
+                target(*args)
+        except BaseException as exc:  # noqa: BLE001 - raised in the waiting thread
+            if self.error is None:
+                self.error = exc
+            self.stop()
+        finally:
+            worker.finished = True
+            worker.done.release()
+
+    def _tidy(self) -> BaseException | None:
+        """Wait a moment for every thread, already done with its work, to be gone from
+        ``threading.enumerate()``; returns an interrupt that landed meanwhile. ``join`` is
+        tried first (it wakes at once); a join fooled by an interrupt returns early, so the
+        thread list is what decides."""
+        interrupted = None
+        for worker in self._workers:
+            thread = worker.thread
+            deadline = time.monotonic() + _TIDY_SECONDS
+            while time.monotonic() < deadline:
+                try:
+                    try:
+                        thread.join(max(0.0, deadline - time.monotonic()))
+                    except RuntimeError:  # its start() was cut short: not marked started yet
+                        pass
+                    if thread not in threading.enumerate():
+                        break
+                    time.sleep(0.001)
+                except BaseException as caught:  # noqa: BLE001 - returned, raised by the caller
+                    if interrupted is None:
+                        interrupted = caught
+        return interrupted
