@@ -230,12 +230,17 @@ def scan_counts(
             min_reduce += 1
     if recording:
         counts = _counts_of(index, ids)
+    subclassed = False
     for word in counts:
         if type(word) is not str:
-            raise TypeError(
-                f"the corpus contains a token of type {type(word).__name__} ({word!r}); "
-                "tokens must be str: convert them first, e.g. [str(t) for t in sentence]"
-            )
+            if not isinstance(word, str):
+                raise TypeError(
+                    f"the corpus contains a token of type {type(word).__name__} ({word!r}); "
+                    "tokens must be str: convert them first, e.g. [str(t) for t in sentence]"
+                )
+            subclassed = True
+    if subclassed:  # str subclasses (numpy.str_) count as the equal str; keys become plain str
+        counts = {word if type(word) is str else str(word): n for word, n in counts.items()}
     logger.info(
         "collected %i word types from a corpus of %i raw words and %i sentences",
         len(counts),
