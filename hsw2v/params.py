@@ -28,13 +28,16 @@ FLOAT32_MAX = 3.4028234663852886e38
 # 2**24 floats (64 MiB) per row keeps every such product far inside int.
 VECTOR_SIZE_MAX = 2**24
 
+# Training and scoring start this many threads: a file must not ask for billions.
+WORKERS_MAX = 1024
+
 # name: (kind, low, high). Kinds: "int" (Python or NumPy integer, not bool), "flag" (0 or 1,
 # bools accepted), "bool" (any truth value that is a bool or 0/1), "real" (finite real
 # number), "int?" (None or "int"), "str?" (None or str), ("one of", values).
 WORD2VEC_PARAMS = {
     "vector_size": ("int", 1, VECTOR_SIZE_MAX),
     "window": ("int", 1, INT32_MAX),
-    "workers": ("int", 1, INT32_MAX),
+    "workers": ("int", 1, WORKERS_MAX),
     "batch_words": ("int", 1, INT32_MAX),
     "min_count": ("int", 0, INT64_MAX),
     "epochs": ("int", 0, INT32_MAX),

@@ -352,7 +352,7 @@ def build_vocabulary(
         keys = [keys[i] for i in order]
         counts = counts[order]
     sample_int, downsampled_total = keep_probabilities(counts, sample)
-    if null_word:
+    if null_word and NULL_WORD not in keys:  # the corpus may hold the token itself
         keys.append(NULL_WORD)
         counts = np.append(counts, 1)
         sample_int = np.append(sample_int, np.uint32(0))

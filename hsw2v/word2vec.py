@@ -985,7 +985,7 @@ class Word2Vec:
         model.wv.key_to_index = {key: i for i, key in enumerate(keys)}
         model.wv.vectors = arrays["vectors"]
         model.wv.expandos = {"count": arrays["count"], "sample_int": arrays["sample_int"]}
-        model.syn1 = arrays["syn1"]
+        model.syn1 = arrays.get("syn1", np.zeros((0, model.vector_size), np.float32))
         model.syn1neg = arrays.get("syn1neg", np.zeros((0, model.vector_size), np.float32))
         model.tree = HuffmanTree(
             codes=arrays["codes"], points=arrays["points"], lengths=arrays["lengths"]

@@ -186,6 +186,7 @@ CONSTRUCTOR_CASES = [
     ({"batch_words": 2**31}, "batch_words must be"),
     ({"epochs": 2**31}, "epochs must be"),
     ({"workers": 2**31}, "workers must be"),
+    ({"workers": 1025}, r"workers must be an integer in \[1, 1024\]"),
     ({"min_count": 2**63}, "min_count must be"),
     ({"max_vocab_size": 0}, "max_vocab_size must be None or an integer"),
     ({"max_final_vocab": 2.5}, "max_final_vocab must be None or an integer"),
@@ -392,9 +393,10 @@ def test_a_zip_bomb_in_meta_json_is_refused_quickly_with_bounded_memory(tmp_path
     assert run.returncode == 0, run.stderr[-2000:]
     out = dict(line.split(": ", 1) for line in run.stdout.splitlines())
     assert "bomb.hsw2v" in out["refused"] and "zip bomb" in out["refused"], out
-    assert float(out["seconds"]) < 2.0, out
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # this process, for scale
-    assert int(out["maxrss_kib"]) < max(400_000, baseline), out
+    # Inflating it took 22 s and 4.2 GB before; refusing it reads nothing (the machine may
+    # be busy: the bound on time is loose, the one on memory is not).
+    assert float(out["seconds"]) < 5.0, out
+    assert int(out["maxrss_kib"]) < 400_000, out
 
 
 def test_meta_json_is_read_with_a_limit_whatever_its_header_declares(tmp_path, monkeypatch):
@@ -530,3 +532,11 @@ def test_cli_info_on_a_truncated_bundle_says_truncated(tmp_path, saved, capsys):
         status = main(["info", str(cut_path)])
         err = capsys.readouterr().err
         assert status != 0 and "truncated" in err and "not a model" not in err, err
+
+
+def test_null_word_is_not_added_twice_when_the_corpus_holds_it():
+    """Found by the fuzzer: a corpus holding "\\0" with null_word=1 gave a vocabulary with the
+    word twice (index_to_key longer than key_to_index)."""
+    model = Word2Vec([["\0", "a", "b"]] * 5, vector_size=4, min_count=1, workers=1, null_word=1)
+    assert sorted(model.wv.index_to_key) == ["\0", "a", "b"]
+    assert len(model.wv.key_to_index) == len(model.wv.index_to_key) == 3
