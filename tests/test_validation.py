@@ -6,7 +6,6 @@ array or the parameter)."""
 import json
 import os
 import re
-import resource
 import struct
 import subprocess
 import sys
