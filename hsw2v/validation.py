@@ -136,3 +136,16 @@ def check_model_for_training(model) -> None:
     ids = np.fromiter(index.values(), dtype=np.int64, count=n) if n else np.zeros(0, np.int64)
     if n and (ids.min() < 0 or ids.max() >= n):
         raise ValueError(f"model.wv.key_to_index maps a word outside the {n} rows of vectors")
+
+
+def check_model_tree(model) -> None:
+    """Check ``model.tree`` for the query kernels (scoring), which follow its ids into
+    ``syn1`` like training does; ValueError names the attribute."""
+    tree = model.tree
+    check_tree_indices(
+        getattr(tree, "codes", None),
+        getattr(tree, "points", None),
+        getattr(tree, "lengths", None),
+        len(model.wv.index_to_key),
+        _ATTRIBUTES.get,
+    )

@@ -282,6 +282,17 @@ def test_arrays_a_user_replaces_are_checked_before_training():
         assert result.startswith("ValueError:") and re.search(pattern, result), (code, result)
 
 
+def test_scoring_checks_the_tree_it_follows():
+    results = run_cases(
+        SETUP.replace("NEGATIVE", "0"),
+        ["model.tree.points = model.tree.points + 3; model.score([S[0]], total_sentences=1)"],
+    )
+    assert results == [
+        "ValueError: model.tree.points[0, 0] is 301: inner-node ids must be in [0, 298] for "
+        "300 leaves"
+    ]
+
+
 def test_negative_sampling_arrays_are_checked():
     cases = [
         ("model.cum_table = model.cum_table[::-1].copy()", "model.cum_table must be non-decr"),
