@@ -37,11 +37,13 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import warnings
+import zipfile
 
 import numpy as np
 
@@ -133,7 +135,8 @@ def _mutate_semantic(mutation: str, meta, arrays: dict, rng: random.Random) -> s
         elif rng.random() < 0.5 and arr.shape[axis]:
             arrays[name] = np.delete(arr, -1, axis=axis)
         elif rng.random() < 0.5:
-            arrays[name] = np.concatenate([arr, np.take(arr, [0] if arr.shape[axis] else [], axis=axis)], axis=axis) if arr.shape[axis] else arr  # noqa: E501
+            extra = np.take(arr, [0], axis=axis) if arr.shape[axis] else arr  # one more row
+            arrays[name] = np.concatenate([arr, extra], axis=axis)
         else:
             arrays[name] = arr.T.copy() if arr.ndim == 2 else arr.reshape(-1, 1)
         return f"{name} shape {arr.shape} -> {arrays[name].shape}"
@@ -180,12 +183,8 @@ def write_case(case: dict, seeds: dict[str, str], out_path: str) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         meta, arrays = load_bundle(seeds[kind])
-        with open(seeds[kind], "rb") as fh:
-            import io
-            import zipfile
-
-            with zipfile.ZipFile(io.BytesIO(fh.read())) as zf:
-                bundle_kind = json.loads(zf.read("meta.json"))["kind"]
+        with zipfile.ZipFile(seeds[kind]) as zf:
+            bundle_kind = json.loads(zf.read("meta.json"))["kind"]
     arrays = {k: np.array(v) for k, v in arrays.items()}
     what = _mutate_semantic(mutation, meta, arrays, rng)
     save_bundle(out_path, bundle_kind, meta, arrays)
@@ -353,8 +352,6 @@ def run_batch(cases: list[dict], seeds: dict[str, str], timeout: float = 120.0) 
         stdout = out.decode() if isinstance(out, bytes) else out
         returncode, stderr = None, ""
     finally:
-        import shutil
-
         shutil.rmtree(scratch, ignore_errors=True)
     outcomes, begun = {}, None
     for line in stdout.splitlines():
