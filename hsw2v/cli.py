@@ -31,6 +31,7 @@ import argparse
 import logging
 import os
 import sys
+import tempfile
 import time
 import zipfile
 from collections.abc import Sequence
@@ -487,6 +488,16 @@ def _need_writable(path: str) -> None:
         raise CommandError(f"{path}: cannot write there, folder {folder} does not exist")
     if os.path.isdir(path):
         raise CommandError(f"{path}: is a directory, expected a file name")
+    try:  # what a save does first: a temporary file next to the target (os.access is not
+        # enough: it ignores read-only mounts and answers yes to root everywhere)
+        fd, probe = tempfile.mkstemp(prefix=".hsw2v-write-test-", dir=folder)
+    except OSError as exc:
+        raise CommandError(
+            f"{path}: cannot write there, folder {folder} is not writable ({exc.strerror}); "
+            "choose another output path"
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def _sniff_word2vec(path: str) -> str:
@@ -519,6 +530,14 @@ def _detect_format(path: str) -> str:
     _need_file(path)
     if not _is_url(path) and zipfile.is_zipfile(path):
         return "native"
+    if not _is_url(path):
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+        if head == b"PK\x03\x04":  # a zip's first member, but no directory at the end
+            raise CommandError(
+                f"{path}: truncated or corrupted hsw2v file: it starts as a zip archive but its "
+                "end (the zip directory) is missing; copy or save the model again"
+            )
     return _sniff_word2vec(path)
 
 

@@ -123,6 +123,36 @@ class HuffmanTree:
         return order[: max(0, min(n, inner))].astype(np.int32)
 
 
+# The merge adds counts in int64; every partial sum is at most the total, so a total below
+# this bound (checked in float64, whose rounding error is far below the margin) cannot wrap.
+COUNT_TOTAL_MAX = 2**62
+
+
+def _int64_counts(counts) -> np.ndarray:
+    """``counts`` as int64, refusing values the merge could not add without wrapping.
+
+    >>> _int64_counts([2**62, 2**62])
+    Traceback (most recent call last):
+        ...
+    ValueError: the counts sum to about 9.2e+18, more than 2**62, which the Huffman merge cannot add in int64: scale them down (only their ratios matter)
+    """
+    raw = np.asarray(counts)
+    if raw.ndim != 1:
+        raise ValueError(f"counts must be a 1-D sequence, got shape {raw.shape}")
+    if raw.dtype == object or not (np.issubdtype(raw.dtype, np.number) or raw.dtype == bool):
+        raise ValueError(f"counts must be numbers, got dtype {raw.dtype}")
+    as_float = raw.astype(np.float64)
+    if len(raw) and (not np.isfinite(as_float).all() or as_float.min() < 0):
+        raise ValueError("counts must be finite and non-negative")
+    total = float(as_float.sum())
+    if total > COUNT_TOTAL_MAX:
+        raise ValueError(
+            f"the counts sum to about {total:.2g}, more than 2**62, which the Huffman merge "
+            "cannot add in int64: scale them down (only their ratios matter)"
+        )
+    return raw.astype(np.int64)
+
+
 def build_huffman_tree(counts) -> HuffmanTree:
     """Build the Huffman tree of ``counts`` (any order; ties broken as word2vec.c does when
     the counts are sorted in descending order, which :func:`hsw2v.vocab.build_vocabulary`
@@ -136,7 +166,7 @@ def build_huffman_tree(counts) -> HuffmanTree:
     >>> sorted(tree.lengths.tolist())
     [1, 2, 3, 3]
     """
-    counts = np.asarray(counts, dtype=np.int64)
+    counts = _int64_counts(counts)
     n_leaves = len(counts)
     if n_leaves == 0:
         raise ValueError("cannot build a Huffman tree over an empty vocabulary")

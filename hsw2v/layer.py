@@ -27,6 +27,7 @@ from hsw2v._layer import FitTrainer, fill_log_proba, path_batch
 from hsw2v._query import top_leaves_batch
 from hsw2v._train import Job, Schedule, run_epoch
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
+from hsw2v.params import INT32_MAX, UINT64_MAX, VECTOR_SIZE_MAX
 from hsw2v.scoring import child_table
 from hsw2v.trees import balanced_tree, check_tree, top_down_order
 
@@ -57,7 +58,8 @@ class HierarchicalSoftmax:
     """
 
     def __init__(self, tree: HuffmanTree, dim: int, seed: int = 1, *, _trusted: bool = False):
-        dim = _positive_int(dim, "dim")
+        dim = _positive_int(dim, "dim", VECTOR_SIZE_MAX)
+        seed = _seed(seed)
         codes = np.ascontiguousarray(tree.codes, dtype=np.uint8)
         points = np.ascontiguousarray(tree.points, dtype=np.int32)
         lengths = np.ascontiguousarray(tree.lengths, dtype=np.int32)
@@ -301,9 +303,9 @@ class HierarchicalSoftmax:
         """
         import scipy.sparse as sp
 
-        epochs = _positive_int(epochs, "epochs")
-        workers = _positive_int(workers, "workers")
-        job_size = _positive_int(job_size, "job_size")
+        epochs = _positive_int(epochs, "epochs", INT32_MAX)
+        workers = _positive_int(workers, "workers", INT32_MAX)
+        job_size = _positive_int(job_size, "job_size", INT32_MAX)
         lr, min_lr = float(lr), float(min_lr)
         if not (np.isfinite(lr) and lr > 0 and 0 <= min_lr <= lr):
             raise ValueError(f"need lr > 0 and 0 <= min_lr <= lr, got lr={lr}, min_lr={min_lr}")
@@ -421,9 +423,22 @@ class HierarchicalSoftmax:
         def bad(what):
             return ValueError(f"{str(path)!r} holds an inconsistent HierarchicalSoftmax: {what}")
 
+        if not isinstance(meta, dict):
+            raise bad("its metadata is not a JSON object")
         dim, n = meta.get("dim"), meta.get("n_classes")
-        if not (isinstance(dim, int) and isinstance(n, int) and dim >= 1 and n >= 2):
+        if not (
+            type(dim) is int and type(n) is int and 1 <= dim <= VECTOR_SIZE_MAX and 2 <= n <= 2**31
+        ):
             raise bad(f"dim={dim!r}, n_classes={n!r}")
+        history = meta.get("history", [])
+        if not isinstance(history, list) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in history
+        ):
+            raise bad("history must be a list of numbers (the mean loss of each epoch)")
+        try:
+            seed = _seed(meta.get("seed", 1))
+        except ValueError as exc:
+            raise bad(str(exc)) from None
         want = {"weights": ("<f4", (n - 1, dim)), "lengths": ("<i4", (n,))}
         for name, (dtype, shape) in want.items():
             arr = arrays.get(name)
@@ -435,7 +450,7 @@ class HierarchicalSoftmax:
                 raise bad(f"array {name!r} should be {np.dtype(dtype)} with {n} rows")
         tree = HuffmanTree(arrays["codes"], arrays["points"], arrays["lengths"])
         try:
-            layer = cls(tree, dim, int(meta.get("seed", 1)))
+            layer = cls(tree, dim, seed)
         except ValueError as exc:
             raise bad(str(exc)) from None
         layer.weights = np.ascontiguousarray(arrays["weights"])
@@ -444,7 +459,7 @@ class HierarchicalSoftmax:
             if w.dtype != np.float32 or w.ndim != 2 or w.shape[1] != dim or w.shape[0] < 1:
                 raise bad(f"array 'input_weights' should be float32 m x {dim}")
             layer.input_weights = np.ascontiguousarray(w)
-        layer.history = [float(v) for v in meta.get("history", [])]
+        layer.history = [float(v) for v in history]
         return layer
 
     # ------------------------------------------------------------------ helpers
@@ -496,7 +511,22 @@ def _log_sigmoid(f: np.ndarray, out: np.ndarray) -> np.ndarray:
     return out
 
 
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+def _positive_int(value, name: str, high: int | None = None) -> int:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or value < 1
+        or (high is not None and value > high)
+    ):
+        limit = f" (at most {high})" if high is not None else ""
+        raise ValueError(f"{name} must be a positive integer{limit}, got {value!r}")
+    return int(value)
+
+
+def _seed(value) -> int:
+    """A seed the random streams take (numpy's generators and the kernels' uint64 state)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not (
+        0 <= value <= UINT64_MAX
+    ):
+        raise ValueError(f"seed must be an integer in [0, {UINT64_MAX}], got {value!r}")
     return int(value)

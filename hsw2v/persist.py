@@ -65,6 +65,11 @@ _LOCAL_MAGIC = b"PK\x03\x04"
 _ZIP64_EXTRA_LEN = 20  # header id, size, uncompressed and compressed sizes (force_zip64)
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,199}\Z")
 _MMAP_MODES = ("r", "c", "r+")
+# meta.json holds the parameters and the vocabulary (about 20 bytes a word): 512 MiB fits
+# some 25 million words. A compressed member may inflate at most _MAX_RATIO times (JSON
+# deflates about 5-10 times; a zip bomb about 1000 times).
+_META_MAX_BYTES = 512 << 20
+_MAX_RATIO = 100
 
 
 class _Corrupt(Exception):
@@ -248,10 +253,41 @@ def save_bundle(path, kind: str, meta: dict, arrays: dict[str, np.ndarray]) -> N
         raise
 
 
+def _check_sizes(zf: zipfile.ZipFile, file_size: int) -> None:
+    """Refuse a zip bomb before inflating anything: no member may claim more compressed bytes
+    than the file has, or inflate more than ``_MAX_RATIO`` times its compressed size (the
+    bundles written here store every member uncompressed)."""
+    for info in zf.infolist():
+        if info.compress_size > file_size:
+            raise _Corrupt(f"member {info.filename!r} claims more bytes than the file holds")
+        if (
+            info.compress_type != zipfile.ZIP_STORED
+            and info.file_size > _MAX_RATIO * max(info.compress_size, 1)
+        ):
+            raise _Corrupt(
+                f"member {info.filename!r} would inflate {info.compress_size} bytes to "
+                f"{info.file_size} (more than {_MAX_RATIO} times): refused as a zip bomb"
+            )
+
+
+def _read_meta_member(zf: zipfile.ZipFile) -> bytes:
+    """meta.json's bytes, read as a stream that stops past ``_META_MAX_BYTES`` whatever its
+    header declares (zipfile stops at the declared size and checks the CRC there)."""
+    info = zf.getinfo(_META_MEMBER)
+    too_big = f"{_META_MEMBER} is larger than {_META_MAX_BYTES} bytes"
+    if info.file_size > _META_MAX_BYTES:
+        raise _Corrupt(f"{too_big} (it declares {info.file_size})")
+    with zf.open(info) as member:
+        raw = member.read(_META_MAX_BYTES + 1)
+    if len(raw) > _META_MAX_BYTES:
+        raise _Corrupt(too_big)
+    return raw
+
+
 def _read_header(path: str, zf: zipfile.ZipFile, kind):
     """Read and check meta.json; return the parsed document."""
     try:
-        raw = zf.read(_META_MEMBER)
+        raw = _read_meta_member(zf)
     except KeyError:
         raise _Reported(f"{path!r} is not an hsw2v bundle (it has no {_META_MEMBER})") from None
     try:
@@ -324,7 +360,11 @@ def _locate(fh, zf: zipfile.ZipFile, name: str, entry, file_size: int):
     if dtype != want_dtype or tuple(shape) != want_shape:
         raise _Corrupt(f"member {info.filename!r} does not match its description")
     data_offset = fh.tell()
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if any(dim < 0 for dim in shape):
+        raise _Corrupt(f"member {info.filename!r} has a negative dimension {tuple(shape)}")
+    nbytes = dtype.itemsize
+    for dim in shape:  # exact, in Python ints: a product that overflows int64 is not 0 here
+        nbytes *= int(dim)
     if data_offset + nbytes != member_end:
         raise _Corrupt(f"member {info.filename!r} has the wrong size for its shape")
     return dtype, tuple(shape), fortran, member_start, data_offset
@@ -411,6 +451,7 @@ def _read_all(path: str, fh, file_size: int, kind, read: bool):
     """Parse and check the bundle open in `fh`; read (and verify) the arrays if `read`."""
     fh.seek(0)
     with zipfile.ZipFile(fh) as zf:
+        _check_sizes(zf, file_size)
         doc = _read_header(path, zf, kind)
         places = {}
         for name, entry in doc["arrays"].items():
@@ -433,51 +474,15 @@ def _read_all(path: str, fh, file_size: int, kind, read: bool):
     return doc["meta"], places, arrays
 
 
-# What a Word2Vec bundle's parameters must be: kinds of JSON value, and a lower bound if any.
-_INT, _NUM = (int,), (int, float)
-_W2V_PARAMS = {
-    "vector_size": (_INT, 1),
-    "window": (_INT, 1),
-    "workers": (_INT, 1),
-    "batch_words": (_INT, 1),
-    "min_count": (_INT, 0),
-    "epochs": (_INT, 0),
-    "seed": (_INT, None),
-    "sg": (_INT, 0),
-    "hs": (_INT, 0),
-    "negative": (_INT, 0),
-    "cbow_mean": (_INT, 0),
-    "null_word": (_INT, 0),
-    "sorted_vocab": (_INT, 0),
-    "cache_words": (_INT, None),
-    "corpus_count": (_INT, 0),
-    "corpus_total_words": (_INT, 0),
-    "train_count": (_INT, 0),
-    "effective_min_count": (_INT, 0),
-    "compute_loss": (_INT, None),
-    "shrink_windows": (_INT, None),
-    "alpha": (_NUM, None),
-    "min_alpha": (_NUM, None),
-    "sample": (_NUM, 0),
-    "ns_exponent": (_NUM, None),
-    "running_training_loss": (_NUM, None),
-    "total_train_time": (_NUM, None),
-    "max_vocab_size": ((*_INT, type(None)), None),
-    "max_final_vocab": ((*_INT, type(None)), None),
-    "kernel": ((str,), None),
-    "tree_type": ((str,), None),
-    "semantic_pending": (_INT, 0),
-    "comment": ((str, type(None)), None),
-}
-
-
 def check_word2vec_bundle(path, meta, arrays) -> None:
     """Check what :func:`load_bundle` read from a Word2Vec file before a model is built on it.
 
     The kernels index ``syn1`` with the tree's ``points`` and walk ``lengths`` entries of each
-    path, and ``syn1neg`` with word ids, without bounds checks, so a crafted file with out-of-range values could make training
-    write outside the arrays. Every array's dtype and shape, every tree entry and every
-    parameter's type are verified here; a file that passes trains safely.
+    path, and ``syn1neg`` with word ids, without bounds checks, so a crafted file with
+    out-of-range values could make training read or write outside the arrays. Every
+    parameter (against :mod:`hsw2v.params`, the table the constructor checks too), every
+    array's dtype and shape and every tree entry (:mod:`hsw2v.validation`) is verified here,
+    the same with and without ``mmap``; a file that passes trains safely.
 
     Raises ValueError naming `path` and what is wrong.
 
@@ -491,29 +496,22 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
     >>> check_word2vec_bundle(path, meta, arrays)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    ValueError: '...m.hsw2v' holds inconsistent Word2Vec data: a path length is outside [0, 1]
+    ValueError: '...m.hsw2v' holds inconsistent Word2Vec data: array 'lengths'[0] is 6: ...
     """
+    from hsw2v.params import check_word2vec_params
+    from hsw2v.validation import check_word2vec_arrays
+
+    where = f"{os.fspath(path)!r} holds inconsistent Word2Vec data"
 
     def bad(what):
-        return ValueError(f"{os.fspath(path)!r} holds inconsistent Word2Vec data: {what}")
+        return ValueError(f"{where}: {what}")
 
     if not isinstance(meta, dict):
         raise bad("its metadata is not a JSON object")
-    for name, (kinds, low) in _W2V_PARAMS.items():
-        if name not in meta:
-            continue
-        value = meta[name]
-        is_flag = isinstance(value, bool) and name not in ("compute_loss", "shrink_windows")
-        if is_flag or not isinstance(value, kinds) or (low is not None and value < low):
-            raise bad(f"parameter {name} is {value!r}")
-        if isinstance(value, float) and not np.isfinite(value):
-            raise bad(f"parameter {name} is {value!r}")
     hs, negative = meta.get("hs", 1), meta.get("negative", 0)
     if not hs and not negative:
         raise bad("hs is 0 and negative is 0: no output layer to train")
-    for name in ("sg", "cbow_mean", "hs"):
-        if meta.get(name, 0) not in (0, 1):
-            raise bad(f"parameter {name} is {meta[name]!r}, not 0 or 1")
+    check_word2vec_params(meta, where=where)
     keys = meta.get("index_to_key")
     if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
         raise bad("index_to_key is not a list of str")
@@ -522,35 +520,11 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
     n, d = len(keys), meta.get("vector_size", 100)
     if not n:
         raise bad("the vocabulary is empty")
-    want = {"vectors": ("<f4", (n, d)), "syn1": ("<f4", (n if hs else 0, d))}
-    want.update(count=("<i8", (n,)), sample_int=("<u4", (n,)), lengths=("<i4", (n,)))
-    if negative:
-        want["syn1neg"] = ("<f4", (n, d))
-    elif "syn1neg" in arrays:
+    if not hs and arrays.get("syn1") is not None and arrays["syn1"].shape != (0, d):
+        raise bad(f"array 'syn1' should be <f4 of shape (0, {d}) since hs is 0")
+    if not negative and "syn1neg" in arrays:
         raise bad("it holds syn1neg but negative is 0")
-    for name, (dtype, shape) in want.items():
-        arr = arrays.get(name)
-        if arr is None or arr.dtype != np.dtype(dtype) or arr.shape != shape:
-            got = "missing" if arr is None else f"{arr.dtype} {arr.shape}"
-            raise bad(f"array {name!r} should be {dtype} of shape {shape}, is {got}")
-    if negative and arrays["count"].min() < 0:
-        raise bad("a word count is negative (negative sampling draws words by count)")
-    codes, points, lengths = arrays.get("codes"), arrays.get("points"), arrays["lengths"]
-    if (
-        codes is None
-        or points is None
-        or codes.dtype != np.uint8
-        or points.dtype != np.dtype("<i4")
-        or codes.ndim != 2
-        or codes.shape != points.shape
-        or codes.shape[0] != n
-    ):
-        raise bad(f"the tree arrays 'codes' and 'points' do not fit {n} words")
-    max_length = codes.shape[1]
-    if lengths.min() < 0 or lengths.max() > max_length:
-        raise bad(f"a path length is outside [0, {max_length}]")
-    used = np.arange(max_length) < np.asarray(lengths)[:, None]
-    if used.any():
-        on_path = np.asarray(points)[used]
-        if on_path.min() < 0 or on_path.max() >= n or np.asarray(codes)[used].max() > 1:
-            raise bad(f"a tree path leaves the {n} rows of syn1 or has a code other than 0/1")
+    try:
+        check_word2vec_arrays(arrays, n, d, bool(hs), negative, lambda key: f"array {key!r}")
+    except ValueError as exc:
+        raise bad(str(exc)) from None

@@ -207,6 +207,68 @@ def semantic_tree(vectors, iterations: int = 6, seed: int = 1, small: int = 16) 
     return split_tree(len(x), split)
 
 
+def check_tree_indices(codes, points, lengths, n_leaves: int, name=None) -> None:
+    """Check what the training kernels follow in a tree without bounds checks: ``codes`` uint8
+    and ``points`` int32, both C-contiguous ``V x L`` with ``V = n_leaves``, ``lengths`` int32
+    with ``V`` entries in ``[0, L]``, and on each path (the first ``lengths[w]`` entries) bits
+    0/1 and inner-node ids in ``[0, max(V - 1, 1))``: ``V - 1`` inner nodes, one row each
+    (one node for a single word). The full shape of the tree is :func:`check_tree`'s job;
+    this is the cheap, vectorised part every loaded or assigned tree gets.
+
+    ``name(field)`` gives the name to report for ``"codes"``, ``"points"`` or ``"lengths"``
+    (default: the field itself). Raises ValueError saying which entry is wrong.
+
+    >>> check_tree_indices(np.zeros((2, 1), np.uint8), np.zeros((2, 1), np.int32),
+    ...                    np.ones(2, np.int32), 2)
+    >>> check_tree_indices(np.zeros((2, 1), np.uint8), np.ones((2, 1), np.int32),
+    ...                    np.ones(2, np.int32), 2)
+    Traceback (most recent call last):
+        ...
+    ValueError: points[0, 0] is 1: inner-node ids must be in [0, 0] for 2 leaves
+    """
+    name = name or (lambda field: field)
+    want = {"codes": (codes, np.uint8, 2), "points": (points, np.int32, 2)}
+    want["lengths"] = (lengths, np.int32, 1)
+    for field, (arr, dtype, ndim) in want.items():
+        if (
+            not isinstance(arr, np.ndarray)
+            or arr.dtype != dtype
+            or arr.ndim != ndim
+            or not arr.flags.c_contiguous
+            or arr.shape[0] != n_leaves
+        ):
+            got = f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
+            rows = f"{n_leaves}" if ndim == 1 else f"{n_leaves} x L"
+            raise ValueError(
+                f"{name(field)} must be a C-contiguous {np.dtype(dtype)} array of shape "
+                f"({rows}), got {got}"
+            )
+    if codes.shape != points.shape:
+        raise ValueError(
+            f"{name('codes')} and {name('points')} must have the same shape, got {codes.shape} "
+            f"and {points.shape}"
+        )
+    width = codes.shape[1]
+    if n_leaves and (lengths.min() < 0 or lengths.max() > width):
+        w = int(np.flatnonzero((lengths < 0) | (lengths > width))[0])
+        raise ValueError(
+            f"{name('lengths')}[{w}] is {int(lengths[w])}: path lengths must be in [0, {width}]"
+        )
+    used = np.arange(width) < lengths[:, None]
+    inner = max(n_leaves - 1, 1)
+    for field, arr, high, what in (
+        ("codes", codes, 1, "codes must be bits (0 or 1)"),
+        ("points", points, inner - 1, f"inner-node ids must be in [0, {inner - 1}] for "
+         f"{n_leaves} leaves"),
+    ):
+        wrong = used & ((arr < 0) | (arr > high))
+        if wrong.any():
+            w, j = (int(i[0]) for i in np.nonzero(wrong))
+            raise ValueError(
+                f"{name(field)}[{w}, {j}] is {int(arr[w, j])}: {what}"
+            )
+
+
 def check_tree(codes, points, lengths, n_leaves: int | None = None):
     """Validate a tree given as flat arrays; return ``(children, root, order)``.
 

@@ -230,12 +230,17 @@ def scan_counts(
             min_reduce += 1
     if recording:
         counts = _counts_of(index, ids)
+    subclassed = False
     for word in counts:
         if type(word) is not str:
-            raise TypeError(
-                f"the corpus contains a token of type {type(word).__name__} ({word!r}); "
-                "tokens must be str: convert them first, e.g. [str(t) for t in sentence]"
-            )
+            if not isinstance(word, str):
+                raise TypeError(
+                    f"the corpus contains a token of type {type(word).__name__} ({word!r}); "
+                    "tokens must be str: convert them first, e.g. [str(t) for t in sentence]"
+                )
+            subclassed = True
+    if subclassed:  # str subclasses (numpy.str_) count as the equal str; keys become plain str
+        counts = {word if type(word) is str else str(word): n for word, n in counts.items()}
     logger.info(
         "collected %i word types from a corpus of %i raw words and %i sentences",
         len(counts),
@@ -347,7 +352,7 @@ def build_vocabulary(
         keys = [keys[i] for i in order]
         counts = counts[order]
     sample_int, downsampled_total = keep_probabilities(counts, sample)
-    if null_word:
+    if null_word and NULL_WORD not in keys:  # the corpus may hold the token itself
         keys.append(NULL_WORD)
         counts = np.append(counts, 1)
         sample_int = np.append(sample_int, np.uint32(0))

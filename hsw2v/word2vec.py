@@ -42,7 +42,9 @@ from hsw2v.exceptions import EmptyCorpusError, WrongFileKindError, class_only_me
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.negative import make_cum_table
+from hsw2v.params import check_word2vec_params
 from hsw2v.trees import TREE_KINDS, semantic_tree, word2vec_tree
+from hsw2v.validation import check_model_for_training
 from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, scan_counts
 
 logger = logging.getLogger(__name__)
@@ -313,15 +315,24 @@ class Word2Vec:
             alpha=alpha,
             window=window,
             min_count=min_count,
+            max_vocab_size=max_vocab_size,
             sample=sample,
+            seed=seed,
             workers=workers,
             min_alpha=min_alpha,
-            epochs=epochs,
+            sg=sg,
             hs=hs,
             negative=negative,
-            batch_words=batch_words,
-            sg=sg,
+            ns_exponent=ns_exponent,
             cbow_mean=cbow_mean,
+            epochs=epochs,
+            null_word=null_word,
+            sorted_vocab=sorted_vocab,
+            batch_words=batch_words,
+            compute_loss=compute_loss,
+            max_final_vocab=max_final_vocab,
+            shrink_windows=shrink_windows,
+            cache_words=cache_words,
         )
         self.vector_size = int(vector_size)
         self.alpha = float(alpha)
@@ -737,6 +748,7 @@ class Word2Vec:
             logger.warning("Effective 'alpha' higher than previous training cycles")  # gensim's
         start_alpha, end_alpha = self.alpha, self.min_alpha
         self.epochs = epochs
+        check_model_for_training(self)  # every index the kernels will follow, as it is now
         self.compute_loss = bool(compute_loss)
         callbacks = tuple(callbacks or ())
         schedule = Schedule(
@@ -1144,7 +1156,7 @@ class Word2Vec:
         model.wv.key_to_index = {key: i for i, key in enumerate(keys)}
         model.wv.vectors = arrays["vectors"]
         model.wv.expandos = {"count": arrays["count"], "sample_int": arrays["sample_int"]}
-        model.syn1 = arrays["syn1"]
+        model.syn1 = arrays.get("syn1", np.zeros((0, model.vector_size), np.float32))
         model.syn1neg = arrays.get("syn1neg", np.zeros((0, model.vector_size), np.float32))
         model.tree = HuffmanTree(
             codes=arrays["codes"], points=arrays["points"], lengths=arrays["lengths"]
@@ -1174,59 +1186,10 @@ class Word2Vec:
         )
 
 
-def _check_params(
-    *,
-    vector_size,
-    alpha,
-    window,
-    min_count,
-    sample,
-    workers,
-    min_alpha,
-    epochs,
-    hs,
-    negative,
-    batch_words,
-    sg,
-    cbow_mean,
-):
-    def need(ok, message):
-        if not ok:
-            raise ValueError(message)
-
-    for name, value in (
-        ("vector_size", vector_size),
-        ("window", window),
-        ("workers", workers),
-        ("batch_words", batch_words),
-    ):
-        need(
-            isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1,
-            f"{name} must be a positive integer, got {value!r}",
-        )
-    need(
-        isinstance(min_count, (int, np.integer)) and min_count >= 0,
-        f"min_count must be an integer >= 0, got {min_count!r}",
-    )
-    need(
-        isinstance(epochs, (int, np.integer)) and epochs >= 0,
-        f"epochs must be an integer >= 0, got {epochs!r}",
-    )
-    need(alpha > 0, f"alpha must be > 0, got {alpha!r}")
-    need(0 <= min_alpha <= alpha, f"min_alpha must be in [0, alpha], got {min_alpha!r}")
-    need(sample >= 0, f"sample must be >= 0, got {sample!r}")
-    need(sg in (0, 1), f"sg must be 0 (CBOW) or 1 (skip-gram), got {sg!r}")
-    need(cbow_mean in (0, 1), f"cbow_mean must be 0 or 1, got {cbow_mean!r}")
-    need(
-        isinstance(negative, (int, np.integer)) and negative >= 0,
-        f"negative must be an integer >= 0, got {negative!r}",
-    )
-    need(hs in (0, 1), f"hs must be 0 or 1, got {hs!r}")
-    need(
-        bool(hs) or bool(negative),
-        "You must set either 'hs' or 'negative' to be positive for proper training. "
-        "When both 'hs=0' and 'negative=0', there will be no training.",
-    )
+def _check_params(**values) -> None:
+    """Check constructor parameters against the one table (:mod:`hsw2v.params`): ValueError
+    naming the parameter and its range, before anything is built."""
+    check_word2vec_params(values)
 
 
 def _log_epoch_end(epoch: int, report, supplied) -> None:

@@ -112,3 +112,18 @@ def planted():
 @pytest.fixture(scope="session")
 def planted_noisy():
     return planted_corpus(noise=NOISE)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fuzz-long",
+        action="store_true",
+        help="run the crash-hunting fuzz tests (tests/test_fuzz_models.py) 50 times longer",
+    )
+
+
+def pytest_configure(config):
+    import os
+
+    if config.getoption("--fuzz-long", default=False):
+        os.environ["HSW2V_FUZZ_LONG"] = "1"

@@ -2,7 +2,7 @@
 
 Each loader, fed any bytes, returns a usable object or raises ValueError (its documented
 exception), never anything else; valid files round-trip exactly; damaged ones never load as
-different data. ``benchmarks/fuzz_loaders.py`` runs the same loaders for much longer.
+different data. ``tests/fuzz_models.py`` loads, trains and queries mutants in subprocesses.
 """
 
 import io

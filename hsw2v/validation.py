@@ -1,0 +1,151 @@
+"""Every index a Word2Vec model's kernels follow, checked where the arrays enter.
+
+The nogil kernels read rows of ``wv.vectors``, ``syn1`` and ``syn1neg`` at word ids and
+tree node ids without bounds checks (that is what makes them fast). So each array is checked
+once on its way in, by :func:`check_word2vec_arrays`:
+
+* :meth:`hsw2v.Word2Vec.load` (through :func:`hsw2v.persist.check_word2vec_bundle`), with
+  and without ``mmap``, names the file and the array;
+* ``train()`` checks the model as it is then (:func:`check_model_for_training`), because a
+  user may have assigned ``wv.vectors``, ``syn1``, ``tree``, ``cum_table`` or a parameter
+  since; it names the attribute. This costs a few vectorised passes over the tree (about
+  ``V x max_length`` bytes), far below one epoch.
+
+What is checked: shapes agree (``V`` words, ``d`` columns), dtypes and C order are the ones
+the kernels are compiled for, the tree's lengths, bits and inner-node ids are in range
+(:func:`hsw2v.trees.check_tree_indices`: ids below ``V - 1``, the rows of the private hot-row
+table), ``cum_table`` is non-decreasing with a positive last entry, ``key_to_index`` maps to
+rows that exist. Floats are not checked for NaN (see ``docs/robustness.md``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hsw2v.params import WORD2VEC_PARAMS, check_word2vec_params
+from hsw2v.trees import check_tree_indices
+
+_ATTRIBUTES = {
+    "vectors": "model.wv.vectors",
+    "syn1": "model.syn1",
+    "syn1neg": "model.syn1neg",
+    "count": "model.wv.expandos['count']",
+    "sample_int": "model.wv.expandos['sample_int']",
+    "codes": "model.tree.codes",
+    "points": "model.tree.points",
+    "lengths": "model.tree.lengths",
+    "cum_table": "model.cum_table",
+}
+
+
+def _describe(arr) -> str:
+    if not isinstance(arr, np.ndarray):
+        return "missing" if arr is None else type(arr).__name__
+    order = "" if arr.flags.c_contiguous else " (not C-contiguous)"
+    return f"{arr.dtype} {arr.shape}{order}"
+
+
+def check_word2vec_arrays(arrays: dict, n: int, d: int, hs: bool, negative: int, name=None):
+    """Check a Word2Vec model's arrays (keys as in a saved model: ``vectors``, ``syn1``,
+    ``syn1neg``, ``count``, ``sample_int``, ``codes``, ``points``, ``lengths`` and optionally
+    ``cum_table``) for ``n`` words of ``d`` dimensions. ``name(key)`` gives the name to report.
+    Raises ValueError naming the array and what it should be.
+
+    >>> from hsw2v.huffman import build_huffman_tree
+    >>> t = build_huffman_tree([3, 2, 1])
+    >>> good = {"vectors": np.zeros((3, 4), np.float32), "syn1": np.zeros((3, 4), np.float32),
+    ...         "count": np.array([3, 2, 1]), "sample_int": np.zeros(3, np.uint32),
+    ...         "codes": t.codes, "points": t.points, "lengths": t.lengths}
+    >>> check_word2vec_arrays(good, 3, 4, hs=True, negative=0)
+    >>> check_word2vec_arrays(dict(good, vectors=np.zeros((3, 5), np.float32)), 3, 4, True, 0)
+    Traceback (most recent call last):
+        ...
+    ValueError: vectors must be a C-contiguous float32 array of shape (3, 4), got float32 (3, 5)
+    """
+    name = name or (lambda key: key)
+    want = {"vectors": (np.float32, (n, d)), "count": (np.int64, (n,))}
+    want["sample_int"] = (np.uint32, (n,))
+    if hs:
+        want["syn1"] = (np.float32, (n, d))
+    if negative:
+        want["syn1neg"] = (np.float32, (n, d))
+    for key, (dtype, shape) in want.items():
+        arr = arrays.get(key)
+        if (
+            not isinstance(arr, np.ndarray)
+            or arr.dtype != dtype
+            or arr.shape != shape
+            or not arr.flags.c_contiguous
+        ):
+            raise ValueError(
+                f"{name(key)} must be a C-contiguous {np.dtype(dtype)} array of shape {shape}, "
+                f"got {_describe(arr)}"
+            )
+    if negative and n and arrays["count"].min() < 0:
+        raise ValueError(
+            f"{name('count')}: a word count is negative (negative sampling draws words by count)"
+        )
+    check_tree_indices(arrays.get("codes"), arrays.get("points"), arrays.get("lengths"), n, name)
+    table = arrays.get("cum_table")
+    if negative and table is not None:
+        if not isinstance(table, np.ndarray) or table.dtype != np.uint32 or table.shape != (n,):
+            raise ValueError(
+                f"{name('cum_table')} must be a uint32 array of shape ({n},), got {_describe(table)}"
+            )
+        if n and (table[-1] == 0 or (np.diff(table.astype(np.int64)) < 0).any()):
+            raise ValueError(
+                f"{name('cum_table')} must be non-decreasing with a positive last entry "
+                "(rebuild it with model.make_cum_table())"
+            )
+
+
+def check_model_for_training(model) -> None:
+    """Check a Word2Vec model just before its arrays go to the kernels: its parameters
+    (:mod:`hsw2v.params`), its arrays (:func:`check_word2vec_arrays`, naming attributes such as
+    ``model.wv.vectors``), that the weights it trains are writable, and that
+    ``wv.key_to_index`` maps every word to a row. Raises ValueError saying what to fix."""
+    params = {key: getattr(model, key) for key in WORD2VEC_PARAMS if hasattr(model, key)}
+    check_word2vec_params(params)
+    wv = model.wv
+    n, d = len(wv.index_to_key), model.vector_size
+    tree = model.tree
+    arrays = {
+        "vectors": wv.vectors,
+        "syn1": model.syn1,
+        "syn1neg": model.syn1neg,
+        "count": wv.expandos.get("count"),
+        "sample_int": wv.expandos.get("sample_int"),
+        "codes": getattr(tree, "codes", None),
+        "points": getattr(tree, "points", None),
+        "lengths": getattr(tree, "lengths", None),
+        "cum_table": model.cum_table,
+    }
+    check_word2vec_arrays(arrays, n, d, bool(model.hs), model.negative, _ATTRIBUTES.get)
+    trained = ["vectors"] + ["syn1"] * bool(model.hs) + ["syn1neg"] * bool(model.negative)
+    for key in trained:
+        if not arrays[key].flags.writeable:
+            raise ValueError(
+                f"{_ATTRIBUTES[key]} is read-only (a model loaded with mmap='r' can be queried "
+                "but not trained): load it with mmap=None or mmap='c' to train"
+            )
+    index = wv.key_to_index
+    if len(index) != n:
+        raise ValueError(
+            f"model.wv.key_to_index has {len(index)} words but model.wv.index_to_key {n}"
+        )
+    ids = np.fromiter(index.values(), dtype=np.int64, count=n) if n else np.zeros(0, np.int64)
+    if n and (ids.min() < 0 or ids.max() >= n):
+        raise ValueError(f"model.wv.key_to_index maps a word outside the {n} rows of vectors")
+
+
+def check_model_tree(model) -> None:
+    """Check ``model.tree`` for the query kernels (scoring), which follow its ids into
+    ``syn1`` like training does; ValueError names the attribute."""
+    tree = model.tree
+    check_tree_indices(
+        getattr(tree, "codes", None),
+        getattr(tree, "points", None),
+        getattr(tree, "lengths", None),
+        len(model.wv.index_to_key),
+        _ATTRIBUTES.get,
+    )
