@@ -75,11 +75,20 @@ F. Reproducibility. Every job seeds its random stream from (seed, epoch, job ind
    negatives are drawn from the same stream (gensim uses its own 48-bit LCG per thread; the
    distribution of the draws is the same, the sequence is not).
 
+G. NaN safety and the divergence check. The table sigmoid is ``_vec.h``'s (via
+   ``_vecops.pxd``, the one definition): a NaN never becomes a table index, it gives a NaN
+   gradient. Every walk adds each ``f`` it computes to the job's ``check`` (one float64 add
+   per node, off the critical path); ``f`` is a dot product with the hidden vector, so the sum
+   is non-finite iff some row the job read (syn0 via ``h``, syn1 / syn1neg) or wrote was. A job
+   whose check is non-finite reports its loss as NaN (with or without ``compute_loss``), and
+   the epoch drivers (``hsw2v._train``) stop training on it with
+   ``hsw2v.divergence.TrainingDivergedError``.
+
 Every nogil routine has a Python-callable twin at the bottom of this file (``py_*``), which
 the tests compare with NumPy references.
 """
 
-from libc.math cimport exp, log1p
+from libc.math cimport NAN, isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
@@ -90,23 +99,17 @@ import numpy as np
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
 
-cdef extern from "_vec.h" nogil:
-    float hsw2v_dot(int d, const float *x, const float *y)
-    void hsw2v_axpy(int d, float a, const float *x, float *y)
-    float hsw2v_update_then_dot(int d, float g, const float *h, float *row, float *work,
-                                const float *next_row)
-    void hsw2v_update_last(int d, float g, float *h, float *row, const float *work)
+from hsw2v._vecops cimport (
+    SIGMOID_TABLE_SIZE, hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, hsw2v_sigmoid_table_init,
+    hsw2v_update_last, hsw2v_update_then_dot, neg_log_sigmoid, sigmoid_lookup,
+)
 
 
 cdef extern from "_window.h" nogil:
     enum: MAX_BLOCK "HSW2V_MAX_BLOCK"
-    ctypedef struct hsw2v_sigmoid_table:
-        const float *table
-        float range
-        float scale
     double hsw2v_sg_block(int B, int d, float **x, float **work, int L, float **y,
                           const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig,
-                          int compute_loss)
+                          int compute_loss, double *check)
 
 
 cdef extern from *:
@@ -176,35 +179,15 @@ cdef inline void vaxpy(bint use_blas, int n, float a, const float *x, float *y) 
 # Sigmoid table and the exact log-sigmoid
 # --------------------------------------------------------------------------------------------
 
-cdef enum:
-    SIGMOID_TABLE_SIZE = 2048
-cdef float SIGMOID_RANGE = 8.0
-cdef float SIGMOID_TABLE[SIGMOID_TABLE_SIZE + 1]
-cdef float SIGMOID_SCALE = SIGMOID_TABLE_SIZE / (2.0 * SIGMOID_RANGE)
-
-
-cdef void _fill_sigmoid_table() noexcept:
-    cdef int i
-    cdef double x
-    for i in range(SIGMOID_TABLE_SIZE + 1):
-        x = (i / <double>SIGMOID_TABLE_SIZE * 2.0 - 1.0) * SIGMOID_RANGE
-        SIGMOID_TABLE[i] = <float>(1.0 / (1.0 + exp(-x)))
-
-
-_fill_sigmoid_table()
+cdef float SIGMOID_VALUES[SIGMOID_TABLE_SIZE + 1]
+cdef hsw2v_sigmoid_table SIGMOID
+hsw2v_sigmoid_table_init(&SIGMOID, SIGMOID_VALUES)
 
 
 cdef inline float sigmoid(float f) noexcept nogil:
-    """sigmoid(f) from the table (nearest entry); 0 or 1 beyond +-SIGMOID_RANGE."""
-    if f >= SIGMOID_RANGE:
-        return 1.0
-    if f <= -SIGMOID_RANGE:
-        return 0.0
-    return SIGMOID_TABLE[<int>((f + SIGMOID_RANGE) * SIGMOID_SCALE + <float>0.5)]
-
-
-cdef extern from "_vec.h" nogil:
-    double neg_log_sigmoid "hsw2v_neg_log_sigmoid" (double x)  # -log(sigmoid(x)), exact
+    """sigmoid(f) from the table (nearest entry); 0 or 1 beyond +-8; NaN for NaN (the one
+    NaN-safe definition, ``_vec.h``)."""
+    return sigmoid_lookup(&SIGMOID, f)
 
 
 # --------------------------------------------------------------------------------------------
@@ -253,6 +236,7 @@ cdef inline double hs_path(
     int d,                   # IN   vector size
     bint use_blas,
     bint compute_loss,
+    double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
     """Walk one path: work = sum_j g_j rows[j] (old rows), rows[j] += g_j h.
 
@@ -260,11 +244,12 @@ cdef inline double hs_path(
     cdef int j
     cdef float f, g
     cdef float *row
-    cdef double loss = 0.0
+    cdef double loss = 0.0, fsum = 0.0
     memset(work, 0, d * sizeof(float))
     for j in range(length):
         row = rows[j]
         f = vdot(use_blas, d, h, row)
+        fsum += f
         if compute_loss:
             loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
         g = (1.0 - code[j] - sigmoid(f)) * alpha
@@ -272,6 +257,7 @@ cdef inline double hs_path(
             continue
         vaxpy(use_blas, d, g, row, work)
         vaxpy(use_blas, d, g, h, row)
+    check[0] += fsum
     return loss
 
 
@@ -285,6 +271,7 @@ cdef inline double hs_path_fused(
     int d,                   # IN   vector size
     bint compute_loss,
     bint apply_to_h,         # IN   add work to h at the end (skip-gram: h is the context row)
+    double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
     """The same walk as ``hs_path`` (same results up to float rounding order), with the
     update of each node fused with the next node's dot product, so ``h`` is read once for
@@ -295,10 +282,11 @@ cdef inline double hs_path_fused(
     cdef float f, g
     cdef float *row = rows[0]
     cdef float *next_row
-    cdef double loss = 0.0
+    cdef double loss = 0.0, fsum = 0.0
     memset(work, 0, d * sizeof(float))
     f = hsw2v_dot(d, h, row)
     for j in range(length):
+        fsum += f
         if compute_loss:
             loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
         g = (1.0 - code[j] - sigmoid(f)) * alpha
@@ -314,6 +302,7 @@ cdef inline double hs_path_fused(
         elif g != 0.0:
             hsw2v_axpy(d, g, row, work)
             hsw2v_axpy(d, g, h, row)
+    check[0] += fsum
     return loss
 
 
@@ -411,6 +400,7 @@ cdef inline double ns_path(
     int d,                   # IN   vector size
     int kernel,              # IN   which dot/axpy: KERNEL_BLAS, KERNEL_LOOP, else _vec.h
     bint compute_loss,
+    double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
     """One negative-sampling step: work = sum_k g_k syn1neg[negs[k]] (old rows),
     syn1neg[negs[k]] += g_k h, with g_k = (label_k - sigmoid(h . syn1neg[negs[k]])) * alpha.
@@ -419,12 +409,13 @@ cdef inline double ns_path(
     cdef int k
     cdef float f, g, label
     cdef float *row
-    cdef double loss = 0.0
+    cdef double loss = 0.0, fsum = 0.0
     memset(work, 0, d * sizeof(float))
     for k in range(count):
         row = syn1neg + <int64_t>negs[k] * d
         label = 1.0 if k == 0 else 0.0
         f = kdot(kernel, d, h, row)
+        fsum += f
         if compute_loss:
             loss += neg_log_sigmoid((2.0 * label - 1.0) * f)
         g = (label - sigmoid(f)) * alpha
@@ -432,6 +423,7 @@ cdef inline double ns_path(
             continue
         kaxpy(kernel, d, g, row, work)
         kaxpy(kernel, d, g, h, row)
+    check[0] += fsum
     return loss
 
 
@@ -494,6 +486,8 @@ cdef struct JobState:
     int32_t *negs     # negative sampling: the target and its negatives (negative + 1)
     uint64_t rng
     double loss
+    double check      # the sum of every f the job computed: non-finite iff the job met a
+                      # non-finite weight (its divergence check, design note G)
 
 
 cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
@@ -586,10 +580,6 @@ cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, 
     cdef int32_t word
     cdef bint repeated
     cdef double loss = 0.0
-    cdef hsw2v_sigmoid_table sig
-    sig.table = SIGMOID_TABLE
-    sig.range = SIGMOID_RANGE
-    sig.scale = SIGMOID_SCALE
     for p in range(lo, hi + 1):
         if p < hi:
             if p == i:
@@ -601,7 +591,7 @@ cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, 
                     repeated = True
         if B and (p == hi or B == m.block or repeated):
             loss += hsw2v_sg_block(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
-                                   &sig, m.compute_loss)
+                                   &SIGMOID, m.compute_loss, &st.check)
             B = 0
         if p < hi:
             st.xwords[B] = word
@@ -663,7 +653,7 @@ cdef inline double ns_step(const ModelView *m, JobState *st, const float *h, int
     cdef int count = draw_negatives(m.cum_table, m.n_words, target, m.negative, st.negs,
                                     &st.rng)
     return ns_path(h, st.work, m.syn1neg, st.negs, count, alpha, m.d, m.kernel,
-                   m.compute_loss)
+                   m.compute_loss, &st.check)
 
 
 cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_t end,
@@ -710,12 +700,13 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                 if m.hs:
                     if m.kernel != KERNEL_FUSED:
                         st.loss += hs_path(ctx, st.work, st.yrows, code, m.lengths[centre],
-                                           alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
+                                           alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss,
+                                           &st.check)
                         hsw2v_axpy(d, 1.0, st.work, ctx)
                     else:
                         st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
                                                  m.lengths[centre], alpha, d, m.compute_loss,
-                                                 True)
+                                                 True, &st.check)
                 if m.negative:
                     st.loss += ns_step(m, st, ctx, centre, alpha)
                     hsw2v_axpy(d, 1.0, st.work, ctx)
@@ -726,11 +717,12 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
             if m.hs:
                 if m.kernel == KERNEL_LOOP or m.kernel == KERNEL_BLAS:  # "window" is sg-only
                     st.loss += hs_path(st.neu1, st.work, st.yrows, code, m.lengths[centre],
-                                       alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
+                                       alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss,
+                                       &st.check)
                 else:
                     st.loss += hs_path_fused(st.neu1, st.work, st.yrows, code,
                                              m.lengths[centre], alpha, d, m.compute_loss,
-                                             False)
+                                             False, &st.check)
                 cbow_spread(m, st, lo, hi, i, count)
             if m.negative:
                 if m.hs:  # gensim forms h again from the rows the hs step moved
@@ -924,7 +916,8 @@ cdef class Trainer:
         ``ids``: word ids of the job's sentences, concatenated; ``ends[s]``: end offset of
         sentence ``s`` in ``ids``. Returns ``(kept_tokens, loss)``: the tokens left after
         subsampling (the "effective words") and the summed -log-likelihood of every path
-        trained (0.0 unless the Trainer was made with ``compute_loss``)."""
+        trained (0.0 unless the Trainer was made with ``compute_loss``); the loss is NaN when
+        the job met a non-finite weight (design note G)."""
         cdef int64_t n_ids = ids.shape[0]
         cdef int64_t n_sentences = ends.shape[0]
         cdef int64_t kept = 0
@@ -1002,7 +995,8 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     if m.hot_nodes.n:
         flush_hot(m, &st)
     kept[0] = total
-    loss[0] = st.loss
+    # design note G: a job that met a non-finite weight reports a NaN loss
+    loss[0] = st.loss if isfinite(st.check) else NAN
     free_job_state(&st)
     return 0
 
@@ -1087,9 +1081,10 @@ def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
     cdef float **rows = path_rows(syn1, point)
+    cdef double check = 0.0
     try:
         loss = hs_path(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
-                       use_blas, True)
+                       use_blas, True, &check)
     finally:
         free(rows)
     return work, loss
@@ -1103,9 +1098,10 @@ def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
     cdef float **rows = path_rows(syn1, point)
+    cdef double check = 0.0
     try:
         loss = hs_path_fused(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
-                             True, apply_to_h)
+                             True, apply_to_h, &check)
     finally:
         free(rows)
     return work, loss
@@ -1138,6 +1134,7 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
             raise ValueError(f"word {negs[k]} is not a row of syn1neg")
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
+    cdef double check = 0.0
     loss = ns_path(&h[0], &w[0], &syn1neg[0, 0], &negs[0], negs.shape[0], alpha, h.shape[0],
-                   KERNELS[kernel], True)
+                   KERNELS[kernel], True, &check)
     return work, loss

@@ -37,6 +37,7 @@ from hsw2v._train import (
 )
 from hsw2v.corpora import COMPRESSED_SUFFIXES
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
+from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.negative import make_cum_table
@@ -579,6 +580,7 @@ class Word2Vec:
             )
         if self.negative and (self.cum_table is None or len(self.cum_table) != len(self.wv)):
             self.make_cum_table()
+        self._check_finite_weights()
         # As gensim's train(): the call's settings become the model's, and only the callbacks
         # passed to this call are called (the constructor passes its own).
         self.alpha = float(start_alpha or self.alpha)
@@ -705,6 +707,8 @@ class Word2Vec:
                     raise ValueError("the corpus yielded no sentences during training")
                 for callback in callbacks:
                     callback.on_epoch_end(self)
+        except TrainingDivergedError as exc:
+            raise self._diverged(exc.epoch, epochs) from None
         finally:
             self.total_train_time += time.perf_counter() - started
             self.wv.norms = None
@@ -746,6 +750,38 @@ class Word2Vec:
             return np.zeros(0, dtype=np.int32)
         n = HOT_NODES if self.sg else HOT_NODES_CBOW
         return self.tree.most_visited_nodes(self.wv.expandos["count"], n)
+
+    def _nonfinite_rows(self) -> dict:
+        return count_nonfinite_rows(
+            {
+                "wv.vectors": self.wv.vectors,
+                "syn1": self.syn1 if self.hs else None,
+                "syn1neg": self.syn1neg if self.negative else None,
+            }
+        )
+
+    def _check_finite_weights(self) -> None:
+        """Refuse to train weights that already hold NaN or inf (one pass over them)."""
+        rows = self._nonfinite_rows()
+        if any(rows.values()):
+            raise ValueError(
+                "the model's weights hold NaN or infinite values before training "
+                f"(rows: {describe_rows(rows)}), e.g. from a model file or set by hand: "
+                "fix those rows, or call model.prepare_weights() to start all weights afresh"
+            )
+
+    def _diverged(self, epoch: int, epochs: int) -> TrainingDivergedError:
+        """The error for training that met non-finite weights (docs/robustness.md)."""
+        rows = self._nonfinite_rows()
+        return TrainingDivergedError(
+            f"training diverged in epoch {epoch + 1} of {epochs}: the weights became NaN or "
+            f"infinite at alpha={self.alpha:g}. Lower alpha: call model.prepare_weights() "
+            f"and train again with e.g. start_alpha={self.alpha / 10:g} (or build a new "
+            "model with that alpha). Every thread stopped after its current job; rows "
+            f"holding NaN or inf: {describe_rows(rows)}",
+            nonfinite_rows=rows,
+            epoch=epoch,
+        )
 
     def _kernel_variant(self) -> str:
         if self.kernel != "auto":
