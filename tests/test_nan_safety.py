@@ -16,6 +16,7 @@ import pytest
 
 from hsw2v import Word2Vec
 from hsw2v.divergence import TrainingDivergedError
+from hsw2v.layer import HierarchicalSoftmax
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -229,3 +230,21 @@ def test_divergence_error_says_what_to_change():
     err = info.value
     assert isinstance(err, ValueError) and isinstance(err, FloatingPointError)
     assert sum(err.nonfinite_rows.values()) > 0
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_layer_fit_divergence_stops_and_restores_the_weights(workers):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 20)).astype(np.float32)
+    y = rng.integers(0, 10, size=2000)
+    layer = HierarchicalSoftmax.balanced(10, dim=8)
+    layer.fit(X, y, epochs=1, lr=0.1, workers=workers)  # scaled: trains
+    before = (layer.input_weights.copy(), layer.weights.copy(), list(layer.history))
+    with pytest.raises(TrainingDivergedError, match="Scale the features.*lower lr") as info:
+        layer.fit(X * 100, y, epochs=3, lr=0.5, workers=workers)  # unscaled: diverges
+    assert info.value.epoch == 0 and info.value.nonfinite_rows["weights"] > 0
+    np.testing.assert_array_equal(layer.input_weights, before[0])
+    np.testing.assert_array_equal(layer.weights, before[1])
+    assert layer.history == before[2]
+    layer.fit(X, y, epochs=1, lr=0.1, workers=workers)  # and it can go on
+    assert np.isfinite(layer.history[-1])
