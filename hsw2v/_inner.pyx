@@ -84,6 +84,14 @@ G. NaN safety and the divergence check. The table sigmoid is ``_vec.h``'s (via
    the epoch drivers (``hsw2v._train``) stop training on it with
    ``hsw2v.divergence.TrainingDivergedError``.
 
+H. Lock factors (gensim's ``wv.vectors_lockf``, "lockf"). Every update of a syn0 row (the
+   context row in skip-gram, each window row in CBOW, for hs and ns, in every kernel) is
+   scaled by ``lockf[w % len(lockf)]`` of its word ``w``, as gensim's ``our_saxpy(...,
+   &words_lockf[w % lockf_len], work, ...)``: 0 freezes a word, a scalar (one entry) scales
+   all. syn1 and syn1neg are trained as usual. When every factor is 1 the Trainer keeps no
+   factors (``lockf == NULL``) and the kernels take their usual path (the fused skip-gram walk
+   still adds ``work`` to the context row inside its last node's pass).
+
 Every nogil routine has a Python-callable twin at the bottom of this file (``py_*``), which
 the tests compare with NumPy references.
 """
@@ -109,7 +117,7 @@ cdef extern from "_window.h" nogil:
     enum: MAX_BLOCK "HSW2V_MAX_BLOCK"
     double hsw2v_sg_block(int B, int d, float **x, float **work, int L, float **y,
                           const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig,
-                          int compute_loss, double *check)
+                          int compute_loss, double *check, const float *lock)
 
 
 cdef extern from *:
@@ -469,6 +477,9 @@ cdef struct ModelView:
     int hot_visits    # a private row is synced alone after this many visits
     float hot_scale   # a job adds hot_scale x its change of the hot rows back at a sync
     HotSet hot_nodes  # the hottest inner nodes (rows of syn1), private per job
+    const float *lockf  # gensim's vectors_lockf: word w's syn0 updates are scaled by
+                        # lockf[w % lockf_len]; NULL when every factor is 1 (design note H)
+    int64_t lockf_len
 
 
 cdef struct JobState:
@@ -479,6 +490,7 @@ cdef struct JobState:
     float **wrows     # window kernel: a block's error rows, pointers into W (MAX_BLOCK)
     float **yrows     # window kernel: the path rows of syn1 (max_length pointers)
     float *W          # window kernel: the block's errors, MAX_BLOCK x d
+    float *xlock      # window kernel: the lock factors of a block's context words (MAX_BLOCK)
     HotCopy nodes     # this job's private copies of m.hot_nodes
     int64_t since     # centre words trained since the last flush of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
@@ -591,13 +603,22 @@ cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, 
                     repeated = True
         if B and (p == hi or B == m.block or repeated):
             loss += hsw2v_sg_block(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
-                                   &SIGMOID, m.compute_loss, &st.check)
+                                   &SIGMOID, m.compute_loss, &st.check,
+                                   st.xlock if m.lockf != NULL else NULL)
             B = 0
         if p < hi:
             st.xwords[B] = word
             st.xrows[B] = m.syn0 + <int64_t>word * d
+            st.xlock[B] = lock_of(m, word)
             B += 1
     return loss
+
+
+cdef inline float lock_of(const ModelView *m, int32_t word) noexcept nogil:
+    """The factor of ``word``'s syn0 updates (gensim's ``vectors_lockf``; design note H)."""
+    if m.lockf == NULL:
+        return 1.0
+    return m.lockf[word % m.lockf_len]
 
 
 cdef inline void prefetch_path(const ModelView *m, int32_t word) noexcept nogil:
@@ -643,7 +664,8 @@ cdef inline void cbow_spread(const ModelView *m, JobState *st, int64_t lo, int64
             st.work[k] *= inv
     for j in range(lo, hi):
         if j != i:
-            hsw2v_axpy(m.d, 1.0, st.work, m.syn0 + <int64_t>st.kept[j] * m.d)
+            hsw2v_axpy(m.d, lock_of(m, st.kept[j]), st.work,
+                       m.syn0 + <int64_t>st.kept[j] * m.d)
 
 
 cdef inline double ns_step(const ModelView *m, JobState *st, const float *h, int32_t target,
@@ -702,14 +724,19 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                         st.loss += hs_path(ctx, st.work, st.yrows, code, m.lengths[centre],
                                            alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss,
                                            &st.check)
-                        hsw2v_axpy(d, 1.0, st.work, ctx)
-                    else:
+                        hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
+                    elif m.lockf == NULL:  # the last node's update of ctx fused in
                         st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
                                                  m.lengths[centre], alpha, d, m.compute_loss,
                                                  True, &st.check)
+                    else:
+                        st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
+                                                 m.lengths[centre], alpha, d, m.compute_loss,
+                                                 False, &st.check)
+                        hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                 if m.negative:
                     st.loss += ns_step(m, st, ctx, centre, alpha)
-                    hsw2v_axpy(d, 1.0, st.work, ctx)
+                    hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
         else:
             count = cbow_hidden(m, st, lo, hi, i)
             if count == 0:
@@ -779,6 +806,7 @@ cdef void free_job_state(JobState *st) noexcept nogil:
     free(st.wrows)
     free(st.yrows)
     free(st.W)
+    free(st.xlock)
     free_hot_copy(&st.nodes)
     free(st.negs)
 
@@ -823,6 +851,7 @@ cdef class Trainer:
     cdef ModelView m
     cdef object _keep_alive
     cdef object _hot_arrays
+    cdef readonly object lockf  # the lock factors in use (float32), None when all are 1
     cdef Py_ssize_t n_hot
 
     def __init__(self, float[:, ::1] syn0, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
@@ -833,7 +862,7 @@ cdef class Trainer:
                  int hot_visits=2**30, float hot_scale=1.0, hot_rows=None, int block=4,
                  bint hs=True,
                  float[:, ::1] syn1neg=None, const uint32_t[::1] cum_table=None,
-                 int negative=0):
+                 int negative=0, lockf=None):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
         if negative < 0:
@@ -852,6 +881,21 @@ cdef class Trainer:
                          or cum_table.shape[0] != V or cum_table[V - 1] == 0):
             raise ValueError("negative > 0 needs syn1neg (V x d) and cum_table (V entries, "
                              "the last > 0) for the same vocabulary")
+        # gensim's vectors_lockf (design note H): None or all ones trains every row fully
+        self.lockf = None
+        cdef const float[::1] lockf_view
+        if lockf is not None:
+            lockf = np.ascontiguousarray(np.atleast_1d(lockf), dtype=np.float32).ravel()
+            if len(lockf) < 1 or not np.isfinite(lockf).all():
+                raise ValueError("vectors_lockf must hold at least one factor, all finite")
+            if not (lockf == 1.0).all():
+                self.lockf = lockf
+        self.m.lockf = NULL
+        self.m.lockf_len = 1
+        if self.lockf is not None:
+            lockf_view = self.lockf
+            self.m.lockf = &lockf_view[0]
+            self.m.lockf_len = lockf_view.shape[0]
         self._keep_alive = (syn0, syn1, codes, points, lengths, sample_int, syn1neg, cum_table)
         self.m.syn0 = &syn0[0, 0]
         self.m.syn1 = &syn1[0, 0] if hs else NULL
@@ -977,11 +1021,13 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     st.wrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
     st.yrows = <float **>malloc(m.max_length * sizeof(float *))
     st.W = <float *>malloc(MAX_BLOCK * m.d * sizeof(float))
+    st.xlock = <float *>malloc(MAX_BLOCK * sizeof(float))
     st.negs = <int32_t *>malloc((m.negative + 1) * sizeof(int32_t))
     rc_nodes = alloc_hot_copy(&st.nodes, m.hot_nodes.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
-            or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL):
+            or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
+            or st.xlock == NULL):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):

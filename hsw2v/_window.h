@@ -54,7 +54,7 @@
 static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
     const int B, int d, float *const *x, float *const *work, int L, float *const *y,
     const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, int compute_loss,
-    double *check) {
+    double *check, const float *lock) {
     const int d8 = d & ~7;
     float K[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK], f[HSW2V_MAX_BLOCK], g[HSW2V_MAX_BLOCK];
     float mix[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];
@@ -133,11 +133,12 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
             }
         }
     }
-    /* x_b += work_b + sum_{b'<b} mix_bb' x_b' with the old x_b': update the last row first */
+    /* x_b += lock_b (work_b + sum_{b'<b} mix_bb' x_b') with the old x_b': update the last row
+     * first. lock_b: the lock factor of x_b's word (gensim's vectors_lockf), 1 without lock */
     for (int b = B - 1; b >= 0; b--) {
         for (int b2 = 0; b2 < b; b2++)
             hsw2v_axpy(d, mix[b][b2], x[b2], work[b]);
-        hsw2v_axpy(d, 1.0f, work[b], x[b]);
+        hsw2v_axpy(d, lock ? lock[b] : 1.0f, work[b], x[b]);
     }
     *check += fsum;
     return loss;
@@ -145,16 +146,17 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
 
 /* Walk the path of one centre for B (1..HSW2V_MAX_BLOCK) distinct context rows; returns -log-likelihood
  * of the B (context, centre) pairs when compute_loss, else 0. Adds the sum of every f it
- * computed to *check (non-finite iff some f was: the job's divergence check). */
+ * computed to *check (non-finite iff some f was: the job's divergence check). ``lock``: B lock
+ * factors of the context rows' words (their updates are scaled by them), or NULL for 1. */
 static inline double hsw2v_sg_block(int B, int d, float *const *x, float *const *work, int L,
                                     float *const *y, const uint8_t *code, float alpha,
                                     const hsw2v_sigmoid_table *sig, int compute_loss,
-                                    double *check) {
+                                    double *check, const float *lock) {
     switch (B) {
-    case 4: return hsw2v_sg_block_n(4, d, x, work, L, y, code, alpha, sig, compute_loss, check);
-    case 3: return hsw2v_sg_block_n(3, d, x, work, L, y, code, alpha, sig, compute_loss, check);
-    case 2: return hsw2v_sg_block_n(2, d, x, work, L, y, code, alpha, sig, compute_loss, check);
-    default: return hsw2v_sg_block_n(1, d, x, work, L, y, code, alpha, sig, compute_loss, check);
+    case 4: return hsw2v_sg_block_n(4, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
+    case 3: return hsw2v_sg_block_n(3, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
+    case 2: return hsw2v_sg_block_n(2, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
+    default: return hsw2v_sg_block_n(1, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
     }
 }
 

@@ -236,6 +236,7 @@ class Word2Vec:
         self._recording = None
         self.tree: HuffmanTree | None = None
         self.wv = KeyedVectors(self.vector_size)
+        self.wv.vectors_lockf = _no_lock_factors()
         self.syn1 = np.zeros((0, self.vector_size), dtype=np.float32)
         self.syn1neg = np.zeros((0, self.vector_size), dtype=np.float32)
         self.cum_table = None  # negative sampling's draw table (make_cum_table)
@@ -617,6 +618,7 @@ class Word2Vec:
             syn1neg=self.syn1neg if self.negative else None,
             cum_table=self.cum_table if self.negative else None,
             negative=self.negative,
+            lockf=getattr(self.wv, "vectors_lockf", None),
         )
         self.running_training_loss = 0.0
         self.wv.norms = None
@@ -816,6 +818,7 @@ class Word2Vec:
         (['a', 'b'], (2, 4), 20)
         """
         self.wv = KeyedVectors(self.vector_size)
+        self.wv.vectors_lockf = _no_lock_factors()
         self.wv.index_to_key = other_model.wv.index_to_key
         self.wv.key_to_index = other_model.wv.key_to_index
         self.wv.expandos = other_model.wv.expandos
@@ -1005,6 +1008,7 @@ class Word2Vec:
         model.total_train_time = meta.get("total_train_time", 0.0)
         keys = meta["index_to_key"]
         model.wv = KeyedVectors(model.vector_size)
+        model.wv.vectors_lockf = _no_lock_factors()  # lock factors are not saved
         model.wv.index_to_key = list(keys)
         model.wv.key_to_index = {key: i for i, key in enumerate(keys)}
         model.wv.vectors = arrays["vectors"]
@@ -1092,6 +1096,13 @@ def _check_params(
         "You must set either 'hs' or 'negative' to be positive for proper training. "
         "When both 'hs=0' and 'negative=0', there will be no training.",
     )
+
+
+def _no_lock_factors() -> np.ndarray:
+    """gensim's default ``wv.vectors_lockf``: one factor, 1.0, for every word (train all rows
+    fully). Set it to one float32 factor per word (or one for all) to scale each word's
+    input-vector updates; 0 freezes a word (design note H of :mod:`hsw2v._inner`)."""
+    return np.ones(1, dtype=np.float32)
 
 
 def _file_mode_path(corpus_file) -> str | None:
