@@ -5,7 +5,8 @@ it for users, but on a busy shared machine their wall times wander by more than 
 percent in question. This probe times only ``Trainer.train_job`` over the same jobs, by the
 thread's CPU time, which other processes disturb far less. For every repeat and setting,
 each build runs once in a fresh subprocess (``PYTHONPATH=DIR``, single-threaded BLAS), in
-the order given (A B A B ...). A run reads a prefix of the corpus, trains one warm-up epoch
+the order given on even repeats and reversed on odd ones (A B B A A B ...), so that neither
+build always runs right after the other. A run reads a prefix of the corpus, trains one warm-up epoch
 with one worker (the same seed, so every build starts from the same weights), then trains
 the epoch's jobs ``--inner`` times from those weights and reports the fastest pass. The
 medians over repeats and their ratio to the first build close the output.
@@ -91,7 +92,7 @@ def main() -> None:
     times: dict = {(s, b): [] for s in settings for b in args.build}
     for repeat in range(args.repeats):
         for setting in settings:
-            for build in args.build:
+            for build in args.build if repeat % 2 == 0 else args.build[::-1]:
                 env = child_env()
                 env["PYTHONPATH"] = str(Path(build).resolve())
                 spec = json.dumps([args.corpus, args.words, setting, args.inner])

@@ -79,7 +79,10 @@ G. NaN safety and the divergence check. The table sigmoid is ``_vec.h``'s (via
    ``_vecops.pxd``, the one definition): a NaN never becomes a table index, it gives a NaN
    gradient. Every walk adds each ``f`` it computes to the job's ``check`` (one float64 add
    per node, off the critical path); ``f`` is a dot product with the hidden vector, so the sum
-   is non-finite iff some row the job read (syn0 via ``h``, syn1 / syn1neg) or wrote was. A job
+   is non-finite iff some row the job read (syn0 via ``h``, syn1 / syn1neg) or wrote was. The
+   window block, whose per-node loop is the tightest, adds instead the first entry of each
+   context row it updated, once per block: a NaN ``f`` at any node makes that row all NaN
+   (an infinity is seen once it has produced a NaN, as inf - inf or 0 * inf do). A job
    whose check is non-finite reports its loss as NaN (with or without ``compute_loss``), and
    the epoch drivers (``hsw2v._train``) stop training on it with
    ``hsw2v.divergence.TrainingDivergedError``.

@@ -82,7 +82,6 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
             float fb = f[b];
             for (int b2 = 0; b2 < b; b2++)
                 fb += g[b2] * K[b][b2];
-            fsum += fb;
             if (compute_loss)
                 loss += hsw2v_neg_log_sigmoid((double)(2.0f * label - 1.0f) * fb);
             g[b] = (label - hsw2v_sigmoid(sig, fb)) * alpha;
@@ -139,14 +138,19 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
         for (int b2 = 0; b2 < b; b2++)
             hsw2v_axpy(d, mix[b][b2], x[b2], work[b]);
         hsw2v_axpy(d, lock ? lock[b] : 1.0f, work[b], x[b]);
+        /* the divergence check, once per row and block: a NaN f at any node makes g_b NaN,
+         * hence every entry of work_b and of the updated x_b (a NaN in x_b or in a node row
+         * makes f NaN first) */
+        fsum += x[b][0];
     }
     *check += fsum;
     return loss;
 }
 
 /* Walk the path of one centre for B (1..HSW2V_MAX_BLOCK) distinct context rows; returns -log-likelihood
- * of the B (context, centre) pairs when compute_loss, else 0. Adds the sum of every f it
- * computed to *check (non-finite iff some f was: the job's divergence check). ``lock``: B lock
+ * of the B (context, centre) pairs when compute_loss, else 0. Adds the first entry of each
+ * updated context row to *check (NaN if any f of the walk was NaN: the job's divergence
+ * check; an infinity shows there once it has made a NaN, as inf - inf or 0 * inf). ``lock``: B lock
  * factors of the context rows' words (their updates are scaled by them), or NULL for 1. */
 static inline double hsw2v_sg_block(int B, int d, float *const *x, float *const *work, int L,
                                     float *const *y, const uint8_t *code, float alpha,
