@@ -38,6 +38,9 @@ E. Jobs, as ``hsw2v._train.iter_jobs`` makes them: whole sentences are added unt
    ``linear_alpha`` (the one schedule formula, also used by ``hsw2v._train.Schedule``) and its
    random stream from ``job_seed(seed, epoch, thread * 2**40 + job)``; with one worker the
    jobs, rates and seeds are those of the iterable path, so training is bit-identical to it.
+   A job whose loss comes back non-finite (the kernel's divergence check, design note G of
+   ``hsw2v._inner``) sets the stop flag, so every range stops after its current job, and its
+   range's loss is NaN, which ``hsw2v._train.run_file_epoch`` turns into an error.
 
 F. Later epochs. Unless ``cache_words`` is 0 (or too small), each range keeps the jobs it
    made in the first epoch as ids (4 bytes a token) and later epochs train those again
@@ -59,6 +62,7 @@ Each nogil routine has a Python-callable twin (``split_line``, ``lookup``, ``rea
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.errno cimport errno
+from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, memmove, memset
@@ -226,6 +230,8 @@ cdef int train_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
                        seed, &kept, &job_loss) != 0:
         return ERR_MEMORY
     loss[0] += job_loss
+    if not isfinite(job_loss):  # the job met non-finite weights: every range stops
+        HSW2V_STORE64(run.stop, 1)
     cdef int64_t *p = run.progress
     HSW2V_STORE64(&p[P_RAW], p[P_RAW] + b.raw)
     HSW2V_STORE64(&p[P_KEPT], p[P_KEPT] + kept)

@@ -75,11 +75,31 @@ F. Reproducibility. Every job seeds its random stream from (seed, epoch, job ind
    negatives are drawn from the same stream (gensim uses its own 48-bit LCG per thread; the
    distribution of the draws is the same, the sequence is not).
 
+G. NaN safety and the divergence check. The table sigmoid is ``_vec.h``'s (via
+   ``_vecops.pxd``, the one definition): a NaN never becomes a table index, it gives a NaN
+   gradient. Every walk adds each ``f`` it computes to the job's ``check`` (one float64 add
+   per node, off the critical path); ``f`` is a dot product with the hidden vector, so the sum
+   is non-finite iff some row the job read (syn0 via ``h``, syn1 / syn1neg) or wrote was. The
+   window block, whose per-node loop is the tightest, adds instead the first entry of each
+   context row it updated, once per block: a NaN ``f`` at any node makes that row all NaN
+   (an infinity is seen once it has produced a NaN, as inf - inf or 0 * inf do). A job
+   whose check is non-finite reports its loss as NaN (with or without ``compute_loss``), and
+   the epoch drivers (``hsw2v._train``) stop training on it with
+   ``hsw2v.divergence.TrainingDivergedError``.
+
+H. Lock factors (gensim's ``wv.vectors_lockf``, "lockf"). Every update of a syn0 row (the
+   context row in skip-gram, each window row in CBOW, for hs and ns, in every kernel) is
+   scaled by ``lockf[w % len(lockf)]`` of its word ``w``, as gensim's ``our_saxpy(...,
+   &words_lockf[w % lockf_len], work, ...)``: 0 freezes a word, a scalar (one entry) scales
+   all. syn1 and syn1neg are trained as usual. When every factor is 1 the Trainer keeps no
+   factors (``lockf == NULL``) and the kernels take their usual path (the fused skip-gram walk
+   still adds ``work`` to the context row inside its last node's pass).
+
 Every nogil routine has a Python-callable twin at the bottom of this file (``py_*``), which
 the tests compare with NumPy references.
 """
 
-from libc.math cimport exp, log1p
+from libc.math cimport NAN, isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
@@ -90,23 +110,17 @@ import numpy as np
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
 
-cdef extern from "_vec.h" nogil:
-    float hsw2v_dot(int d, const float *x, const float *y)
-    void hsw2v_axpy(int d, float a, const float *x, float *y)
-    float hsw2v_update_then_dot(int d, float g, const float *h, float *row, float *work,
-                                const float *next_row)
-    void hsw2v_update_last(int d, float g, float *h, float *row, const float *work)
+from hsw2v._vecops cimport (
+    SIGMOID_TABLE_SIZE, hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, hsw2v_sigmoid_table_init,
+    hsw2v_update_last, hsw2v_update_then_dot, neg_log_sigmoid, sigmoid_lookup,
+)
 
 
 cdef extern from "_window.h" nogil:
     enum: MAX_BLOCK "HSW2V_MAX_BLOCK"
-    ctypedef struct hsw2v_sigmoid_table:
-        const float *table
-        float range
-        float scale
     double hsw2v_sg_block(int B, int d, float **x, float **work, int L, float **y,
                           const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig,
-                          int compute_loss)
+                          int compute_loss, double *check, const float *lock)
 
 
 cdef extern from *:
@@ -176,35 +190,15 @@ cdef inline void vaxpy(bint use_blas, int n, float a, const float *x, float *y) 
 # Sigmoid table and the exact log-sigmoid
 # --------------------------------------------------------------------------------------------
 
-cdef enum:
-    SIGMOID_TABLE_SIZE = 2048
-cdef float SIGMOID_RANGE = 8.0
-cdef float SIGMOID_TABLE[SIGMOID_TABLE_SIZE + 1]
-cdef float SIGMOID_SCALE = SIGMOID_TABLE_SIZE / (2.0 * SIGMOID_RANGE)
-
-
-cdef void _fill_sigmoid_table() noexcept:
-    cdef int i
-    cdef double x
-    for i in range(SIGMOID_TABLE_SIZE + 1):
-        x = (i / <double>SIGMOID_TABLE_SIZE * 2.0 - 1.0) * SIGMOID_RANGE
-        SIGMOID_TABLE[i] = <float>(1.0 / (1.0 + exp(-x)))
-
-
-_fill_sigmoid_table()
+cdef float SIGMOID_VALUES[SIGMOID_TABLE_SIZE + 1]
+cdef hsw2v_sigmoid_table SIGMOID
+hsw2v_sigmoid_table_init(&SIGMOID, SIGMOID_VALUES)
 
 
 cdef inline float sigmoid(float f) noexcept nogil:
-    """sigmoid(f) from the table (nearest entry); 0 or 1 beyond +-SIGMOID_RANGE."""
-    if f >= SIGMOID_RANGE:
-        return 1.0
-    if f <= -SIGMOID_RANGE:
-        return 0.0
-    return SIGMOID_TABLE[<int>((f + SIGMOID_RANGE) * SIGMOID_SCALE + <float>0.5)]
-
-
-cdef extern from "_vec.h" nogil:
-    double neg_log_sigmoid "hsw2v_neg_log_sigmoid" (double x)  # -log(sigmoid(x)), exact
+    """sigmoid(f) from the table (nearest entry); 0 or 1 beyond +-8; NaN for NaN (the one
+    NaN-safe definition, ``_vec.h``)."""
+    return sigmoid_lookup(&SIGMOID, f)
 
 
 # --------------------------------------------------------------------------------------------
@@ -253,6 +247,7 @@ cdef inline double hs_path(
     int d,                   # IN   vector size
     bint use_blas,
     bint compute_loss,
+    double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
     """Walk one path: work = sum_j g_j rows[j] (old rows), rows[j] += g_j h.
 
@@ -260,11 +255,12 @@ cdef inline double hs_path(
     cdef int j
     cdef float f, g
     cdef float *row
-    cdef double loss = 0.0
+    cdef double loss = 0.0, fsum = 0.0
     memset(work, 0, d * sizeof(float))
     for j in range(length):
         row = rows[j]
         f = vdot(use_blas, d, h, row)
+        fsum += f
         if compute_loss:
             loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
         g = (1.0 - code[j] - sigmoid(f)) * alpha
@@ -272,6 +268,7 @@ cdef inline double hs_path(
             continue
         vaxpy(use_blas, d, g, row, work)
         vaxpy(use_blas, d, g, h, row)
+    check[0] += fsum
     return loss
 
 
@@ -285,6 +282,7 @@ cdef inline double hs_path_fused(
     int d,                   # IN   vector size
     bint compute_loss,
     bint apply_to_h,         # IN   add work to h at the end (skip-gram: h is the context row)
+    double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
     """The same walk as ``hs_path`` (same results up to float rounding order), with the
     update of each node fused with the next node's dot product, so ``h`` is read once for
@@ -295,10 +293,11 @@ cdef inline double hs_path_fused(
     cdef float f, g
     cdef float *row = rows[0]
     cdef float *next_row
-    cdef double loss = 0.0
+    cdef double loss = 0.0, fsum = 0.0
     memset(work, 0, d * sizeof(float))
     f = hsw2v_dot(d, h, row)
     for j in range(length):
+        fsum += f
         if compute_loss:
             loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
         g = (1.0 - code[j] - sigmoid(f)) * alpha
@@ -314,6 +313,7 @@ cdef inline double hs_path_fused(
         elif g != 0.0:
             hsw2v_axpy(d, g, row, work)
             hsw2v_axpy(d, g, h, row)
+    check[0] += fsum
     return loss
 
 
@@ -411,6 +411,7 @@ cdef inline double ns_path(
     int d,                   # IN   vector size
     int kernel,              # IN   which dot/axpy: KERNEL_BLAS, KERNEL_LOOP, else _vec.h
     bint compute_loss,
+    double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
     """One negative-sampling step: work = sum_k g_k syn1neg[negs[k]] (old rows),
     syn1neg[negs[k]] += g_k h, with g_k = (label_k - sigmoid(h . syn1neg[negs[k]])) * alpha.
@@ -419,12 +420,13 @@ cdef inline double ns_path(
     cdef int k
     cdef float f, g, label
     cdef float *row
-    cdef double loss = 0.0
+    cdef double loss = 0.0, fsum = 0.0
     memset(work, 0, d * sizeof(float))
     for k in range(count):
         row = syn1neg + <int64_t>negs[k] * d
         label = 1.0 if k == 0 else 0.0
         f = kdot(kernel, d, h, row)
+        fsum += f
         if compute_loss:
             loss += neg_log_sigmoid((2.0 * label - 1.0) * f)
         g = (label - sigmoid(f)) * alpha
@@ -432,6 +434,7 @@ cdef inline double ns_path(
             continue
         kaxpy(kernel, d, g, row, work)
         kaxpy(kernel, d, g, h, row)
+    check[0] += fsum
     return loss
 
 
@@ -477,6 +480,9 @@ cdef struct ModelView:
     int hot_visits    # a private row is synced alone after this many visits
     float hot_scale   # a job adds hot_scale x its change of the hot rows back at a sync
     HotSet hot_nodes  # the hottest inner nodes (rows of syn1), private per job
+    const float *lockf  # gensim's vectors_lockf: word w's syn0 updates are scaled by
+                        # lockf[w % lockf_len]; NULL when every factor is 1 (design note H)
+    int64_t lockf_len
 
 
 cdef struct JobState:
@@ -487,6 +493,7 @@ cdef struct JobState:
     float **wrows     # window kernel: a block's error rows, pointers into W (MAX_BLOCK)
     float **yrows     # window kernel: the path rows of syn1 (max_length pointers)
     float *W          # window kernel: the block's errors, MAX_BLOCK x d
+    float *xlock      # window kernel: the lock factors of a block's context words (MAX_BLOCK)
     HotCopy nodes     # this job's private copies of m.hot_nodes
     int64_t since     # centre words trained since the last flush of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
@@ -494,6 +501,8 @@ cdef struct JobState:
     int32_t *negs     # negative sampling: the target and its negatives (negative + 1)
     uint64_t rng
     double loss
+    double check      # the sum of every f the job computed: non-finite iff the job met a
+                      # non-finite weight (its divergence check, design note G)
 
 
 cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
@@ -586,10 +595,6 @@ cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, 
     cdef int32_t word
     cdef bint repeated
     cdef double loss = 0.0
-    cdef hsw2v_sigmoid_table sig
-    sig.table = SIGMOID_TABLE
-    sig.range = SIGMOID_RANGE
-    sig.scale = SIGMOID_SCALE
     for p in range(lo, hi + 1):
         if p < hi:
             if p == i:
@@ -601,13 +606,22 @@ cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, 
                     repeated = True
         if B and (p == hi or B == m.block or repeated):
             loss += hsw2v_sg_block(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
-                                   &sig, m.compute_loss)
+                                   &SIGMOID, m.compute_loss, &st.check,
+                                   st.xlock if m.lockf != NULL else NULL)
             B = 0
         if p < hi:
             st.xwords[B] = word
             st.xrows[B] = m.syn0 + <int64_t>word * d
+            st.xlock[B] = lock_of(m, word)
             B += 1
     return loss
+
+
+cdef inline float lock_of(const ModelView *m, int32_t word) noexcept nogil:
+    """The factor of ``word``'s syn0 updates (gensim's ``vectors_lockf``; design note H)."""
+    if m.lockf == NULL:
+        return 1.0
+    return m.lockf[word % m.lockf_len]
 
 
 cdef inline void prefetch_path(const ModelView *m, int32_t word) noexcept nogil:
@@ -653,7 +667,8 @@ cdef inline void cbow_spread(const ModelView *m, JobState *st, int64_t lo, int64
             st.work[k] *= inv
     for j in range(lo, hi):
         if j != i:
-            hsw2v_axpy(m.d, 1.0, st.work, m.syn0 + <int64_t>st.kept[j] * m.d)
+            hsw2v_axpy(m.d, lock_of(m, st.kept[j]), st.work,
+                       m.syn0 + <int64_t>st.kept[j] * m.d)
 
 
 cdef inline double ns_step(const ModelView *m, JobState *st, const float *h, int32_t target,
@@ -663,7 +678,7 @@ cdef inline double ns_step(const ModelView *m, JobState *st, const float *h, int
     cdef int count = draw_negatives(m.cum_table, m.n_words, target, m.negative, st.negs,
                                     &st.rng)
     return ns_path(h, st.work, m.syn1neg, st.negs, count, alpha, m.d, m.kernel,
-                   m.compute_loss)
+                   m.compute_loss, &st.check)
 
 
 cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_t end,
@@ -710,15 +725,21 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                 if m.hs:
                     if m.kernel != KERNEL_FUSED:
                         st.loss += hs_path(ctx, st.work, st.yrows, code, m.lengths[centre],
-                                           alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
-                        hsw2v_axpy(d, 1.0, st.work, ctx)
+                                           alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss,
+                                           &st.check)
+                        hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
+                    elif m.lockf == NULL:  # the last node's update of ctx fused in
+                        st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
+                                                 m.lengths[centre], alpha, d, m.compute_loss,
+                                                 True, &st.check)
                     else:
                         st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
                                                  m.lengths[centre], alpha, d, m.compute_loss,
-                                                 True)
+                                                 False, &st.check)
+                        hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                 if m.negative:
                     st.loss += ns_step(m, st, ctx, centre, alpha)
-                    hsw2v_axpy(d, 1.0, st.work, ctx)
+                    hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
         else:
             count = cbow_hidden(m, st, lo, hi, i)
             if count == 0:
@@ -726,11 +747,12 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
             if m.hs:
                 if m.kernel == KERNEL_LOOP or m.kernel == KERNEL_BLAS:  # "window" is sg-only
                     st.loss += hs_path(st.neu1, st.work, st.yrows, code, m.lengths[centre],
-                                       alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss)
+                                       alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss,
+                                       &st.check)
                 else:
                     st.loss += hs_path_fused(st.neu1, st.work, st.yrows, code,
                                              m.lengths[centre], alpha, d, m.compute_loss,
-                                             False)
+                                             False, &st.check)
                 cbow_spread(m, st, lo, hi, i, count)
             if m.negative:
                 if m.hs:  # gensim forms h again from the rows the hs step moved
@@ -787,6 +809,7 @@ cdef void free_job_state(JobState *st) noexcept nogil:
     free(st.wrows)
     free(st.yrows)
     free(st.W)
+    free(st.xlock)
     free_hot_copy(&st.nodes)
     free(st.negs)
 
@@ -831,6 +854,7 @@ cdef class Trainer:
     cdef ModelView m
     cdef object _keep_alive
     cdef object _hot_arrays
+    cdef readonly object lockf  # the lock factors in use (float32), None when all are 1
     cdef Py_ssize_t n_hot
 
     def __init__(self, float[:, ::1] syn0, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
@@ -841,7 +865,7 @@ cdef class Trainer:
                  int hot_visits=2**30, float hot_scale=1.0, hot_rows=None, int block=4,
                  bint hs=True,
                  float[:, ::1] syn1neg=None, const uint32_t[::1] cum_table=None,
-                 int negative=0):
+                 int negative=0, lockf=None):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
         if negative < 0:
@@ -860,6 +884,21 @@ cdef class Trainer:
                          or cum_table.shape[0] != V or cum_table[V - 1] == 0):
             raise ValueError("negative > 0 needs syn1neg (V x d) and cum_table (V entries, "
                              "the last > 0) for the same vocabulary")
+        # gensim's vectors_lockf (design note H): None or all ones trains every row fully
+        self.lockf = None
+        cdef const float[::1] lockf_view
+        if lockf is not None:
+            lockf = np.ascontiguousarray(np.atleast_1d(lockf), dtype=np.float32).ravel()
+            if len(lockf) < 1 or not np.isfinite(lockf).all():
+                raise ValueError("vectors_lockf must hold at least one factor, all finite")
+            if not (lockf == 1.0).all():
+                self.lockf = lockf
+        self.m.lockf = NULL
+        self.m.lockf_len = 1
+        if self.lockf is not None:
+            lockf_view = self.lockf
+            self.m.lockf = &lockf_view[0]
+            self.m.lockf_len = lockf_view.shape[0]
         self._keep_alive = (syn0, syn1, codes, points, lengths, sample_int, syn1neg, cum_table)
         self.m.syn0 = &syn0[0, 0]
         self.m.syn1 = &syn1[0, 0] if hs else NULL
@@ -924,7 +963,8 @@ cdef class Trainer:
         ``ids``: word ids of the job's sentences, concatenated; ``ends[s]``: end offset of
         sentence ``s`` in ``ids``. Returns ``(kept_tokens, loss)``: the tokens left after
         subsampling (the "effective words") and the summed -log-likelihood of every path
-        trained (0.0 unless the Trainer was made with ``compute_loss``)."""
+        trained (0.0 unless the Trainer was made with ``compute_loss``); the loss is NaN when
+        the job met a non-finite weight (design note G)."""
         cdef int64_t n_ids = ids.shape[0]
         cdef int64_t n_sentences = ends.shape[0]
         cdef int64_t kept = 0
@@ -984,11 +1024,13 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     st.wrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
     st.yrows = <float **>malloc(m.max_length * sizeof(float *))
     st.W = <float *>malloc(MAX_BLOCK * m.d * sizeof(float))
+    st.xlock = <float *>malloc(MAX_BLOCK * sizeof(float))
     st.negs = <int32_t *>malloc((m.negative + 1) * sizeof(int32_t))
     rc_nodes = alloc_hot_copy(&st.nodes, m.hot_nodes.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
-            or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL):
+            or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
+            or st.xlock == NULL):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):
@@ -1002,7 +1044,8 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     if m.hot_nodes.n:
         flush_hot(m, &st)
     kept[0] = total
-    loss[0] = st.loss
+    # design note G: a job that met a non-finite weight reports a NaN loss
+    loss[0] = st.loss if isfinite(st.check) else NAN
     free_job_state(&st)
     return 0
 
@@ -1087,9 +1130,10 @@ def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
     cdef float **rows = path_rows(syn1, point)
+    cdef double check = 0.0
     try:
         loss = hs_path(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
-                       use_blas, True)
+                       use_blas, True, &check)
     finally:
         free(rows)
     return work, loss
@@ -1103,9 +1147,10 @@ def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
     cdef float **rows = path_rows(syn1, point)
+    cdef double check = 0.0
     try:
         loss = hs_path_fused(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
-                             True, apply_to_h)
+                             True, apply_to_h, &check)
     finally:
         free(rows)
     return work, loss
@@ -1138,6 +1183,7 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
             raise ValueError(f"word {negs[k]} is not a row of syn1neg")
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
+    cdef double check = 0.0
     loss = ns_path(&h[0], &w[0], &syn1neg[0, 0], &negs[0], negs.shape[0], alpha, h.shape[0],
-                   KERNELS[kernel], True)
+                   KERNELS[kernel], True, &check)
     return work, loss

@@ -42,27 +42,14 @@ Every nogil routine has a Python-callable twin (``py_*``) or is itself callable,
 compare them with NumPy references.
 """
 
-from libc.math cimport exp
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 import numpy as np
 
-
-cdef extern from "_vec.h" nogil:
-    float hsw2v_dot(int d, const float *x, const float *y)
-    void hsw2v_axpy(int d, float a, const float *x, float *y)
-    double neg_log_sigmoid "hsw2v_neg_log_sigmoid" (double x)  # -log(sigmoid(x)), exact
-
-
-cdef inline double sigmoid(double f) noexcept nogil:
-    """1 / (1 + exp(-f)), exact and without overflow."""
-    cdef double e
-    if f >= 0:
-        return 1.0 / (1.0 + exp(-f))
-    e = exp(f)
-    return e / (1.0 + e)
+from hsw2v._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid
+from hsw2v._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
 
 
 # --------------------------------------------------------------------------------------------

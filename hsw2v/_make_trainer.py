@@ -4,7 +4,8 @@ Every way of training (``Word2Vec.train`` over an iterable, ``corpus_file`` mode
 task of distributed training, :mod:`hsw2v._dist_tasks`) builds its trainer here, so a setting
 that trains on one machine trains the same way everywhere: the objective (``hs``,
 ``negative`` with ``syn1neg`` and ``cum_table``), the window, sg/CBOW, ``cbow_mean``,
-``shrink_windows``, ``compute_loss``, the kernel variant and the private hot rows.
+``shrink_windows``, ``compute_loss``, the kernel variant, the private hot rows and the lock
+factors (``wv.vectors_lockf``).
 
 :func:`trainer_settings` reads everything but the weights from a model into a picklable
 :class:`TrainerSettings` (what distributed training ships to its workers once);
@@ -45,6 +46,7 @@ class TrainerSettings:
     hot_sync: int
     hot_visits: int
     hot_scale: float
+    lockf: np.ndarray | None = None  # wv.vectors_lockf: scales each word's syn0 update
 
     def build(self, syn0: np.ndarray, syn1: np.ndarray, syn1neg: np.ndarray) -> Trainer:
         """The trainer over these weights (borrowed, trained in place); ``syn1`` may have 0
@@ -70,6 +72,7 @@ class TrainerSettings:
             syn1neg=syn1neg if self.negative else None,
             cum_table=self.cum_table if self.negative else None,
             negative=self.negative,
+            lockf=self.lockf,
         )
 
 
@@ -176,6 +179,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
         hot_sync=tuning.HOT_SYNC if sg else tuning.HOT_SYNC_CBOW,
         hot_visits=tuning.HOT_VISITS if sg else tuning.HOT_VISITS_CBOW,
         hot_scale=1.0 / max(threads, 1) if tuning.HOT_MERGE == "mean" else 1.0,
+        lockf=getattr(model.wv, "vectors_lockf", None),
     )
 
 

@@ -57,7 +57,6 @@ Every nogil routine has a Python-callable twin at the bottom of this file (``py_
 the tests compare with NumPy references.
 """
 
-from libc.math cimport exp, log1p
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
@@ -69,8 +68,7 @@ import numpy as np
 # --------------------------------------------------------------------------------------------
 
 
-cdef extern from "_vec.h" nogil:
-    double neg_log_sigmoid "hsw2v_neg_log_sigmoid" (double x)  # -log(sigmoid(x)), exact
+from hsw2v._vecops cimport neg_log_sigmoid  # -log(sigmoid(x)), exact; NaN -> NaN
 
 
 cdef inline double dot_df(int d, const double *h, const float *row) noexcept nogil:
@@ -318,13 +316,14 @@ cdef int64_t best_first(
     return found
 
 
-cdef bint all_leaves(const double *h, const float *syn1, const int32_t *children, int32_t root,
-                     int d, double *out, int32_t *stack_node, double *stack_logp,
-                     int64_t capacity) noexcept nogil:
+cdef int64_t all_leaves(const double *h, const float *syn1, const int32_t *children,
+                        int32_t root, int d, double *out, int32_t *stack_node,
+                        double *stack_logp, int64_t capacity) noexcept nogil:
     """log P(w | h) of every leaf w into ``out``, walking the tree top-down once (one dot
-    product per inner node); the stacks hold ``capacity`` items (V suffice). Returns False if
-    they would overflow (a malformed child table), True otherwise."""
-    cdef int64_t top = 0, expanded = 0
+    product per inner node); the stacks hold ``capacity`` items (V suffice). Returns the
+    number of leaves written (V for a tree over V leaves; NaN weights give NaN entries, not
+    fewer), or -1 if the stacks would overflow (a malformed child table)."""
+    cdef int64_t top = 0, expanded = 0, written = 0
     cdef int32_t node, child
     cdef int b
     cdef double f, lp, step
@@ -334,7 +333,7 @@ cdef bint all_leaves(const double *h, const float *syn1, const int32_t *children
     while top > 0:
         expanded += 1
         if expanded >= capacity:  # a tree over V leaves has V - 1 inner nodes
-            return False
+            return -1
         top -= 1
         node = stack_node[top]
         lp = stack_logp[top]
@@ -344,13 +343,14 @@ cdef bint all_leaves(const double *h, const float *syn1, const int32_t *children
             child = children[2 * node + b]
             if child < 0:
                 out[-1 - child] = lp - step
+                written += 1
             else:
                 if top >= capacity:
-                    return False
+                    return -1
                 stack_node[top] = child
                 stack_logp[top] = lp - step
                 top += 1
-    return True
+    return written
 
 
 def _check_search(const double[::1] h, const float[:, ::1] syn1,
@@ -457,9 +457,10 @@ def leaf_log_probs(const double[::1] h, const float[:, ::1] syn1,
     from ``root`` (by default the table's root, found by :func:`tree_root`)."""
     cdef Py_ssize_t V = _check_search(h, syn1, children)
     root = _check_root(root, children)
-    out = np.full(V, np.nan, dtype=np.float64)
+    # +inf marks a leaf not reached: a log-probability is <= 0 (or NaN from NaN weights)
+    out = np.full(V, np.inf, dtype=np.float64)
     cdef double[::1] o = out
-    cdef bint ok
+    cdef int64_t written
     cdef int32_t *stack_node = <int32_t *>malloc((V + 1) * sizeof(int32_t))
     cdef double *stack_logp = <double *>malloc((V + 1) * sizeof(double))
     if stack_node == NULL or stack_logp == NULL:
@@ -468,12 +469,12 @@ def leaf_log_probs(const double[::1] h, const float[:, ::1] syn1,
         raise MemoryError("could not allocate the traversal stack")
     try:
         with nogil:
-            ok = all_leaves(&h[0], &syn1[0, 0], &children[0, 0], <int32_t>root, h.shape[0],
-                            &o[0], stack_node, stack_logp, V + 1)
+            written = all_leaves(&h[0], &syn1[0, 0], &children[0, 0], <int32_t>root,
+                                 h.shape[0], &o[0], stack_node, stack_logp, V + 1)
     finally:
         free(stack_node)
         free(stack_logp)
-    if not ok or np.isnan(out).any():
+    if written != V or np.isposinf(out).any():
         raise ValueError("the child table is not a tree over V leaves")
     return out
 

@@ -5,7 +5,9 @@ One producer thread turns the corpus into jobs (whole sentences mapped to word i
 ``workers`` threads take jobs from a bounded queue and train them in the nogil kernel
 (:class:`hsw2v._inner.Trainer`). The calling thread only watches: it logs progress, and on an
 exception or Ctrl-C it stops the producer and workers (each finishes at most its current
-job) before re-raising, so the model stays consistent and usable.
+job) before re-raising, so the model stays consistent and usable. A job whose loss comes
+back non-finite (the kernels' divergence check, :mod:`hsw2v.divergence`) stops the epoch the
+same way with :class:`~hsw2v.divergence.TrainingDivergedError`.
 
 Every epoch reads the corpus, as gensim's do, the producer mapping each batch of sentences to
 ids in Cython (:func:`hsw2v._inner.encode_sentences`) while the workers train earlier jobs.
@@ -21,6 +23,7 @@ job gets ``alpha`` at its start and end progress and the kernel interpolates in 
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import threading
 import time
@@ -32,6 +35,7 @@ import numpy as np
 from hsw2v._corpus_file import linear_alpha
 from hsw2v._inner import Trainer, encode_sentences, job_seed
 from hsw2v._threads import Workers
+from hsw2v.divergence import TrainingDivergedError
 from hsw2v.vocab import check_sentence
 
 logger = logging.getLogger(__name__)
@@ -220,6 +224,8 @@ def run_epoch(
                     break
                 job, alpha0, alpha1, job_random = item
                 kept, loss = trainer.train_job(job.ids, job.ends, alpha0, alpha1, job_random)
+                if not math.isfinite(loss):  # the job met non-finite weights: stop all
+                    raise _diverged(epoch)
                 done_queue.put((job, kept, loss))
         finally:
             done_queue.put(None)
@@ -264,6 +270,14 @@ def run_epoch(
             on_progress(progress_now(time.perf_counter()))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _diverged(epoch: int) -> TrainingDivergedError:
+    """The error of a job whose loss came back non-finite (the kernels' divergence check);
+    the model's ``train``/``fit`` replaces it with one that names what to change."""
+    return TrainingDivergedError(
+        f"training met non-finite weights in epoch {epoch + 1}", epoch=epoch
+    )
 
 
 def _progress_of(report: EpochReport, schedule: Schedule, epoch: int, seconds: float) -> Progress:
@@ -361,6 +375,8 @@ def run_file_epoch(
     report.seconds = time.perf_counter() - started
     update()
     report.loss = float(sum(losses))
+    if not math.isfinite(report.loss):  # a job met non-finite weights (the ranges stopped)
+        raise _diverged(epoch)
     if on_progress is not None:
         on_progress(_progress_of(report, schedule, epoch, report.seconds))
     return report

@@ -1,4 +1,6 @@
-/* Small-vector primitives of the path walk, for word2vec's vector sizes (d ~ 50-300).
+/* Small-vector primitives of every kernel, for word2vec's vector sizes (d ~ 50-300): the
+ * NaN-safe sigmoid and log-sigmoid (the one definition), dot, axpy and the fused path steps.
+ * Cython kernels reach them through ``_vecops.pxd``.
  *
  * Why not plain loops: a dot product written as one loop has one accumulator, and every
  * fused multiply-add waits for the previous one (4-5 cycles each), so a 100-float dot takes
@@ -14,9 +16,62 @@
 
 #include <math.h>
 
-/* -log(sigmoid(x)), exact and stable for any x (shared by training, scoring and search). */
+/* ---- The sigmoid, defined once for every kernel (training, layer, scoring, search). ----
+ *
+ * NaN safety: no float is ever turned into an index unless it passed an ordered comparison
+ * that NaN fails, so a NaN (from diverged weights or a model file) gives a NaN result, never
+ * a wild table read. Infinities saturate. These are the only sigmoid definitions of hsw2v;
+ * the build must not use -ffinite-math-only (setup.py), which would let the compiler drop
+ * the NaN cases.
+ */
+
+/* -log(sigmoid(x)), exact and stable for any x; NaN gives NaN. */
 static inline double hsw2v_neg_log_sigmoid(double x) {
     return x > 0 ? log1p(exp(-x)) : -x + log1p(exp(x));
+}
+
+/* 1 / (1 + exp(-x)), exact and without overflow; NaN gives NaN. */
+static inline double hsw2v_sigmoid_exact(double x) {
+    double e;
+    if (x >= 0)
+        return 1.0 / (1.0 + exp(-x));
+    e = exp(x); /* x < 0 or NaN */
+    return e / (1.0 + e);
+}
+
+/* The table sigmoid of the training kernels (word2vec.c's speed-up): entries at evenly spaced
+ * points of [-range, range], nearest entry used. */
+#define HSW2V_SIGMOID_TABLE_SIZE 2048
+#define HSW2V_SIGMOID_RANGE 8.0f
+
+typedef struct {
+    const float *table; /* HSW2V_SIGMOID_TABLE_SIZE + 1 entries */
+    float range;
+    float scale;        /* entries per unit */
+} hsw2v_sigmoid_table;
+
+/* Fill ``values`` (HSW2V_SIGMOID_TABLE_SIZE + 1 floats) and point ``t`` at it. */
+static inline void hsw2v_sigmoid_table_init(hsw2v_sigmoid_table *t, float *values) {
+    for (int i = 0; i <= HSW2V_SIGMOID_TABLE_SIZE; i++) {
+        double x = ((double)i / HSW2V_SIGMOID_TABLE_SIZE * 2.0 - 1.0) * HSW2V_SIGMOID_RANGE;
+        values[i] = (float)(1.0 / (1.0 + exp(-x)));
+    }
+    t->table = values;
+    t->range = HSW2V_SIGMOID_RANGE;
+    t->scale = HSW2V_SIGMOID_TABLE_SIZE / (2.0f * HSW2V_SIGMOID_RANGE);
+}
+
+/* sigmoid(f) from the table: 0 at or below -range, 1 at or above, NaN for NaN.
+ * The index is computed only inside (-range, range), a test that NaN fails; there
+ * 0 <= (f + range) * scale + 0.5 < 2 * range * scale + 0.5, within the table. */
+static inline float hsw2v_sigmoid(const hsw2v_sigmoid_table *t, float f) {
+    if (f > -t->range && f < t->range)
+        return t->table[(int)((f + t->range) * t->scale + 0.5f)];
+    if (f >= t->range)
+        return 1.0f;
+    if (f <= -t->range)
+        return 0.0f;
+    return f; /* NaN */
 }
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -5,19 +5,19 @@ The file is streamed with the readers of :mod:`hsw2v._w2v_format` (text or binar
 checks and error messages); only the vectors of keys already present are copied, and the file
 is never held in memory.
 
-gensim's ``lockf`` sets a per-vector lock factor that its training multiplies each input-vector
-update by (0.0 freezes the merged vectors, 1.0 trains them normally). hsw2v's kernels have no
-lock factors: every vector is trained, which is ``lockf=1.0``. Any other value is accepted (so
-gensim scripts run) with a warning saying the merged vectors will still be trained. (In gensim
-4.4 the call itself fails unless the caller first resized ``wv.vectors_lockf`` to one entry
-per key: its default holds a single entry, so the assignment raises IndexError, and a plain
-``KeyedVectors`` has no ``vectors_lockf`` at all.)
+``lockf`` is gensim's lock factor of the merged vectors: it is written into
+``kv.vectors_lockf`` for each merged key, and training multiplies each input-vector update
+by its word's factor (0.0, the default, freezes the merged vectors; 1.0 trains them
+normally). ``vectors_lockf`` is first widened to one factor per key, keeping the factor each
+key had (gensim reads factor ``w % len(vectors_lockf)`` for word ``w``), and created with
+factors of 1.0 if ``kv`` has none. (gensim 4.4 skips that step: with its default of a single
+factor the assignment raises IndexError, and a plain ``KeyedVectors`` has no
+``vectors_lockf`` at all, so the call fails unless the caller resized it first.)
 """
 
 from __future__ import annotations
 
 import logging
-import warnings
 
 import numpy as np
 import smart_open
@@ -64,13 +64,9 @@ def intersect_word2vec(
     >>> intersect_word2vec(kv, path, lockf=1.0), kv["b"].tolist(), kv.index_to_key
     (1, [1.0, 2.0], ['a', 'b'])
     """
-    if lockf != 1.0:
-        warnings.warn(
-            f"intersect_word2vec_format(lockf={lockf}): hsw2v has no per-vector lock factors; "
-            "the merged vectors will be trained like every other vector (lockf=1.0)",
-            UserWarning,
-            stacklevel=3,
-        )
+    lockf = float(lockf)
+    if not np.isfinite(lockf):
+        raise ValueError(f"lockf must be a finite number, got {lockf}")
     with smart_open.open(fname, "rb") as fin:
         header = fin.readline()
         vocab_size, vector_size = _parse_header(fname, header, encoding)
@@ -98,8 +94,21 @@ def intersect_word2vec(
     if merger.found:
         rows = np.fromiter(merger.found, dtype=np.int64, count=len(merger.found))
         kv.vectors[rows] = np.stack(list(merger.found.values()))
+        kv.vectors_lockf = _per_key_lock_factors(kv)
+        kv.vectors_lockf[rows] = lockf
     kv.norms = None
     logger.info(
         "merged %d vectors into %s matrix from %s", len(merger.found), kv.vectors.shape, fname
     )
     return len(merger.found)
+
+
+def _per_key_lock_factors(kv) -> np.ndarray:
+    """``kv.vectors_lockf`` as one float32 factor per key, each key keeping the factor it had
+    (``factors[w % len(factors)]``, as training reads them); all 1.0 if ``kv`` has none."""
+    n = len(kv.index_to_key)
+    factors = getattr(kv, "vectors_lockf", None)
+    if factors is None or np.size(factors) == 0:
+        return np.ones(n, dtype=np.float32)
+    factors = np.asarray(factors, dtype=np.float32).ravel()
+    return factors[np.arange(n) % len(factors)]

@@ -22,7 +22,8 @@
  * word2vec.c would let the second occurrence see the first one's update of that row.
  *
  * Notation: x[b] context rows of syn0 (IN/OUT), y[j] path rows of syn1 (IN/OUT), work[b]
- * scratch rows of d floats, code[j] the path's bits, g = (1 - code - sigmoid(f)) * alpha.
+ * scratch rows of d floats, code[j] the path's bits, g = (1 - code - sigmoid(f)) * alpha
+ * (sigmoid: the NaN-safe table lookup of _vec.h).
  */
 #ifndef HSW2V_WINDOW_H
 #define HSW2V_WINDOW_H
@@ -40,20 +41,6 @@
  * (benchmarks/RESULTS.md, "Window block size"): the Gram terms grow as B^2. */
 #define HSW2V_MAX_BLOCK 4
 
-typedef struct {
-    const float *table; /* sigmoid at evenly spaced points of [-range, range] */
-    float range;
-    float scale; /* entries per unit */
-} hsw2v_sigmoid_table;
-
-static inline float hsw2v_sigmoid(const hsw2v_sigmoid_table *t, float f) {
-    if (f >= t->range)
-        return 1.0f;
-    if (f <= -t->range)
-        return 0.0f;
-    return t->table[(int)((f + t->range) * t->scale + 0.5f)];
-}
-
 /* acc[b] = x[b] . y over the first d8 floats (vector part). */
 #define HSW2V_BLOCK_DOTS(B, y_row)                                              \
     do {                                                                        \
@@ -66,12 +53,13 @@ static inline float hsw2v_sigmoid(const hsw2v_sigmoid_table *t, float f) {
 
 static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
     const int B, int d, float *const *x, float *const *work, int L, float *const *y,
-    const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, int compute_loss) {
+    const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, int compute_loss,
+    double *check, const float *lock) {
     const int d8 = d & ~7;
     float K[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK], f[HSW2V_MAX_BLOCK], g[HSW2V_MAX_BLOCK];
     float mix[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];
     hsw2v_v8 acc[HSW2V_MAX_BLOCK];
-    double loss = 0.0;
+    double loss = 0.0, fsum = 0.0;
 
     for (int b = 0; b < B; b++) {
         for (int b2 = 0; b2 < b; b2++) {
@@ -144,25 +132,35 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
             }
         }
     }
-    /* x_b += work_b + sum_{b'<b} mix_bb' x_b' with the old x_b': update the last row first */
+    /* x_b += lock_b (work_b + sum_{b'<b} mix_bb' x_b') with the old x_b': update the last row
+     * first. lock_b: the lock factor of x_b's word (gensim's vectors_lockf), 1 without lock */
     for (int b = B - 1; b >= 0; b--) {
         for (int b2 = 0; b2 < b; b2++)
             hsw2v_axpy(d, mix[b][b2], x[b2], work[b]);
-        hsw2v_axpy(d, 1.0f, work[b], x[b]);
+        hsw2v_axpy(d, lock ? lock[b] : 1.0f, work[b], x[b]);
+        /* the divergence check, once per row and block: a NaN f at any node makes g_b NaN,
+         * hence every entry of work_b and of the updated x_b (a NaN in x_b or in a node row
+         * makes f NaN first) */
+        fsum += x[b][0];
     }
+    *check += fsum;
     return loss;
 }
 
 /* Walk the path of one centre for B (1..HSW2V_MAX_BLOCK) distinct context rows; returns -log-likelihood
- * of the B (context, centre) pairs when compute_loss, else 0. */
+ * of the B (context, centre) pairs when compute_loss, else 0. Adds the first entry of each
+ * updated context row to *check (NaN if any f of the walk was NaN: the job's divergence
+ * check; an infinity shows there once it has made a NaN, as inf - inf or 0 * inf). ``lock``: B lock
+ * factors of the context rows' words (their updates are scaled by them), or NULL for 1. */
 static inline double hsw2v_sg_block(int B, int d, float *const *x, float *const *work, int L,
                                     float *const *y, const uint8_t *code, float alpha,
-                                    const hsw2v_sigmoid_table *sig, int compute_loss) {
+                                    const hsw2v_sigmoid_table *sig, int compute_loss,
+                                    double *check, const float *lock) {
     switch (B) {
-    case 4: return hsw2v_sg_block_n(4, d, x, work, L, y, code, alpha, sig, compute_loss);
-    case 3: return hsw2v_sg_block_n(3, d, x, work, L, y, code, alpha, sig, compute_loss);
-    case 2: return hsw2v_sg_block_n(2, d, x, work, L, y, code, alpha, sig, compute_loss);
-    default: return hsw2v_sg_block_n(1, d, x, work, L, y, code, alpha, sig, compute_loss);
+    case 4: return hsw2v_sg_block_n(4, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
+    case 3: return hsw2v_sg_block_n(3, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
+    case 2: return hsw2v_sg_block_n(2, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
+    default: return hsw2v_sg_block_n(1, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
     }
 }
 

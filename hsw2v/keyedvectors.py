@@ -503,8 +503,9 @@ class KeyedVectors(SimilarityQueries):
         self, fname, lockf=0.0, binary=False, encoding="utf8", unicode_errors="strict"
     ):
         """Overwrite the vectors of known keys with those a word2vec C format file holds for
-        them; see :func:`hsw2v._w2v_intersect.intersect_word2vec` (hsw2v has no lock factors:
-        the merged vectors stay trainable, and any `lockf` other than 1.0 warns).
+        them; see :func:`hsw2v._w2v_intersect.intersect_word2vec`. ``lockf`` becomes the lock
+        factor of the merged vectors in ``vectors_lockf`` (0.0 freezes them in training, 1.0
+        trains them normally), as in gensim.
 
         Examples
         --------

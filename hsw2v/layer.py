@@ -26,6 +26,7 @@ from hsw2v import persist
 from hsw2v._layer import FitTrainer, fill_log_proba, path_batch
 from hsw2v._query import top_leaves_batch
 from hsw2v._train import Job, Schedule, run_epoch
+from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
 from hsw2v.params import INT32_MAX, UINT64_MAX, VECTOR_SIZE_MAX
 from hsw2v.scoring import child_table
@@ -343,6 +344,9 @@ class HierarchicalSoftmax:
         trainer = FitTrainer(self.input_weights, self.weights, *self._tree_arrays(), y, **inputs)
         schedule = Schedule(lr, min_lr, epochs, n, by_words=True)
         for epoch in range(epochs):
+            # kept to restore if this epoch diverges (docs/robustness.md); a copy per epoch
+            # costs less than one pass over X
+            before = (self.input_weights.copy(), self.weights.copy())
             perm = np.random.default_rng([self.seed, epoch]).permutation(n).astype(np.int32)
             jobs = [
                 Job(
@@ -353,20 +357,45 @@ class HierarchicalSoftmax:
                 )
                 for s in range(0, n, job_size)
             ]
-            if workers == 1:  # no threads to start: the kernel runs in this thread
-                done, loss = 0, 0.0
-                for job in jobs:
-                    alpha0 = schedule.alpha(epoch, done)
-                    done += job.raw_words
-                    loss += trainer.train_job(
-                        job.ids, job.ends, alpha0, schedule.alpha(epoch, done)
-                    )[1]
-            else:
-                loss = run_epoch(
-                    trainer, jobs, epoch=epoch, workers=workers, schedule=schedule, seed=self.seed
-                ).loss
+            try:
+                if workers == 1:  # no threads to start: the kernel runs in this thread
+                    done, loss = 0, 0.0
+                    for job in jobs:
+                        alpha0 = schedule.alpha(epoch, done)
+                        done += job.raw_words
+                        loss += trainer.train_job(
+                            job.ids, job.ends, alpha0, schedule.alpha(epoch, done)
+                        )[1]
+                        if not np.isfinite(loss):
+                            raise TrainingDivergedError("non-finite loss", epoch=epoch)
+                else:
+                    loss = run_epoch(
+                        trainer,
+                        jobs,
+                        epoch=epoch,
+                        workers=workers,
+                        schedule=schedule,
+                        seed=self.seed,
+                    ).loss
+            except TrainingDivergedError:
+                raise self._diverged(epoch, epochs, lr, before) from None
             self.history.append(loss / n)
         return self
+
+    def _diverged(self, epoch, epochs, lr, before) -> TrainingDivergedError:
+        """Restore the weights of before the diverging epoch and say what to change."""
+        rows = count_nonfinite_rows({"input_weights": self.input_weights, "weights": self.weights})
+        self.input_weights[...] = before[0]
+        self.weights[...] = before[1]
+        return TrainingDivergedError(
+            f"fit diverged in epoch {epoch + 1} of {epochs}: the loss became NaN or infinite "
+            f"at lr={lr:g} (rows holding NaN or inf: {describe_rows(rows)}). Scale the "
+            f"features (e.g. to unit variance) or lower lr (e.g. lr={lr / 10:g}). The weights "
+            f"are restored to what they were before epoch {epoch + 1}, and `history` keeps "
+            "the finite epochs only",
+            nonfinite_rows=rows,
+            epoch=epoch,
+        )
 
     def transform(self, X) -> np.ndarray:
         """The hidden vectors ``h = x W_in`` of the fitted classifier (float32 n x dim)."""

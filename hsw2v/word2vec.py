@@ -38,6 +38,7 @@ from hsw2v._train import (
 )
 from hsw2v.corpora import COMPRESSED_SUFFIXES, corpus_identity, file_identity
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
+from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
 from hsw2v.exceptions import EmptyCorpusError, WrongFileKindError, class_only_method
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
@@ -380,6 +381,7 @@ class Word2Vec:
         self._recording = None
         self.tree: HuffmanTree | None = None
         self.wv = KeyedVectors(self.vector_size)
+        self.wv.vectors_lockf = _no_lock_factors()
         self.syn1 = np.zeros((0, self.vector_size), dtype=np.float32)
         self.syn1neg = np.zeros((0, self.vector_size), dtype=np.float32)
         self.cum_table = None  # negative sampling's draw table (make_cum_table)
@@ -740,6 +742,7 @@ class Word2Vec:
                 "This is probably a mistake. You should set either 'hs=0' "
                 "or 'negative=0' to disable one of them. "
             )
+        self._check_finite_weights()
         # As gensim's train(): the call's settings become the model's, and only the callbacks
         # passed to this call are called (the constructor passes its own).
         self.alpha = float(start_alpha or self.alpha)
@@ -833,6 +836,8 @@ class Word2Vec:
                     raise EmptyCorpusError("the corpus yielded no sentences during training")
                 for callback in callbacks:
                     callback.on_epoch_end(self)
+        except TrainingDivergedError as exc:
+            raise self._diverged(exc.epoch, epochs) from None
         finally:
             self.total_train_time += time.perf_counter() - started
             self.wv.norms = None
@@ -877,6 +882,38 @@ class Word2Vec:
         visited ones, none with one worker (:func:`hsw2v._make_trainer.hot_rows`)."""
         return hot_rows(self, self.workers)
 
+    def _nonfinite_rows(self) -> dict:
+        return count_nonfinite_rows(
+            {
+                "wv.vectors": self.wv.vectors,
+                "syn1": self.syn1 if self.hs else None,
+                "syn1neg": self.syn1neg if self.negative else None,
+            }
+        )
+
+    def _check_finite_weights(self) -> None:
+        """Refuse to train weights that already hold NaN or inf (one pass over them)."""
+        rows = self._nonfinite_rows()
+        if any(rows.values()):
+            raise ValueError(
+                "the model's weights hold NaN or infinite values before training "
+                f"(rows: {describe_rows(rows)}), e.g. from a model file or set by hand: "
+                "fix those rows, or call model.prepare_weights() to start all weights afresh"
+            )
+
+    def _diverged(self, epoch: int, epochs: int) -> TrainingDivergedError:
+        """The error for training that met non-finite weights (docs/robustness.md)."""
+        rows = self._nonfinite_rows()
+        return TrainingDivergedError(
+            f"training diverged in epoch {epoch + 1} of {epochs}: the weights became NaN or "
+            f"infinite at alpha={self.alpha:g}. Lower alpha: call model.prepare_weights() "
+            f"and train again with e.g. start_alpha={self.alpha / 10:g} (or build a new "
+            "model with that alpha). Every thread stopped after its current job; rows "
+            f"holding NaN or inf: {describe_rows(rows)}",
+            nonfinite_rows=rows,
+            epoch=epoch,
+        )
+
     def _kernel_variant(self) -> str:
         return kernel_variant(self)
 
@@ -912,6 +949,7 @@ class Word2Vec:
         (['a', 'b'], (2, 4), 20)
         """
         self.wv = KeyedVectors(self.vector_size)
+        self.wv.vectors_lockf = _no_lock_factors()
         self.wv.index_to_key = other_model.wv.index_to_key
         self.wv.key_to_index = other_model.wv.key_to_index
         self.wv.expandos = other_model.wv.expandos
@@ -1152,6 +1190,7 @@ class Word2Vec:
         model.total_train_time = meta.get("total_train_time", 0.0)
         keys = meta["index_to_key"]
         model.wv = KeyedVectors(model.vector_size)
+        model.wv.vectors_lockf = _no_lock_factors()  # lock factors are not saved
         model.wv.index_to_key = list(keys)
         model.wv.key_to_index = {key: i for i, key in enumerate(keys)}
         model.wv.vectors = arrays["vectors"]
@@ -1208,6 +1247,13 @@ def _log_epoch_end(epoch: int, report, supplied) -> None:
     )
     if supplied is not None:
         warn_count_mismatch(epoch, report, *supplied)
+
+
+def _no_lock_factors() -> np.ndarray:
+    """gensim's default ``wv.vectors_lockf``: one factor, 1.0, for every word (train all rows
+    fully). Set it to one float32 factor per word (or one for all) to scale each word's
+    input-vector updates; 0 freezes a word (design note H of :mod:`hsw2v._inner`)."""
+    return np.ones(1, dtype=np.float32)
 
 
 def _file_mode_path(corpus_file) -> str | None:

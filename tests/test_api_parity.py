@@ -286,8 +286,13 @@ def test_intersect_word2vec_format_matches_gensim(pair, tmp_path, binary):
     np.testing.assert_array_equal(ours.vectors, expected)
     np.testing.assert_array_equal(ours["graph"], other["graph"])
     assert "zzz" not in ours and ours.index_to_key == ours_source.index_to_key
-    with pytest.warns(UserWarning, match="no per-vector lock factors"):
-        ours.intersect_word2vec_format(path, binary=binary)  # gensim's default lockf=0.0
+    ours.intersect_word2vec_format(path, binary=binary)  # gensim's default lockf=0.0: frozen
+    merged = [ours.get_index("graph"), ours.get_index("user")]
+    assert ours.vectors_lockf[merged].tolist() == [0.0, 0.0]
+    assert (np.delete(ours.vectors_lockf, merged) == 1.0).all()
+    if not binary:
+        theirs.intersect_word2vec_format(str(path), binary=binary)
+        np.testing.assert_array_equal(ours.vectors_lockf, theirs.vectors_lockf)
 
 
 def test_intersect_word2vec_format_refuses_bad_files_and_changes_nothing(tmp_path):

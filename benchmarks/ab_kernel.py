@@ -1,0 +1,117 @@
+"""Two or more builds of hsw2v side by side: the training kernel alone, timed by CPU time.
+
+The question: did a kernel change cost speed? Whole training runs (``ab_builds.py``) answer
+it for users, but on a busy shared machine their wall times wander by more than the few
+percent in question. This probe times only ``Trainer.train_job`` over the same jobs, by the
+thread's CPU time, which other processes disturb far less. For every repeat and setting,
+each build runs once in a fresh subprocess (``PYTHONPATH=DIR``, single-threaded BLAS), in
+the order given on even repeats and reversed on odd ones (A B B A A B ...), so that neither
+build always runs right after the other. A run reads a prefix of the corpus, trains one warm-up epoch
+with one worker (the same seed, so every build starts from the same weights), then trains
+the epoch's jobs ``--inner`` times from those weights and reports the fastest pass. The
+medians over repeats and their ratio to the first build close the output.
+
+    python3 benchmarks/ab_kernel.py --corpus CORPUS --build OLD_CHECKOUT --build . \\
+        [--settings sg,cbow,sg-ns] [--repeats 7] [--words 600000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import child_env  # noqa: E402
+
+SETTINGS = {  # name: (sg, hs, negative); kernels as Word2Vec picks them
+    "sg": (1, 1, 0),
+    "cbow": (0, 1, 0),
+    "sg-ns": (1, 0, 5),
+    "cbow-ns": (0, 0, 5),
+}
+
+
+def child(corpus: str, words: int, setting: str, inner: int) -> dict:
+    """One run (in the subprocess): the fastest of ``inner`` timed passes over the jobs."""
+    import time
+
+    from hsw2v import LineSentence, Word2Vec
+    from hsw2v._inner import Trainer, job_seed
+    from hsw2v._train import iter_jobs
+
+    sg, hs, negative = SETTINGS[setting]
+    sentences, n = [], 0
+    for sentence in LineSentence(corpus):
+        sentences.append(sentence)
+        n += len(sentence)
+        if n >= words:
+            break
+    model = Word2Vec(sentences, sg=sg, hs=hs, negative=negative, workers=1, epochs=1, seed=1)
+    jobs = list(iter_jobs(sentences, model.wv.key_to_index, model.batch_words))
+    weights = (model.wv.vectors, model.syn1, model.syn1neg)
+    best, kept_words = float("inf"), 0
+    for _ in range(inner):
+        syn0, syn1, syn1neg = (w.copy() for w in weights)
+        t = model.tree
+        trainer = Trainer(
+            syn0, syn1, t.codes, t.points, t.lengths, model.wv.expandos["sample_int"],
+            model.window, bool(sg), True, True, False, model._kernel_variant(),
+            hs=bool(hs), syn1neg=syn1neg if negative else None,
+            cum_table=model.cum_table if negative else None, negative=negative,
+        )  # fmt: skip
+        started = time.thread_time()
+        kept_words = 0
+        for index, job in enumerate(jobs):
+            kept, _ = trainer.train_job(job.ids, job.ends, 0.02, 0.01, job_seed(1, 0, index))
+            kept_words += kept
+        best = min(best, time.thread_time() - started)
+    return {"seconds": best, "kept_words": kept_words}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus")
+    parser.add_argument("--build", action="append", default=[])
+    parser.add_argument("--settings", default="sg,cbow")
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--words", type=int, default=600_000)
+    parser.add_argument("--inner", type=int, default=3)
+    parser.add_argument("--child")
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(*json.loads(args.child))))
+        return
+    if len(args.build) < 2 or not args.corpus:
+        parser.error("give --corpus and at least two --build directories")
+    settings = args.settings.split(",")
+    times: dict = {(s, b): [] for s in settings for b in args.build}
+    for repeat in range(args.repeats):
+        for setting in settings:
+            for build in args.build if repeat % 2 == 0 else args.build[::-1]:
+                env = child_env()
+                env["PYTHONPATH"] = str(Path(build).resolve())
+                spec = json.dumps([args.corpus, args.words, setting, args.inner])
+                out = subprocess.run(
+                    [sys.executable, __file__, "--child", spec],
+                    env=env, capture_output=True, text=True, check=True,
+                )  # fmt: skip
+                result = json.loads(out.stdout.strip().splitlines()[-1])
+                times[setting, build].append(result["seconds"])
+                rate = result["kept_words"] / result["seconds"] / 1e3
+                print(f"[{repeat + 1}/{args.repeats}] {setting} {build}: {rate:,.0f}k words/s "
+                      f"({result['seconds']:.3f} CPU s)", flush=True)  # fmt: skip
+    print("\nmedian CPU seconds of the kernel (ratio to the first build; < 1 is faster)")
+    for setting in settings:
+        base = statistics.median(times[setting, args.build[0]])
+        for build in args.build:
+            med = statistics.median(times[setting, build])
+            print(f"  {setting:8s} {build:30s} {med:.3f} s  ratio {med / base:.3f}")
+
+
+if __name__ == "__main__":
+    main()

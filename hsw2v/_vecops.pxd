@@ -1,0 +1,28 @@
+"""The vector primitives every Cython kernel uses, declared once (defined in ``_vec.h``).
+
+The NaN-safe sigmoid (table and exact) and log-sigmoid live here and nowhere else: a NaN
+gives a NaN, never a table index (see ``_vec.h``). ``cimport`` what a kernel needs::
+
+    from hsw2v._vecops cimport hsw2v_dot, neg_log_sigmoid
+"""
+
+cdef extern from "_vec.h" nogil:
+    # -log(sigmoid(x)), exact in float64 for any x; NaN -> NaN
+    double neg_log_sigmoid "hsw2v_neg_log_sigmoid" (double x)
+    # 1 / (1 + exp(-x)), exact in float64 for any x; NaN -> NaN
+    double sigmoid_exact "hsw2v_sigmoid_exact" (double x)
+
+    enum: SIGMOID_TABLE_SIZE "HSW2V_SIGMOID_TABLE_SIZE"
+    ctypedef struct hsw2v_sigmoid_table:
+        const float *table
+        float range
+        float scale
+    void hsw2v_sigmoid_table_init(hsw2v_sigmoid_table *t, float *values)
+    # the table sigmoid: 0 / 1 beyond +-range, NaN -> NaN, never an index out of the table
+    float sigmoid_lookup "hsw2v_sigmoid" (const hsw2v_sigmoid_table *t, float f)
+
+    float hsw2v_dot(int d, const float *x, const float *y)  # x . y
+    void hsw2v_axpy(int d, float a, const float *x, float *y)  # y := a*x + y
+    float hsw2v_update_then_dot(int d, float g, const float *h, float *row, float *work,
+                                const float *next_row)
+    void hsw2v_update_last(int d, float g, float *h, float *row, const float *work)

@@ -1,0 +1,49 @@
+"""Training that diverged: the error raised, and what it reports.
+
+Every training job sums the dot products ``f`` it computes (one float64 add per tree node or
+negative, see the design note G of :mod:`hsw2v._inner`) and reports a NaN loss when that sum
+is not finite, that is when the job read or wrote a non-finite weight. The epoch drivers
+(:mod:`hsw2v._train`) stop every thread after its current job when a job's loss is not
+finite, and :class:`~hsw2v.Word2Vec` and :class:`~hsw2v.layer.HierarchicalSoftmax` raise
+:class:`TrainingDivergedError` with what to change. The cost is one addition per node: no
+scan of the weights runs while training is healthy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class TrainingDivergedError(FloatingPointError, ValueError):
+    """Training met non-finite (NaN or infinite) weights and stopped.
+
+    It is a :class:`FloatingPointError` (what NumPy raises for floating-point faults) and a
+    :class:`ValueError` (the usual cause is a parameter out of its useful range: a learning
+    rate too high for the data, or unscaled features). ``nonfinite_rows`` maps each weight
+    matrix's name to the number of its rows holding a NaN or an infinity when training
+    stopped; ``epoch`` is the 0-based epoch that diverged.
+    """
+
+    def __init__(self, message: str, nonfinite_rows: dict | None = None, epoch: int = -1):
+        super().__init__(message)
+        self.nonfinite_rows = dict(nonfinite_rows or {})
+        self.epoch = epoch
+
+
+def count_nonfinite_rows(arrays: dict) -> dict:
+    """``{name: rows holding a NaN or an infinity}`` for each 2-D float array (None and empty
+    ones skipped). One pass, V float64 sums of scratch (a row's float64 sum of float32
+    values is finite iff all its values are)."""
+    out = {}
+    for name, array in arrays.items():
+        if array is None or not np.size(array):
+            continue
+        sums = np.add.reduce(array, axis=1, dtype=np.float64)
+        out[name] = int(np.count_nonzero(~np.isfinite(sums)))
+    return out
+
+
+def describe_rows(counts: dict) -> str:
+    """``"syn0 12 of its rows, syn1 3"`` style summary of :func:`count_nonfinite_rows`."""
+    parts = [f"{name}: {n}" for name, n in counts.items() if n]
+    return ", ".join(parts) if parts else "none left (the non-finite values were transient)"
