@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hsw2v._inner import Trainer
+from hsw2v.validation import check_model_for_training
 
 logger = logging.getLogger(__name__)
 
@@ -147,7 +148,8 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
     """The trainer settings of a model with a vocabulary, for ``threads`` threads sharing one
     copy of the weights (default ``model.workers``; a distributed task trains its replica on
     one). Builds ``model.cum_table`` when negative sampling needs it and it is missing or
-    stale.
+    stale, then checks every array and index the kernels will follow
+    (:func:`hsw2v.validation.check_model_for_training`).
 
     With several threads each job trains a private copy of the most visited inner nodes
     (``hsw2v.word2vec.HOT_NODES`` and the other tuning constants there, where the benchmarks
@@ -159,6 +161,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
     check_training_vocabulary(model)
     if model.negative and (model.cum_table is None or len(model.cum_table) != len(model.wv)):
         model.make_cum_table()
+    check_model_for_training(model)  # every index the kernels will follow, as it is now
     sg = bool(model.sg)
     tree = model.tree
     return TrainerSettings(

@@ -216,8 +216,15 @@ def check_tree_indices(codes, points, lengths, n_leaves: int, name=None) -> None
     this is the cheap, vectorised part every loaded or assigned tree gets.
 
     ``name(field)`` gives the name to report for ``"codes"``, ``"points"`` or ``"lengths"``
-    (default: the field itself). Raises ValueError saying which entry is wrong.
+    (default: the field itself).
 
+    Raises
+    ------
+    ValueError
+        Saying which entry is wrong.
+
+    Examples
+    --------
     >>> check_tree_indices(np.zeros((2, 1), np.uint8), np.zeros((2, 1), np.int32),
     ...                    np.ones(2, np.int32), 2)
     >>> check_tree_indices(np.zeros((2, 1), np.uint8), np.ones((2, 1), np.int32),

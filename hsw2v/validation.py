@@ -6,7 +6,9 @@ once on its way in, by :func:`check_word2vec_arrays`:
 
 * :meth:`hsw2v.Word2Vec.load` (through :func:`hsw2v.persist.check_word2vec_bundle`), with
   and without ``mmap``, names the file and the array;
-* ``train()`` checks the model as it is then (:func:`check_model_for_training`), because a
+* every training (``train()``, ``corpus_file`` mode and the distributed tasks, all through
+  :func:`hsw2v._make_trainer.trainer_settings`) checks the model as it is then
+  (:func:`check_model_for_training`), because a
   user may have assigned ``wv.vectors``, ``syn1``, ``tree``, ``cum_table`` or a parameter
   since; it names the attribute. This costs a few vectorised passes over the tree (about
   ``V x max_length`` bytes), far below one epoch.
@@ -15,7 +17,8 @@ What is checked: shapes agree (``V`` words, ``d`` columns), dtypes and C order a
 the kernels are compiled for, the tree's lengths, bits and inner-node ids are in range
 (:func:`hsw2v.trees.check_tree_indices`: ids below ``V - 1``, the rows of the private hot-row
 table), ``cum_table`` is non-decreasing with a positive last entry, ``key_to_index`` maps to
-rows that exist. Floats are not checked for NaN (see ``docs/robustness.md``).
+rows that exist. NaN and infinite weights are refused separately, by ``train()`` before it
+builds the trainer (see ``docs/robustness.md``).
 """
 
 from __future__ import annotations

@@ -45,7 +45,6 @@ from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.negative import make_cum_table
 from hsw2v.params import check_word2vec_params
 from hsw2v.trees import TREE_KINDS, semantic_tree, word2vec_tree
-from hsw2v.validation import check_model_for_training
 from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, scan_counts
 
 logger = logging.getLogger(__name__)
@@ -751,7 +750,6 @@ class Word2Vec:
             logger.warning("Effective 'alpha' higher than previous training cycles")  # gensim's
         start_alpha, end_alpha = self.alpha, self.min_alpha
         self.epochs = epochs
-        check_model_for_training(self)  # every index the kernels will follow, as it is now
         self.compute_loss = bool(compute_loss)
         callbacks = tuple(callbacks or ())
         schedule = Schedule(
