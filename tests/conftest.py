@@ -118,7 +118,7 @@ def pytest_addoption(parser):
     parser.addoption(
         "--fuzz-long",
         action="store_true",
-        help="run the crash-hunting fuzz tests (tests/test_fuzz_models.py) 50 times longer",
+        help="run the crash-hunting fuzz tests (tests/test_fuzz_models.py) 25 times longer",
     )
 
 
