@@ -95,13 +95,13 @@ def objective(model) -> str:
 
 
 def check_training_vocabulary(model) -> None:
-    """A clear ValueError unless ``model.wv`` holds the vocabulary the model was built with:
-    per-word ``count`` and ``sample_int`` and one tree path per word. ``model.wv`` replaced
+    """A clear ValueError unless ``model.wv`` holds a training vocabulary: per-word ``count``
+    and ``sample_int`` (that every array agrees with it is
+    :func:`hsw2v.validation.check_model_for_training`'s check). ``model.wv`` replaced
     by vectors without one (``load_word2vec_format``, ``add_vectors``) cannot be trained
     (gensim 4.4 starts training such a model and its worker threads fail, so ``train()``
     never returns)."""
-    wv, n = model.wv, len(model.wv.index_to_key)
-    expandos = getattr(wv, "expandos", {})
+    expandos = getattr(model.wv, "expandos", {})
     missing = [attr for attr in ("count", "sample_int") if attr not in expandos]
     if missing:
         raise ValueError(
@@ -109,18 +109,6 @@ def check_training_vocabulary(model) -> None:
             "): it was replaced by vectors such as load_word2vec_format() or add_vectors() "
             "give, which cannot be trained. Build the vocabulary with build_vocab(corpus) "
             "(then intersect_word2vec_format() to start from pretrained vectors)"
-        )
-    sizes = {
-        "vectors": len(wv.vectors),
-        "count": len(expandos["count"]),
-        "sample_int": len(expandos["sample_int"]),
-        "tree paths": len(model.tree.lengths),
-    }
-    if any(size != n for size in sizes.values()):
-        raise ValueError(
-            f"model.wv does not match the model's vocabulary of {len(model.tree.lengths)} "
-            f"words ({n} keys; {sizes}): it was replaced or changed after build_vocab(); "
-            "call build_vocab(corpus) again"
         )
 
 
