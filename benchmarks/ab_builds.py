@@ -2,7 +2,8 @@
 
 Each ``--build DIR`` is a checkout with its extensions built in place (``python3 setup.py
 build_ext --inplace``); ``DIR@JSON`` also sets constants of ``hsw2v.word2vec`` in that run, as
-``'.@{"HOT_SYNC": 1000}'``. For every repeat, mode and worker count, each build trains once in
+``'.@{"HOT_SYNC": 1000}'``, and leading ``NAME=VALUE`` words set environment variables of that
+run, as ``'HSW2V_CPU=avx2 .'`` (one kernel level of a dispatched build). For every repeat, mode and worker count, each build trains once in
 a fresh subprocess (``PYTHONPATH=DIR``, single-threaded BLAS) in the order given, so the
 builds share the machine's slow and fast moments (A B A B ...). A run builds the vocabulary
 from ``LineSentence`` (untimed) and trains ``--epochs`` epochs; it reports training words/s
@@ -10,13 +11,14 @@ from ``LineSentence`` (untimed) and trains ``--epochs`` epochs; it reports train
 words. The medians close the output, with each build's workers=2 / workers=1 ratio.
 
     python benchmarks/ab_builds.py --corpus CORPUS --build OLD_CHECKOUT --build . \\
-        [--modes sg,cbow] [--workers 1,2] [--repeats 5] [--epochs 3]
+        [--modes sg,cbow] [--workers 1,2] [--repeats 5] [--epochs 3] [--size 100]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -28,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import child_env, ensure_corpus  # noqa: E402
 
 
-def child(corpus: str, sg: int, workers: int, epochs: int, constants: dict) -> dict:
+def child(corpus: str, sg: int, workers: int, epochs: int, constants: dict, size: int) -> dict:
     """One run (in the subprocess): train and report words/s, CPU s/Mword, the module used."""
     import hsw2v.word2vec
     from hsw2v import LineSentence, Word2Vec
@@ -38,7 +40,7 @@ def child(corpus: str, sg: int, workers: int, epochs: int, constants: dict) -> d
             raise SystemExit(f"hsw2v.word2vec has no constant {name!r}")
         setattr(hsw2v.word2vec, name, value)
     model = Word2Vec(
-        vector_size=100, window=5, min_count=5, sample=1e-3, sg=sg, workers=workers, seed=1,
+        vector_size=size, window=5, min_count=5, sample=1e-3, sg=sg, workers=workers, seed=1,
         epochs=epochs,
     )  # fmt: skip
     sentences = LineSentence(corpus)
@@ -51,14 +53,20 @@ def child(corpus: str, sg: int, workers: int, epochs: int, constants: dict) -> d
         "words_per_s": words / seconds,
         "cpu_s_per_mword": cpu / words * 1e6,
         "module": str(Path(hsw2v.word2vec.__file__).resolve().parent),
+        "level": getattr(getattr(hsw2v, "_cpu", None), "level", None) or "native (undispatched)",
     }
 
 
-def run_child(build: str, corpus: str, sg: int, workers: int, epochs: int) -> dict:
-    directory, _, constants = build.partition("@")
+def run_child(build: str, corpus: str, sg: int, workers: int, epochs: int, size: int) -> dict:
     env = child_env()  # single-threaded BLAS, as every benchmark subprocess
+    env.pop("HSW2V_CPU", None)
+    spec = build
+    while assignment := re.match(r"([A-Za-z_]\w*)=(\S*)\s+", spec):
+        env[assignment[1]] = assignment[2]
+        spec = spec[assignment.end() :]
+    directory, _, constants = spec.partition("@")
     env["PYTHONPATH"] = str(Path(directory).resolve())
-    spec = json.dumps([corpus, sg, workers, epochs, json.loads(constants or "{}")])
+    spec = json.dumps([corpus, sg, workers, epochs, json.loads(constants or "{}"), size])
     done = subprocess.run(
         [sys.executable, __file__, "--child", spec], env=env, capture_output=True, text=True
     )
@@ -80,6 +88,7 @@ def main(argv=None):
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--size", type=int, default=100, help="vector_size")
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(child(*json.loads(args.child))))
@@ -94,15 +103,18 @@ def main(argv=None):
         for mode in modes:
             for w in workers:
                 for build in args.build:
-                    r = run_child(build, corpus, int(mode == "sg"), w, args.epochs)
+                    r = run_child(build, corpus, int(mode == "sg"), w, args.epochs, args.size)
                     runs.setdefault((mode, w, build), []).append(r)
                     print(
-                        f"[{repeat + 1}/{args.repeats}] {mode} workers={w} {build}: "
+                        f"[{repeat + 1}/{args.repeats}] {mode} workers={w} {build} ({r['level']}): "
                         f"{r['words_per_s'] / 1e3:,.0f}k words/s, "
                         f"{r['cpu_s_per_mword']:.3f} CPU s/Mword",
                         flush=True,
                     )
-    print(f"medians of {args.repeats} alternated runs, {args.epochs} epochs each:")
+    print(
+        f"medians of {args.repeats} alternated runs, {args.epochs} epochs each, "
+        f"vector_size={args.size}:"
+    )
     for mode in modes:
         for build in args.build:
             speed = {

@@ -6,12 +6,24 @@
 2
 """
 
+__version__ = "0.1.0"
+
+# First (isort keeps it first): importing hsw2v._cpu binds hsw2v._inner, _query and _layer
+# to the kernels compiled for this CPU's level.
+from hsw2v import _cpu  # noqa: F401
 from hsw2v.corpora import LineSentence, PathLineSentences, Text8Corpus
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.layer import HierarchicalSoftmax
 from hsw2v.word2vec import Word2Vec
 
-__version__ = "0.1.0"
+
+def show_config() -> None:
+    """Print the version, the kernel level in use, the levels compiled, the BLAS and the
+    compiler flags per level (see :mod:`hsw2v._config`)."""
+    from hsw2v._config import show_config as show
+
+    show()
+
 
 __all__ = [
     "HierarchicalSoftmax",
@@ -21,4 +33,5 @@ __all__ = [
     "Text8Corpus",
     "Word2Vec",
     "__version__",
+    "show_config",
 ]

@@ -1,0 +1,145 @@
+"""Runtime kernel dispatch: bind ``hsw2v._inner``, ``_query`` and ``_layer`` to one CPU level.
+
+Design note
+-----------
+The vector kernels are compiled once per instruction-set level into ``hsw2v/_cpu/<level>/``
+(see ``setup.py``); everything else is compiled for the portable baseline. On ``import
+hsw2v`` this module is imported first and, on import, picks the best compiled level that the CPU (and its OS)
+supports, imports that level's three modules and registers them in ``sys.modules`` (and as
+attributes of the package) under their usual names. So ``from hsw2v import _inner``, ``import
+hsw2v._inner`` and ``_corpus_file``'s ``cimport`` of ``hsw2v._inner`` all reach the chosen
+level's module, the same module object everywhere, and nothing else in the package knows that
+levels exist. A level is chosen once per process; switching needs a fresh process.
+
+The CPU's features come from NumPy (``numpy._core._multiarray_umath.__cpu_features__``, which
+checks CPUID and that the OS saves the wider registers), the same test NumPy uses for its own
+dispatched loops. ``HSW2V_CPU=baseline|avx2|avx512`` (or ``native`` for a ``HSW2V_NATIVE=1``
+build) forces a level, for testing and benchmarking; a level that this build lacks or this CPU
+cannot run is refused with an ImportError that names what is missing.
+
+Levels (the compiler flags per level are in ``setup.py`` and printed by
+:func:`hsw2v.show_config`):
+
+========  ==================================  =============================================
+level     needs (NumPy feature names)         compiled with (GCC / Clang; MSVC)
+========  ==================================  =============================================
+baseline  nothing (x86-64: SSE2; arm64: NEON)  no ISA flag
+avx2      AVX2, FMA3                           -mavx2 -mfma; /arch:AVX2
+avx512    + AVX512F, CD, VL, BW, DQ            + -mavx512f -mavx512cd -mavx512vl -mavx512bw
+                                               -mavx512dq; /arch:AVX512
+native    the CPU that built it                -march=native (``HSW2V_NATIVE=1`` builds only)
+========  ==================================  =============================================
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+KERNELS = ("_inner", "_query", "_layer")
+# Best last: the automatic choice is the last compiled level the CPU supports.
+LEVELS = ("baseline", "avx2", "avx512", "native")
+REQUIRES = {
+    "baseline": (),
+    "avx2": ("AVX2", "FMA3"),
+    "avx512": ("AVX2", "FMA3", "AVX512F", "AVX512CD", "AVX512VL", "AVX512BW", "AVX512DQ"),
+    "native": (),
+}
+ENV = "HSW2V_CPU"
+
+# Filled by bind(): the level in use and how it was chosen.
+level: str | None = None
+reason: str = ""
+
+
+def cpu_features() -> dict[str, bool]:
+    """NumPy's runtime CPU feature table (empty when this NumPy does not expose one)."""
+    for name in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):
+        try:
+            return dict(importlib.import_module(name).__cpu_features__)
+        except (ImportError, AttributeError):
+            continue
+    return {}
+
+
+def build_config() -> dict:
+    """What ``setup.py`` recorded about this build: compiler, levels and their flags."""
+    path = Path(__file__).with_name("build.json")
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def compiled_levels() -> list[str]:
+    """The levels of the last build whose kernels are present, in :data:`LEVELS` order (an
+    in-place build can leave another build's level behind; ``build.json`` names the current)."""
+    built = build_config().get("levels") or LEVELS
+    return [
+        name
+        for name in LEVELS
+        if name in built
+        and all(importlib.util.find_spec(f"{__name__}.{name}.{k}") for k in KERNELS)
+    ]
+
+
+def missing_features(name: str, features: dict[str, bool]) -> list[str]:
+    """The features that level ``name`` needs and this CPU lacks."""
+    return [f for f in REQUIRES[name] if not features.get(f, False)]
+
+
+def choose(requested: str | None, compiled: list[str], features: dict[str, bool]):
+    """``(level, reason)``: the forced level if it can run, else the best one that can."""
+    if not compiled:
+        raise ImportError(
+            "hsw2v's compiled kernels are missing (no hsw2v/_cpu/<level>/ modules): build them "
+            "with `pip install .` or `python3 setup.py build_ext --inplace`"
+        )
+    if requested:
+        if requested not in REQUIRES:
+            raise ImportError(
+                f"{ENV}={requested!r} is not a level; use one of {', '.join(LEVELS[:3])} "
+                f"(this build has: {', '.join(compiled)}), or unset {ENV} to choose automatically"
+            )
+        if requested not in compiled:
+            raise ImportError(
+                f"{ENV}={requested} asks for a level this build of hsw2v does not hold "
+                f"(it has: {', '.join(compiled)}); unset {ENV} or choose one of those"
+            )
+        lacking = missing_features(requested, features)
+        if lacking:
+            runnable = [n for n in compiled if not missing_features(n, features)]
+            raise ImportError(
+                f"{ENV}={requested} needs CPU features this machine lacks: "
+                f"{', '.join(lacking)}; its CPU can run: {', '.join(runnable) or 'none'}"
+            )
+        return requested, f"forced by {ENV}"
+    for name in reversed(compiled):
+        if not missing_features(name, features):
+            return name, "best level this CPU supports"
+    raise ImportError(
+        f"no compiled level of hsw2v runs on this CPU (compiled: {', '.join(compiled)}; "
+        f"missing: {', '.join(missing_features(compiled[0], features))})"
+    )
+
+
+def bind() -> str:
+    """Choose the level once and register its modules as ``hsw2v._inner`` etc."""
+    global level, reason
+    if level is not None:
+        return level
+    chosen, why = choose(os.environ.get(ENV) or None, compiled_levels(), cpu_features())
+    package = sys.modules[__name__.rpartition(".")[0]]
+    for name in KERNELS:
+        module = importlib.import_module(f"{__name__}.{chosen}.{name}")
+        sys.modules[f"{package.__name__}.{name}"] = module
+        setattr(package, name, module)
+    level, reason = chosen, why
+    return level
+
+
+bind()
