@@ -8,13 +8,41 @@
 
 __version__ = "0.1.0"
 
-# First (isort keeps it first): importing hsw2v._cpu binds hsw2v._inner, _query and _layer
-# to the kernels compiled for this CPU's level.
+import importlib
+from typing import TYPE_CHECKING
+
+# First: importing hsw2v._cpu chooses the CPU level whose kernels hsw2v._inner, _query and
+# _layer will be. The public classes load on first use (PEP 562), so `import hsw2v` does not
+# pay for SciPy's import until a model or corpus class is touched.
 from hsw2v import _cpu  # noqa: F401
-from hsw2v.corpora import LineSentence, PathLineSentences, Text8Corpus
-from hsw2v.keyedvectors import KeyedVectors
-from hsw2v.layer import HierarchicalSoftmax
-from hsw2v.word2vec import Word2Vec
+
+if TYPE_CHECKING:  # what the lazy names below are, for type checkers and documentation tools
+    from hsw2v.corpora import LineSentence, PathLineSentences, Text8Corpus
+    from hsw2v.keyedvectors import KeyedVectors
+    from hsw2v.layer import HierarchicalSoftmax
+    from hsw2v.word2vec import Word2Vec
+
+_PUBLIC = {
+    "HierarchicalSoftmax": "hsw2v.layer",
+    "KeyedVectors": "hsw2v.keyedvectors",
+    "LineSentence": "hsw2v.corpora",
+    "PathLineSentences": "hsw2v.corpora",
+    "Text8Corpus": "hsw2v.corpora",
+    "Word2Vec": "hsw2v.word2vec",
+}
+
+
+def __getattr__(name: str):
+    """Load a public class on first use (``from hsw2v import Word2Vec`` works as before)."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'hsw2v' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_PUBLIC[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))
 
 
 def show_config() -> None:

@@ -4,12 +4,17 @@ Design note
 -----------
 The vector kernels are compiled once per instruction-set level into ``hsw2v/_cpu/<level>/``
 (see ``setup.py``); everything else is compiled for the portable baseline. On ``import
-hsw2v`` this module is imported first and, on import, picks the best compiled level that the CPU (and its OS)
-supports, imports that level's three modules and registers them in ``sys.modules`` (and as
-attributes of the package) under their usual names. So ``from hsw2v import _inner``, ``import
-hsw2v._inner`` and ``_corpus_file``'s ``cimport`` of ``hsw2v._inner`` all reach the chosen
-level's module, the same module object everywhere, and nothing else in the package knows that
-levels exist. A level is chosen once per process; switching needs a fresh process.
+hsw2v`` this module is imported first: it picks the best compiled level that the CPU (and its
+OS) supports and puts a finder first on ``sys.meta_path`` that answers for exactly
+``hsw2v._inner``, ``hsw2v._query`` and ``hsw2v._layer``: importing one of them imports the
+chosen level's module and leaves it in ``sys.modules`` under the usual name (the import
+system returns what ``sys.modules`` holds once a module has run, the documented replacement
+case). So ``from hsw2v import _inner``, ``import hsw2v._inner`` and ``_corpus_file``'s
+``cimport`` of ``hsw2v._inner`` all reach the chosen level's module, one module object
+everywhere, loaded on first use (``import hsw2v`` does not import SciPy); nothing else in the
+package knows that levels exist, and kernel files left in ``hsw2v/`` by a build of the older
+undispatched layout are never loaded. A level is chosen once per process; switching needs a
+fresh process.
 
 The CPU's features come from NumPy (``numpy._core._multiarray_umath.__cpu_features__``, which
 checks CPUID and that the OS saves the wider registers), the same test NumPy uses for its own
@@ -34,12 +39,14 @@ native    the CPU that built it                -march=native (``HSW2V_NATIVE=1``
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import json
 import os
 import sys
 from pathlib import Path
 
+PACKAGE = __name__.rpartition(".")[0]  # "hsw2v"
 KERNELS = ("_inner", "_query", "_layer")
 # Best last: the automatic choice is the last compiled level the CPU supports.
 LEVELS = ("baseline", "avx2", "avx512", "native")
@@ -128,18 +135,37 @@ def choose(requested: str | None, compiled: list[str], features: dict[str, bool]
 
 
 def bind() -> str:
-    """Choose the level once and register its modules as ``hsw2v._inner`` etc."""
+    """Choose the level once (at ``import hsw2v``); errors name what is missing."""
     global level, reason
-    if level is not None:
-        return level
-    chosen, why = choose(os.environ.get(ENV) or None, compiled_levels(), cpu_features())
-    package = sys.modules[__name__.rpartition(".")[0]]
-    for name in KERNELS:
-        module = importlib.import_module(f"{__name__}.{chosen}.{name}")
-        sys.modules[f"{package.__name__}.{name}"] = module
-        setattr(package, name, module)
-    level, reason = chosen, why
+    if level is None:
+        level, reason = choose(os.environ.get(ENV) or None, compiled_levels(), cpu_features())
     return level
 
 
+def kernel(name: str):
+    """The chosen level's module for ``hsw2v.<name>`` (imported on first use)."""
+    if name not in KERNELS:
+        raise ValueError(f"{name!r} is not a dispatched kernel module ({', '.join(KERNELS)})")
+    return importlib.import_module(f"{__name__}.{bind()}.{name}")
+
+
+class KernelFinder:
+    """Import-system finder and loader for ``hsw2v._inner``, ``_query`` and ``_layer``: the
+    module it runs replaces itself in ``sys.modules`` by the chosen level's module."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        package, _, name = fullname.rpartition(".")
+        if package != PACKAGE or name not in KERNELS:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec):
+        return None  # a placeholder module, replaced in exec_module
+
+    def exec_module(self, module):
+        sys.modules[module.__name__] = kernel(module.__name__.rpartition(".")[2])
+
+
 bind()
+if not any(isinstance(finder, KernelFinder) for finder in sys.meta_path):
+    sys.meta_path.insert(0, KernelFinder())
