@@ -53,6 +53,7 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 LEVEL_KERNELS = ("_inner", "_query", "_layer")
 GCC_OPT = [
+    "-g0",  # no debug info: a third of the size of each kernel otherwise
     "-O3",
     "-fno-math-errno",
     "-fno-trapping-math",
@@ -64,7 +65,7 @@ GCC_OPT = [
 # The corpus_file reader and the learning-rate schedule: no vector math, and strict IEEE
 # arithmetic (no reassociation, no fused multiply-add) so that the schedule gives the same
 # bits in every build.
-GCC_STRICT = ["-O2", "-ffp-contract=off"]
+GCC_STRICT = ["-g0", "-O2", "-ffp-contract=off"]
 MSVC_OPT = ["/O2"]
 GCC_LEVELS = {
     "baseline": [],
@@ -114,10 +115,16 @@ class BuildExt(build_ext):
                 ext.extra_compile_args = GCC_STRICT if "_corpus_file" in ext.name else GCC_OPT
             else:
                 ext.extra_compile_args = GCC_OPT + GCC_LEVELS[level]
+        config = self.build_config()
+        previous = Path(self.build_lib, "hsw2v", "_cpu", "build.json")
+        if not previous.exists() or json.loads(previous.read_text()) != config:
+            self.force = True  # other flags than the last build: setuptools only checks dates
         super().build_extensions()
-        self.write_build_config(msvc)
+        self.config_text = json.dumps(config, indent=1) + "\n"
+        previous.parent.mkdir(parents=True, exist_ok=True)
+        previous.write_text(self.config_text)
 
-    def write_build_config(self, msvc: bool):
+    def build_config(self) -> dict:
         levels = {
             ext.hsw2v_level: ext.extra_compile_args
             for ext in self.extensions
@@ -133,10 +140,7 @@ class BuildExt(build_ext):
                 if not getattr(ext, "hsw2v_level", None)
             },
         }
-        self.config_text = json.dumps(config, indent=1) + "\n"
-        target = Path(self.build_lib, "hsw2v", "_cpu", "build.json")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(self.config_text)
+        return config
 
     def run(self):
         super().run()
