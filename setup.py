@@ -42,6 +42,7 @@ D. Parallel. Extensions compile in parallel, one per core (``build_ext --paralle
 import json
 import os
 import subprocess
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -161,12 +162,15 @@ def compiler_version(compiler) -> str:
         return f"{compiler.compiler_type}: {command[0]}"
 
 
-def extension(name: str, sources: list[str], level: str | None = None) -> Extension:
+def extension(
+    name: str, sources: list[str], level: str | None = None, depends: list[str] = ()
+) -> Extension:
     ext = Extension(
         name,
         sources,
         include_dirs=[np.get_include(), "."],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        depends=list(depends),
     )
     ext.hsw2v_level = level
     return ext
@@ -187,13 +191,19 @@ translated = cythonize(
         for name in (*LEVEL_KERNELS, "_corpus_file", "_recording")
     ],
     compiler_directives=DIRECTIVES,
-    nthreads=os.cpu_count() or 1,
+    nthreads=(os.cpu_count() or 1) if sys.platform == "linux" else 0,  # a process pool: fork only
 )
 extensions = [ext for ext in translated if ext.name in ("hsw2v._corpus_file", "hsw2v._recording")]
 for level in levels_for_target():
     for name in LEVEL_KERNELS:
         extensions.append(
-            extension(f"hsw2v._cpu.{level}.{name}", [level_wrapper(level, name)], level)
+            # the wrapper never changes: rebuild when the generated C or a header does
+            extension(
+                f"hsw2v._cpu.{level}.{name}",
+                [level_wrapper(level, name)],
+                level,
+                depends=[f"hsw2v/{name}.c", *sorted(p.as_posix() for p in Path("hsw2v").glob("*.h"))],
+            )
         )
 
 setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt})
