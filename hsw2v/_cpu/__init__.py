@@ -125,6 +125,8 @@ def choose(requested: str | None, compiled: list[str], features: dict[str, bool]
                 f"{', '.join(lacking)}; its CPU can run: {', '.join(runnable) or 'none'}"
             )
         return requested, f"forced by {ENV}"
+    if compiled == ["native"]:
+        return "native", "the one level of this build"  # HSW2V_NATIVE=1: -march=native
     for name in reversed(compiled):
         if not missing_features(name, features):
             return name, "best level this CPU supports"
