@@ -1,82 +1,209 @@
-"""Build the Cython kernels.
+"""Build the Cython kernels: the vector kernels once per CPU level, the rest once, portably.
 
-Compiler flags: ``-O3`` plus the subset of fast-math that lets GCC vectorise the dot-product
-reductions (reassociation) without changing the process's floating-point mode (full
-``-ffast-math`` at link time would set flush-to-zero for every program that imports us).
-``HSW2V_NATIVE=0`` drops ``-march=native`` for a portable build.
+Design note
+-----------
+A. Levels. The three extensions that do vector math (``_inner``: training, ``_query``:
+   scoring and search, ``_layer``: the layer's batched passes) are compiled once per
+   instruction-set level into ``hsw2v/_cpu/<level>/``; :mod:`hsw2v._cpu` picks one level at
+   import from the CPU's features and binds ``hsw2v._inner`` etc. to it. ``_corpus_file``
+   (reader and schedule, strict IEEE arithmetic) and ``_recording`` (integer passes) do no
+   vector math and are built once at the baseline; ``_corpus_file``'s cimport of
+   ``hsw2v._inner`` resolves at run time to the chosen level. Levels per target:
+
+   ===========  =========================  ================================================
+   level        GCC / Clang (x86-64)        MSVC (x64)
+   ===========  =========================  ================================================
+   baseline     (x86-64 default: SSE2)      (x64 default: SSE2)
+   avx2         -mavx2 -mfma                /arch:AVX2
+   avx512       + -mavx512f/cd/vl/bw/dq     /arch:AVX512
+   ===========  =========================  ================================================
+
+   Other targets (aarch64: NEON is its baseline; macOS universal2) build the baseline only.
+   ``HSW2V_NATIVE=1`` builds one level, ``native`` (``-march=native``), for a source build
+   that will only run on the machine (or CPU model) that built it.
+
+B. One Cython translation per source: each ``.pyx`` is cythonized once into ``hsw2v/*.c``
+   and each level compiles a one-line wrapper (``build/cpu_levels/<level>/<name>.c`` holding
+   ``#include "hsw2v/<name>.c"``), so every level has its own object files and the module's
+   init function (``PyInit_<name>``) matches the level's ``hsw2v/_cpu/<level>/<name>`` path.
+
+C. Flags. ``-O3`` plus the subset of fast-math that lets GCC vectorise the dot-product
+   reductions (reassociation) without changing the process's floating-point mode (full
+   ``-ffast-math`` at link time would set flush-to-zero for every program that imports us)
+   and without assuming finite math (NaN checks stay). MSVC has no such subset: ``/O2`` with
+   its default ``/fp:precise`` keeps the same NaN semantics (reductions are not reassociated
+   there). The flags used are written to ``hsw2v/_cpu/build.json`` for
+   :func:`hsw2v.show_config`.
+
+D. Parallel. Extensions compile in parallel, one per core (``build_ext --parallel`` /
+   ``-j`` overrides).
 """
 
+import json
 import os
+import subprocess
 import sys
+import sysconfig
+from pathlib import Path
 
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
-compile_args = []
-if sys.platform != "win32":
-    compile_args = [
-        "-O3",
-        "-fno-math-errno",
-        "-fno-trapping-math",
-        "-fassociative-math",
-        "-fno-signed-zeros",
-        "-freciprocal-math",
-        "-funroll-loops",
-    ]
-    if os.environ.get("HSW2V_NATIVE", "1") != "0":
-        compile_args.append("-march=native")
-
-extensions = [
-    Extension(
-        "hsw2v._inner",
-        ["hsw2v/_inner.pyx"],
-        include_dirs=[np.get_include()],
-        extra_compile_args=compile_args,
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-    ),
-    Extension(
-        "hsw2v._query",
-        ["hsw2v/_query.pyx"],
-        include_dirs=[np.get_include()],
-        extra_compile_args=compile_args,
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-    ),
-    # The corpus_file reader and the learning-rate schedule: no vector math to vectorise, and
-    # strict IEEE arithmetic (no reassociation, no fused multiply-add) so that the schedule
-    # gives the same bits in every build.
-    Extension(
-        "hsw2v._corpus_file",
-        ["hsw2v/_corpus_file.pyx"],
-        include_dirs=[np.get_include()],
-        extra_compile_args=["-O2", "-ffp-contract=off"] if sys.platform != "win32" else [],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-    ),
-    Extension(
-        "hsw2v._recording",
-        ["hsw2v/_recording.pyx"],
-        include_dirs=[np.get_include()],
-        extra_compile_args=compile_args,
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-    ),
-    Extension(
-        "hsw2v._layer",
-        ["hsw2v/_layer.pyx"],
-        include_dirs=[np.get_include()],
-        extra_compile_args=compile_args,
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-    ),
+ROOT = Path(__file__).resolve().parent
+LEVEL_KERNELS = ("_inner", "_query", "_layer")
+GCC_OPT = [
+    "-g0",  # no debug info: a third of the size of each kernel otherwise
+    "-O3",
+    "-fno-math-errno",
+    "-fno-trapping-math",
+    "-fassociative-math",
+    "-fno-signed-zeros",
+    "-freciprocal-math",
+    "-funroll-loops",
 ]
+# The corpus_file reader and the learning-rate schedule: no vector math, and strict IEEE
+# arithmetic (no reassociation, no fused multiply-add) so that the schedule gives the same
+# bits in every build.
+GCC_STRICT = ["-g0", "-O2", "-ffp-contract=off"]
+MSVC_OPT = ["/O2"]
+GCC_LEVELS = {
+    "baseline": [],
+    "avx2": ["-mavx2", "-mfma"],
+    "avx512": ["-mavx2", "-mfma", "-mavx512f", "-mavx512cd", "-mavx512vl", "-mavx512bw",
+               "-mavx512dq"],
+    "native": ["-march=native"],
+}  # fmt: skip
+MSVC_LEVELS = {"baseline": [], "avx2": ["/arch:AVX2"], "avx512": ["/arch:AVX512"]}
 
-setup(
-    ext_modules=cythonize(
-        extensions,
-        compiler_directives={
-            "language_level": 3,
-            "boundscheck": False,
-            "wraparound": False,
-            "cdivision": True,
-            "initializedcheck": False,
-        },
-    ),
+
+def levels_for_target() -> list[str]:
+    """The levels this build compiles: x86-64 gets three, other targets the baseline."""
+    if os.environ.get("HSW2V_NATIVE", "0") == "1":
+        return ["native"]
+    platform = sysconfig.get_platform().lower()  # honours cross-compiling hosts
+    if platform.endswith(("x86_64", "amd64")) and "universal" not in platform:
+        return ["baseline", "avx2", "avx512"]
+    return ["baseline"]
+
+
+def level_wrapper(level: str, name: str) -> str:
+    """A one-line C file that compiles ``hsw2v/<name>.c`` as this level's object."""
+    wrapper = Path("build", "cpu_levels", level, f"{name}.c")
+    text = f'/* generated by setup.py: {name} at the {level} level */\n#include "hsw2v/{name}.c"\n'
+    (ROOT / wrapper).parent.mkdir(parents=True, exist_ok=True)
+    if not (ROOT / wrapper).exists() or (ROOT / wrapper).read_text() != text:
+        (ROOT / wrapper).write_text(text)
+    return wrapper.as_posix()
+
+
+class BuildExt(build_ext):
+    """Per-compiler flags, one job per core, and the flags recorded for show_config()."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1
+
+    def build_extensions(self):
+        msvc = self.compiler.compiler_type == "msvc"
+        for ext in self.extensions:
+            level = getattr(ext, "hsw2v_level", None)
+            if msvc:
+                ext.extra_compile_args = MSVC_OPT + MSVC_LEVELS.get(level or "baseline", [])
+            elif level is None:
+                ext.extra_compile_args = GCC_STRICT if "_corpus_file" in ext.name else GCC_OPT
+            else:
+                ext.extra_compile_args = GCC_OPT + GCC_LEVELS[level]
+        config = self.build_config()
+        previous = Path(self.build_lib, "hsw2v", "_cpu", "build.json")
+        if not previous.exists() or json.loads(previous.read_text()) != config:
+            self.force = True  # other flags than the last build: setuptools only checks dates
+        super().build_extensions()
+        self.config_text = json.dumps(config, indent=1) + "\n"
+        previous.parent.mkdir(parents=True, exist_ok=True)
+        previous.write_text(self.config_text)
+
+    def build_config(self) -> dict:
+        levels = {
+            ext.hsw2v_level: ext.extra_compile_args
+            for ext in self.extensions
+            if getattr(ext, "hsw2v_level", None)
+        }
+        config = {
+            "compiler": compiler_version(self.compiler),
+            "platform": sysconfig.get_platform(),
+            "levels": levels,
+            "other_extensions": {
+                ext.name: ext.extra_compile_args
+                for ext in self.extensions
+                if not getattr(ext, "hsw2v_level", None)
+            },
+        }
+        return config
+
+    def run(self):
+        super().run()
+        if self.inplace and getattr(self, "config_text", None):  # in-place and editable builds
+            package = self.get_finalized_command("build_py").get_package_dir("hsw2v._cpu")
+            Path(package, "build.json").write_text(self.config_text)
+
+
+def compiler_version(compiler) -> str:
+    """The compiler's type and, for GCC / Clang, the first line of ``--version``."""
+    command = getattr(compiler, "compiler_so", None)
+    if not command:
+        return compiler.compiler_type
+    try:
+        done = subprocess.run([command[0], "--version"], capture_output=True, text=True)
+        return f"{compiler.compiler_type}: {done.stdout.splitlines()[0]}"
+    except (OSError, IndexError):
+        return f"{compiler.compiler_type}: {command[0]}"
+
+
+def extension(
+    name: str, sources: list[str], level: str | None = None, depends: list[str] = ()
+) -> Extension:
+    ext = Extension(
+        name,
+        sources,
+        include_dirs=[np.get_include(), "."],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        depends=list(depends),
+    )
+    ext.hsw2v_level = level
+    return ext
+
+
+DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": False,
+    "wraparound": False,
+    "cdivision": True,
+    "initializedcheck": False,
+}
+
+# Cythonize every source once (hsw2v/<name>.c), then compile the vector kernels per level.
+translated = cythonize(
+    [
+        extension(f"hsw2v.{name}", [f"hsw2v/{name}.pyx"])
+        for name in (*LEVEL_KERNELS, "_corpus_file", "_recording")
+    ],
+    compiler_directives=DIRECTIVES,
+    nthreads=(os.cpu_count() or 1) if sys.platform == "linux" else 0,  # a process pool: fork only
 )
+extensions = [ext for ext in translated if ext.name in ("hsw2v._corpus_file", "hsw2v._recording")]
+for level in levels_for_target():
+    for name in LEVEL_KERNELS:
+        extensions.append(
+            # the wrapper never changes: rebuild when the generated C or a header does
+            extension(
+                f"hsw2v._cpu.{level}.{name}",
+                [level_wrapper(level, name)],
+                level,
+                depends=[f"hsw2v/{name}.c", *sorted(p.as_posix() for p in Path("hsw2v").glob("*.h"))],
+            )
+        )
+
+setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt})

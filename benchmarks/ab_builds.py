@@ -2,22 +2,26 @@
 
 Each ``--build DIR`` is a checkout with its extensions built in place (``python3 setup.py
 build_ext --inplace``); ``DIR@JSON`` also sets constants of ``hsw2v.word2vec`` in that run, as
-``'.@{"HOT_SYNC": 1000}'``. For every repeat, mode and worker count, each build trains once in
-a fresh subprocess (``PYTHONPATH=DIR``, single-threaded BLAS) in the order given, so the
-builds share the machine's slow and fast moments (A B A B ...). A run builds the vocabulary
-from ``LineSentence`` (or with ``--input corpus_file`` from the file itself; untimed) and
-trains ``--epochs`` epochs; it reports training words/s
-(corpus words x epochs / ``train()`` seconds) and CPU seconds of all threads per million
-words. The medians close the output, with each build's workers=2 / workers=1 ratio.
+``'.@{"HOT_SYNC": 1000}'``, and leading ``NAME=VALUE`` words set environment variables of that
+run, as ``'HSW2V_CPU=avx2 .'`` (one kernel level of a dispatched build). For every repeat,
+mode and worker count, each build trains once in a fresh subprocess (``PYTHONPATH=DIR``,
+single-threaded BLAS) in the order given, so the builds share the machine's slow and fast
+moments (A B A B ...). A run builds the vocabulary from ``LineSentence`` (or with ``--input
+corpus_file`` from the file itself; untimed) and trains ``--epochs`` epochs; it reports
+training words/s (corpus words x epochs / ``train()`` seconds) and CPU seconds of all threads
+per million words. The medians close the output, with each build's workers=2 / workers=1
+ratio.
 
     python benchmarks/ab_builds.py --corpus CORPUS --build OLD_CHECKOUT --build . \\
-        [--modes sg,cbow] [--workers 1,2] [--repeats 5] [--epochs 3] [--input corpus_file]
+        [--modes sg,cbow] [--workers 1,2] [--repeats 5] [--epochs 3] [--size 100] \\
+        [--input corpus_file]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -30,7 +34,13 @@ from common import child_env, ensure_corpus  # noqa: E402
 
 
 def child(
-    corpus: str, sg: int, workers: int, epochs: int, constants: dict, source: str = "linesentence"
+    corpus: str,
+    sg: int,
+    workers: int,
+    epochs: int,
+    constants: dict,
+    size: int,
+    source: str = "linesentence",
 ) -> dict:
     """One run (in the subprocess): train and report words/s, CPU s/Mword, the module used."""
     import hsw2v.word2vec
@@ -41,7 +51,7 @@ def child(
             raise SystemExit(f"hsw2v.word2vec has no constant {name!r}")
         setattr(hsw2v.word2vec, name, value)
     model = Word2Vec(
-        vector_size=100, window=5, min_count=5, sample=1e-3, sg=sg, workers=workers, seed=1,
+        vector_size=size, window=5, min_count=5, sample=1e-3, sg=sg, workers=workers, seed=1,
         epochs=epochs,
     )  # fmt: skip
     given = {"corpus_file": corpus} if source == "corpus_file" else {}
@@ -55,16 +65,28 @@ def child(
         "words_per_s": words / seconds,
         "cpu_s_per_mword": cpu / words * 1e6,
         "module": str(Path(hsw2v.word2vec.__file__).resolve().parent),
+        "level": getattr(getattr(hsw2v, "_cpu", None), "level", None) or "native (undispatched)",
     }
 
 
 def run_child(
-    build: str, corpus: str, sg: int, workers: int, epochs: int, source: str = "linesentence"
+    build: str,
+    corpus: str,
+    sg: int,
+    workers: int,
+    epochs: int,
+    size: int,
+    source: str = "linesentence",
 ) -> dict:
-    directory, _, constants = build.partition("@")
     env = child_env()  # single-threaded BLAS, as every benchmark subprocess
+    env.pop("HSW2V_CPU", None)
+    spec = build
+    while assignment := re.match(r"([A-Za-z_]\w*)=(\S*)\s+", spec):
+        env[assignment[1]] = assignment[2]
+        spec = spec[assignment.end() :]
+    directory, _, constants = spec.partition("@")
     env["PYTHONPATH"] = str(Path(directory).resolve())
-    spec = json.dumps([corpus, sg, workers, epochs, json.loads(constants or "{}"), source])
+    spec = json.dumps([corpus, sg, workers, epochs, json.loads(constants or "{}"), size, source])
     done = subprocess.run(
         [sys.executable, __file__, "--child", spec], env=env, capture_output=True, text=True
     )
@@ -86,6 +108,7 @@ def main(argv=None):
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--size", type=int, default=100, help="vector_size")
     parser.add_argument(
         "--input",
         choices=("linesentence", "corpus_file"),
@@ -106,15 +129,20 @@ def main(argv=None):
         for mode in modes:
             for w in workers:
                 for build in args.build:
-                    r = run_child(build, corpus, int(mode == "sg"), w, args.epochs, args.input)
+                    r = run_child(
+                        build, corpus, int(mode == "sg"), w, args.epochs, args.size, args.input
+                    )
                     runs.setdefault((mode, w, build), []).append(r)
                     print(
-                        f"[{repeat + 1}/{args.repeats}] {mode} workers={w} {build}: "
+                        f"[{repeat + 1}/{args.repeats}] {mode} workers={w} {build} ({r['level']}): "
                         f"{r['words_per_s'] / 1e3:,.0f}k words/s, "
                         f"{r['cpu_s_per_mword']:.3f} CPU s/Mword",
                         flush=True,
                     )
-    print(f"medians of {args.repeats} alternated runs, {args.epochs} epochs each:")
+    print(
+        f"medians of {args.repeats} alternated runs, {args.epochs} epochs each, "
+        f"vector_size={args.size}:"
+    )
     for mode in modes:
         for build in args.build:
             speed = {

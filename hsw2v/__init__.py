@@ -6,12 +6,55 @@
 2
 """
 
-from hsw2v.corpora import FixedCorpus, LineSentence, PathLineSentences, Text8Corpus
-from hsw2v.keyedvectors import KeyedVectors
-from hsw2v.layer import HierarchicalSoftmax
-from hsw2v.word2vec import Word2Vec
-
 __version__ = "0.1.0"
+
+import importlib
+from typing import TYPE_CHECKING
+
+# First: importing hsw2v._cpu chooses the CPU level whose kernels hsw2v._inner, _query and
+# _layer will be. The public classes load on first use (PEP 562), so `import hsw2v` does not
+# pay for SciPy's import until a model or corpus class is touched.
+from hsw2v import _cpu  # noqa: F401
+
+if TYPE_CHECKING:  # what the lazy names below are, for type checkers and documentation tools
+    from hsw2v.corpora import FixedCorpus, LineSentence, PathLineSentences, Text8Corpus
+    from hsw2v.divergence import TrainingDivergedError
+    from hsw2v.keyedvectors import KeyedVectors
+    from hsw2v.layer import HierarchicalSoftmax
+    from hsw2v.word2vec import Word2Vec
+
+_PUBLIC = {
+    "FixedCorpus": "hsw2v.corpora",
+    "HierarchicalSoftmax": "hsw2v.layer",
+    "KeyedVectors": "hsw2v.keyedvectors",
+    "LineSentence": "hsw2v.corpora",
+    "PathLineSentences": "hsw2v.corpora",
+    "Text8Corpus": "hsw2v.corpora",
+    "TrainingDivergedError": "hsw2v.divergence",
+    "Word2Vec": "hsw2v.word2vec",
+}
+
+
+def __getattr__(name: str):
+    """Load a public class on first use (``from hsw2v import Word2Vec`` works as before)."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'hsw2v' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_PUBLIC[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))
+
+
+def show_config() -> None:
+    """Print the version, the kernel level in use, the levels compiled, the BLAS and the
+    compiler flags per level (see :mod:`hsw2v._config`)."""
+    from hsw2v._config import show_config as show
+
+    show()
+
 
 __all__ = [
     "FixedCorpus",
@@ -20,6 +63,8 @@ __all__ = [
     "LineSentence",
     "PathLineSentences",
     "Text8Corpus",
+    "TrainingDivergedError",
     "Word2Vec",
     "__version__",
+    "show_config",
 ]

@@ -12,7 +12,6 @@ from numbers import Integral
 
 import numpy as np
 
-from hsw2v import _evaluate
 from hsw2v._vecmath import top_indices, unitvec
 
 logger = logging.getLogger(__name__)
@@ -482,6 +481,8 @@ class SimilarityQueries:
         >>> score, sections[0]["correct"]
         (1.0, [('MAN', 'KING', 'WOMAN', 'QUEEN')])
         """
+        from hsw2v import _evaluate  # loaded on use, as scipy.stats inside it
+
         return _evaluate.word_analogies(
             self, analogies, restrict_vocab, case_insensitive, dummy4unknown, similarity_function
         )
@@ -512,6 +513,8 @@ class SimilarityQueries:
         >>> round(float(spearman[0]), 2), oov_ratio
         (1.0, 0.0)
         """
+        from hsw2v import _evaluate
+
         return _evaluate.word_pairs(
             self, pairs, delimiter, encoding, restrict_vocab, case_insensitive, dummy4unknown
         )

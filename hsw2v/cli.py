@@ -423,9 +423,16 @@ hsw2v convert vectors.out vectors.w2v --from binary --to text
         ),
         examples="""
 hsw2v info corpus.hsw2v
+hsw2v info --build
 """,
     )
-    info.add_argument("model", metavar="MODEL", help="native model or word2vec file")
+    info.add_argument("model", metavar="MODEL", nargs="?", help="native model or word2vec file")
+    info.add_argument(
+        "--build",
+        action="store_true",
+        help="describe this installation instead: version, kernel level (CPU dispatch), "
+        "levels compiled, BLAS and compiler flags (as hsw2v.show_config())",
+    )
     info.set_defaults(handler=_run_info)
 
 
@@ -827,6 +834,15 @@ def _depth_lines(lengths: Any, counts: Any) -> list[str]:
 def _run_info(args: argparse.Namespace) -> int:
     import numpy as np
 
+    if args.build:
+        from hsw2v import show_config
+
+        show_config()
+        if args.model is None:
+            return 0
+        print()
+    elif args.model is None:
+        raise UsageError("give a MODEL to describe, or --build for this installation")
     model, kv, fmt = _load(args.model)
     rows = [("file", f"{args.model} ({fmt})")]
     rows.append(("contents", "Word2Vec model" if model is not None else "word vectors"))

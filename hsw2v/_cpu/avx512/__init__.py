@@ -1,0 +1,1 @@
+"""The vector kernels compiled for the avx512 level (see hsw2v._cpu)."""

@@ -1,0 +1,109 @@
+"""Older CPUs, emulated: `import hsw2v` and short trainings under qemu-x86_64's CPU models.
+
+A build made on a machine with AVX-512 must run on a CPU without it: each model below runs
+this interpreter (and this build) under ``qemu-x86_64 -cpu MODEL`` (Debian package
+``qemu-user``; ``.ci/run`` installs it), checks the level the dispatch chose there, trains
+skip-gram, CBOW and corpus_file mode, and checks that forcing a level the CPU lacks is refused
+with an error rather than a crash. Skipped where qemu-x86_64 is missing or the host is not
+x86-64, and for a CPU model on which the installed NumPy itself cannot start.
+"""
+
+import importlib
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+QEMU = shutil.which("qemu-x86_64")
+pytestmark = [
+    pytest.mark.skipif(
+        QEMU is None,
+        reason="qemu-x86_64 is not installed (Debian: apt-get install qemu-user): "
+        "the emulated-CPU tests cannot run here",
+    ),
+    pytest.mark.skipif(
+        platform.machine().lower() not in ("x86_64", "amd64") or sys.platform != "linux",
+        reason="the emulated-CPU tests run an x86-64 Linux interpreter under qemu-x86_64",
+    ),
+]
+
+SCRIPT = """
+import json, sys, tempfile
+import hsw2v
+from hsw2v import Word2Vec, _cpu
+sentences = [[f"w{(i * 5 + j) % 25}" for j in range(6)] for i in range(120)]
+out = {"level": _cpu.level}
+for sg in (0, 1):
+    m = Word2Vec(sentences, vector_size=16, min_count=1, sg=sg, workers=2, seed=1, epochs=1)
+    out[f"sg={sg}"] = len(m.wv)
+with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+    f.write("\\n".join(" ".join(s) for s in sentences))
+m = Word2Vec(corpus_file=f.name, vector_size=16, min_count=1, workers=2, epochs=1)
+out["corpus_file"] = len(m.wv)
+refused = {}
+for name in _cpu.compiled_levels():
+    try:
+        _cpu.choose(name, _cpu.compiled_levels(), _cpu.cpu_features())
+    except ImportError as err:
+        refused[name] = str(err)
+out["refused"] = refused
+print(json.dumps(out))
+"""
+
+
+def emulate(cpu: str, code: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("HSW2V_CPU", None)
+    return subprocess.run(
+        [QEMU, "-cpu", cpu, sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def skip_if_numpy_cannot_start(cpu: str):
+    probe = emulate(cpu, "import numpy, scipy.linalg")
+    if probe.returncode != 0:
+        pytest.skip(
+            f"the installed NumPy/SciPy themselves do not start on a {cpu} CPU "
+            f"(`import numpy, scipy.linalg` under qemu exits {probe.returncode}): "
+            "nothing of hsw2v's to test there"
+        )
+
+
+@pytest.mark.parametrize(
+    "cpu, level",
+    [
+        ("Nehalem", "baseline"),  # SSE4.2, no AVX
+        ("SandyBridge", "baseline"),  # AVX, no AVX2 / FMA
+        ("Haswell", "avx2"),  # AVX2 + FMA, no AVX-512
+    ],
+)
+def test_import_and_train_on_an_older_cpu(cpu, level):
+    dispatch = importlib.import_module("hsw2v._cpu") if importlib.util.find_spec("hsw2v._cpu") else None
+    if dispatch is not None and dispatch.compiled_levels() == ["native"]:
+        pytest.skip("an HSW2V_NATIVE=1 build runs only on CPUs like the one that built it")
+    done = emulate(cpu, SCRIPT)
+    if done.returncode != 0:
+        skip_if_numpy_cannot_start(cpu)
+    assert done.returncode == 0, (
+        f"under qemu -cpu {cpu}: exit {done.returncode} "
+        f"({'killed by a signal: illegal instruction?' if done.returncode < 0 else 'error'})\n"
+        + done.stderr[-3000:]
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["level"] == level
+    assert result["sg=0"] == result["sg=1"] == result["corpus_file"] == 25
+    assert "avx512" in result["refused"]
+    assert "AVX512F" in result["refused"]["avx512"]
+    if level == "baseline":
+        assert "AVX2" in result["refused"]["avx2"]
+    else:
+        assert "avx2" not in result["refused"]

@@ -1,0 +1,70 @@
+"""The built wheel installs and runs where no C compiler exists.
+
+``.ci/run`` builds the sdist and the wheel once (``python3 -m build``) and points
+``HSW2V_WHEEL`` at the wheel; this test installs it into a fresh virtual environment (NumPy,
+SciPy and smart_open come from the running interpreter's site-packages, so nothing is
+downloaded), runs ``hsw2v demo`` there with a PATH that holds no compiler, and checks the
+wheel's contents: every level's kernels, no sources to compile.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+WHEEL = os.environ.get("HSW2V_WHEEL")
+pytestmark = pytest.mark.skipif(
+    not WHEEL,
+    reason="no wheel to test: build one with `python3 -m build` and set HSW2V_WHEEL to it "
+    "(.ci/run does both)",
+)
+COMPILERS = ("cc", "gcc", "clang", "cl", "x86_64-linux-gnu-gcc")
+
+
+def test_wheel_holds_every_level_and_no_sources():
+    names = zipfile.ZipFile(WHEEL).namelist()
+    levels = {n.split("/")[2] for n in names if n.startswith("hsw2v/_cpu/") and n.count("/") == 3}
+    kernels = [n for n in names if n.startswith("hsw2v/_cpu/") and n.endswith((".so", ".pyd"))]
+    assert "hsw2v/_cpu/build.json" in names
+    if "x86_64" in Path(WHEEL).name or "amd64" in Path(WHEEL).name:
+        assert {"baseline", "avx2", "avx512"} <= levels
+        assert len(kernels) == 9  # _inner, _query, _layer at three levels
+    assert not [n for n in names if n.endswith((".c", ".o"))]
+
+
+def test_wheel_runs_the_demo_without_a_compiler(tmp_path):
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
+    bindir = env_dir / ("Scripts" if sys.platform == "win32" else "bin")
+    python = bindir / ("python.exe" if sys.platform == "win32" else "python")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "HSW2V_CPU")}
+    env["PATH"] = str(bindir)
+    assert not [c for c in COMPILERS if shutil.which(c, path=env["PATH"])]
+    install = subprocess.run(
+        [python, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", WHEEL],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stderr[-3000:]
+    where = subprocess.run(
+        [python, "-c", "import hsw2v; print(hsw2v.__file__)"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert where.returncode == 0, where.stderr[-3000:]
+    assert Path(where.stdout.strip()).is_relative_to(env_dir), where.stdout
+    demo = subprocess.run(
+        [bindir / "hsw2v", "demo"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert demo.returncode == 0, demo.stderr[-3000:]
+    assert demo.stdout.strip(), "the demo printed nothing"
+    info = subprocess.run(
+        [bindir / "hsw2v", "info", "--build"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert info.returncode == 0, info.stderr[-3000:]
+    assert "kernel level:" in info.stdout and "levels compiled:" in info.stdout
