@@ -284,10 +284,19 @@ def test_ctrl_c_while_corpus_file_threads_start(monkeypatch, corpus_path, at, be
 
 # ---------------------------------------------------------------- vocabulary scan
 @pytest.mark.parametrize("how,before", [("raise", True), ("raise", False), ("sigint", False)])
-def test_ctrl_c_during_the_vocabulary_scan_of_a_corpus_file(monkeypatch, corpus_path, how, before):
+def test_ctrl_c_during_the_vocabulary_scan_of_a_corpus_file(
+    monkeypatch, tmp_path, corpus_path, how, before
+):
     """The scan threads stop between lines (they used to run to the end of their range)."""
+    if how == "sigint":  # the signal comes from another thread: give it a longer scan
+        with open(corpus_path, "rb") as f:
+            text = f.read()
+        corpus_path = str(tmp_path / "long.txt")
+        with open(corpus_path, "wb") as f:
+            for _ in range(8):  # 140 MB: a scan of some 200 ms
+                f.write(text)
     model = Word2Vec(vector_size=16, min_count=1, workers=2)
-    interrupt = Interrupt(2, how, delay=0.0)  # a scan takes some 20 ms
+    interrupt = Interrupt(2, how, delay=0.0)
     if how == "raise":
         interrupt = PatchedCalls(monkeypatch, Workers, "start", 2, before)
     else:
