@@ -37,7 +37,6 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -54,6 +53,7 @@ from common import (  # noqa: E402
     machine_info,
     machine_markdown,
     make_slice,
+    source_commit,
 )
 from systems import DEFAULT_ALPHA, MODES, SYSTEMS, find_w2v_binary, get_system  # noqa: E402
 
@@ -411,24 +411,6 @@ def _f(x, fmt="{:,.0f}", none="–"):
 
 def _k(x):
     return _f(x / 1e3 if x else None, "{:,.0f}k")
-
-
-def source_commit() -> str | None:
-    """The checkout's commit (short hash; "+changes" when hsw2v/ differs from it), or None
-    outside a git checkout."""
-    root = BENCH_DIR.parent
-
-    def git(*cmd):
-        return subprocess.run(
-            ["git", *cmd], cwd=root, capture_output=True, text=True, timeout=30
-        ).stdout.strip()
-
-    try:
-        commit = git("rev-parse", "--short", "HEAD")
-        changed = git("status", "--porcelain", "--", "hsw2v")
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return (commit + ("+changes" if changed else "")) or None
 
 
 def chart_title(data) -> str:

@@ -216,3 +216,21 @@ def machine_markdown(info: dict) -> str:
         "OPENBLAS/OMP/MKL_NUM_THREADS=1",
     ]
     return "\n".join(lines)
+
+
+def source_commit() -> str | None:
+    """The checkout's commit (short hash; "+changes" when hsw2v/ differs from it), or None
+    outside a git checkout."""
+    root = REPO_ROOT
+
+    def git(*cmd):
+        return subprocess.run(
+            ["git", *cmd], cwd=root, capture_output=True, text=True, timeout=30
+        ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        changed = git("status", "--porcelain", "--", "hsw2v")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (commit + ("+changes" if changed else "")) or None

@@ -32,7 +32,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
-import subprocess  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 
@@ -40,6 +40,9 @@ import numpy as np  # noqa: E402
 from scipy.special import logsumexp  # noqa: E402
 
 from hsw2v import HierarchicalSoftmax  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import source_commit  # noqa: E402
 
 _CHUNK = 1 << 22  # float32 scores per matrix product, as HierarchicalSoftmax.log_proba
 
@@ -130,24 +133,6 @@ def measure(V, dim, batch_target, batch_full, repeats, rng):
     row["softmax_full_peak_mb"] = peak_bytes(lambda: softmax_full(W, Hf)) / 2**20
     row["output_mb"] = len(Hf) * V * 8 / 2**20
     return row
-
-
-def source_commit() -> str | None:
-    """The checkout's commit (short hash; "+changes" when hsw2v/ differs from it), or None
-    outside a git checkout."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-    def git(*cmd):
-        return subprocess.run(
-            ["git", *cmd], cwd=root, capture_output=True, text=True, timeout=30
-        ).stdout.strip()
-
-    try:
-        commit = git("rev-parse", "--short", "HEAD")
-        changed = git("status", "--porcelain", "--", "hsw2v")
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return (commit + ("+changes" if changed else "")) or None
 
 
 def plot(rows, path, dim, stamp=""):
