@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 WHEEL = os.environ.get("HSW2V_WHEEL")
+if WHEEL:  # a relative path means one from where pytest started, not from the venv's folder
+    WHEEL = os.path.abspath(WHEEL)
 pytestmark = pytest.mark.skipif(
     not WHEEL,
     reason="no wheel to test: build one with `python3 -m build` and set HSW2V_WHEEL to it "
