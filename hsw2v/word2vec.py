@@ -1142,6 +1142,7 @@ class Word2Vec:
             "codes": self.tree.codes,
             "points": self.tree.points,
             "lengths": self.tree.lengths,
+            "vectors_lockf": _lock_factors(getattr(self.wv, "vectors_lockf", None), fname),
         }
         persist.save_bundle(fname, "Word2Vec", meta, arrays)
 
@@ -1188,7 +1189,10 @@ class Word2Vec:
         model.total_train_time = meta.get("total_train_time", 0.0)
         keys = meta["index_to_key"]
         model.wv = KeyedVectors(model.vector_size)
-        model.wv.vectors_lockf = _no_lock_factors()  # lock factors are not saved
+        saved_lockf = arrays.get("vectors_lockf")  # files of earlier versions have none
+        model.wv.vectors_lockf = (
+            _no_lock_factors() if saved_lockf is None else _lock_factors(saved_lockf, fname)
+        )
         model.wv.index_to_key = list(keys)
         model.wv.key_to_index = {key: i for i, key in enumerate(keys)}
         model.wv.vectors = arrays["vectors"]
@@ -1252,6 +1256,21 @@ def _no_lock_factors() -> np.ndarray:
     fully). Set it to one float32 factor per word (or one for all) to scale each word's
     input-vector updates; 0 freezes a word (design note H of :mod:`hsw2v._inner`)."""
     return np.ones(1, dtype=np.float32)
+
+
+def _lock_factors(lockf, fname) -> np.ndarray:
+    """``wv.vectors_lockf`` as it is saved and loaded: a writable float32 copy of one or more
+    finite factors (gensim's default, one factor of 1.0, when there is none); a ValueError
+    naming the file otherwise."""
+    if lockf is None:
+        return _no_lock_factors()
+    factors = np.array(lockf, dtype=np.float32).reshape(-1)
+    if factors.size < 1 or not np.isfinite(factors).all():
+        raise ValueError(
+            f"{fname!r}: vectors_lockf must hold at least one factor, all finite "
+            f"(got {factors.size} factors)"
+        )
+    return factors
 
 
 def _file_mode_path(corpus_file) -> str | None:

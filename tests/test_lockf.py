@@ -135,3 +135,38 @@ def test_intersect_with_lockf_zero_freezes_the_merged_vectors(tmp_path):
     assert (model.wv.vectors_lockf == 1.0).sum() == len(model.wv) - 2
     model.train(SENTENCES, total_examples=len(SENTENCES), epochs=1)
     np.testing.assert_array_equal(model.wv.vectors[rows], np.full((2, 16), 0.25, np.float32))
+
+
+@pytest.mark.parametrize("library", ["gensim", "hsw2v"])
+def test_lock_factors_are_saved_with_the_model(library, tmp_path):
+    """As gensim's pickle keeps ``wv.vectors_lockf``, ``save()``/``load()`` keep it: a word
+    frozen before saving stays frozen when the loaded model trains on."""
+    model = make(library, SETTINGS["sg_hs_fused"] if library == "hsw2v" else dict(sg=1, hs=1))
+    lockf = np.ones(len(model.wv), dtype=np.float32)
+    frozen = model.wv.key_to_index["w7"]
+    lockf[frozen] = 0.0
+    model.wv.vectors_lockf = lockf
+    path = str(tmp_path / "m.model")
+    model.save(path)
+    loaded = type(model).load(path)
+    np.testing.assert_array_equal(loaded.wv.vectors_lockf, lockf)
+    before = loaded.wv.vectors[frozen].copy()
+    other = loaded.wv.key_to_index["w8"]
+    other_before = loaded.wv.vectors[other].copy()
+    loaded.train(SENTENCES, total_examples=len(SENTENCES), epochs=1)
+    np.testing.assert_array_equal(loaded.wv.vectors[frozen], before)
+    assert not np.array_equal(loaded.wv.vectors[other], other_before)
+
+
+def test_non_finite_saved_lock_factors_are_refused_at_load(tmp_path):
+    from hsw2v import persist
+
+    model = make("hsw2v", SETTINGS["sg_hs_fused"])
+    path = tmp_path / "m.hsw2v"
+    model.save(str(path))
+    meta, arrays = persist.load_bundle(str(path), kind="Word2Vec")
+    arrays = {name: np.array(a) for name, a in arrays.items()}
+    arrays["vectors_lockf"] = np.array([1.0, np.nan], dtype=np.float32)
+    persist.save_bundle(str(path), "Word2Vec", meta, arrays)
+    with pytest.raises(ValueError, match="m.hsw2v.*vectors_lockf must hold"):
+        Word2Vec.load(str(path))
