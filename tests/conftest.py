@@ -127,3 +127,38 @@ def pytest_configure(config):
 
     if config.getoption("--fuzz-long", default=False):
         os.environ["HSW2V_FUZZ_LONG"] = "1"
+
+
+class CountingCorpus:
+    """A re-iterable corpus that counts how often it is read."""
+
+    def __init__(self, sentences):
+        self.sentences = sentences
+        self.reads = 0
+
+    def __iter__(self):
+        self.reads += 1
+        return iter(self.sentences)
+
+
+class EpochRecorder:
+    """A training callback: after each epoch, note whether it trained from ids kept in memory
+    and how many words it trained, then call ``then(epochs_done)`` if given."""
+
+    def __init__(self, then=None):
+        self.from_memory, self.trained, self.then = [], [], then
+
+    def on_train_begin(self, model):
+        pass
+
+    def on_epoch_begin(self, model):
+        pass
+
+    def on_epoch_end(self, model):
+        self.from_memory.append(getattr(model.latest_epoch_report, "from_memory", None))
+        self.trained.append(model.latest_epoch_report.trained_words)
+        if self.then is not None:
+            self.then(len(self.from_memory))
+
+    def on_train_end(self, model):
+        pass

@@ -6,7 +6,14 @@ import time
 
 import numpy as np
 import pytest
-from conftest import NOISE, WEAKENED, cluster_recovery, planted_corpus, settle
+from conftest import (
+    NOISE,
+    WEAKENED,
+    EpochRecorder,
+    cluster_recovery,
+    planted_corpus,
+    settle,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -302,28 +309,6 @@ def test_later_epochs_from_kept_ids_train_like_reading_again(tmp_path):
         np.testing.assert_array_equal(models[0].syn1, other.syn1)
 
 
-class _EachEpoch:
-    """A callback: after each epoch, note whether it trained from kept ids, then run ``then``."""
-
-    def __init__(self, then=None):
-        self.from_memory, self.trained, self.then = [], [], then
-
-    def on_train_begin(self, model):
-        pass
-
-    def on_epoch_begin(self, model):
-        pass
-
-    def on_epoch_end(self, model):
-        self.from_memory.append(getattr(model.latest_epoch_report, "from_memory", None))
-        self.trained.append(model.latest_epoch_report.trained_words)
-        if self.then is not None:
-            self.then(len(self.from_memory))
-
-    def on_train_end(self, model):
-        pass
-
-
 @pytest.mark.parametrize("cache_words", [0, 10**8])
 def test_an_unchanged_file_is_read_once_and_a_changed_one_again(tmp_path, cache_words):
     path = tmp_path / "c.txt"
@@ -331,12 +316,12 @@ def test_an_unchanged_file_is_read_once_and_a_changed_one_again(tmp_path, cache_
     settle(path)
     model = Word2Vec(vector_size=4, min_count=1, workers=2, sample=0, cache_words=cache_words)
     model.build_vocab(corpus_file=str(path))
-    unchanged = _EachEpoch()
+    unchanged = EpochRecorder()
     _, raw = model.train(corpus_file=str(path), total_words=400, epochs=3, callbacks=[unchanged])
     assert raw == 1200
 
     # after the first epoch the file holds one word: later epochs read it (gensim's meaning)
-    shrink = _EachEpoch(lambda epoch: path.write_text("a\n"))
+    shrink = EpochRecorder(lambda epoch: path.write_text("a\n"))
     _, raw = model.train(corpus_file=str(path), total_words=400, epochs=3, callbacks=[shrink])
     assert raw == 402
     assert shrink.from_memory == [False] * 3
@@ -357,7 +342,7 @@ def test_a_rewrite_that_keeps_size_and_mtime_is_read_again(tmp_path):
 
     model = Word2Vec(vector_size=4, min_count=1, workers=2, sample=0)
     model.build_vocab(corpus_file=str(path))
-    each = _EachEpoch(rewrite)
+    each = EpochRecorder(rewrite)
     model.train(corpus_file=str(path), total_words=400, epochs=3, callbacks=[each])
     assert each.trained == [400, 0, 0]
     assert each.from_memory == [False, False, False]

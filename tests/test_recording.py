@@ -3,6 +3,7 @@ in-place kernels against NumPy, and when the recording is (and is not) used."""
 
 import numpy as np
 import pytest
+from conftest import CountingCorpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,18 +67,6 @@ def test_jobs_from_recording_equal_jobs_from_reading(batch_words):
         assert mine.ends.tolist() == theirs.ends.tolist()
         assert (mine.raw_words, mine.n_sentences) == (theirs.raw_words, theirs.n_sentences)
         assert mine.ids.base is not None  # a view into the recording, not a copy
-
-
-class CountingCorpus:
-    """A re-iterable corpus that counts how often it is read."""
-
-    def __init__(self, sentences):
-        self.sentences = sentences
-        self.reads = 0
-
-    def __iter__(self):
-        self.reads += 1
-        return iter(self.sentences)
 
 
 def _corpus(seed=0, n=200):

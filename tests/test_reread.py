@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import settle
+from conftest import CountingCorpus, EpochRecorder, settle
 from gensim.models import Word2Vec as GensimWord2Vec
 
 import hsw2v.corpora
@@ -34,37 +34,6 @@ class Reshuffling:
         self.orders.append(order.tolist())
         for i in order:
             yield self.sentences[i]
-
-
-class Counting:
-    """A re-iterable corpus that counts its passes."""
-
-    def __init__(self, sentences):
-        self.sentences = sentences
-        self.reads = 0
-
-    def __iter__(self):
-        self.reads += 1
-        return iter(self.sentences)
-
-
-class _Epochs:
-    """A callback noting, per epoch, whether it trained from ids kept in memory."""
-
-    def __init__(self):
-        self.from_memory = []
-
-    def on_train_begin(self, model):
-        pass
-
-    def on_epoch_begin(self, model):
-        pass
-
-    def on_epoch_end(self, model):
-        self.from_memory.append(getattr(model.latest_epoch_report, "from_memory", None))
-
-    def on_train_end(self, model):
-        pass
 
 
 KW = dict(vector_size=8, min_count=1, workers=1, seed=3, sample=0)
@@ -165,7 +134,7 @@ READERS = ["LineSentence", "PathLineSentences", "Text8Corpus"]
 @pytest.mark.parametrize("kind", READERS)
 def test_an_unchanged_file_corpus_is_read_once(tmp_path, opens, kind):
     corpus, _, files = _reader(kind, tmp_path)
-    epochs = _Epochs()
+    epochs = EpochRecorder()
     model = Word2Vec(**KW)
     model.build_vocab(corpus)
     model.train(corpus, total_examples=model.corpus_count, epochs=3, callbacks=[epochs])
@@ -202,7 +171,7 @@ def test_a_modified_file_is_read_again(tmp_path, opens, kind, change):
         time.sleep(0.05)  # past the file system's timestamp tick since settle() set the ctime
         path.write_text(text.replace("w1", "w9"))
         os.utime(path, ns=(stamp, stamp))  # only the ctime tells
-    epochs = _Epochs()
+    epochs = EpochRecorder()
     _, raw = model.train(corpus, total_examples=model.corpus_count, epochs=3, callbacks=[epochs])
     assert len(opens) == 2 * files  # read again, then unchanged
     assert raw == 3 * sum(len(s) for s in corpus)
@@ -214,15 +183,10 @@ def test_a_file_modified_between_epochs_is_read_again(tmp_path, opens):
     path.write_text("a b c d\n" * 100)
     settle(path)
 
-    class Shrink(_Epochs):
-        def on_epoch_end(self, model):
-            super().on_epoch_end(model)
-            path.write_text("a\n")
-
     model = Word2Vec(**KW)
     corpus = LineSentence(path)
     model.build_vocab(corpus)
-    epochs = Shrink()
+    epochs = EpochRecorder(lambda epoch: path.write_text("a\n"))
     _, raw = model.train(corpus, total_examples=100, epochs=3, callbacks=[epochs])
     assert raw == 400 + 1 + 1
     assert epochs.from_memory == [True, False, False]
@@ -251,22 +215,22 @@ def test_readers_with_their_own_iter_or_a_file_object_are_read_every_epoch(tmp_p
     Word2Vec(Lowered(path), epochs=2, **KW)
     assert len(opens) == 3
     with open(path, "rb") as handle:
-        reads = Counting(LineSentence(handle))
+        reads = CountingCorpus(LineSentence(handle))
         Word2Vec(reads, epochs=2, **KW)
     assert reads.reads == 3
 
 
 def test_a_fixed_corpus_is_read_once():
-    counted = Counting(_sentences())
-    epochs = _Epochs()
+    counted = CountingCorpus(_sentences())
+    epochs = EpochRecorder()
     model = Word2Vec(FixedCorpus(counted), epochs=3, callbacks=[epochs], **KW)
     assert counted.reads == 1
-    plain = Counting(_sentences())
+    plain = CountingCorpus(_sentences())
     reread = Word2Vec(plain, epochs=3, **KW)
     assert plain.reads == 4  # without the mark: gensim's passes
     np.testing.assert_array_equal(model.wv.vectors, reread.wv.vectors)
     # a corpus too large for cache_words is read every epoch, mark or not
-    counted = Counting(_sentences())
+    counted = CountingCorpus(_sentences())
     Word2Vec(FixedCorpus(counted), epochs=3, cache_words=100, **KW)
     assert counted.reads == 4
     assert epochs.from_memory == [True, True, True]
