@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, make_dataclass
 
 import numpy as np
 
@@ -69,20 +69,25 @@ from hsw2v._inner import job_seed
 from hsw2v._make_trainer import TrainerSettings
 from hsw2v._shards import ByteRange, Piece, count_range, merge_counts, range_sentences
 from hsw2v._train import iter_jobs
+from hsw2v.params import TASK
 from hsw2v.vocab import build_vocabulary
 
-
-@dataclass
-class RunSpec:
-    """Everything a training task needs besides the weights, scattered once to every worker."""
-
-    run_id: str
-    index_to_key: list
-    trainer: TrainerSettings  # the model's trainer, as on one machine (one thread)
-    batch_words: int
-    max_sentence_length: int
-    seed: int
-    cache_words: int
+RunSpec = make_dataclass(
+    "RunSpec",
+    [
+        ("run_id", str),
+        ("index_to_key", list),
+        ("trainer", TrainerSettings),  # the model's trainer, as on one machine (one thread)
+        ("max_sentence_length", int),
+        # the model's parameters a task reads itself: the table's ``task`` column
+        *((name, object) for name in TASK),
+    ],
+)
+RunSpec.__module__ = __name__  # pickled by name, as a class defined here
+RunSpec.__doc__ = """Everything a training task needs besides the weights, scattered once to every
+worker: the run's id, the vocabulary, the trainer settings, the corpus reader's longest
+sentence and the parameters :data:`hsw2v.params.TASK` names (``seed``, ``batch_words``,
+``cache_words``)."""
 
 
 MATRICES = ("syn0", "syn1", "syn1neg")  # the weights, in the order of every tuple of them

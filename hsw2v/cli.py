@@ -37,6 +37,8 @@ import zipfile
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from hsw2v.params import CLI, Param, param_error
+
 __all__ = ["main"]
 
 PROG = "hsw2v"
@@ -97,34 +99,30 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
+def _table_type(param: Param, lowest: Any = None) -> Any:
+    """The argparse type of a parameter of the table: the text read as the parameter's kind
+    and checked against its range (:func:`hsw2v.params.param_error`, the message the
+    constructor gives), and against the command line's own ``lowest`` value when given."""
 
+    def convert(text: str) -> Any:
+        value: Any = text
+        try:
+            if param.kind in ("int", "int?"):
+                value = int(text)
+            elif param.kind == "flag":
+                value = int(text) if text in ("0", "1") else text
+            elif param.kind == "real":
+                value = float(text)
+        except ValueError:
+            pass  # the text itself: param_error names it
+        problem = param_error(param.name, value)
+        if problem is None and lowest is not None and value < lowest:
+            problem = f"{param.name} must be >= {lowest} here, got {value!r}"
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+        return value
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
+    return convert
 
 
 def _bit(text: str) -> int:
@@ -211,58 +209,19 @@ hsw2v train -train corpus.txt -output m.hsw2v -cbow 0 -size 200 -window 8 -iter 
         help="write --word2vec FILE in the binary format",
     )
     model = train.add_argument_group("model (gensim name, then word2vec.c's)")
-    model.add_argument(
-        "--sg", type=_bit, default=None, metavar="0|1", help="1: skip-gram, 0: CBOW (default 0)"
-    )
+    report = train.add_argument_group("reporting")
+    groups = {"model": model, "reporting": report}
+    for param in CLI:  # the table's flags (hsw2v.params)
+        options = dict(param.cli_options)
+        group = groups[options.pop("group", "model")]
+        lowest = options.pop("min", None)
+        if "action" not in options:
+            options.setdefault("default", param.default)
+            options["type"] = _table_type(param, lowest)
+        group.add_argument(*param.cli, dest=param.name, help=param.cli_help or None, **options)
     model.add_argument(
         "-cbow", type=_bit, default=None, metavar="0|1", help="word2vec.c's: 1 CBOW, 0 skip-gram"
     )
-    model.add_argument(
-        "--size",
-        "--vector-size",
-        "-size",
-        dest="vector_size",
-        type=_positive_int,
-        default=100,
-        help="dimensions of the vectors",
-    )
-    model.add_argument("--window", "-window", type=_positive_int, default=5, help="context size")
-    model.add_argument(
-        "--min-count",
-        "-min-count",
-        dest="min_count",
-        type=_count,
-        default=5,
-        help="ignore words seen fewer times",
-    )
-    model.add_argument(
-        "--sample", "-sample", type=_fraction, default=1e-3, help="subsampling threshold"
-    )
-    model.add_argument(
-        "--epochs", "--iter", "-iter", dest="epochs", type=_positive_int, default=5, help="passes"
-    )
-    model.add_argument(
-        "--workers",
-        "--threads",
-        "-threads",
-        dest="workers",
-        type=_positive_int,
-        default=None,
-        help="training threads (default: number of CPUs)",
-    )
-    model.add_argument("--alpha", "-alpha", type=_positive_float, default=0.025, help="start rate")
-    model.add_argument("--min-alpha", dest="min_alpha", type=_fraction, default=0.0001)
-    model.add_argument("--hs", "-hs", type=_bit, default=1, help="hierarchical softmax (0/1)")
-    model.add_argument(
-        "--negative", "-negative", type=_count, default=0, help="negative samples (0: none)"
-    )
-    model.add_argument(
-        "--ns-exponent", dest="ns_exponent", type=float, default=0.75, help="negative draw shape"
-    )
-    model.add_argument("--cbow-mean", dest="cbow_mean", type=_bit, default=1)
-    model.add_argument("--seed", type=_count, default=1, help="random seed")
-    model.add_argument("--max-vocab-size", dest="max_vocab_size", type=_positive_int)
-    model.add_argument("--max-final-vocab", dest="max_final_vocab", type=_positive_int)
     model.add_argument(
         "--max-sentence-length",
         dest="max_sentence_length",
@@ -270,22 +229,7 @@ hsw2v train -train corpus.txt -output m.hsw2v -cbow 0 -size 200 -window 8 -iter 
         default=10000,
         help="longer lines are split into chunks of this many tokens",
     )
-    model.add_argument("--batch-words", dest="batch_words", type=_positive_int, default=10000)
-    model.add_argument(
-        "--cache-words",
-        dest="cache_words",
-        type=_count,
-        default=100_000_000,
-        help="keep the id-encoded corpus in memory up to this many tokens (0: reread)",
-    )
     model.add_argument("--kernel", choices=("fused", "loop", "blas"), default="fused")
-    report = train.add_argument_group("reporting")
-    report.add_argument(
-        "--compute-loss",
-        dest="compute_loss",
-        action="store_true",
-        help="track the training loss (shown in the summary)",
-    )
     report.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -629,28 +573,8 @@ def _run_train(args: argparse.Namespace) -> int:
         logging.getLogger("hsw2v").setLevel(logging.INFO)
 
     workers = args.workers or os.cpu_count() or 1
-    model = Word2Vec(
-        vector_size=args.vector_size,
-        alpha=args.alpha,
-        window=args.window,
-        min_count=args.min_count,
-        max_vocab_size=args.max_vocab_size,
-        sample=args.sample,
-        seed=args.seed,
-        workers=workers,
-        min_alpha=args.min_alpha,
-        sg=sg,
-        hs=args.hs,
-        negative=args.negative,
-        ns_exponent=args.ns_exponent,
-        cbow_mean=args.cbow_mean,
-        epochs=args.epochs,
-        batch_words=args.batch_words,
-        compute_loss=args.compute_loss,
-        max_final_vocab=args.max_final_vocab,
-        cache_words=args.cache_words,
-        kernel=args.kernel,
-    )
+    values = {param.name: getattr(args, param.name) for param in CLI}
+    model = Word2Vec(**{**values, "sg": sg, "workers": workers}, kernel=args.kernel)
     corpus = LineSentence(corpus_path, max_sentence_length=args.max_sentence_length)
     started = time.perf_counter()
     model.build_vocab(corpus)

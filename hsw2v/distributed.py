@@ -58,6 +58,7 @@ from hsw2v._shards import cut_shard, expand_paths, plan_ranges, splittable_size
 from hsw2v._train import Progress, Schedule
 from hsw2v.corpora import MAX_WORDS_IN_BATCH
 from hsw2v.exceptions import EmptyCorpusError
+from hsw2v.params import TASK
 from hsw2v.word2vec import Word2Vec
 
 logger = logging.getLogger(__name__)
@@ -466,10 +467,8 @@ def run_spec(model: Word2Vec, run_id: str, max_sentence_length: int) -> tasks.Ru
         run_id=run_id,
         index_to_key=list(model.wv.index_to_key),
         trainer=settings,
-        batch_words=model.batch_words,
         max_sentence_length=max_sentence_length,
-        seed=model.seed,
-        cache_words=model.cache_words,
+        **{name: getattr(model, name) for name in TASK},
     )
 
 

@@ -22,6 +22,8 @@ import warnings
 import numpy as np
 
 from hsw2v import _w2v_format
+from hsw2v._gensim_convert import kv_from_gensim, kv_to_gensim
+from hsw2v._gensim_files import explain_save_options, not_a_bundle_error
 from hsw2v._similarity import KEY_TYPES, REAL, SimilarityQueries, unknown_key
 from hsw2v.exceptions import WrongFileKindError
 from hsw2v.persist import load_bundle, save_bundle
@@ -748,8 +750,6 @@ class KeyedVectors(SimilarityQueries):
         >>> type(g).__module__, g.index_to_key, g["b"].tolist()
         ('gensim.models.keyedvectors', ['a', 'b'], [3.0, 4.0])
         """
-        from hsw2v.gensim_compat import kv_to_gensim
-
         return kv_to_gensim(self)
 
     @classmethod
@@ -765,8 +765,6 @@ class KeyedVectors(SimilarityQueries):
         >>> type(kv).__module__, kv.index_to_key, kv["y"].tolist()
         ('hsw2v.keyedvectors', ['x', 'y'], [0.0, 1.0])
         """
-        from hsw2v.gensim_compat import kv_from_gensim
-
         return kv_from_gensim(gensim_kv, cls=cls)
 
     def save(
@@ -792,8 +790,6 @@ class KeyedVectors(SimilarityQueries):
         >>> KeyedVectors.load(path)["a"].tolist()
         [1.0, 2.0]
         """
-        from hsw2v.gensim_compat import explain_save_options
-
         stored = ("vectors", "index_to_key", "key_to_index", "expandos", "vector_size")
         explain_save_options(separately, sep_limit, ignore, pickle_protocol, stored)
         meta, arrays = self._bundle_parts()
@@ -816,8 +812,6 @@ class KeyedVectors(SimilarityQueries):
         except WrongFileKindError:
             raise
         except ValueError as exc:
-            from hsw2v.gensim_compat import not_a_bundle_error
-
             error = not_a_bundle_error(exc, fname, "KeyedVectors")
             if error is exc:
                 raise

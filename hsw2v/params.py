@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass, field
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -31,44 +32,135 @@ VECTOR_SIZE_MAX = 2**24
 # Training and scoring start this many threads: a file must not ask for billions.
 WORKERS_MAX = 1024
 
-# name: (kind, low, high). Kinds: "int" (Python or NumPy integer, not bool), "flag" (0 or 1,
-# bools accepted), "bool" (any truth value that is a bool or 0/1), "real" (finite real
-# number), "int?" (None or "int"), "str?" (None or str), ("one of", values).
-WORD2VEC_PARAMS = {
-    "vector_size": ("int", 1, VECTOR_SIZE_MAX),
-    "window": ("int", 1, INT32_MAX),
-    "workers": ("int", 1, WORKERS_MAX),
-    "batch_words": ("int", 1, INT32_MAX),
-    "min_count": ("int", 0, INT64_MAX),
-    "epochs": ("int", 0, INT32_MAX),
-    "seed": ("int", 0, UINT64_MAX),
-    "negative": ("int", 0, INT32_MAX - 1),
-    "cache_words": ("int", 0, INT64_MAX),
-    "max_vocab_size": ("int?", 1, INT64_MAX),
-    "max_final_vocab": ("int?", 1, INT64_MAX),
-    "sg": ("flag", 0, 1),
-    "hs": ("flag", 0, 1),
-    "cbow_mean": ("flag", 0, 1),
-    "null_word": ("flag", 0, 1),
-    "sorted_vocab": ("flag", 0, 1),
-    "compute_loss": ("flag", 0, 1),
-    "shrink_windows": ("flag", 0, 1),
-    "alpha": ("real", math.ulp(0.0), FLOAT32_MAX),
-    "min_alpha": ("real", 0.0, FLOAT32_MAX),
-    "sample": ("real", 0.0, FLOAT32_MAX),
-    "ns_exponent": ("real", -FLOAT32_MAX, FLOAT32_MAX),
-    # Saved with a model, never passed by users.
-    "corpus_count": ("int", 0, INT64_MAX),
-    "corpus_total_words": ("int", 0, INT64_MAX),
-    "train_count": ("int", 0, INT64_MAX),
-    "effective_min_count": ("int", 0, INT64_MAX),
-    "semantic_pending": ("flag", 0, 1),
-    "running_training_loss": ("real", -math.inf, math.inf),
-    "total_train_time": ("real", 0.0, math.inf),
-    "kernel": (("one of", ("auto", "window", "fused", "loop", "blas")), None, None),
-    "tree_type": (("one of", ("huffman", "balanced", "semantic", "callable")), None, None),
-    "comment": ("str?", None, None),
-}
+UNCHECKED = "any"  # a parameter the table does not check (objects, callables, the corpus)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of :class:`hsw2v.Word2Vec` (or one piece of state saved with a model).
+
+    ``kind`` and the closed range ``[low, high]`` say what a value may hold: ``"int"`` (a
+    Python or NumPy integer, not bool), ``"flag"`` (0 or 1, bools accepted), ``"real"`` (a
+    real number, not NaN), ``"int?"`` (None or ``"int"``), ``"str?"`` (None or str),
+    ``("one of", values)``, or ``"any"`` (not checked here: the corpus, callables).
+    ``default`` is the constructor's default (``argument`` says whether it is a constructor
+    argument at all; state such as ``corpus_count`` is not). ``saved``: written to and read
+    from a model file (:mod:`hsw2v._w2v_schema`). ``gensim``: gensim 4.4's ``Word2Vec``
+    has an attribute of that name with the same meaning, copied by :mod:`hsw2v.gensim_compat`
+    (None: hsw2v's own). ``task``: shipped to every distributed training task
+    (:class:`hsw2v._dist_tasks.RunSpec`). ``cli``: the ``hsw2v train`` spellings of its flag
+    (gensim's name first, then word2vec.c's), ``cli_help`` its help, and ``cli_options``
+    argparse settings of the command line's own (a different default, a stricter minimum
+    ``"min"``, the help ``"group"``).
+    """
+
+    name: str
+    kind: object
+    low: object = None
+    high: object = None
+    default: object = None
+    argument: bool = True
+    saved: bool = True
+    gensim: str | None = None
+    task: bool = False
+    cli: tuple = ()
+    cli_help: str = ""
+    cli_options: dict = field(default_factory=dict)
+
+
+_UNSET = object()
+
+
+def _p(name, kind, low=None, high=None, default=_UNSET, *, saved=True, gensim=True, **more):
+    """A :class:`Param`; ``default`` given means a constructor argument, ``gensim=True`` that
+    gensim's attribute of the same name is copied (never for an unchecked object)."""
+    return Param(
+        name,
+        kind,
+        low,
+        high,
+        default=None if default is _UNSET else default,
+        argument=default is not _UNSET,
+        saved=saved,
+        gensim=(name if kind != UNCHECKED else None) if gensim is True else gensim,
+        **more,
+    )
+
+
+_FLAG = {"metavar": "0|1"}
+
+# The one table, in the order of the Word2Vec signature, then the state saved with a model.
+# Users read the signature itself in hsw2v/word2vec.py; tests/test_params.py checks that it,
+# this table and the class docstring's Parameters section agree.
+PARAMS: tuple[Param, ...] = (
+    _p("sentences", UNCHECKED, default=None, saved=False),
+    _p("corpus_file", UNCHECKED, default=None, saved=False),
+    _p("vector_size", "int", 1, VECTOR_SIZE_MAX, 100,
+       cli=("--size", "--vector-size", "-size"), cli_help="dimensions of the vectors"),
+    _p("alpha", "real", math.ulp(0.0), FLOAT32_MAX, 0.025,
+       cli=("--alpha", "-alpha"), cli_help="start rate"),
+    _p("window", "int", 1, INT32_MAX, 5, cli=("--window", "-window"), cli_help="context size"),
+    _p("min_count", "int", 0, INT64_MAX, 5,
+       cli=("--min-count", "-min-count"), cli_help="ignore words seen fewer times"),
+    _p("max_vocab_size", "int?", 1, INT64_MAX, None, cli=("--max-vocab-size",)),
+    _p("sample", "real", 0.0, FLOAT32_MAX, 1e-3,
+       cli=("--sample", "-sample"), cli_help="subsampling threshold"),
+    _p("seed", "int", 0, UINT64_MAX, 1, task=True, cli=("--seed",), cli_help="random seed"),
+    _p("workers", "int", 1, WORKERS_MAX, 3,
+       cli=("--workers", "--threads", "-threads"),
+       cli_help="training threads (default: number of CPUs)", cli_options={"default": None}),
+    _p("min_alpha", "real", 0.0, FLOAT32_MAX, 0.0001, cli=("--min-alpha",)),
+    _p("sg", "flag", 0, 1, 0, cli=("--sg",), cli_help="1: skip-gram, 0: CBOW (default 0)",
+       cli_options={"default": None, **_FLAG}),
+    _p("hs", "flag", 0, 1, 1, cli=("--hs", "-hs"), cli_help="hierarchical softmax (0/1)",
+       cli_options=_FLAG),
+    _p("negative", "int", 0, INT32_MAX - 1, None,
+       cli=("--negative", "-negative"), cli_help="negative samples (0: none)",
+       cli_options={"default": 0}),
+    _p("ns_exponent", "real", -FLOAT32_MAX, FLOAT32_MAX, 0.75,
+       cli=("--ns-exponent",), cli_help="negative draw shape"),
+    _p("cbow_mean", "flag", 0, 1, 1, cli=("--cbow-mean",), cli_options=_FLAG),
+    _p("hashfxn", UNCHECKED, default=hash, saved=False),
+    _p("epochs", "int", 0, INT32_MAX, 5, cli=("--epochs", "--iter", "-iter"), cli_help="passes",
+       cli_options={"min": 1}),
+    _p("null_word", "flag", 0, 1, 0),
+    _p("trim_rule", UNCHECKED, default=None, saved=False),
+    _p("sorted_vocab", "flag", 0, 1, 1),
+    _p("batch_words", "int", 1, INT32_MAX, 10000, task=True, cli=("--batch-words",)),
+    _p("compute_loss", "flag", 0, 1, False, cli=("--compute-loss",),
+       cli_help="track the training loss (shown in the summary)",
+       cli_options={"action": "store_true", "group": "reporting"}),
+    _p("callbacks", UNCHECKED, default=(), saved=False),
+    _p("comment", "str?", default=None),
+    _p("max_final_vocab", "int?", 1, INT64_MAX, None, cli=("--max-final-vocab",)),
+    _p("shrink_windows", "flag", 0, 1, True),
+    _p("cache_words", "int", 0, INT64_MAX, 100_000_000, gensim=None, task=True,
+       cli=("--cache-words",),
+       cli_help="keep the id-encoded corpus in memory up to this many tokens (0: reread)"),
+    _p("kernel", ("one of", ("auto", "window", "fused", "loop", "blas")), default="auto",
+       gensim=None),
+    # the tree kind is checked by the constructor (a name or a callable), saved as tree_type
+    _p("tree", UNCHECKED, default="huffman", saved=False, gensim=None),
+    # State saved with a model, never passed by users.
+    _p("corpus_count", "int", 0, INT64_MAX),
+    _p("corpus_total_words", "int", 0, INT64_MAX),
+    _p("train_count", "int", 0, INT64_MAX),
+    _p("effective_min_count", "int", 0, INT64_MAX),
+    _p("semantic_pending", "flag", 0, 1, gensim=None),
+    _p("running_training_loss", "real", -math.inf, math.inf),
+    _p("total_train_time", "real", 0.0, math.inf),
+    _p("tree_type", ("one of", ("huffman", "balanced", "semantic", "callable")), gensim=None),
+)
+BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
+
+# name: (kind, low, high) of every parameter the table checks.
+WORD2VEC_PARAMS = {p.name: (p.kind, p.low, p.high) for p in PARAMS if p.kind != UNCHECKED}
+ARGUMENTS = tuple(p.name for p in PARAMS if p.argument)  # the constructor's, in order
+SAVED = tuple(p.name for p in PARAMS if p.saved)  # what a model file holds
+GENSIM_SETTINGS = tuple(p.name for p in PARAMS if p.gensim and p.argument)  # constructor's
+GENSIM_STATE = tuple(p.name for p in PARAMS if p.gensim and not p.argument)  # set after
+TASK = tuple(p.name for p in PARAMS if p.task)  # in every distributed task's RunSpec
+CLI = tuple(p for p in PARAMS if p.cli)  # flags of `hsw2v train`
 
 
 def _is_int(value) -> bool:

@@ -51,7 +51,6 @@ __all__ = [
     "FORMAT_VERSION",
     "save_bundle",
     "load_bundle",
-    "check_word2vec_bundle",
 ]
 
 FORMAT_NAME = "hsw2v"
@@ -472,59 +471,3 @@ def _read_all(path: str, fh, file_size: int, kind, read: bool):
                 raise _Corrupt(f"checksum mismatch in array {name!r}")
             arrays[name] = arr
     return doc["meta"], places, arrays
-
-
-def check_word2vec_bundle(path, meta, arrays) -> None:
-    """Check what :func:`load_bundle` read from a Word2Vec file before a model is built on it.
-
-    The kernels index ``syn1`` with the tree's ``points`` and walk ``lengths`` entries of each
-    path, and ``syn1neg`` with word ids, without bounds checks, so a crafted file with
-    out-of-range values could make training read or write outside the arrays. Every
-    parameter (against :mod:`hsw2v.params`, the table the constructor checks too), every
-    array's dtype and shape and every tree entry (:mod:`hsw2v.validation`) is verified here,
-    the same with and without ``mmap``; a file that passes trains safely.
-
-    Raises ValueError naming `path` and what is wrong.
-
-    >>> import os, tempfile
-    >>> from hsw2v import Word2Vec
-    >>> path = os.path.join(tempfile.mkdtemp(), "m.hsw2v")
-    >>> Word2Vec([["a", "b"]] * 10, vector_size=4, min_count=1, workers=1, epochs=1).save(path)
-    >>> meta, arrays = load_bundle(path, kind="Word2Vec")
-    >>> check_word2vec_bundle(path, meta, arrays)  # consistent: returns None
-    >>> arrays["lengths"] = arrays["lengths"] + 5  # paths longer than the tree arrays
-    >>> check_word2vec_bundle(path, meta, arrays)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-        ...
-    ValueError: '...m.hsw2v' holds inconsistent Word2Vec data: array 'lengths'[0] is 6: ...
-    """
-    from hsw2v.params import check_word2vec_params
-    from hsw2v.validation import check_word2vec_arrays
-
-    where = f"{os.fspath(path)!r} holds inconsistent Word2Vec data"
-
-    def bad(what):
-        return ValueError(f"{where}: {what}")
-
-    if not isinstance(meta, dict):
-        raise bad("its metadata is not a JSON object")
-    hs, negative = meta.get("hs", 1), meta.get("negative", 0)
-    if not hs and not negative:
-        raise bad("hs is 0 and negative is 0: no output layer to train")
-    check_word2vec_params(meta, where=where)
-    keys = meta.get("index_to_key")
-    if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
-        raise bad("index_to_key is not a list of str")
-    if len(set(keys)) != len(keys):
-        raise bad("index_to_key holds a word twice")
-    n, d = len(keys), meta.get("vector_size", 100)
-    if not n:
-        raise bad("the vocabulary is empty")
-    if not hs and arrays.get("syn1") is not None and arrays["syn1"].shape != (0, d):
-        raise bad(f"array 'syn1' should be <f4 of shape (0, {d}) since hs is 0")
-    if not negative and "syn1neg" in arrays:
-        raise bad("it holds syn1neg but negative is 0")
-    try:
-        check_word2vec_arrays(arrays, n, d, bool(hs), negative, lambda key: f"array {key!r}")
-    except ValueError as exc:
-        raise bad(str(exc)) from None

@@ -4,7 +4,7 @@ The nogil kernels read rows of ``wv.vectors``, ``syn1`` and ``syn1neg`` at word 
 tree node ids without bounds checks (that is what makes them fast). So each array is checked
 once on its way in, by :func:`check_word2vec_arrays`:
 
-* :meth:`hsw2v.Word2Vec.load` (through :func:`hsw2v.persist.check_word2vec_bundle`), with
+* :meth:`hsw2v.Word2Vec.load` (through :func:`hsw2v._w2v_schema.check_word2vec_bundle`), with
   and without ``mmap``, names the file and the array;
 * every training (``train()``, ``corpus_file`` mode and the distributed tasks, all through
   :func:`hsw2v._make_trainer.trainer_settings`) checks the model as it is then

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import NOISE, WEAKENED, cluster_recovery, gensim_models, planted_corpus
 
-from hsw2v import Word2Vec, _inner, persist
+from hsw2v import Word2Vec, _inner, _w2v_schema, persist
 from hsw2v.negative import make_cum_table
 
 D = 37  # not a multiple of the SIMD width, to exercise loop tails
@@ -317,7 +317,7 @@ def test_bundle_checks_accept_ns_and_reject_inconsistent(tmp_path, small):
     path = str(tmp_path / "m.hsw2v")
     model.save(path)
     meta, arrays = persist.load_bundle(path, kind="Word2Vec")
-    persist.check_word2vec_bundle(path, meta, arrays)
+    _w2v_schema.check_word2vec_bundle(path, meta, arrays)
     assert arrays["syn1"].shape == (0, 8) and arrays["syn1neg"].shape == (len(model.wv), 8)
     bad_cases = [
         (dict(arrays, syn1neg=arrays["syn1neg"][:-1]), meta, "syn1neg"),
@@ -329,13 +329,13 @@ def test_bundle_checks_accept_ns_and_reject_inconsistent(tmp_path, small):
     ]
     for bad_arrays, bad_meta, match in bad_cases:
         with pytest.raises(ValueError, match=match):
-            persist.check_word2vec_bundle(path, bad_meta, bad_arrays)
+            _w2v_schema.check_word2vec_bundle(path, bad_meta, bad_arrays)
     hs_only = Word2Vec(sentences[:100], vector_size=8, min_count=1, workers=1, epochs=1)
     hs_only.save(path)
     meta, arrays = persist.load_bundle(path, kind="Word2Vec")
-    persist.check_word2vec_bundle(path, meta, arrays)
+    _w2v_schema.check_word2vec_bundle(path, meta, arrays)
     with pytest.raises(ValueError, match="syn1neg but negative is 0"):
-        persist.check_word2vec_bundle(path, meta, dict(arrays, syn1neg=arrays["vectors"]))
+        _w2v_schema.check_word2vec_bundle(path, meta, dict(arrays, syn1neg=arrays["vectors"]))
 
 
 # ----------------------------------------------------------------------------- queries, gensim
