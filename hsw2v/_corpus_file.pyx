@@ -35,7 +35,8 @@ D. Tokens, exactly as :class:`hsw2v.corpora.LineSentence` gives them. Lines end 
 
 E. Jobs, as ``hsw2v._train.iter_jobs`` makes them: whole sentences are added until the
    job holds at least ``batch_words`` raw tokens. The job's learning rates come from
-   ``linear_alpha`` (the one schedule formula, also used by ``hsw2v._train.Schedule``) and its
+   ``linear_alpha`` (the one schedule formula, also used by ``hsw2v._schedule.Schedule``, which
+   ``FileTrainer`` takes whole) and its
    random stream from ``job_seed(seed, epoch, thread * 2**40 + job)``; with one worker the
    jobs, rates and seeds are those of the iterable path, so training is bit-identical to it.
    A job whose loss comes back non-finite (the kernel's divergence check, design note G of
@@ -607,13 +608,17 @@ cdef class FileTrainer:
     cdef int n_recordings
 
     def __init__(self, path, trainer, Vocab vocab, int workers, int64_t batch_words,
-                 int64_t max_sentence_length, double start_alpha, double end_alpha,
-                 int64_t epochs, int64_t total, bint by_words, uint64_t seed,
-                 int64_t cache_words=0):
-        """``cache_words``: the ids of the ranges are kept after the first epoch, and later
-        epochs train from them instead of reading the file again, while all ranges together
-        hold at most this many ids (4 bytes each); 0 reads the file every epoch."""
+                 int64_t max_sentence_length, schedule, int64_t cache_words=0):
+        """``schedule``: the run's :class:`hsw2v._schedule.Schedule`, taken whole (its rates,
+        epochs, units and seed are copied into the nogil ``Run``). ``cache_words``: the ids of
+        the ranges are kept after the first epoch, and later epochs train from them instead
+        of reading the file again, while all ranges together hold at most this many ids (4
+        bytes each); 0 reads the file every epoch."""
         cdef int k
+        cdef double start_alpha = schedule.start_alpha, end_alpha = schedule.end_alpha
+        cdef int64_t epochs = schedule.epochs, total = schedule.total
+        cdef bint by_words = schedule.by_words
+        cdef uint64_t seed = schedule.seed
         if batch_words < 1 or max_sentence_length < 1 or total < 1 or epochs < 1:
             raise ValueError("batch_words, max_sentence_length, total and epochs must be >= 1")
         self.recordings = <Recorder *>calloc(workers, sizeof(Recorder))

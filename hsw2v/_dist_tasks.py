@@ -65,8 +65,8 @@ from dataclasses import dataclass, make_dataclass
 
 import numpy as np
 
-from hsw2v._inner import job_seed
 from hsw2v._make_trainer import TrainerSettings
+from hsw2v._schedule import Schedule, within
 from hsw2v._shards import ByteRange, Piece, count_range, merge_counts, range_sentences
 from hsw2v._train import iter_jobs
 from hsw2v.params import TASK
@@ -78,6 +78,7 @@ RunSpec = make_dataclass(
         ("run_id", str),
         ("index_to_key", list),
         ("trainer", TrainerSettings),  # the model's trainer, as on one machine (one thread)
+        ("schedule", Schedule),  # the run's learning rates and job seeds
         ("max_sentence_length", int),
         # the model's parameters a task reads itself: the table's ``task`` column
         *((name, object) for name in TASK),
@@ -85,9 +86,9 @@ RunSpec = make_dataclass(
 )
 RunSpec.__module__ = __name__  # pickled by name, as a class defined here
 RunSpec.__doc__ = """Everything a training task needs besides the weights, scattered once to every
-worker: the run's id, the vocabulary, the trainer settings, the corpus reader's longest
-sentence and the parameters :data:`hsw2v.params.TASK` names (``seed``, ``batch_words``,
-``cache_words``)."""
+worker: the run's id, the vocabulary, the trainer settings, the schedule (rates and seeds),
+the corpus reader's longest sentence and the parameters :data:`hsw2v.params.TASK` names
+(``batch_words``, ``cache_words``)."""
 
 
 MATRICES = ("syn0", "syn1", "syn1neg")  # the weights, in the order of every tuple of them
@@ -480,10 +481,10 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
     done = kept = 0
     loss = 0.0
     for j, job in enumerate(jobs):
-        a0 = alpha0 + (alpha1 - alpha0) * done / total
+        a0 = within(alpha0, alpha1, done, total)
         done += job.raw_words
-        a1 = alpha0 + (alpha1 - alpha0) * done / total
-        seed = job_seed(spec.seed, epoch, (piece_index << 20) + j)
+        a1 = within(alpha0, alpha1, done, total)
+        seed = spec.schedule.job_seed(epoch, (piece_index << 20) + j)
         job_kept, job_loss = trainer.train_job(job.ids, job.ends, a0, a1, seed)
         kept += job_kept
         loss += job_loss

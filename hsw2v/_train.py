@@ -15,9 +15,8 @@ Only a corpus proven unchanged (:func:`hsw2v.corpora.corpus_identity`) that hold
 ``cache_words`` in-vocabulary tokens (4 bytes each) is read once per ``train()`` call, later
 epochs reusing its id-encoded jobs (:class:`hsw2v.word2vec.Word2Vec` decides which).
 
-The schedule (one source of truth): progress ``p`` in [0, 1] over all epochs counts raw words
-when ``total_words`` is known, else sentences; ``alpha(p) = start - (start - end) * p``. Each
-job gets ``alpha`` at its start and end progress and the kernel interpolates in between.
+The learning-rate schedule and the jobs' seeds are one :class:`hsw2v._schedule.Schedule`
+(re-exported here), given whole to :func:`run_epoch`.
 """
 
 from __future__ import annotations
@@ -28,12 +27,12 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from hsw2v._corpus_file import linear_alpha
-from hsw2v._inner import Trainer, encode_sentences, job_seed
+from hsw2v._inner import Trainer, encode_sentences
+from hsw2v._schedule import Schedule
 from hsw2v._threads import Workers
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.vocab import check_sentence
@@ -102,27 +101,6 @@ def _make_job(batch: list, key_to_index: dict) -> Job:
 
 
 @dataclass
-class Schedule:
-    """Linear learning-rate decay over ``epochs`` passes of ``total`` units (words or
-    sentences)."""
-
-    start_alpha: float
-    end_alpha: float
-    epochs: int
-    total: int
-    by_words: bool
-
-    def alpha(self, epoch: int, done_units: int) -> float:
-        # the formula lives in hsw2v._corpus_file, whose nogil readers use it too
-        return linear_alpha(
-            self.start_alpha, self.end_alpha, epoch, self.epochs, done_units, self.total
-        )
-
-    def units(self, job: Job) -> int:
-        return job.raw_words if self.by_words else job.n_sentences
-
-
-@dataclass
 class Progress:
     """What an ``on_progress`` hook of :func:`run_epoch` is told, from the caller's thread.
 
@@ -162,13 +140,14 @@ def run_epoch(
     epoch: int,
     workers: int,
     schedule: Schedule,
-    seed: int,
+    seed: int | None = None,
     report_delay: float = 1.0,
     on_job: Callable[[Job], None] | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     progress_delay: float = 0.2,
 ) -> EpochReport:
-    """Train one epoch of ``jobs`` on ``workers`` threads; see the module docstring.
+    """Train one epoch of ``jobs`` on ``workers`` threads; see the module docstring. Each
+    job's rates and seed come from ``schedule`` (``seed``, when given, replaces its seed).
 
     ``on_progress``, if given, is called in the caller's thread with a :class:`Progress`
     at most every ``progress_delay`` seconds while jobs finish, and once when the epoch ends.
@@ -177,6 +156,8 @@ def run_epoch(
     done_queue: queue.Queue = queue.Queue()
     stop = threading.Event()
     report = EpochReport()
+    if seed is not None:
+        schedule = replace(schedule, seed=int(seed))
 
     def put(item) -> None:
         while True:
@@ -197,10 +178,9 @@ def run_epoch(
                 if on_job is not None:
                     on_job(job)
                 units = schedule.units(job)
-                alpha0 = schedule.alpha(epoch, done_units)
+                alpha0, alpha1 = schedule.job_alphas(epoch, done_units, units)
                 done_units += units
-                alpha1 = schedule.alpha(epoch, done_units)
-                put((job, alpha0, alpha1, job_seed(seed, epoch, index)))
+                put((job, alpha0, alpha1, schedule.job_seed(epoch, index)))
         except _Stop:
             pass
         except BaseException:

@@ -166,6 +166,7 @@ class TrainingMixin:
             epochs,
             int(total_words) if total_words else int(total_examples),
             by_words=bool(total_words),
+            seed=self.seed,
         )
 
     def _epoch_passes(self, corpus, corpus_file, trainer, schedule):
@@ -326,7 +327,7 @@ class _FilePasses:
         self.identity = None
 
     def _new_file_trainer(self, cache_words: int):
-        model, schedule = self.model, self.schedule
+        model = self.model
         return FileTrainer(
             self.path,
             self.trainer,
@@ -334,12 +335,7 @@ class _FilePasses:
             model.workers,
             model.batch_words,
             LINE_SENTENCE_MAX,  # LineSentence's chunks of a long line
-            schedule.start_alpha,
-            schedule.end_alpha,
-            schedule.epochs,
-            schedule.total,
-            schedule.by_words,
-            model.seed,
+            self.schedule,
             cache_words,
         )
 
@@ -432,7 +428,6 @@ class _CorpusPasses:
             epoch=epoch,
             workers=model.workers,
             schedule=self.schedule,
-            seed=model.seed,
             report_delay=report_delay,
             on_job=on_job,
             on_progress=on_progress,

@@ -54,8 +54,9 @@ from typing import Any
 from hsw2v import _dist_tasks as tasks
 from hsw2v import progress as _progress
 from hsw2v._make_trainer import objective, trainer_settings
+from hsw2v._schedule import Schedule
 from hsw2v._shards import cut_shard, expand_paths, plan_ranges, splittable_size
-from hsw2v._train import Progress, Schedule
+from hsw2v._train import Progress
 from hsw2v.corpora import MAX_WORDS_IN_BATCH
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.params import TASK
@@ -353,9 +354,7 @@ class _Run:
         weights = (model.wv.vectors, model.syn1, model.syn1neg)
         [snapshot] = client.scatter([weights], broadcast=True, hash=False)
         addresses = sorted(client.scheduler_info()["workers"])
-        schedule = Schedule(
-            model.alpha, model.min_alpha, model.epochs, model.corpus_total_words, by_words=True
-        )
+        schedule = spec.schedule
         stats, first, updates, g = [], 0, [], 0
         self.n_snapshots = 0
         for epoch in range(model.epochs):
@@ -365,9 +364,8 @@ class _Run:
                     snapshot = self.submit(tasks.snapshot_task, snapshot, updates, name=f"snap-{g}")
                     self.n_snapshots += 1
                     first, updates = g, []
-                alpha0 = schedule.alpha(epoch, done)
+                alpha0, alpha1 = schedule.job_alphas(epoch, done, round_words[r])
                 done += round_words[r]
-                alpha1 = schedule.alpha(epoch, done)
                 results = [
                     self.submit(
                         tasks.train_task,
@@ -460,13 +458,22 @@ class _Run:
 def run_spec(model: Word2Vec, run_id: str, max_sentence_length: int) -> tasks.RunSpec:
     """What every training task needs besides the weights, from a model with a vocabulary:
     the model's trainer settings (:func:`hsw2v._make_trainer.trainer_settings`, one thread per
-    task), so every setting trains as ``Word2Vec.train`` trains it on one machine."""
+    task), so every setting trains as ``Word2Vec.train`` trains it on one machine, and the
+    run's learning-rate schedule and seed (:class:`hsw2v._schedule.Schedule`)."""
     settings = trainer_settings(model, threads=1)
     logger.info("distributed training: %s", objective(model))
     return tasks.RunSpec(
         run_id=run_id,
         index_to_key=list(model.wv.index_to_key),
         trainer=settings,
+        schedule=Schedule(
+            model.alpha,
+            model.min_alpha,
+            model.epochs,
+            model.corpus_total_words,
+            by_words=True,
+            seed=model.seed,
+        ),
         max_sentence_length=max_sentence_length,
         **{name: getattr(model, name) for name in TASK},
     )

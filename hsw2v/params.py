@@ -105,7 +105,7 @@ PARAMS: tuple[Param, ...] = (
     _p("max_vocab_size", "int?", 1, INT64_MAX, None, cli=("--max-vocab-size",)),
     _p("sample", "real", 0.0, FLOAT32_MAX, 1e-3,
        cli=("--sample", "-sample"), cli_help="subsampling threshold"),
-    _p("seed", "int", 0, UINT64_MAX, 1, task=True, cli=("--seed",), cli_help="random seed"),
+    _p("seed", "int", 0, UINT64_MAX, 1, cli=("--seed",), cli_help="random seed"),
     _p("workers", "int", 1, WORKERS_MAX, 3,
        cli=("--workers", "--threads", "-threads"),
        cli_help="training threads (default: number of CPUs)", cli_options={"default": None}),
