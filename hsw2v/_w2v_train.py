@@ -2,7 +2,7 @@
 
 :class:`TrainingMixin` holds :meth:`~hsw2v.Word2Vec.train` and its helpers. A call checks
 its arguments, makes the call's settings the model's and the learning-rate
-:class:`~hsw2v._train.Schedule`, builds the kernel's trainer once
+:class:`~hsw2v._schedule.Schedule`, builds the kernel's trainer once
 (:func:`hsw2v._make_trainer.make_trainer`), picks where each epoch's jobs come from (the
 workers' byte ranges of a ``corpus_file``, :class:`_FilePasses`; or the corpus iterable,
 read or replayed from memory, :class:`_CorpusPasses`), runs the epochs with their callbacks

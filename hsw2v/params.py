@@ -1,4 +1,13 @@
-"""Word2Vec's numeric parameters: one table of what each may hold, read by every check.
+"""Word2Vec's parameters: the one table (:data:`PARAMS`) that every other list is read from.
+
+Each parameter is declared once, as a :class:`Param`: its name, kind and range, default,
+whether a model file saves it, gensim's attribute of the same meaning, whether distributed
+tasks need it, and its ``hsw2v train`` flag. Derived from it: the constructor's check
+(:func:`check_word2vec_params` over :data:`ARGUMENTS`), the saved parameters
+(:data:`SAVED`, :mod:`hsw2v._w2v_schema`), what the gensim conversion copies
+(:data:`GENSIM_SETTINGS`, :data:`GENSIM_STATE`), the distributed ``RunSpec``'s fields
+(:data:`TASK`) and the command line's flags (:data:`CLI`). The ``Word2Vec`` signature stays
+written out for its readers; a test holds it, this table and its docstring together.
 
 The kernels cast parameters to C types (``int`` window, vector size and negatives, ``float``
 learning rates, ``uint64_t`` seeds); a value outside the type would wrap or raise an
