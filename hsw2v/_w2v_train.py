@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from hsw2v import progress as _progress
 from hsw2v._corpus_file import FileTrainer, Vocab, byte_ranges
 from hsw2v._make_trainer import hot_rows, kernel_variant, make_trainer
+from hsw2v._schedule import Schedule
 from hsw2v._train import (
     Job,
-    Schedule,
     iter_jobs,
     jobs_from_recording,
     run_epoch,
