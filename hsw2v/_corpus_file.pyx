@@ -4,7 +4,7 @@
 Design note
 -----------
 A. What runs without the GIL. For a byte range ``[start, end)`` of a plain local file, one
-   call reads the file (``pread``), cuts it into lines, splits each line into tokens, maps the
+   call reads the file (positioned reads, ``_pread.h``), cuts it into lines, splits each line into tokens, maps the
    tokens to word ids through a C hash table, groups whole sentences into jobs of about
    ``batch_words`` raw tokens and trains each job with the kernel's C entry point
    (``hsw2v._inner.train_job_nogil``): no Python object is touched between the first byte and
@@ -62,17 +62,18 @@ Each nogil routine has a Python-callable twin (``split_line``, ``lookup``, ``rea
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.errno cimport errno
+from libc.errno cimport EINTR, errno
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, memmove, memset
-from posix.types cimport off_t
-from posix.unistd cimport pread
 
 import os
 
 import numpy as np
+
+# O_BINARY exists on Windows only: no newline translation of what is read there.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 from hsw2v._inner cimport job_seed_nogil, train_job_nogil
 
@@ -392,7 +393,7 @@ def read_range(str path, int64_t start, int64_t end):
     cdef const uint8_t *line
     cdef int64_t length, offset
     cdef int rc
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.open(path, _OPEN_FLAGS)
     try:
         if reader_init(&r, fd, start, end) != OK:
             raise MemoryError()
@@ -506,7 +507,7 @@ def encode_range(str path, int64_t start, int64_t end, Vocab vocab, int64_t batc
     run.units_done = &units
     run.progress = progress
     fail.code = OK
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.open(path, _OPEN_FLAGS)
     try:
         if reader_init(&r, fd, start, end) != OK:
             raise MemoryError("could not allocate a read buffer")
@@ -561,7 +562,7 @@ def count_range(str path, int64_t start, int64_t end, int64_t max_sentence_lengt
             raise ValueError("stop must hold at least one int64 value")
         stop_at = &stop[0]
     fail.code = OK
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.open(path, _OPEN_FLAGS)
     try:
         if reader_init(&r, fd, start, end) != OK:
             raise MemoryError("could not allocate a read buffer")
@@ -656,7 +657,7 @@ cdef class FileTrainer:
         self.stop_flag = 0
         self.progress_array[:] = 0
         if self.fd < 0:
-            self.fd = os.open(self.path, os.O_RDONLY)
+            self.fd = os.open(self.path, _OPEN_FLAGS)
 
     def end_epoch(self):
         """Close the file."""

@@ -1,6 +1,10 @@
-# Reading the lines of a byte range with pread (which lines a range owns: design note of
-# _corpus_file.pyx, section C). Included by _corpus_file.pyx; each Reader belongs to one
-# call.
+# Reading the lines of a byte range with positioned reads (which lines a range owns: design
+# note of _corpus_file.pyx, section C). Included by _corpus_file.pyx; each Reader belongs to
+# one call. ``hsw2v_pread`` (_pread.h) is pread(2) on POSIX and ReadFile at an offset on
+# Windows.
+
+cdef extern from "_pread.h" nogil:
+    int64_t hsw2v_pread(int fd, void *buf, size_t n, int64_t offset)
 
 cdef struct Reader:
     int fd
@@ -36,7 +40,7 @@ cdef int reader_init(Reader *r, int fd, int64_t start, int64_t end) noexcept nog
 cdef int reader_fill(Reader *r) noexcept nogil:
     """Keep the unread data, read more after it (growing the buffer if it is full)."""
     cdef void *grown
-    cdef ssize_t got
+    cdef int64_t got
     if r.lo > 0:
         memmove(r.buf, r.buf + r.lo, r.hi - r.lo)
         r.buf_offset += r.lo
@@ -49,10 +53,10 @@ cdef int reader_fill(Reader *r) noexcept nogil:
         r.buf = <uint8_t *>grown
         r.capacity *= 2
     while True:
-        got = pread(r.fd, r.buf + r.hi, r.capacity - r.hi, <off_t>r.next_read)
+        got = hsw2v_pread(r.fd, r.buf + r.hi, <size_t>(r.capacity - r.hi), r.next_read)
         if got >= 0:
             break
-        if errno != 4:  # EINTR: try again
+        if errno != EINTR:  # interrupted by a signal: try again
             r.error = errno
             return ERR_IO
     if got == 0:
