@@ -51,6 +51,11 @@ def make_layer(kind, n, dim, rng):
 KINDS = ["huffman", "balanced", "explicit"]
 
 
+def predict(lay, X):
+    """The most probable class of each row of features X, from the layer's own methods."""
+    return lay.topk(lay.transform(X), 1)[0][:, 0]
+
+
 # ---------------------------------------------------------------- kernel twins
 def test_sigmoid_twin_is_exact_and_stable():
     for f in (-800.0, -30.0, -1.0, 0.0, 0.5, 30.0, 800.0):
@@ -163,7 +168,7 @@ def test_probabilities_sum_to_one_and_match_log_prob(kind):
     H = rng.normal(0, 1, (5, 8))
     logp = lay.log_proba(H)
     np.testing.assert_allclose(np.exp(logp).sum(axis=1), 1.0, rtol=1e-6)
-    np.testing.assert_allclose(lay.predict_proba(H), np.exp(logp))
+    np.testing.assert_allclose(lay.proba(H), np.exp(logp))
     for c in (0, 17, 36):
         np.testing.assert_allclose(lay.log_prob(H, np.full(5, c)), logp[:, c], rtol=1e-5)
     want = [ref_log_prob(lay.weights, lay.tree, H[2], c) for c in range(37)]
@@ -211,7 +216,7 @@ def test_topk_equals_brute_force(n, k, seed, kind, scale):
     H = rng.normal(0, 1, (3, 4))
     k = min(k, n)
     idx, p = lay.topk(H, k)
-    full = lay.predict_proba(H)
+    full = lay.proba(H)
     for b in range(3):
         np.testing.assert_allclose(p[b], np.sort(full[b])[::-1][:k], rtol=1e-5, atol=1e-12)
         np.testing.assert_allclose(full[b, idx[b]], p[b], rtol=1e-5, atol=1e-12)
@@ -272,7 +277,7 @@ def test_fit_learns_a_separable_problem_and_a_shuffled_control_does_not():
     Xt, yt = X[3000:], y[3000:]
     lay = HierarchicalSoftmax.balanced(20, dim=16, seed=1)
     lay.fit(X[:3000], y[:3000], epochs=10, lr=0.05)
-    acc = (lay.predict(Xt) == yt).mean()
+    acc = (predict(lay, Xt) == yt).mean()
     assert acc > 0.85, acc  # chance is 0.05; measured 0.93
     assert lay.history[-1] < lay.history[0]
     # Control: the same fit on shuffled labels. A cluster's prediction then matches its true
@@ -283,7 +288,7 @@ def test_fit_learns_a_separable_problem_and_a_shuffled_control_does_not():
         shuffled = np.random.default_rng(seed).permutation(y[:3000])
         lay = HierarchicalSoftmax.balanced(20, dim=16, seed=1)
         lay.fit(X[:3000], shuffled, epochs=10, lr=0.05)
-        control.append((lay.predict(Xt) == yt).mean())
+        control.append((predict(lay, Xt) == yt).mean())
     assert np.mean(control) < 0.15, control  # measured 0.16, 0.01, 0.04
 
 
@@ -294,11 +299,11 @@ def test_fit_dense_and_csr_agree_and_threads_learn():
     csr = HierarchicalSoftmax.from_counts(np.bincount(y), dim=6).fit(sp.csr_matrix(X), y, epochs=3)
     np.testing.assert_array_equal(dense.weights, csr.weights)
     np.testing.assert_array_equal(dense.input_weights, csr.input_weights)
-    np.testing.assert_array_equal(dense.predict(X), csr.predict(sp.csr_matrix(X)))
+    np.testing.assert_array_equal(predict(dense, X), predict(csr, sp.csr_matrix(X)))
     threaded = HierarchicalSoftmax.from_counts(np.bincount(y), dim=6).fit(
         X, y, epochs=5, workers=2, job_size=50
     )
-    assert (threaded.predict(X) == y).mean() > 0.7  # chance is 1/8
+    assert (predict(threaded, X) == y).mean() > 0.7  # chance is 1/8
 
 
 # ---------------------------------------------------------------- files
@@ -315,7 +320,7 @@ def test_save_load_round_trip_keeps_predicting_and_training(tmp_path):
         np.testing.assert_array_equal(getattr(back.tree, name), getattr(lay.tree, name))
     assert back.root == lay.root and back.history == lay.history
     np.testing.assert_array_equal(
-        back.predict_proba(X[:5] @ lay.input_weights), lay.predict_proba(X[:5] @ lay.input_weights)
+        back.proba(X[:5] @ lay.input_weights), lay.proba(X[:5] @ lay.input_weights)
     )
     back.fit(X, y, epochs=1)
     lay.fit(X, y, epochs=1)
@@ -387,9 +392,125 @@ def test_bad_input_gets_clear_errors():
     with pytest.raises(ValueError, match="dim must be a positive integer"):
         HierarchicalSoftmax.balanced(4, dim=0)
     with pytest.raises(RuntimeError, match="fit"):
-        lay.predict(H)
+        lay.transform(H)
     lay.fit(np.eye(3), [0, 1, 2], epochs=1)
     with pytest.raises(ValueError, match="X has 4 features"):
         lay.fit(np.eye(4), [0, 1, 2, 3])
     with pytest.raises(ValueError, match="NaN"):
         lay.fit(np.full((3, 3), np.nan), [0, 1, 2])
+
+
+# ---------------------------------------------------------------- the API's confusing cases
+def test_constructing_from_numbers_names_the_constructors():
+    with pytest.raises(TypeError, match=r"from_counts.*balanced.*from_paths"):
+        HierarchicalSoftmax(50, 16)
+
+
+@pytest.mark.parametrize("method", ["log_proba", "proba", "topk", "log_prob", "backward"])
+def test_sparse_input_where_hidden_vectors_are_wanted_says_so(method):
+    lay = HierarchicalSoftmax.balanced(5, dim=3)
+    X = sp.csr_matrix(np.eye(3))
+    args = {"log_prob": ([0, 1, 2],), "backward": ([0, 1, 2],), "topk": (2,)}.get(method, ())
+    with pytest.raises(TypeError, match=rf"{method}\(H\) takes hidden vectors.*got a sparse.*"
+                       r"layer.transform\(X\)"):  # fmt: skip
+        getattr(lay, method)(X, *args)
+
+
+def test_features_and_hidden_vectors_swapped_get_errors_that_say_which_is_which():
+    X = np.eye(10, dtype=np.float32)[np.arange(40) % 10]
+    lay = HierarchicalSoftmax.balanced(10, dim=4).fit(X, np.arange(40) % 10, epochs=2)
+    with pytest.raises(ValueError, match=r"10 columns = the fitted number of features: for "
+                       r"features call layer.transform\(X\) first"):  # fmt: skip
+        lay.proba(X)
+    with pytest.raises(ValueError, match=r"one vector: give H\[None, :\]"):
+        lay.topk(np.zeros(4), 1)
+    with pytest.raises(ValueError, match=r"transform\(X\) takes features.*X has 4 features but "
+                       r"the layer was fitted with 10: 4 columns are hidden vectors"):  # fmt: skip
+        lay.transform(lay.transform(X))
+    with pytest.raises(TypeError, match="real numbers"):
+        lay.log_proba(np.array([["a", "b", "c", "d"]]))
+
+
+def test_one_index_dtype_and_deprecated_names_warn_and_agree():
+    X = np.eye(6, dtype=np.float32)
+    lay = HierarchicalSoftmax.balanced(6, dim=4).fit(X, np.arange(6), epochs=30, lr=0.5)
+    H = lay.transform(X)
+    idx, _ = lay.topk(H, 2)
+    assert idx.dtype == np.int64
+    with pytest.warns(DeprecationWarning, match=r"predict\(X\) is deprecated.*"
+                      r"HierarchicalSoftmaxClassifier"):  # fmt: skip
+        old = lay.predict(X)
+    assert old.dtype == np.int64
+    np.testing.assert_array_equal(old, idx[:, 0])
+    with pytest.warns(DeprecationWarning, match=r"use layer.proba\(H\)"):
+        np.testing.assert_array_equal(lay.predict_proba(H), lay.proba(H))
+
+
+def test_proba_writes_into_out_and_exponentiates_each_chunk(monkeypatch):
+    rng = np.random.default_rng(4)
+    lay = make_layer("huffman", 50, 6, rng)
+    H = rng.normal(0, 1, (23, 6))
+    want = np.exp(lay.log_proba(H))
+    monkeypatch.setattr(layer, "_SCORE_BUDGET", 3 * 49)  # 3 rows per chunk
+    out = np.full((23, 50), np.nan)
+    assert lay.proba(H, out=out) is out
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+    with pytest.raises(ValueError, match="out must be a C-contiguous float64"):
+        lay.proba(H, out=np.empty((23, 50), dtype=np.float32))
+
+
+@pytest.mark.parametrize("B", [4, 128])
+def test_proba_memory_is_the_output_plus_a_bounded_scratch(B):
+    """np.exp(log_proba(H)) held two outputs at once; proba holds one, plus at most ~33 MB
+    of chunk scratch whatever the batch (16 MB of node scores, 16 MB of log-sigmoids, a
+    mask and the node log-probabilities)."""
+    import tracemalloc
+
+    V = 100_000
+    lay = HierarchicalSoftmax.balanced(V, dim=8)
+    H = np.ones((B, 8), dtype=np.float32)
+    tracemalloc.start()
+    out = lay.proba(H)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    scratch = min(B, layer._SCORE_BUDGET // (V - 1)) * (V - 1) * 9 + 16 * V  # + 1 MB slack
+    assert peak < out.nbytes + scratch + (1 << 20), (peak, out.nbytes)
+    np.testing.assert_allclose(out.sum(axis=1), 1.0, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- gradients for any optimiser
+@pytest.mark.parametrize("kind", KINDS)
+def test_backward_node_rows_match_finite_differences(kind):
+    rng = np.random.default_rng(6)
+    lay = make_layer(kind, 19, 5, rng)
+    H = rng.normal(0, 1, (4, 5)).astype(np.float32)
+    y = np.array([0, 7, 18, 7])
+    g = lay.backward(H, y, nodes=True)
+    np.testing.assert_array_equal(g.hidden, lay.backward(H, y))
+    on_paths = np.unique(np.concatenate([lay.tree.points[c, : lay.tree.lengths[c]] for c in y]))
+    np.testing.assert_array_equal(g.nodes, on_paths)
+    assert g.nodes.dtype == np.int64 and g.rows.dtype == np.float32
+    W = lay.weights.astype(np.float64)
+    eps = 1e-5
+    num = np.zeros_like(W)
+    for n in range(W.shape[0]):
+        for k in range(W.shape[1]):
+            Wp, Wm = W.copy(), W.copy()
+            Wp[n, k] += eps
+            Wm[n, k] -= eps
+            num[n, k] = (ref_loss(Wp, lay.tree, H, y) - ref_loss(Wm, lay.tree, H, y)) / (2 * eps)
+    dense = g.dense_weights(lay.n_classes - 1)
+    np.testing.assert_allclose(dense, num, rtol=1e-3, atol=1e-5)
+    np.testing.assert_array_equal(g.sparse_weights(lay.n_classes - 1).toarray(), dense)
+
+
+def test_a_step_along_the_node_gradient_is_the_layers_own_update():
+    rng = np.random.default_rng(7)
+    lay = make_layer("huffman", 30, 6, rng)
+    H = rng.normal(0, 1, (8, 6)).astype(np.float32)
+    y = rng.integers(0, 30, 8)
+    g = lay.backward(H, y, nodes=True)
+    stepped = lay.weights.copy()
+    stepped[g.nodes] -= 0.1 * g.rows
+    lay.update(H, y, lr=0.1)
+    np.testing.assert_allclose(lay.weights, stepped, rtol=1e-5, atol=1e-6)
