@@ -37,6 +37,11 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     classes (thousands to millions): training costs ``O(dim log V)`` per example and
     :meth:`predict` a best-first search of the tree instead of scoring all ``V`` classes.
 
+    The defaults of ``dim``, ``epochs`` and ``lr`` are the best of a grid on 500,000 rows of
+    the next-word benchmark task (10,000 classes; ``benchmarks/probes/classifier_defaults.py``,
+    numbers in ``benchmarks/RESULTS.md``): more epochs, a larger ``dim`` (128, 256) or other
+    step sizes gained at most 0.1 point of precision at 1 for up to twice the fitting time.
+
     Parameters
     ----------
     dim : int, default=64
@@ -70,11 +75,6 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         Seeds the initial weights, the shuffling, the hold-out split and the weighted sampling.
     verbose : int, default=0
         Print one line per epoch (losses, hold-out accuracy, time) to stdout when positive.
-
-    The defaults of ``dim``, ``epochs`` and ``lr`` are the best of a grid on 500,000 rows of
-    the next-word benchmark task (10,000 classes; ``benchmarks/probes/classifier_defaults.py``,
-    numbers in ``benchmarks/RESULTS.md``): more epochs, a larger ``dim`` (128, 256) or other
-    step sizes gained at most 0.1 point of precision at 1 for up to twice the fitting time.
 
     Attributes
     ----------

@@ -514,3 +514,76 @@ def test_a_step_along_the_node_gradient_is_the_layers_own_update():
     stepped[g.nodes] -= 0.1 * g.rows
     lay.update(H, y, lr=0.1)
     np.testing.assert_allclose(lay.weights, stepped, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- the autograd recipe (docs)
+def recipe_source() -> str:
+    """The PyTorch recipe of docs/layer.md, as the page shows it."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "layer.md").read_text("utf-8")
+    block = page.split("### Recipe: the layer as a PyTorch autograd function", 1)[1]
+    return block.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_recipe_math_chain_rule_through_an_encoder_matches_finite_differences():
+    """What the recipe's backward hands the framework, checked without it: an encoder
+    H = X A under the layer, dL/dA = X^T dL/dH and dL/dW scattered from the node rows, against
+    finite differences of the whole loss in A and W."""
+    rng = np.random.default_rng(11)
+    lay = make_layer("huffman", 13, 4, rng)
+    X = rng.normal(0, 1, (5, 6))
+    A = rng.normal(0, 0.5, (6, 4))
+    y = np.array([0, 3, 12, 3, 7])
+
+    def loss(A, W):
+        return ref_loss(W, lay.tree, X @ A, y)
+
+    H = (X @ A).astype(np.float32)
+    g = lay.backward(H, y, nodes=True)
+    dA = X.T @ g.hidden.astype(np.float64)
+    dW = np.zeros(lay.weights.shape)
+    dW[g.nodes] = g.rows  # the recipe's scatter of the touched rows
+    W = lay.weights.astype(np.float64)
+    eps = 1e-5
+    for value, grad in ((A, dA), (W, dW)):
+        num = np.zeros_like(value)
+        for idx in np.ndindex(value.shape):
+            keep = value[idx]
+            value[idx] = keep + eps
+            up = loss(A, W)
+            value[idx] = keep - eps
+            num[idx] = (up - loss(A, W)) / (2 * eps)
+            value[idx] = keep
+        np.testing.assert_allclose(grad, num, rtol=2e-3, atol=2e-5)
+
+
+def test_recipe_runs_in_pytorch():
+    torch = pytest.importorskip("torch")
+    namespace: dict = {}
+    exec(compile(recipe_source(), "docs/layer.md", "exec"), namespace)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(12)
+    X, y = blobs(400, 8, 12, seed=12)
+    lay = HierarchicalSoftmax.from_counts(np.bincount(y, minlength=8) + 1, dim=6)
+    lay.weights[:] = rng.normal(0, 0.1, lay.weights.shape)
+    # autograd's gradients are the layer's own
+    H = torch.tensor(X[:16, :6], requires_grad=True)
+    W = torch.nn.Parameter(torch.from_numpy(lay.weights))
+    yt = torch.from_numpy(y[:16])
+    namespace["HierarchicalSoftmaxLoss"].apply(H, W, yt, lay).backward()
+    g = lay.backward(X[:16, :6], y[:16], nodes=True)
+    np.testing.assert_allclose(H.grad.numpy(), g.hidden, rtol=1e-6)
+    np.testing.assert_allclose(W.grad.numpy(), g.dense_weights(7), rtol=1e-6)
+    # and an encoder trains through it with Adam
+    encoder = torch.nn.Linear(12, 6)
+    batches = [
+        (torch.from_numpy(X[s : s + 40]), torch.from_numpy(y[s : s + 40]))
+        for _ in range(15)
+        for s in range(0, 400, 40)
+    ]
+    losses = namespace["train"](encoder, batches, lay, lr=0.02)
+    assert np.mean(losses[-10:]) < 0.5 * np.mean(losses[:10])
+    with torch.no_grad():
+        hidden = encoder(torch.from_numpy(X)).numpy()
+    assert (lay.topk(hidden, 1)[0][:, 0] == y).mean() > 0.9
