@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from hsw2v.divergence import TrainingDivergedError
@@ -152,7 +152,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             self, X, y, accept_sparse="csr", dtype=np.float32, order="C", reset=True
         )
         codes, classes = encode_labels(y)
-        check_classification_targets(classes)
+        _check_targets(classes, len(codes))
         weights = self._sample_weight(sample_weight, X, codes, len(classes))
         self.classes_ = classes
         if len(classes) < 2:
@@ -196,7 +196,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         )
         if first:
             _, all_classes = encode_labels(np.asarray(classes).ravel())
-            check_classification_targets(all_classes)
+            _check_targets(all_classes, len(all_classes))
             if len(all_classes) < 2:
                 raise ValueError(
                     f"{type(self).__name__} needs at least 2 classes, classes= holds "
@@ -459,6 +459,25 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
     if y.dtype.kind == "U":  # fixed-width strings stay so, as np.unique would give them
         classes = classes.astype(y.dtype)
     return rank[codes], classes
+
+
+def _check_targets(classes, n_samples: int) -> None:
+    """scikit-learn's check_classification_targets, asked of the distinct labels only (it
+    would sort the whole of ``y`` again): discrete labels, and its warning when more than half
+    of the rows have a class of their own."""
+    kind = type_of_target(classes, input_name="y")
+    if kind not in ("binary", "multiclass"):
+        raise ValueError(
+            f"Unknown label type: {kind}. Maybe you are trying to fit a classifier, which "
+            "expects discrete classes on a regression target with continuous values."
+        )
+    if n_samples > 20 and len(classes) > round(0.5 * n_samples):
+        warnings.warn(
+            "The number of unique classes is greater than 50% of the number of samples. `y` "
+            "could represent a regression problem, not a classification problem.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _label_tree():

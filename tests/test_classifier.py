@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -54,6 +55,17 @@ def test_any_hashable_labels_and_dense_or_csr_features():
         dense = clf.predict(X)
         np.testing.assert_array_equal(clf.predict(sp.csr_matrix(X)), dense)
     assert clf.classes_.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+
+
+def test_the_regression_warning_counts_rows_not_distinct_labels():
+    """The targets are checked on the distinct labels (no second sort of y); scikit-learn's
+    warning about a class per row must still count the rows."""
+    X, y = blobs(n=600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        HierarchicalSoftmaxClassifier(epochs=1).fit(X, y)
+    with pytest.warns(UserWarning, match="greater than 50%"):
+        HierarchicalSoftmaxClassifier(epochs=1).fit(X[:40], np.arange(40))
 
 
 def test_labels_that_cannot_be_sorted_keep_first_seen_order():
