@@ -18,10 +18,17 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+try:
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.utils import check_random_state
+    from sklearn.utils.multiclass import type_of_target
+    from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+except ImportError as exc:  # an optional dependency: say how to get it
+    raise ImportError(
+        "HierarchicalSoftmaxClassifier needs scikit-learn 1.6 or later: pip install "
+        f"'hsw2v[sklearn]' (or scikit-learn) ({exc})"
+    ) from exc
 
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.layer import HierarchicalSoftmax

@@ -241,3 +241,21 @@ def test_two_workers_learn_and_the_fitted_model_pickles():
     assert clf.score(X, y) > 0.9
     back = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(back.predict_proba(X[:50]), clf.predict_proba(X[:50]))
+
+
+def test_without_scikit_learn_the_error_says_how_to_get_it():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['sklearn'] = None\n"
+        "import hsw2v\n"
+        "from hsw2v import *  # works without scikit-learn\n"
+        "try:\n"
+        "    hsw2v.HierarchicalSoftmaxClassifier\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "pip install 'hsw2v[sklearn]'" in out.stdout
