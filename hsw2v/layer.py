@@ -651,10 +651,14 @@ class HierarchicalSoftmax:
         if y.shape != (n,):
             raise ValueError(f"y must hold one class id per row ({n}), got shape {y.shape}")
         if n and not np.issubdtype(y.dtype, np.integer):
-            raise ValueError(f"class ids must be integers, got dtype {y.dtype}")
+            raise ValueError(
+                f"class ids must be integers in [0, {self.n_classes}), got dtype {y.dtype}: "
+                "for labels of any kind (strings, ...) use HierarchicalSoftmaxClassifier"
+            )
         if n and (y.min() < 0 or y.max() >= self.n_classes):
             raise ValueError(
-                f"class ids must be in [0, {self.n_classes}), got {y.min()}..{y.max()}"
+                f"class ids must be in [0, {self.n_classes}), got {y.min()}..{y.max()}: for "
+                "labels of any kind use HierarchicalSoftmaxClassifier"
             )
         return np.ascontiguousarray(y, dtype=np.int32)
 

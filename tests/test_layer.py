@@ -431,6 +431,14 @@ def test_features_and_hidden_vectors_swapped_get_errors_that_say_which_is_which(
         lay.log_proba(np.array([["a", "b", "c", "d"]]))
 
 
+def test_labels_that_are_not_class_ids_point_to_the_classifier():
+    lay = HierarchicalSoftmax.balanced(3, dim=2)
+    with pytest.raises(ValueError, match="integers in .0, 3.*HierarchicalSoftmaxClassifier"):
+        lay.fit(np.eye(3), ["cat", "dog", "eel"])
+    with pytest.raises(ValueError, match=r"in \[0, 3\), got 1..7: .*HierarchicalSoftmaxClassifier"):
+        lay.fit(np.eye(3), [1, 4, 7])
+
+
 def test_one_index_dtype_and_deprecated_names_warn_and_agree():
     X = np.eye(6, dtype=np.float32)
     lay = HierarchicalSoftmax.balanced(6, dim=4).fit(X, np.arange(6), epochs=30, lr=0.5)
