@@ -58,6 +58,9 @@ class Gradient(NamedTuple):
     """The touched inner nodes (rows of ``weights``), int64, sorted, unique."""
     rows: np.ndarray
     """``dL/dweights[nodes]``, float32 ``len(nodes) x dim``; every other row's gradient is 0."""
+    intercept: np.ndarray | None = None
+    """``dL/dintercept[nodes]``, float32 ``len(nodes)``, for a layer with a per-node
+    intercept (None without one)."""
 
     def dense_weights(self, n_inner: int) -> np.ndarray:
         """The full ``n_inner x dim`` gradient of ``weights`` (zeros off the touched rows)."""
@@ -331,10 +334,13 @@ class HierarchicalSoftmax:
         H = self._hidden(H, "backward")
         y = self._labels(y, len(H))
         tree = self._tree_arrays()
+        # MERGE(#19 trees): the per-node intercept goes to path_batch as its `bias`
+        bias = getattr(self, "intercept", None)
+        with_bias = {} if bias is None else {"bias": bias}
         if not nodes:
-            return path_batch(H, self.weights, *tree, y, True, 0.0)[1]
+            return path_batch(H, self.weights, *tree, y, True, 0.0, **with_bias)[1]
         G = np.empty((len(H), max(tree[0].shape[1], 1)), dtype=np.float32)
-        _, grad = path_batch(H, self.weights, *tree, y, True, 0.0, G)
+        _, grad = path_batch(H, self.weights, *tree, y, True, 0.0, g_out=G, **with_bias)
         lengths = tree[2][y]
         on_path = np.arange(G.shape[1]) < lengths[:, None]
         node_ids = tree[1][y][on_path].astype(np.int64)
@@ -344,7 +350,10 @@ class HierarchicalSoftmax:
         rows_of = np.repeat(np.arange(len(H)), lengths)  # row b of each (b, j) step, in order
         steps = sp.csr_array((G[on_path], (slot, rows_of)), shape=(len(touched), len(H)))
         rows = np.asarray(steps @ H, dtype=np.float32).reshape(len(touched), self.dim)
-        return Gradient(hidden=grad, nodes=touched, rows=rows)
+        if bias is None:
+            return Gradient(hidden=grad, nodes=touched, rows=rows)
+        node_bias = np.bincount(slot, weights=G[on_path], minlength=len(touched))
+        return Gradient(grad, touched, rows, node_bias.astype(np.float32))
 
     def update(self, H, y, lr: float) -> np.ndarray:
         """One gradient step ``weights -= lr * dL/dweights`` on the batch (every row's

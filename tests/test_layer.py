@@ -512,6 +512,40 @@ def test_backward_node_rows_match_finite_differences(kind):
     np.testing.assert_array_equal(g.sparse_weights(lay.n_classes - 1).toarray(), dense)
 
 
+def test_backward_node_intercepts_match_finite_differences():
+    """dL/dintercept[n] = sum of g over the steps through node n, when the layer has one."""
+    import inspect
+
+    # MERGE(#19 trees): runs once the layer has its per-node intercept
+    if "intercept" not in inspect.signature(HierarchicalSoftmax).parameters:
+        pytest.skip("this layer has no intercept")
+    rng = np.random.default_rng(8)
+    lay = HierarchicalSoftmax.from_counts(rng.integers(1, 50, 11), dim=3, intercept=True)
+    lay.weights[:] = rng.normal(0, 1, lay.weights.shape)
+    lay.intercept[:] = rng.normal(0, 1, lay.intercept.shape)
+    H = rng.normal(0, 1, (4, 3)).astype(np.float32)
+    y = np.array([0, 5, 10, 5])
+    g = lay.backward(H, y, nodes=True)
+    assert g.intercept is not None and g.intercept.shape == g.nodes.shape
+
+    def loss(b):
+        keep = lay.intercept.copy()
+        lay.intercept[:] = b
+        try:
+            return -lay.log_prob(H, y).astype(np.float64).sum()
+        finally:
+            lay.intercept[:] = keep
+
+    b = lay.intercept.astype(np.float64)
+    eps = 1e-3
+    for slot, n in enumerate(g.nodes):
+        up, down = b.copy(), b.copy()
+        up[n] += eps
+        down[n] -= eps
+        np.testing.assert_allclose(g.intercept[slot], (loss(up) - loss(down)) / (2 * eps),
+                                   rtol=1e-2, atol=1e-3)  # fmt: skip
+
+
 def test_a_step_along_the_node_gradient_is_the_layers_own_update():
     rng = np.random.default_rng(7)
     lay = make_layer("huffman", 30, 6, rng)
