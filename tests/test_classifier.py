@@ -219,6 +219,9 @@ def test_trees_and_intercept_follow_the_layer_they_run_on():
     if not hasattr(trees, "label_tree"):
         with pytest.raises(NotImplementedError, match="label_tree"):
             HierarchicalSoftmaxClassifier(tree="kmeans").fit(X, y)
+    else:
+        kmeans = HierarchicalSoftmaxClassifier(tree="kmeans", epochs=10, random_state=0)
+        assert kmeans.fit(X, y).score(X, y) > 0.9
     if "intercept" not in inspect.signature(HierarchicalSoftmax).parameters:
         with pytest.raises(NotImplementedError, match="fit_intercept=False"):
             HierarchicalSoftmaxClassifier(fit_intercept=True).fit(X, y)
