@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from hsw2v import _cpu  # noqa: F401
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and documentation tools
+    from hsw2v.classifier import HierarchicalSoftmaxClassifier  # noqa: F401 (not in __all__)
     from hsw2v.corpora import FixedCorpus, LineSentence, PathLineSentences, Text8Corpus
     from hsw2v.divergence import TrainingDivergedError
     from hsw2v.keyedvectors import KeyedVectors
@@ -26,6 +27,8 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and docume
 _PUBLIC = {
     "FixedCorpus": "hsw2v.corpora",
     "HierarchicalSoftmax": "hsw2v.layer",
+    # needs scikit-learn, so it stays out of __all__: `from hsw2v import *` works without it
+    "HierarchicalSoftmaxClassifier": "hsw2v.classifier",
     "KeyedVectors": "hsw2v.keyedvectors",
     "LineSentence": "hsw2v.corpora",
     "PathLineSentences": "hsw2v.corpora",

@@ -96,17 +96,21 @@ def _check_paths(Py_ssize_t V, const float[:, ::1] syn1, const uint8_t[:, ::1] c
 
 def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                const int32_t[:, ::1] points, const int32_t[::1] lengths,
-               const int32_t[::1] y, bint want_grad, float lr):
+               const int32_t[::1] y, bint want_grad, float lr, g_out=None):
     """For each row ``b``: ``loss[b] = -log P(y[b] | H[b])`` (float64), and with
     ``want_grad`` ``grad[b] = dL/dH[b]`` (float32), both at the weights as they are on entry.
     With ``lr != 0`` the summed step ``syn1 -= lr * dL/dsyn1`` is applied after all rows are
     done (a batch gradient step: no row sees another's update). Returns ``(loss, grad)``;
-    ``grad`` is None without ``want_grad``."""
+    ``grad`` is None without ``want_grad``. ``g_out`` (float32 B x L, OUT), when given,
+    receives ``g_j = dL/df_j`` of every step of every row (``dL/dsyn1[points[y[b], j]]``
+    gets ``g_out[b, j] * H[b]``); entries past a path's length are 0."""
     cdef Py_ssize_t B = H.shape[0], V = codes.shape[0], b
     cdef int d = H.shape[1], L = codes.shape[1], j
     _check_paths(V, syn1, codes, points, lengths, d)
     if y.shape[0] != B:
         raise ValueError(f"y has {y.shape[0]} entries for {B} rows")
+    if g_out is not None and (g_out.dtype != np.float32 or g_out.shape != (B, max(L, 1))):
+        raise ValueError(f"g_out must be a float32 array of shape {(B, max(L, 1))}")
     cdef bint bad = False
     with nogil:
         for b in range(B):
@@ -121,10 +125,11 @@ def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] 
     cdef float *grad_row = NULL
     if want_grad and B:
         gr = grad
-    G = np.zeros((B, max(L, 1)), dtype=np.float32) if lr != 0.0 else None
+    G = np.zeros((B, max(L, 1)), dtype=np.float32) if lr != 0.0 or g_out is not None else None
     cdef float[:, ::1] gv
     cdef float *g_row = NULL
-    if lr != 0.0 and B:
+    cdef bint want_g = G is not None
+    if want_g and B:
         gv = G
     if B == 0:
         return loss, grad
@@ -136,7 +141,7 @@ def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] 
             point = &points[y[b], 0]
             if want_grad:
                 grad_row = &gr[b, 0]
-            if lr != 0.0:
+            if want_g:
                 g_row = &gv[b, 0]
             lo[b] = path_step(&H[b, 0], grad_row, g_row, &syn1[0, 0], code, point,
                               lengths[y[b]], d, 0.0)
@@ -145,6 +150,8 @@ def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] 
                 point = &points[y[b], 0]
                 for j in range(lengths[y[b]]):
                     hsw2v_axpy(d, -lr * gv[b, j], &H[b, 0], &syn1[point[j], 0])
+    if g_out is not None:
+        g_out[...] = G
     return loss, grad
 
 

@@ -20,6 +20,9 @@ Classification", 2017), on the threads and nogil kernels Word2Vec uses.
 
 from __future__ import annotations
 
+import warnings
+from typing import NamedTuple
+
 import numpy as np
 
 from hsw2v import persist
@@ -32,11 +35,50 @@ from hsw2v.params import INT32_MAX, UINT64_MAX, VECTOR_SIZE_MAX
 from hsw2v.scoring import child_table
 from hsw2v.trees import balanced_tree, check_tree, top_down_order
 
-__all__ = ["HierarchicalSoftmax"]
+__all__ = ["Gradient", "HierarchicalSoftmax"]
 
 _FORMAT_KIND = "HierarchicalSoftmax"
 _SCORE_BUDGET = 1 << 22  # float32 node scores per log_proba chunk (16 MB, and as much again
 # for their log-sigmoids)
+_CONSTRUCTORS = (
+    "HierarchicalSoftmax.from_counts(counts, dim), HierarchicalSoftmax.balanced(n_classes, "
+    "dim) or HierarchicalSoftmax.from_paths(codes, points, dim)"
+)
+
+
+class Gradient(NamedTuple):
+    """What :meth:`HierarchicalSoftmax.backward` returns with ``nodes=True``: the gradient of
+    ``L = -sum_i log P(y_i | h_i)`` for the hidden vectors and for the inner-node rows the
+    batch touched (only those: a batch of ``B`` paths touches at most ``B L`` of the
+    ``V - 1`` rows)."""
+
+    hidden: np.ndarray
+    """``dL/dH``, float32 ``B x dim``."""
+    nodes: np.ndarray
+    """The touched inner nodes (rows of ``weights``), int64, sorted, unique."""
+    rows: np.ndarray
+    """``dL/dweights[nodes]``, float32 ``len(nodes) x dim``; every other row's gradient is 0."""
+    intercept: np.ndarray | None = None
+    """``dL/dintercept[nodes]``, float32 ``len(nodes)``, for a layer with a per-node
+    intercept (None without one)."""
+
+    def dense_weights(self, n_inner: int) -> np.ndarray:
+        """The full ``n_inner x dim`` gradient of ``weights`` (zeros off the touched rows)."""
+        full = np.zeros((n_inner, self.rows.shape[1]), dtype=np.float32)
+        full[self.nodes] = self.rows
+        return full
+
+    def sparse_weights(self, n_inner: int):
+        """The same as a ``scipy.sparse.csr_array`` of shape ``n_inner x dim`` (only the
+        touched rows stored)."""
+        import scipy.sparse as sp
+
+        dim = self.rows.shape[1]
+        indptr = np.zeros(n_inner + 1, dtype=np.int64)
+        np.add.at(indptr, self.nodes + 1, dim)
+        np.cumsum(indptr, out=indptr)
+        indices = np.tile(np.arange(dim, dtype=np.int64), len(self.nodes))
+        return sp.csr_array((self.rows.ravel(), indices, indptr), shape=(n_inner, dim))
 
 
 class HierarchicalSoftmax:
@@ -54,11 +96,23 @@ class HierarchicalSoftmax:
     >>> layer = HierarchicalSoftmax.from_counts([50, 20, 20, 10], dim=3)
     >>> layer.n_classes, layer.dim, layer.weights.shape
     (4, 3, (3, 3))
-    >>> layer.predict_proba(np.ones((1, 3))).round(3).tolist()  # zero weights: 2^-path length
+    >>> layer.proba(np.ones((1, 3))).round(3).tolist()  # zero weights: 2^-path length
     [[0.5, 0.25, 0.125, 0.125]]
+
+    Methods on hidden vectors ``H`` (``B x dim``): :meth:`log_prob`, :meth:`log_proba`,
+    :meth:`proba`, :meth:`topk`, :meth:`backward`, :meth:`update`. Methods on features ``X``
+    (``n x m``): :meth:`fit`, :meth:`transform`. For scikit-learn's ``predict(X)``,
+    ``predict_proba(X)`` and labels of any kind, use
+    :class:`hsw2v.classifier.HierarchicalSoftmaxClassifier`.
     """
 
     def __init__(self, tree: HuffmanTree, dim: int, seed: int = 1, *, _trusted: bool = False):
+        if not all(hasattr(tree, a) for a in ("codes", "points", "lengths")):
+            raise TypeError(
+                f"HierarchicalSoftmax(tree, dim) takes a tree (hsw2v.huffman.HuffmanTree), got "
+                f"{type(tree).__name__} {tree!r}: to build a layer from numbers use "
+                f"{_CONSTRUCTORS}"
+            )
         dim = _positive_int(dim, "dim", VECTOR_SIZE_MAX)
         seed = _seed(seed)
         codes = np.ascontiguousarray(tree.codes, dtype=np.uint8)
@@ -163,7 +217,7 @@ class HierarchicalSoftmax:
         >>> layer.log_prob(np.zeros((2, 2)), [0, 3]).round(4).tolist()  # log(1/4)
         [-1.3863, -1.3863]
         """
-        H = self._hidden(H)
+        H = self._hidden(H, "log_prob")
         y = self._labels(y, len(H))
         loss, _ = path_batch(H, self.weights, *self._tree_arrays(), y, False, 0.0)
         return -loss
@@ -180,11 +234,31 @@ class HierarchicalSoftmax:
         >>> float(np.exp(layer.log_proba(np.ones((1, 2)))).sum().round(6))
         1.0
         """
-        H = self._hidden(H)
+        return self._distribution(self._hidden(H, "log_proba"), out, exp=False)
+
+    def proba(self, H, out=None) -> np.ndarray:
+        """``P(c | h_i)`` of every class for each row of hidden vectors ``H``: float64 B x
+        n_classes (or written into ``out``), rows summing to 1. Streams like
+        :meth:`log_proba`, each chunk exponentiated in place, so the peak memory is the output
+        plus a bounded scratch (about 32 MB, whatever ``B``).
+
+        Examples
+        --------
+        >>> HierarchicalSoftmax.balanced(3, dim=2).proba(np.zeros((1, 2))).round(6).tolist()
+        [[0.5, 0.25, 0.25]]
+        """
+        return self._distribution(self._hidden(H, "proba"), out, exp=True)
+
+    def _distribution(self, H, out, exp: bool) -> np.ndarray:
         V = self.n_classes
         if out is None:
             out = np.empty((len(H), V), dtype=np.float64)
-        elif out.shape != (len(H), V) or out.dtype != np.float64 or not out.flags.c_contiguous:
+        elif (
+            not isinstance(out, np.ndarray)
+            or out.shape != (len(H), V)
+            or out.dtype != np.float64
+            or not out.flags.c_contiguous
+        ):
             raise ValueError(f"out must be a C-contiguous float64 array of shape {(len(H), V)}")
         rows = max(1, min(len(H), _SCORE_BUDGET // (V - 1)))
         scores = np.empty((rows, V - 1), dtype=np.float32)
@@ -196,25 +270,27 @@ class HierarchicalSoftmax:
             s, ls = scores[: len(chunk)], logsig[: len(chunk)]
             np.matmul(chunk, wt, out=s)
             _log_sigmoid(s, ls)
-            fill_log_proba(
-                s, ls, self.children, self.order, out[start : start + len(chunk)], node_lp
-            )
+            block = out[start : start + len(chunk)]
+            fill_log_proba(s, ls, self.children, self.order, block, node_lp)
+            if exp:
+                np.exp(block, out=block)
         return out
 
     def predict_proba(self, H) -> np.ndarray:
-        """``P(c | h_i)`` of every class: float64 B x n_classes, rows summing to 1.
-
-        Examples
-        --------
-        >>> HierarchicalSoftmax.balanced(3, dim=2).predict_proba(np.zeros((1, 2))).round(6).tolist()
-        [[0.5, 0.25, 0.25]]
-        """
-        return np.exp(self.log_proba(H))
+        """Deprecated alias of :meth:`proba` (hidden vectors in), kept for one release: the
+        name ``predict_proba`` takes features in scikit-learn and in
+        :class:`hsw2v.classifier.HierarchicalSoftmaxClassifier`."""
+        _deprecated(
+            "HierarchicalSoftmax.predict_proba(H)",
+            "layer.proba(H) for hidden vectors, or HierarchicalSoftmaxClassifier"
+            "(...).predict_proba(X) for features",
+        )
+        return self.proba(H)
 
     def topk(self, H, k: int = 1):
         """The ``k`` most probable classes of each row, exactly, by best-first search of the
         tree (a path's probability only falls going down, so search stops once ``k`` leaves
-        are out): ``(indices int32 B x k, probabilities float64 B x k)``, most probable first.
+        are out): ``(indices int64 B x k, probabilities float64 B x k)``, most probable first.
 
         Examples
         --------
@@ -224,19 +300,26 @@ class HierarchicalSoftmax:
         >>> idx.tolist(), p.round(3).tolist()
         ([[1, 0]], [[0.644, 0.237]])
         """
-        H = self._hidden(H)
+        H = self._hidden(H, "topk")
         k = _positive_int(k, "k")
         if k > self.n_classes:
             raise ValueError(f"k must be at most n_classes={self.n_classes}, got {k}")
         words, logp = top_leaves_batch(
             np.ascontiguousarray(H, dtype=np.float64), self.weights, self.children, self.root, k
         )
-        return words, np.exp(logp)
+        return words.astype(np.int64), np.exp(logp)
 
     # ------------------------------------------------------------------ training
-    def backward(self, H, y) -> np.ndarray:
-        """``dL/dH`` (float32 B x dim) of ``L = -sum_i log P(y_i | h_i)``, leaving the
-        weights alone.
+    def backward(self, H, y, *, nodes: bool = False):
+        """The gradient of ``L = -sum_i log P(y_i | h_i)``, leaving the weights alone.
+
+        Without ``nodes``: ``dL/dH``, float32 B x dim (as before). With ``nodes=True``: a
+        :class:`Gradient` ``(hidden, nodes, rows)``: ``dL/dH`` and the gradient of the
+        inner-node rows the batch touched, ``dL/dweights[nodes] = rows``, sparse (only the
+        rows on the batch's paths; :meth:`Gradient.sparse_weights` and
+        :meth:`Gradient.dense_weights` give the whole matrix), so that any optimiser (Adam,
+        weight decay, clipping) can drive ``weights``. ``dL/dweights[n] = sum g h`` over the
+        steps through node ``n`` (design note E of :mod:`hsw2v._layer`).
 
         Examples
         --------
@@ -244,11 +327,33 @@ class HierarchicalSoftmax:
         >>> layer.weights[:] = [[1.0, 0.0]]
         >>> layer.backward(np.zeros((1, 2)), [0]).tolist()  # (sigmoid(0) - 1) * w
         [[-0.5, 0.0]]
+        >>> g = layer.backward(np.ones((1, 2)), [0], nodes=True)
+        >>> g.nodes.tolist(), g.rows.astype(float).round(4).tolist()  # (sigmoid(1) - 1) * h
+        ([0], [[-0.2689, -0.2689]])
         """
-        H = self._hidden(H)
+        H = self._hidden(H, "backward")
         y = self._labels(y, len(H))
-        _, grad = path_batch(H, self.weights, *self._tree_arrays(), y, True, 0.0)
-        return grad
+        tree = self._tree_arrays()
+        # MERGE(#19 trees): the per-node intercept goes to path_batch as its `bias`
+        bias = getattr(self, "intercept", None)
+        with_bias = {} if bias is None else {"bias": bias}
+        if not nodes:
+            return path_batch(H, self.weights, *tree, y, True, 0.0, **with_bias)[1]
+        G = np.empty((len(H), max(tree[0].shape[1], 1)), dtype=np.float32)
+        _, grad = path_batch(H, self.weights, *tree, y, True, 0.0, g_out=G, **with_bias)
+        lengths = tree[2][y]
+        on_path = np.arange(G.shape[1]) < lengths[:, None]
+        node_ids = tree[1][y][on_path].astype(np.int64)
+        touched, slot = np.unique(node_ids, return_inverse=True)
+        import scipy.sparse as sp
+
+        rows_of = np.repeat(np.arange(len(H)), lengths)  # row b of each (b, j) step, in order
+        steps = sp.csr_array((G[on_path], (slot, rows_of)), shape=(len(touched), len(H)))
+        rows = np.asarray(steps @ H, dtype=np.float32).reshape(len(touched), self.dim)
+        if bias is None:
+            return Gradient(hidden=grad, nodes=touched, rows=rows)
+        node_bias = np.bincount(slot, weights=G[on_path], minlength=len(touched))
+        return Gradient(grad, touched, rows, node_bias.astype(np.float32))
 
     def update(self, H, y, lr: float) -> np.ndarray:
         """One gradient step ``weights -= lr * dL/dweights`` on the batch (every row's
@@ -265,7 +370,7 @@ class HierarchicalSoftmax:
         lr = float(lr)
         if not np.isfinite(lr) or lr <= 0:
             raise ValueError(f"lr must be a positive finite number, got {lr}")
-        H = self._hidden(H)
+        H = self._hidden(H, "update")
         y = self._labels(y, len(H))
         _, grad = path_batch(H, self.weights, *self._tree_arrays(), y, True, lr)
         return grad
@@ -299,38 +404,27 @@ class HierarchicalSoftmax:
         >>> X = np.eye(4, dtype=np.float32)
         >>> layer = HierarchicalSoftmax.balanced(4, dim=4).fit(X, [0, 1, 2, 3], epochs=200,
         ...                                                   lr=0.5)
-        >>> layer.predict(X).tolist()
+        >>> layer.topk(layer.transform(X), 1)[0].ravel().tolist()
         [0, 1, 2, 3]
         """
-        import scipy.sparse as sp
-
         epochs = _positive_int(epochs, "epochs", INT32_MAX)
         workers = _positive_int(workers, "workers", INT32_MAX)
         job_size = _positive_int(job_size, "job_size", INT32_MAX)
         lr, min_lr = float(lr), float(min_lr)
         if not (np.isfinite(lr) and lr > 0 and 0 <= min_lr <= lr):
             raise ValueError(f"need lr > 0 and 0 <= min_lr <= lr, got lr={lr}, min_lr={min_lr}")
-        if sp.issparse(X):
-            X = sp.csr_matrix(X)
-            n, m = X.shape
+        X = self._features(X, "fit")
+        n, m = X.shape
+        if isinstance(X, np.ndarray):
+            inputs = {"dense": X}
+        else:
             inputs = {
                 "indptr": X.indptr.astype(np.int64),
-                "indices": X.indices.astype(np.int32),
-                "data": np.ascontiguousarray(X.data, dtype=np.float32),
+                "indices": X.indices.astype(np.int32, copy=False),
+                "data": X.data,
             }
-            values = inputs["data"]
-        else:
-            X = np.asarray(X)
-            if X.ndim != 2 or not np.issubdtype(X.dtype, np.number):
-                raise ValueError(f"X must be a 2-D numeric array or CSR matrix, got {X.shape}")
-            X = np.ascontiguousarray(X, dtype=np.float32)
-            n, m = X.shape
-            inputs = {"dense": X}
-            values = X
         if n == 0 or m == 0:
             raise ValueError(f"X is empty (shape {(n, m)})")
-        if not np.isfinite(values).all():
-            raise ValueError("X holds NaN or infinite values")
         y = self._labels(y, n)
         if self.input_weights is None:
             rng = np.random.default_rng(self.seed)
@@ -398,25 +492,27 @@ class HierarchicalSoftmax:
         )
 
     def transform(self, X) -> np.ndarray:
-        """The hidden vectors ``h = x W_in`` of the fitted classifier (float32 n x dim)."""
+        """The hidden vectors ``h = x W_in`` of the fitted classifier (float32 n x dim) from
+        features ``X`` (dense or CSR, n x m): what :meth:`log_proba`, :meth:`proba` and
+        :meth:`topk` take."""
         if self.input_weights is None:
-            raise RuntimeError("fit() the classifier first (transform needs its input matrix)")
-        import scipy.sparse as sp
-
-        if sp.issparse(X):
-            H = np.asarray(sp.csr_matrix(X, dtype=np.float32) @ self.input_weights)
-        else:
-            X = np.asarray(X, dtype=np.float32)
-            if X.ndim != 2:
-                raise ValueError(f"X must be 2-D, got shape {X.shape}")
-            H = X @ self.input_weights
-        if H.shape[1] != self.dim or X.shape[1] != self.input_weights.shape[0]:
-            raise ValueError(f"X must have {self.input_weights.shape[0]} features")
-        return np.ascontiguousarray(H, dtype=np.float32)
+            raise RuntimeError(
+                "transform(X) needs the input matrix that fit(X, y) learns: fit first (a layer "
+                "driven by your own model takes hidden vectors: log_proba(H), proba(H), "
+                "topk(H, k))"
+            )
+        X = self._features(X, "transform")
+        return np.ascontiguousarray(X @ self.input_weights, dtype=np.float32)
 
     def predict(self, X) -> np.ndarray:
-        """The most probable class of each row of ``X`` for the fitted classifier (int64)."""
-        return self.topk(self.transform(X), 1)[0][:, 0].astype(np.int64)
+        """Deprecated (features in, one release): the most probable class of each row of
+        ``X`` (int64), which is ``layer.topk(layer.transform(X), 1)[0][:, 0]``."""
+        _deprecated(
+            "HierarchicalSoftmax.predict(X)",
+            "HierarchicalSoftmaxClassifier(...).predict(X), or layer.topk(layer.transform(X), "
+            "1)[0][:, 0] on the layer",
+        )
+        return self.topk(self.transform(X), 1)[0][:, 0]
 
     # ------------------------------------------------------------------ persistence
     def save(self, path) -> None:
@@ -495,31 +591,101 @@ class HierarchicalSoftmax:
     def _tree_arrays(self):
         return self.tree.codes, self.tree.points, self.tree.lengths
 
-    def _hidden(self, H) -> np.ndarray:
+    def _hidden(self, H, method: str = "this method") -> np.ndarray:
+        """Hidden vectors, dense float32 B x dim, or a TypeError / ValueError that says what
+        ``method`` expected and what it got instead."""
+        want = f"{method}(H) takes hidden vectors, a dense 2-D array of shape (batch, {self.dim})"
+        if _is_sparse(H):
+            raise TypeError(
+                f"{want}, got a sparse {type(H).__name__} of shape {H.shape}: sparse input "
+                "is features; map features to hidden vectors with layer.transform(X) (after "
+                "fit), or use HierarchicalSoftmaxClassifier, whose predict/predict_proba take X"
+            )
         H = np.asarray(H)
+        if not np.issubdtype(H.dtype, np.number) or H.dtype.kind == "c":
+            raise TypeError(f"{want} of real numbers, got dtype {H.dtype}")
         if H.ndim != 2 or H.shape[1] != self.dim:
-            raise ValueError(f"H must be a 2-D array of shape (batch, {self.dim}), got {H.shape}")
-        if not np.issubdtype(H.dtype, np.number):
-            raise ValueError(f"H must be numeric, got dtype {H.dtype}")
+            got = f"shape {H.shape}"
+            if H.ndim == 1 and len(H) == self.dim:
+                got += " (one vector: give H[None, :])"
+            elif (
+                H.ndim == 2
+                and self.input_weights is not None
+                and H.shape[1] == self.input_weights.shape[0]
+            ):
+                got += (
+                    f" ({H.shape[1]} columns = the fitted number of features: for features "
+                    "call layer.transform(X) first)"
+                )
+            raise ValueError(f"{want}, got {got}")
         H = np.ascontiguousarray(H, dtype=np.float32)
         if not np.isfinite(H).all():
             raise ValueError("H holds NaN or infinite values")
         return H
+
+    def _features(self, X, method: str):
+        """Features, dense C-contiguous float32 or CSR with float32 data, checked finite, with
+        the fitted number of columns (once fitted), or an error that says what was expected."""
+        import scipy.sparse as sp
+
+        m = None if self.input_weights is None else self.input_weights.shape[0]
+        want = f"{method}(X) takes features, a 2-D numeric array or SciPy CSR matrix (n, " + (
+            f"{m})" if m is not None else "m)"
+        )
+        if _is_sparse(X):
+            X = sp.csr_matrix(X, dtype=np.float32)
+            values = X.data
+        else:
+            X = np.asarray(X)
+            if X.ndim != 2 or not np.issubdtype(X.dtype, np.number) or X.dtype.kind == "c":
+                raise ValueError(f"{want}, got shape {X.shape} dtype {X.dtype}")
+            X = np.ascontiguousarray(X, dtype=np.float32)
+            values = X
+        if m is not None and X.shape[1] != m:
+            hint = (
+                f": {self.dim} columns are hidden vectors, which log_proba(H), proba(H) and "
+                "topk(H, k) take"
+                if X.shape[1] == self.dim
+                else ": give the same features as in fit"
+            )
+            raise ValueError(
+                f"{want}: X has {X.shape[1]} features but the layer was fitted with {m}{hint}"
+            )
+        if not np.isfinite(values).all():
+            raise ValueError("X holds NaN or infinite values")
+        return X
 
     def _labels(self, y, n: int) -> np.ndarray:
         y = np.asarray(y)
         if y.shape != (n,):
             raise ValueError(f"y must hold one class id per row ({n}), got shape {y.shape}")
         if n and not np.issubdtype(y.dtype, np.integer):
-            raise ValueError(f"class ids must be integers, got dtype {y.dtype}")
+            raise ValueError(
+                f"class ids must be integers in [0, {self.n_classes}), got dtype {y.dtype}: "
+                "for labels of any kind (strings, ...) use HierarchicalSoftmaxClassifier"
+            )
         if n and (y.min() < 0 or y.max() >= self.n_classes):
             raise ValueError(
-                f"class ids must be in [0, {self.n_classes}), got {y.min()}..{y.max()}"
+                f"class ids must be in [0, {self.n_classes}), got {y.min()}..{y.max()}: for "
+                "labels of any kind use HierarchicalSoftmaxClassifier"
             )
         return np.ascontiguousarray(y, dtype=np.int32)
 
     def __repr__(self) -> str:
         return f"HierarchicalSoftmax(n_classes={self.n_classes}, dim={self.dim})"
+
+
+def _is_sparse(a) -> bool:
+    """A SciPy sparse matrix or array, without importing SciPy for dense input."""
+    return type(a).__module__.startswith("scipy.sparse")
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"{old} is deprecated and will be removed in the next release: use {new}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 def _log_sigmoid(f: np.ndarray, out: np.ndarray) -> np.ndarray:

@@ -249,13 +249,13 @@ def _run_layer(path: str, options: int) -> str:
     if not safe:
         return "ok (loaded; weights need NaN-safe kernels: not used)"
     H = np.random.default_rng(options).standard_normal((4, layer.dim)).astype(np.float32)
-    layer.predict_proba(H)
+    layer.proba(H)
     layer.log_prob(H, np.arange(4) % layer.n_classes)
     layer.topk(H, k=min(2, layer.n_classes))
     layer.update(H, np.arange(4) % layer.n_classes, lr=0.05)
     if layer.input_weights is not None:
         X = np.random.default_rng(1).standard_normal((10, layer.input_weights.shape[0]))
-        layer.predict(X)
+        layer.topk(layer.transform(X), 1)
         layer.fit(X.astype(np.float32), np.arange(10) % layer.n_classes, epochs=1, lr=0.05)
     return "ok"
 

@@ -51,6 +51,11 @@ def make_layer(kind, n, dim, rng):
 KINDS = ["huffman", "balanced", "explicit"]
 
 
+def predict(lay, X):
+    """The most probable class of each row of features X, from the layer's own methods."""
+    return lay.topk(lay.transform(X), 1)[0][:, 0]
+
+
 # ---------------------------------------------------------------- kernel twins
 def test_sigmoid_twin_is_exact_and_stable():
     for f in (-800.0, -30.0, -1.0, 0.0, 0.5, 30.0, 800.0):
@@ -163,7 +168,7 @@ def test_probabilities_sum_to_one_and_match_log_prob(kind):
     H = rng.normal(0, 1, (5, 8))
     logp = lay.log_proba(H)
     np.testing.assert_allclose(np.exp(logp).sum(axis=1), 1.0, rtol=1e-6)
-    np.testing.assert_allclose(lay.predict_proba(H), np.exp(logp))
+    np.testing.assert_allclose(lay.proba(H), np.exp(logp))
     for c in (0, 17, 36):
         np.testing.assert_allclose(lay.log_prob(H, np.full(5, c)), logp[:, c], rtol=1e-5)
     want = [ref_log_prob(lay.weights, lay.tree, H[2], c) for c in range(37)]
@@ -211,7 +216,7 @@ def test_topk_equals_brute_force(n, k, seed, kind, scale):
     H = rng.normal(0, 1, (3, 4))
     k = min(k, n)
     idx, p = lay.topk(H, k)
-    full = lay.predict_proba(H)
+    full = lay.proba(H)
     for b in range(3):
         np.testing.assert_allclose(p[b], np.sort(full[b])[::-1][:k], rtol=1e-5, atol=1e-12)
         np.testing.assert_allclose(full[b, idx[b]], p[b], rtol=1e-5, atol=1e-12)
@@ -272,7 +277,7 @@ def test_fit_learns_a_separable_problem_and_a_shuffled_control_does_not():
     Xt, yt = X[3000:], y[3000:]
     lay = HierarchicalSoftmax.balanced(20, dim=16, seed=1)
     lay.fit(X[:3000], y[:3000], epochs=10, lr=0.05)
-    acc = (lay.predict(Xt) == yt).mean()
+    acc = (predict(lay, Xt) == yt).mean()
     assert acc > 0.85, acc  # chance is 0.05; measured 0.93
     assert lay.history[-1] < lay.history[0]
     # Control: the same fit on shuffled labels. A cluster's prediction then matches its true
@@ -283,7 +288,7 @@ def test_fit_learns_a_separable_problem_and_a_shuffled_control_does_not():
         shuffled = np.random.default_rng(seed).permutation(y[:3000])
         lay = HierarchicalSoftmax.balanced(20, dim=16, seed=1)
         lay.fit(X[:3000], shuffled, epochs=10, lr=0.05)
-        control.append((lay.predict(Xt) == yt).mean())
+        control.append((predict(lay, Xt) == yt).mean())
     assert np.mean(control) < 0.15, control  # measured 0.16, 0.01, 0.04
 
 
@@ -294,11 +299,11 @@ def test_fit_dense_and_csr_agree_and_threads_learn():
     csr = HierarchicalSoftmax.from_counts(np.bincount(y), dim=6).fit(sp.csr_matrix(X), y, epochs=3)
     np.testing.assert_array_equal(dense.weights, csr.weights)
     np.testing.assert_array_equal(dense.input_weights, csr.input_weights)
-    np.testing.assert_array_equal(dense.predict(X), csr.predict(sp.csr_matrix(X)))
+    np.testing.assert_array_equal(predict(dense, X), predict(csr, sp.csr_matrix(X)))
     threaded = HierarchicalSoftmax.from_counts(np.bincount(y), dim=6).fit(
         X, y, epochs=5, workers=2, job_size=50
     )
-    assert (threaded.predict(X) == y).mean() > 0.7  # chance is 1/8
+    assert (predict(threaded, X) == y).mean() > 0.7  # chance is 1/8
 
 
 # ---------------------------------------------------------------- files
@@ -315,7 +320,7 @@ def test_save_load_round_trip_keeps_predicting_and_training(tmp_path):
         np.testing.assert_array_equal(getattr(back.tree, name), getattr(lay.tree, name))
     assert back.root == lay.root and back.history == lay.history
     np.testing.assert_array_equal(
-        back.predict_proba(X[:5] @ lay.input_weights), lay.predict_proba(X[:5] @ lay.input_weights)
+        back.proba(X[:5] @ lay.input_weights), lay.proba(X[:5] @ lay.input_weights)
     )
     back.fit(X, y, epochs=1)
     lay.fit(X, y, epochs=1)
@@ -387,9 +392,240 @@ def test_bad_input_gets_clear_errors():
     with pytest.raises(ValueError, match="dim must be a positive integer"):
         HierarchicalSoftmax.balanced(4, dim=0)
     with pytest.raises(RuntimeError, match="fit"):
-        lay.predict(H)
+        lay.transform(H)
     lay.fit(np.eye(3), [0, 1, 2], epochs=1)
     with pytest.raises(ValueError, match="X has 4 features"):
         lay.fit(np.eye(4), [0, 1, 2, 3])
     with pytest.raises(ValueError, match="NaN"):
         lay.fit(np.full((3, 3), np.nan), [0, 1, 2])
+
+
+# ---------------------------------------------------------------- the API's confusing cases
+def test_constructing_from_numbers_names_the_constructors():
+    with pytest.raises(TypeError, match=r"from_counts.*balanced.*from_paths"):
+        HierarchicalSoftmax(50, 16)
+
+
+@pytest.mark.parametrize("method", ["log_proba", "proba", "topk", "log_prob", "backward"])
+def test_sparse_input_where_hidden_vectors_are_wanted_says_so(method):
+    lay = HierarchicalSoftmax.balanced(5, dim=3)
+    X = sp.csr_matrix(np.eye(3))
+    args = {"log_prob": ([0, 1, 2],), "backward": ([0, 1, 2],), "topk": (2,)}.get(method, ())
+    with pytest.raises(TypeError, match=rf"{method}\(H\) takes hidden vectors.*got a sparse.*"
+                       r"layer.transform\(X\)"):  # fmt: skip
+        getattr(lay, method)(X, *args)
+
+
+def test_features_and_hidden_vectors_swapped_get_errors_that_say_which_is_which():
+    X = np.eye(10, dtype=np.float32)[np.arange(40) % 10]
+    lay = HierarchicalSoftmax.balanced(10, dim=4).fit(X, np.arange(40) % 10, epochs=2)
+    with pytest.raises(ValueError, match=r"10 columns = the fitted number of features: for "
+                       r"features call layer.transform\(X\) first"):  # fmt: skip
+        lay.proba(X)
+    with pytest.raises(ValueError, match=r"one vector: give H\[None, :\]"):
+        lay.topk(np.zeros(4), 1)
+    with pytest.raises(ValueError, match=r"transform\(X\) takes features.*X has 4 features but "
+                       r"the layer was fitted with 10: 4 columns are hidden vectors"):  # fmt: skip
+        lay.transform(lay.transform(X))
+    with pytest.raises(TypeError, match="real numbers"):
+        lay.log_proba(np.array([["a", "b", "c", "d"]]))
+
+
+def test_labels_that_are_not_class_ids_point_to_the_classifier():
+    lay = HierarchicalSoftmax.balanced(3, dim=2)
+    with pytest.raises(ValueError, match="integers in .0, 3.*HierarchicalSoftmaxClassifier"):
+        lay.fit(np.eye(3), ["cat", "dog", "eel"])
+    with pytest.raises(ValueError, match=r"in \[0, 3\), got 1..7: .*HierarchicalSoftmaxClassifier"):
+        lay.fit(np.eye(3), [1, 4, 7])
+
+
+def test_one_index_dtype_and_deprecated_names_warn_and_agree():
+    X = np.eye(6, dtype=np.float32)
+    lay = HierarchicalSoftmax.balanced(6, dim=4).fit(X, np.arange(6), epochs=30, lr=0.5)
+    H = lay.transform(X)
+    idx, _ = lay.topk(H, 2)
+    assert idx.dtype == np.int64
+    with pytest.warns(DeprecationWarning, match=r"predict\(X\) is deprecated.*"
+                      r"HierarchicalSoftmaxClassifier"):  # fmt: skip
+        old = lay.predict(X)
+    assert old.dtype == np.int64
+    np.testing.assert_array_equal(old, idx[:, 0])
+    with pytest.warns(DeprecationWarning, match=r"use layer.proba\(H\)"):
+        np.testing.assert_array_equal(lay.predict_proba(H), lay.proba(H))
+
+
+def test_proba_writes_into_out_and_exponentiates_each_chunk(monkeypatch):
+    rng = np.random.default_rng(4)
+    lay = make_layer("huffman", 50, 6, rng)
+    H = rng.normal(0, 1, (23, 6))
+    want = np.exp(lay.log_proba(H))
+    monkeypatch.setattr(layer, "_SCORE_BUDGET", 3 * 49)  # 3 rows per chunk
+    out = np.full((23, 50), np.nan)
+    assert lay.proba(H, out=out) is out
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+    with pytest.raises(ValueError, match="out must be a C-contiguous float64"):
+        lay.proba(H, out=np.empty((23, 50), dtype=np.float32))
+
+
+@pytest.mark.parametrize("B", [4, 128])
+def test_proba_memory_is_the_output_plus_a_bounded_scratch(B):
+    """np.exp(log_proba(H)) held two outputs at once; proba holds one, plus at most ~33 MB
+    of chunk scratch whatever the batch (16 MB of node scores, 16 MB of log-sigmoids, a
+    mask and the node log-probabilities)."""
+    import tracemalloc
+
+    V = 100_000
+    lay = HierarchicalSoftmax.balanced(V, dim=8)
+    H = np.ones((B, 8), dtype=np.float32)
+    tracemalloc.start()
+    out = lay.proba(H)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    scratch = min(B, layer._SCORE_BUDGET // (V - 1)) * (V - 1) * 9 + 16 * V  # + 1 MB slack
+    assert peak < out.nbytes + scratch + (1 << 20), (peak, out.nbytes)
+    np.testing.assert_allclose(out.sum(axis=1), 1.0, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- gradients for any optimiser
+@pytest.mark.parametrize("kind", KINDS)
+def test_backward_node_rows_match_finite_differences(kind):
+    rng = np.random.default_rng(6)
+    lay = make_layer(kind, 19, 5, rng)
+    H = rng.normal(0, 1, (4, 5)).astype(np.float32)
+    y = np.array([0, 7, 18, 7])
+    g = lay.backward(H, y, nodes=True)
+    np.testing.assert_array_equal(g.hidden, lay.backward(H, y))
+    on_paths = np.unique(np.concatenate([lay.tree.points[c, : lay.tree.lengths[c]] for c in y]))
+    np.testing.assert_array_equal(g.nodes, on_paths)
+    assert g.nodes.dtype == np.int64 and g.rows.dtype == np.float32
+    W = lay.weights.astype(np.float64)
+    eps = 1e-5
+    num = np.zeros_like(W)
+    for n in range(W.shape[0]):
+        for k in range(W.shape[1]):
+            Wp, Wm = W.copy(), W.copy()
+            Wp[n, k] += eps
+            Wm[n, k] -= eps
+            num[n, k] = (ref_loss(Wp, lay.tree, H, y) - ref_loss(Wm, lay.tree, H, y)) / (2 * eps)
+    dense = g.dense_weights(lay.n_classes - 1)
+    np.testing.assert_allclose(dense, num, rtol=1e-3, atol=1e-5)
+    np.testing.assert_array_equal(g.sparse_weights(lay.n_classes - 1).toarray(), dense)
+
+
+def test_backward_node_intercepts_match_finite_differences():
+    """dL/dintercept[n] = sum of g over the steps through node n, when the layer has one."""
+    import inspect
+
+    # MERGE(#19 trees): runs once the layer has its per-node intercept
+    if "intercept" not in inspect.signature(HierarchicalSoftmax).parameters:
+        pytest.skip("this layer has no intercept")
+    rng = np.random.default_rng(8)
+    lay = HierarchicalSoftmax.from_counts(rng.integers(1, 50, 11), dim=3, intercept=True)
+    lay.weights[:] = rng.normal(0, 1, lay.weights.shape)
+    lay.intercept[:] = rng.normal(0, 1, lay.intercept.shape)
+    H = rng.normal(0, 1, (4, 3)).astype(np.float32)
+    y = np.array([0, 5, 10, 5])
+    g = lay.backward(H, y, nodes=True)
+    assert g.intercept is not None and g.intercept.shape == g.nodes.shape
+
+    def loss(b):
+        keep = lay.intercept.copy()
+        lay.intercept[:] = b
+        try:
+            return -lay.log_prob(H, y).astype(np.float64).sum()
+        finally:
+            lay.intercept[:] = keep
+
+    b = lay.intercept.astype(np.float64)
+    eps = 1e-3
+    for slot, n in enumerate(g.nodes):
+        up, down = b.copy(), b.copy()
+        up[n] += eps
+        down[n] -= eps
+        np.testing.assert_allclose(g.intercept[slot], (loss(up) - loss(down)) / (2 * eps),
+                                   rtol=1e-2, atol=1e-3)  # fmt: skip
+
+
+def test_a_step_along_the_node_gradient_is_the_layers_own_update():
+    rng = np.random.default_rng(7)
+    lay = make_layer("huffman", 30, 6, rng)
+    H = rng.normal(0, 1, (8, 6)).astype(np.float32)
+    y = rng.integers(0, 30, 8)
+    g = lay.backward(H, y, nodes=True)
+    stepped = lay.weights.copy()
+    stepped[g.nodes] -= 0.1 * g.rows
+    lay.update(H, y, lr=0.1)
+    np.testing.assert_allclose(lay.weights, stepped, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- the autograd recipe (docs)
+def recipe_source() -> str:
+    """The PyTorch recipe of docs/layer.md, as the page shows it."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "layer.md").read_text("utf-8")
+    block = page.split("### Recipe: the layer as a PyTorch autograd function", 1)[1]
+    return block.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_recipe_math_chain_rule_through_an_encoder_matches_finite_differences():
+    """What the recipe's backward hands the framework, checked without it: an encoder
+    H = X A under the layer, dL/dA = X^T dL/dH and dL/dW scattered from the node rows, against
+    finite differences of the whole loss in A and W."""
+    rng = np.random.default_rng(11)
+    lay = make_layer("huffman", 13, 4, rng)
+    X = rng.normal(0, 1, (5, 6))
+    A = rng.normal(0, 0.5, (6, 4))
+    y = np.array([0, 3, 12, 3, 7])
+
+    def loss(A, W):
+        return ref_loss(W, lay.tree, X @ A, y)
+
+    H = (X @ A).astype(np.float32)
+    g = lay.backward(H, y, nodes=True)
+    dA = X.T @ g.hidden.astype(np.float64)
+    dW = np.zeros(lay.weights.shape)
+    dW[g.nodes] = g.rows  # the recipe's scatter of the touched rows
+    W = lay.weights.astype(np.float64)
+    eps = 1e-5
+    for value, grad in ((A, dA), (W, dW)):
+        num = np.zeros_like(value)
+        for idx in np.ndindex(value.shape):
+            keep = value[idx]
+            value[idx] = keep + eps
+            up = loss(A, W)
+            value[idx] = keep - eps
+            num[idx] = (up - loss(A, W)) / (2 * eps)
+            value[idx] = keep
+        np.testing.assert_allclose(grad, num, rtol=2e-3, atol=2e-5)
+
+
+def test_recipe_runs_in_pytorch():
+    torch = pytest.importorskip("torch")
+    namespace: dict = {}
+    exec(compile(recipe_source(), "docs/layer.md", "exec"), namespace)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(12)
+    X, y = blobs(400, 8, 12, seed=12)
+    lay = HierarchicalSoftmax.from_counts(np.bincount(y, minlength=8) + 1, dim=6)
+    lay.weights[:] = rng.normal(0, 0.1, lay.weights.shape)
+    # autograd's gradients are the layer's own
+    H = torch.tensor(X[:16, :6], requires_grad=True)
+    W = torch.nn.Parameter(torch.from_numpy(lay.weights))
+    yt = torch.from_numpy(y[:16])
+    namespace["HierarchicalSoftmaxLoss"].apply(H, W, yt, lay).backward()
+    g = lay.backward(X[:16, :6], y[:16], nodes=True)
+    np.testing.assert_allclose(H.grad.numpy(), g.hidden, rtol=1e-6)
+    np.testing.assert_allclose(W.grad.numpy(), g.dense_weights(7), rtol=1e-6)
+    # and an encoder trains through it with Adam
+    encoder = torch.nn.Linear(12, 6)
+    batches = [
+        (torch.from_numpy(X[s : s + 40]), torch.from_numpy(y[s : s + 40]))
+        for _ in range(15)
+        for s in range(0, 400, 40)
+    ]
+    losses = namespace["train"](encoder, batches, lay, lr=0.02)
+    assert np.mean(losses[-10:]) < 0.5 * np.mean(losses[:10])
+    with torch.no_grad():
+        hidden = encoder(torch.from_numpy(X)).numpy()
+    assert (lay.topk(hidden, 1)[0][:, 0] == y).mean() > 0.9
