@@ -34,23 +34,34 @@ C. Notation (word2vec.c heritage; ``d`` = vector size, ``V`` = vocabulary size).
               the sum / mean of the window's syn0 rows (CBOW)
    work       accumulated error for h over one path walk, d floats (scratch)
    f          h . syn1[node]; sigmoid(f) = P(bit 0)
-   g          (1 - code - sigmoid(f)) * alpha: the step along syn1[node] and along h
+   g          dL/df = sigmoid(f) - (1 - code), L = -log P(word | h) (``_path.pxd``, note A);
+              the step is ``syn1[node] -= alpha g h``, ``work = -alpha sum g syn1[node]``
    syn1neg    output vectors of negative sampling, V x d, one per word; IN/OUT
    cum_table  uint32 V: cumulative count**ns_exponent scaled to [0, 2**31 - 1]; IN
    negs       the words of one negative-sampling step: the target (label 1) then the drawn
               negatives (label 0), ``negative`` draws with the target's own draws left out
    =========  ==============================================================================
 
-D. The one path routine. ``hs_path`` walks a path once and is the only place that holds the
-   hierarchical-softmax gradient (Mikolov et al. 2013, eq. for hierarchical softmax; Morin &
-   Bengio 2005): for each node, ``work += g * syn1[node]`` then ``syn1[node] += g * h``.
-   Skip-gram and CBOW differ only in how ``h`` is formed and where ``work`` goes afterwards.
+D. The path walks. The hierarchical-softmax gradient has one home, the reference step
+   ``hs_step`` of ``_path.pxd`` (Mikolov et al. 2013, eq. for hierarchical softmax; Morin &
+   Bengio 2005), with its sign convention (``g = dL/df``); ``hs_path`` here is Word2Vec's
+   call of it (table sigmoid, ``work = -alpha dL/dh``), used by the "loop" and "blas"
+   variants. The two fast variants are optimisations of that step, each tested as its twin
+   (``tests/test_kernel_twins.py``): ``hs_path_fused`` ("fused", CBOW's default) gives the
+   reference's bits with ``_vec.h`` loops (the "reference" variant; in skip-gram without
+   lock factors, where the context row's ``+= work`` is folded into the last node's pass,
+   to the rounding of that one add), and ``_window.h``'s block ("window", skip-gram's
+   default) the reference's updates to float rounding. Both keep word2vec.c's arithmetic
+   (``g_w2v = (1 - code - sigmoid(f)) * alpha``), which equals the reference's ``-alpha *
+   dL/df`` bit for bit (``_path.pxd``, note A). Skip-gram and CBOW differ only in how ``h``
+   is formed and where ``work`` goes afterwards.
 
-D'. The one negative-sampling routine (Mikolov et al. 2013, "Distributed Representations of
-   Words and Phrases", negative sampling objective). ``ns_path`` is ``hs_path``'s twin: for
-   one ``h`` it walks the target and its drawn negatives instead of the nodes of a path, with
-   label 1 for the target and 0 for the negatives, ``g = (label - sigmoid(f)) * alpha``,
-   ``work += g * syn1neg[w]``, ``syn1neg[w] += g * h``. ``draw_negatives`` draws the words first
+D'. The one negative-sampling step (Mikolov et al. 2013, "Distributed Representations of
+   Words and Phrases", negative sampling objective): ``ns_step`` of ``_path.pxd`` (here
+   ``ns_path``), ``hs_step``'s sibling: for one ``h`` it walks the target and its drawn
+   negatives instead of the nodes of a path, with label 1 for the target and 0 for the
+   negatives, ``g = dL/df = sigmoid(f) - label``, ``work -= alpha g syn1neg[w]``,
+   ``syn1neg[w] -= alpha g h``. ``draw_negatives`` draws the words first
    (gensim's draw: a uniform integer below ``cum_table[-1]``, bisected into ``cum_table``; a
    draw equal to the target is skipped, not redrawn); the draws do not depend on the weights,
    so drawing before the walk is the same as gensim's interleaving. With ``negative > 0`` the
@@ -109,7 +120,7 @@ import numpy as np
 
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
-
+from hsw2v._path cimport hs_path_nll, hs_step, ns_step as ns_ref_step
 from hsw2v._vecops cimport (
     SIGMOID_TABLE_SIZE, hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, hsw2v_sigmoid_table_init,
     hsw2v_update_last, hsw2v_update_then_dot, neg_log_sigmoid, sigmoid_lookup,
@@ -141,8 +152,14 @@ cdef inline void prefetch_row(const float *row, int d) noexcept nogil:
         HSW2V_PREFETCH(row + k)
 
 # --------------------------------------------------------------------------------------------
-# BLAS layer (scipy.linalg.cython_blas) and the hand-written loops it is measured against.
+# The vector loops of the steps: _vec.h's (the reference), and plain loops and BLAS
+# (scipy.linalg.cython_blas), the benchmark-only variants they are measured against.
 # --------------------------------------------------------------------------------------------
+
+cdef enum:
+    PRIMS_VEC = 0    # _vec.h loops (several accumulators)
+    PRIMS_LOOP = 1   # plain loops, vectorised by the compiler (word2vec.c's shape)
+    PRIMS_BLAS = 2   # BLAS sdot / saxpy (gensim's shape)
 
 cdef int ONE = 1
 
@@ -173,17 +190,23 @@ cdef inline void loop_axpy(int n, float a, const float *x, float *y) noexcept no
         y[k] += a * x[k]
 
 
-cdef inline float vdot(bint use_blas, int n, const float *x, const float *y) noexcept nogil:
-    if use_blas:
+cdef inline float pdot(int prims, int n, const float *x, const float *y) noexcept nogil:
+    """x . y with the ``prims`` loops."""
+    if prims == PRIMS_BLAS:
         return blas_dot(n, x, y)
-    return loop_dot(n, x, y)
+    if prims == PRIMS_LOOP:
+        return loop_dot(n, x, y)
+    return hsw2v_dot(n, x, y)
 
 
-cdef inline void vaxpy(bint use_blas, int n, float a, const float *x, float *y) noexcept nogil:
-    if use_blas:
+cdef inline void paxpy(int prims, int n, float a, const float *x, float *y) noexcept nogil:
+    """y := a*x + y with the ``prims`` loops."""
+    if prims == PRIMS_BLAS:
         blas_axpy(n, a, x, y)
-    else:
+    elif prims == PRIMS_LOOP:
         loop_axpy(n, a, x, y)
+    else:
+        hsw2v_axpy(n, a, x, y)
 
 
 # --------------------------------------------------------------------------------------------
@@ -234,42 +257,50 @@ def job_seed(uint64_t seed, uint64_t epoch, uint64_t job):
 
 
 # --------------------------------------------------------------------------------------------
-# The path routine: the only place that holds the hierarchical-softmax gradient.
+# The path walks: the reference step (``_path.pxd``) and its fused optimisation.
 # --------------------------------------------------------------------------------------------
 
 cdef inline double hs_path(
     const float *h,          # IN   hidden vector, d floats
-    float *work,             # OUT  error for h accumulated over the path, d floats
+    float *work,             # OUT  -alpha * dL/dh over the path (h's step), d floats
     float **rows,            # IN/OUT the path's inner-node rows (of syn1), root first
     const uint8_t *code,     # IN   bits along the path, root first
     int length,              # IN   path length
     float alpha,             # IN   learning rate
     int d,                   # IN   vector size
-    bint use_blas,
+    int prims,               # IN   PRIMS_VEC / PRIMS_LOOP / PRIMS_BLAS
     bint compute_loss,
     double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
-    """Walk one path: work = sum_j g_j rows[j] (old rows), rows[j] += g_j h.
+    """Word2Vec's use of the reference step (``_path.hs_step``, table sigmoid): work =
+    -alpha sum_j g_j rows[j] (old rows), rows[j] -= alpha g_j h, g_j = dL/df_j.
 
     Returns -log P(word | h) when compute_loss, else 0."""
-    cdef int j
-    cdef float f, g
-    cdef float *row
-    cdef double loss = 0.0, fsum = 0.0
     memset(work, 0, d * sizeof(float))
-    for j in range(length):
-        row = rows[j]
-        f = vdot(use_blas, d, h, row)
-        fsum += f
-        if compute_loss:
-            loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
-        g = (1.0 - code[j] - sigmoid(f)) * alpha
-        if g == 0.0:
-            continue
-        vaxpy(use_blas, d, g, row, work)
-        vaxpy(use_blas, d, g, h, row)
-    check[0] += fsum
-    return loss
+    if prims == PRIMS_BLAS:
+        return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha,
+                       &SIGMOID, blas_dot, blas_axpy, compute_loss, NULL, check)
+    if prims == PRIMS_LOOP:
+        return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha,
+                       &SIGMOID, loop_dot, loop_axpy, compute_loss, NULL, check)
+    return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha, &SIGMOID,
+                   hsw2v_dot, hsw2v_axpy, compute_loss, NULL, check)
+
+
+cdef inline double ns_path(
+    int d, const float *h, float *work, float *syn1neg, const int32_t *negs, int count,
+    float alpha, int prims, bint compute_loss, double *check,
+) noexcept nogil:
+    """Word2Vec's call of the one negative-sampling step (``_path.ns_step``, table sigmoid)
+    with the ``prims`` loops."""
+    if prims == PRIMS_BLAS:
+        return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, blas_dot,
+                           blas_axpy, compute_loss, check)
+    if prims == PRIMS_LOOP:
+        return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, loop_dot,
+                           loop_axpy, compute_loss, check)
+    return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, hsw2v_dot,
+                       hsw2v_axpy, compute_loss, check)
 
 
 cdef inline double hs_path_fused(
@@ -284,11 +315,15 @@ cdef inline double hs_path_fused(
     bint apply_to_h,         # IN   add work to h at the end (skip-gram: h is the context row)
     double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
-    """The same walk as ``hs_path`` (same results up to float rounding order), with the
-    update of each node fused with the next node's dot product, so ``h`` is read once for
-    both (node j+1's row is not touched by node j's update, and h does not change during the
-    walk); with ``apply_to_h`` the final ``h += work`` is fused into the last node's update.
-    The vector loops are in ``_vec.h`` (several accumulators, one pass per node)."""
+    """An optimisation of the reference step (``hs_path`` with ``PRIMS_VEC``), the same
+    results bit for bit (its twin test; with ``apply_to_h`` ``h`` to the rounding of the one
+    add folded in): each node's update is fused with the next node's
+    dot product, so ``h`` is read once for both (node j+1's row is not touched by node j's
+    update, and h does not change during the walk); with ``apply_to_h`` the final
+    ``h += work`` is fused into the last node's update. The vector loops are in ``_vec.h``
+    (several accumulators, one pass per node). It keeps word2vec.c's sign: its ``g`` is
+    ``(1 - code - sigmoid(f)) * alpha = -alpha * dL/df``, the reference's row coefficient
+    bit for bit (``_path.pxd``, design note A)."""
     cdef int j
     cdef float f, g
     cdef float *row = rows[0]
@@ -317,19 +352,6 @@ cdef inline double hs_path_fused(
     return loss
 
 
-cdef inline double path_neg_log_prob(
-    const float *h, const float *syn1, const uint8_t *code, const int32_t *point,
-    int length, int d,
-) noexcept nogil:
-    """-log P(word | h) along one path, exact (no table, no skipped terms)."""
-    cdef int j
-    cdef double loss = 0.0
-    for j in range(length):
-        loss += neg_log_sigmoid(
-            (1.0 - 2.0 * code[j]) * hsw2v_dot(d, h, syn1 + <int64_t>point[j] * d))
-    return loss
-
-
 # --------------------------------------------------------------------------------------------
 # One job: subsample, then train skip-gram or CBOW over whole sentences.
 # --------------------------------------------------------------------------------------------
@@ -339,9 +361,10 @@ cdef enum:
     KERNEL_LOOP = 1    # pair-by-pair: dot, then two axpy, as plain loops (word2vec.c's shape)
     KERNEL_BLAS = 2    # pair-by-pair through BLAS sdot/saxpy (gensim's shape)
     KERNEL_WINDOW = 3  # skip-gram: blocks of a window's contexts walk the path together
+    KERNEL_REFERENCE = 4  # pair-by-pair: the reference step with _vec.h loops (fused's twin)
 
 KERNELS = {"fused": KERNEL_FUSED, "loop": KERNEL_LOOP, "blas": KERNEL_BLAS,
-           "window": KERNEL_WINDOW}
+           "window": KERNEL_WINDOW, "reference": KERNEL_REFERENCE}
 
 
 # --------------------------------------------------------------------------------------------
@@ -384,59 +407,13 @@ cdef inline int draw_negatives(
     return count
 
 
-cdef inline float kdot(int kernel, int d, const float *x, const float *y) noexcept nogil:
+cdef inline int kernel_prims(int kernel) noexcept nogil:
+    """The vector loops a kernel variant's reference steps use (``_path.pxd``)."""
     if kernel == KERNEL_BLAS:
-        return blas_dot(d, x, y)
+        return PRIMS_BLAS
     if kernel == KERNEL_LOOP:
-        return loop_dot(d, x, y)
-    return hsw2v_dot(d, x, y)
-
-
-cdef inline void kaxpy(int kernel, int d, float a, const float *x, float *y) noexcept nogil:
-    if kernel == KERNEL_BLAS:
-        blas_axpy(d, a, x, y)
-    elif kernel == KERNEL_LOOP:
-        loop_axpy(d, a, x, y)
-    else:
-        hsw2v_axpy(d, a, x, y)
-
-
-cdef inline double ns_path(
-    const float *h,          # IN   hidden vector, d floats
-    float *work,             # OUT  error for h accumulated over the words, d floats
-    float *syn1neg,          # IN/OUT output vectors of negative sampling, V x d
-    const int32_t *negs,     # IN   the target (label 1), then the negatives (label 0)
-    int count,               # IN   entries of negs (>= 1)
-    float alpha,             # IN   learning rate
-    int d,                   # IN   vector size
-    int kernel,              # IN   which dot/axpy: KERNEL_BLAS, KERNEL_LOOP, else _vec.h
-    bint compute_loss,
-    double *check,           # OUT  += the sum of every f (the job's divergence check)
-) noexcept nogil:
-    """One negative-sampling step: work = sum_k g_k syn1neg[negs[k]] (old rows),
-    syn1neg[negs[k]] += g_k h, with g_k = (label_k - sigmoid(h . syn1neg[negs[k]])) * alpha.
-
-    Returns -log sigmoid(f_target) - sum_neg log sigmoid(-f_neg) when compute_loss, else 0."""
-    cdef int k
-    cdef float f, g, label
-    cdef float *row
-    cdef double loss = 0.0, fsum = 0.0
-    memset(work, 0, d * sizeof(float))
-    for k in range(count):
-        row = syn1neg + <int64_t>negs[k] * d
-        label = 1.0 if k == 0 else 0.0
-        f = kdot(kernel, d, h, row)
-        fsum += f
-        if compute_loss:
-            loss += neg_log_sigmoid((2.0 * label - 1.0) * f)
-        g = (label - sigmoid(f)) * alpha
-        if g == 0.0:
-            continue
-        kaxpy(kernel, d, g, row, work)
-        kaxpy(kernel, d, g, h, row)
-    check[0] += fsum
-    return loss
-
+        return PRIMS_LOOP
+    return PRIMS_VEC
 
 
 cdef struct HotSet:  # which inner nodes (rows of syn1) each job trains a private copy of
@@ -677,7 +654,7 @@ cdef inline double ns_step(const ModelView *m, JobState *st, const float *h, int
     (``ns_path``); the error is left in st.work."""
     cdef int count = draw_negatives(m.cum_table, m.n_words, target, m.negative, st.negs,
                                     &st.rng)
-    return ns_path(h, st.work, m.syn1neg, st.negs, count, alpha, m.d, m.kernel,
+    return ns_path(m.d, h, st.work, m.syn1neg, st.negs, count, alpha, kernel_prims(m.kernel),
                    m.compute_loss, &st.check)
 
 
@@ -725,7 +702,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                 if m.hs:
                     if m.kernel != KERNEL_FUSED:
                         st.loss += hs_path(ctx, st.work, st.yrows, code, m.lengths[centre],
-                                           alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss,
+                                           alpha, d, kernel_prims(m.kernel), m.compute_loss,
                                            &st.check)
                         hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                     elif m.lockf == NULL:  # the last node's update of ctx fused in
@@ -745,9 +722,9 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
             if count == 0:
                 continue
             if m.hs:
-                if m.kernel == KERNEL_LOOP or m.kernel == KERNEL_BLAS:  # "window" is sg-only
+                if m.kernel not in (KERNEL_FUSED, KERNEL_WINDOW):  # "window" is sg-only
                     st.loss += hs_path(st.neu1, st.work, st.yrows, code, m.lengths[centre],
-                                       alpha, d, m.kernel == KERNEL_BLAS, m.compute_loss,
+                                       alpha, d, kernel_prims(m.kernel), m.compute_loss,
                                        &st.check)
                 else:
                     st.loss += hs_path_fused(st.neu1, st.work, st.yrows, code,
@@ -1089,7 +1066,7 @@ def log_prob_all(const float[::1] h, const float[:, ::1] syn1, const uint8_t[:, 
     cdef double[::1] o = out
     with nogil:
         for w in range(V):
-            o[w] = -path_neg_log_prob(&h[0], &syn1[0, 0], &codes[w, 0], &points[w, 0],
+            o[w] = -hs_path_nll(&h[0], &syn1[0, 0], &codes[w, 0], &points[w, 0],
                                       lengths[w], d)
     return out
 
@@ -1098,14 +1075,26 @@ def log_prob_all(const float[::1] h, const float[:, ::1] syn1, const uint8_t[:, 
 # Python-callable twins of the nogil routines, for tests.
 # --------------------------------------------------------------------------------------------
 
-def py_dot(const float[::1] x, const float[::1] y, bint use_blas=False):
-    """Twin of the dot product (hand loop or BLAS sdot)."""
-    return vdot(use_blas, x.shape[0], &x[0], &y[0])
+PRIMS = {"vec": PRIMS_VEC, "loop": PRIMS_LOOP, "blas": PRIMS_BLAS}
 
 
-def py_axpy(float a, const float[::1] x, float[::1] y, bint use_blas=False):
+cdef int prims_of(prims, bint use_blas) except -1:
+    """The twins' choice of vector loops: a name of ``PRIMS``, else BLAS or plain loops."""
+    if prims is None:
+        return PRIMS_BLAS if use_blas else PRIMS_LOOP
+    if prims not in PRIMS:
+        raise ValueError(f"prims must be one of {sorted(PRIMS)}, got {prims!r}")
+    return PRIMS[prims]
+
+
+def py_dot(const float[::1] x, const float[::1] y, bint use_blas=False, prims=None):
+    """Twin of the dot product (plain loop, BLAS sdot, or ``prims`` by name)."""
+    return pdot(prims_of(prims, use_blas), x.shape[0], &x[0], &y[0])
+
+
+def py_axpy(float a, const float[::1] x, float[::1] y, bint use_blas=False, prims=None):
     """Twin of y := a*x + y, in place on ``y``."""
-    vaxpy(use_blas, x.shape[0], a, &x[0], &y[0])
+    paxpy(prims_of(prims, use_blas), x.shape[0], a, &x[0], &y[0])
 
 
 def py_sigmoid(float f):
@@ -1125,18 +1114,51 @@ cdef float **path_rows(float[:, ::1] syn1, const int32_t[::1] point) except NULL
 
 
 def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
-               const int32_t[::1] point, float alpha, bint use_blas=False):
-    """Twin of the path routine: updates ``syn1`` in place, returns (work, -log P)."""
+               const int32_t[::1] point, float alpha, bint use_blas=False, prims=None):
+    """Twin of Word2Vec's reference walk (``hs_path``: the reference step with the table
+    sigmoid; plain loops, BLAS, or ``prims`` by name): updates ``syn1`` in place, returns
+    (work, -log P)."""
+    cdef int p = prims_of(prims, use_blas)
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
     cdef float **rows = path_rows(syn1, point)
     cdef double check = 0.0
     try:
         loss = hs_path(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
-                       use_blas, True, &check)
+                       p, True, &check)
     finally:
         free(rows)
     return work, loss
+
+
+def py_hs_step(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
+               const int32_t[::1] point, float lr=0.0, float scale_h=1.0, bias=None,
+               bint exact=True):
+    """Twin of the reference step ``_path.hs_step`` in full: ``h``'s path over ``syn1`` rows
+    ``point`` with bits ``code``, the exact float64 sigmoid (``exact``) or the table, the
+    per-node ``bias`` (float32, one per row of syn1, stepped in place) or none. Steps
+    ``syn1`` in place by ``-lr g h``; returns ``(loss, grad_h, g)`` with ``grad_h = scale_h
+    dL/dh`` and ``g = dL/df`` per node."""
+    cdef int d = h.shape[0], n = code.shape[0]
+    if point.shape[0] != n or n == 0 or syn1.shape[1] != d:
+        raise ValueError("code, point, h and syn1 disagree")
+    if np.min(point) < 0 or np.max(point) >= syn1.shape[0]:
+        raise ValueError("point out of range")
+    cdef float[::1] b
+    cdef float *bias_ptr = NULL
+    if bias is not None:
+        b = bias
+        if b.shape[0] != syn1.shape[0]:
+            raise ValueError("bias needs one entry per row of syn1")
+        bias_ptr = &b[0]
+    grad = np.zeros(d, dtype=np.float32)
+    g = np.zeros(n, dtype=np.float32)
+    cdef float[::1] gr = grad, gv = g
+    cdef double check = 0.0
+    loss = hs_step(d, &h[0], &gr[0], scale_h, NULL, &syn1[0, 0], &code[0], &point[0], n,
+                   bias_ptr, lr, NULL if exact else &SIGMOID, hsw2v_dot, hsw2v_axpy, True,
+                   &gv[0], &check)
+    return loss, grad, g
 
 
 def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
@@ -1184,6 +1206,6 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
     cdef double check = 0.0
-    loss = ns_path(&h[0], &w[0], &syn1neg[0, 0], &negs[0], negs.shape[0], alpha, h.shape[0],
-                   KERNELS[kernel], True, &check)
+    loss = ns_path(h.shape[0], &h[0], &w[0], &syn1neg[0, 0], &negs[0], negs.shape[0], alpha,
+                   kernel_prims(KERNELS[kernel]), True, &check)
     return work, loss
