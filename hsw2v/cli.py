@@ -278,7 +278,8 @@ hsw2v train -train corpus.txt -output m.hsw2v -cbow 0 -size 200 -window 8 -iter 
         default=100_000_000,
         help="keep the id-encoded corpus in memory up to this many tokens (0: reread)",
     )
-    model.add_argument("--kernel", choices=("fused", "loop", "blas"), default="fused")
+    # deprecated and ignored (the path walk is chosen); accepted one more release
+    model.add_argument("--kernel", choices=("fused", "loop", "blas"), help=argparse.SUPPRESS)
     report = train.add_argument_group("reporting")
     report.add_argument(
         "--compute-loss",
@@ -649,8 +650,9 @@ def _run_train(args: argparse.Namespace) -> int:
         compute_loss=args.compute_loss,
         max_final_vocab=args.max_final_vocab,
         cache_words=args.cache_words,
-        kernel=args.kernel,
     )
+    if args.kernel is not None:
+        _note("--kernel is deprecated and ignored: the fastest path walk is chosen")
     corpus = LineSentence(corpus_path, max_sentence_length=args.max_sentence_length)
     started = time.perf_counter()
     model.build_vocab(corpus)
