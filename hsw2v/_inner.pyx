@@ -120,7 +120,7 @@ import numpy as np
 
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
-from hsw2v._path cimport hs_path_nll, hs_step, ns_step as ns_ref_step
+from hsw2v._path cimport axpy_fn, dot_fn, hs_path_nll, hs_step, ns_step as ns_ref_step
 from hsw2v._vecops cimport (
     SIGMOID_TABLE_SIZE, hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, hsw2v_sigmoid_table_init,
     hsw2v_update_last, hsw2v_update_then_dot, neg_log_sigmoid, sigmoid_lookup,
@@ -188,6 +188,24 @@ cdef inline void loop_axpy(int n, float a, const float *x, float *y) noexcept no
     cdef int k
     for k in range(n):
         y[k] += a * x[k]
+
+
+cdef inline dot_fn prims_dot(int prims) noexcept nogil:
+    """The step's dot product for ``prims`` (NULL: ``_vec.h``'s, called directly)."""
+    if prims == PRIMS_BLAS:
+        return blas_dot
+    if prims == PRIMS_LOOP:
+        return loop_dot
+    return NULL
+
+
+cdef inline axpy_fn prims_axpy(int prims) noexcept nogil:
+    """The step's axpy for ``prims`` (NULL: ``_vec.h``'s, called directly)."""
+    if prims == PRIMS_BLAS:
+        return blas_axpy
+    if prims == PRIMS_LOOP:
+        return loop_axpy
+    return NULL
 
 
 cdef inline float pdot(int prims, int n, const float *x, const float *y) noexcept nogil:
@@ -260,7 +278,7 @@ def job_seed(uint64_t seed, uint64_t epoch, uint64_t job):
 # The path walks: the reference step (``_path.pxd``) and its fused optimisation.
 # --------------------------------------------------------------------------------------------
 
-cdef inline double hs_path(
+cdef double hs_path(
     const float *h,          # IN   hidden vector, d floats
     float *work,             # OUT  -alpha * dL/dh over the path (h's step), d floats
     float **rows,            # IN/OUT the path's inner-node rows (of syn1), root first
@@ -277,14 +295,8 @@ cdef inline double hs_path(
 
     Returns -log P(word | h) when compute_loss, else 0."""
     memset(work, 0, d * sizeof(float))
-    if prims == PRIMS_BLAS:
-        return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha,
-                       &SIGMOID, blas_dot, blas_axpy, compute_loss, NULL, check)
-    if prims == PRIMS_LOOP:
-        return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha,
-                       &SIGMOID, loop_dot, loop_axpy, compute_loss, NULL, check)
     return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha, &SIGMOID,
-                   hsw2v_dot, hsw2v_axpy, compute_loss, NULL, check)
+                   prims_dot(prims), prims_axpy(prims), compute_loss, NULL, check)
 
 
 cdef inline double ns_path(
@@ -293,14 +305,8 @@ cdef inline double ns_path(
 ) noexcept nogil:
     """Word2Vec's call of the one negative-sampling step (``_path.ns_step``, table sigmoid)
     with the ``prims`` loops."""
-    if prims == PRIMS_BLAS:
-        return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, blas_dot,
-                           blas_axpy, compute_loss, check)
-    if prims == PRIMS_LOOP:
-        return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, loop_dot,
-                           loop_axpy, compute_loss, check)
-    return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, hsw2v_dot,
-                       hsw2v_axpy, compute_loss, check)
+    return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, prims_dot(prims),
+                       prims_axpy(prims), compute_loss, check)
 
 
 cdef inline double hs_path_fused(
@@ -1156,8 +1162,7 @@ def py_hs_step(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     cdef float[::1] gr = grad, gv = g
     cdef double check = 0.0
     loss = hs_step(d, &h[0], &gr[0], scale_h, NULL, &syn1[0, 0], &code[0], &point[0], n,
-                   bias_ptr, lr, NULL if exact else &SIGMOID, hsw2v_dot, hsw2v_axpy, True,
-                   &gv[0], &check)
+                   bias_ptr, lr, NULL if exact else &SIGMOID, NULL, NULL, True, &gv[0], &check)
     return loss, grad, g
 
 

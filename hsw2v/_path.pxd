@@ -48,8 +48,9 @@ C. The fast variants are optimisations of this step, each tested as its twin
 D. The layer's ``path_step`` (``_layer.pyx``) is this step with exact sigmoid and unit
    gradient scale, bit for bit (``test_layer_path_step_is_the_reference_step_bit_for_bit``);
    its body becomes ``cdef double check = 0.0; return hs_step(d, h, grad_h, 1.0, NULL, syn1,
-   code, point, length, bias, lr, NULL, hsw2v_dot, hsw2v_axpy, True, g_out, &check)``, with
-   ``bias`` NULL or the per-node intercept.
+   code, point, length, bias, lr, NULL, NULL, NULL, True, g_out, &check)``, with
+   ``bias`` NULL or the per-node intercept (``hsw2v_dot`` / ``hsw2v_axpy`` may be passed as
+   NULL: the same loops).
 
 E. NaN safety: the table sigmoid and the exact one are ``_vec.h``'s NaN-safe definitions; a
    NaN ``f`` gives a NaN ``g``, never a table index. Every ``f`` is added to ``check[0]`` (the
@@ -62,12 +63,22 @@ from hsw2v._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_exact, sigmoid_lookup,
 )
 
-# The vector loops a step uses, passed in (design note C): ``hsw2v_dot`` / ``hsw2v_axpy``
-# (``_vec.h``) for the reference and the layer; ``_inner`` passes its plain-loop and BLAS
-# loops for the variants measured against (so that only ``_inner`` links BLAS). Pass them as
-# constants at the call site: the compiler then calls (and inlines) them directly.
+# The vector loops a step uses (design note C): NULL for ``_vec.h``'s ``hsw2v_dot`` /
+# ``hsw2v_axpy`` (the reference, the layer and the fast variants' ns walk: called directly and
+# inlined); ``_inner`` passes its plain-loop and BLAS loops for the variants measured against
+# (so that only ``_inner`` links BLAS). A NULL test per call, not a copy of the step per kind
+# of loop, keeps the callers small enough for the compiler to inline the fast walks.
 ctypedef float (*dot_fn)(int n, const float *x, const float *y) noexcept nogil  # x . y
 ctypedef void (*axpy_fn)(int n, float a, const float *x, float *y) noexcept nogil  # y += a*x
+
+
+cdef inline void step_axpy(axpy_fn axpy, int d, float a, const float *x,
+                           float *y) noexcept nogil:
+    """y := a*x + y with ``axpy``, or ``hsw2v_axpy`` when it is NULL."""
+    if axpy != NULL:
+        axpy(d, a, x, y)
+    else:
+        hsw2v_axpy(d, a, x, y)
 
 
 cdef inline double dot_f64(int d, const double *h, const float *row) noexcept nogil:
@@ -102,8 +113,8 @@ cdef inline double hs_step(
     float *bias,             # IN/OUT per-node bias indexed by node id (f += bias), or NULL
     float lr,                # IN   rows (and bias) -= lr * g * h; 0 leaves them alone
     const hsw2v_sigmoid_table *table,  # IN the table sigmoid, or NULL: exact float64
-    dot_fn dot,              # IN   x . y (hsw2v_dot: the reference)
-    axpy_fn axpy,            # IN   y += a*x (hsw2v_axpy: the reference)
+    dot_fn dot,              # IN   x . y; NULL: hsw2v_dot (the reference)
+    axpy_fn axpy,            # IN   y += a*x; NULL: hsw2v_axpy (the reference)
     bint compute_loss,       # IN   return the loss (else 0)
     float *g_out,            # OUT  g_j = dL/df_j of each node (length floats), or NULL
     double *check,           # OUT  += the sum of every f (the divergence check)
@@ -116,7 +127,7 @@ cdef inline double hs_step(
     cdef double f, g, loss = 0.0, fsum = 0.0
     for j in range(length):
         row = rows[j] if rows != NULL else syn1 + <int64_t>point[j] * d
-        f = dot(d, h, row)
+        f = dot(d, h, row) if dot != NULL else hsw2v_dot(d, h, row)
         if bias != NULL:
             f += bias[point[j]]
         fsum += f
@@ -133,9 +144,9 @@ cdef inline double hs_step(
         if a_h == 0.0 and a_row == 0.0:
             continue
         if grad_h != NULL:
-            axpy(d, a_h, row, grad_h)
+            step_axpy(axpy, d, a_h, row, grad_h)
         if a_row != 0.0:
-            axpy(d, a_row, h, row)
+            step_axpy(axpy, d, a_row, h, row)
             if bias != NULL:
                 bias[point[j]] += a_row
     check[0] += fsum
@@ -176,8 +187,8 @@ cdef inline double ns_step(
     int count,               # IN   entries of negs (>= 1)
     float alpha,             # IN   learning rate: syn1neg[w] -= alpha * g * h
     const hsw2v_sigmoid_table *table,  # IN the table sigmoid
-    dot_fn dot,              # IN   x . y (hsw2v_dot: the reference)
-    axpy_fn axpy,            # IN   y += a*x (hsw2v_axpy: the reference)
+    dot_fn dot,              # IN   x . y; NULL: hsw2v_dot (the reference)
+    axpy_fn axpy,            # IN   y += a*x; NULL: hsw2v_axpy (the reference)
     bint compute_loss,       # IN   return the loss (else 0)
     double *check,           # OUT  += the sum of every f (the divergence check)
 ) noexcept nogil:
@@ -194,7 +205,7 @@ cdef inline double ns_step(
     for k in range(count):
         row = syn1neg + <int64_t>negs[k] * d
         label = 1.0 if k == 0 else 0.0
-        f = dot(d, h, row)
+        f = dot(d, h, row) if dot != NULL else hsw2v_dot(d, h, row)
         fsum += f
         if compute_loss:
             loss += neg_log_sigmoid((2.0 * label - 1.0) * f)
@@ -202,7 +213,7 @@ cdef inline double ns_step(
         a = -alpha * g
         if a == 0.0:
             continue
-        axpy(d, a, row, work)
-        axpy(d, a, h, row)
+        step_axpy(axpy, d, a, row, work)
+        step_axpy(axpy, d, a, h, row)
     check[0] += fsum
     return loss
