@@ -128,7 +128,7 @@ import numpy as np
 
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
-from hsw2v._path cimport axpy_fn, dot_fn, hs_path_nll, hs_step, ns_step as ns_ref_step
+from hsw2v._path cimport hs_path_nll, hs_step, ns_step as ns_ref_step
 from hsw2v._vecops cimport (
     SIGMOID_TABLE_SIZE, hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, hsw2v_sigmoid_table_init,
     hsw2v_update_last, hsw2v_update_then_dot, neg_log_sigmoid, sigmoid_lookup,

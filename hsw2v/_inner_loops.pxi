@@ -70,24 +70,6 @@ cdef inline void loop_axpy(int n, float a, const float *x, float *y) noexcept no
         y[k] += a * x[k]
 
 
-cdef inline dot_fn prims_dot(int prims) noexcept nogil:
-    """The step's dot product for ``prims`` (NULL: ``_vec.h``'s, called directly)."""
-    if prims == PRIMS_BLAS:
-        return blas_dot
-    if prims == PRIMS_LOOP:
-        return loop_dot
-    return NULL
-
-
-cdef inline axpy_fn prims_axpy(int prims) noexcept nogil:
-    """The step's axpy for ``prims`` (NULL: ``_vec.h``'s, called directly)."""
-    if prims == PRIMS_BLAS:
-        return blas_axpy
-    if prims == PRIMS_LOOP:
-        return loop_axpy
-    return NULL
-
-
 cdef inline float pdot(int prims, int n, const float *x, const float *y) noexcept nogil:
     """x . y with the ``prims`` loops."""
     if prims == PRIMS_BLAS:

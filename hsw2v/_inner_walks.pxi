@@ -52,8 +52,29 @@ cdef double hs_path(
 
     Returns -log P(word | h) when compute_loss, else 0."""
     memset(work, 0, d * sizeof(float))
+    # one copy of the step per kind of loop, each calling its loops directly (inlined); out
+    # of line, so that the job loop stays small enough to inline the fast walks
+    if prims == PRIMS_LOOP:
+        return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha,
+                       &SIGMOID, loop_dot, loop_axpy, compute_loss, NULL, check)
+    if prims == PRIMS_BLAS:
+        return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha,
+                       &SIGMOID, blas_dot, blas_axpy, compute_loss, NULL, check)
     return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha, &SIGMOID,
-                   prims_dot(prims), prims_axpy(prims), compute_loss, NULL, check)
+                   NULL, NULL, compute_loss, NULL, check)
+
+
+cdef double ns_path_measured(
+    int d, const float *h, float *work, float *syn1neg, const int32_t *negs, int count,
+    float alpha, int prims, bint compute_loss, double *check,
+) noexcept nogil:
+    """``ns_path`` of the benchmark-only walks: the step with plain loops or BLAS (one copy
+    each, out of line)."""
+    if prims == PRIMS_LOOP:
+        return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, loop_dot,
+                           loop_axpy, compute_loss, check)
+    return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, blas_dot, blas_axpy,
+                       compute_loss, check)
 
 
 cdef inline double ns_path(
@@ -61,9 +82,11 @@ cdef inline double ns_path(
     float alpha, int prims, bint compute_loss, double *check,
 ) noexcept nogil:
     """Word2Vec's call of the one negative-sampling step (``_path.ns_step``, table sigmoid)
-    with the ``prims`` loops."""
-    return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, prims_dot(prims),
-                       prims_axpy(prims), compute_loss, check)
+    with the ``prims`` loops (``_vec.h``'s inline here; the others out of line)."""
+    if prims == PRIMS_VEC:
+        return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, NULL, NULL,
+                           compute_loss, check)
+    return ns_path_measured(d, h, work, syn1neg, negs, count, alpha, prims, compute_loss, check)
 
 
 cdef inline double hs_path_fused(

@@ -66,8 +66,8 @@ from hsw2v._vecops cimport (
 # The vector loops a step uses (design note C): NULL for ``_vec.h``'s ``hsw2v_dot`` /
 # ``hsw2v_axpy`` (the reference, the layer and the fast variants' ns walk: called directly and
 # inlined); ``_inner`` passes its plain-loop and BLAS loops for the variants measured against
-# (so that only ``_inner`` links BLAS). A NULL test per call, not a copy of the step per kind
-# of loop, keeps the callers small enough for the compiler to inline the fast walks.
+# (so that only ``_inner`` links BLAS), as constants in out-of-line copies of its walks, where
+# the compiler calls them directly too.
 ctypedef float (*dot_fn)(int n, const float *x, const float *y) noexcept nogil  # x . y
 ctypedef void (*axpy_fn)(int n, float a, const float *x, float *y) noexcept nogil  # y += a*x
 
