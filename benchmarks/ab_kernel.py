@@ -12,7 +12,11 @@ the epoch's jobs ``--inner`` times from those weights and reports the fastest pa
 medians over repeats and their ratio to the first build close the output.
 
     python3 benchmarks/ab_kernel.py --corpus CORPUS --build OLD_CHECKOUT --build . \\
-        [--settings sg,cbow,sg-ns] [--repeats 7] [--words 600000]
+        [--settings sg,cbow,sg-ns] [--repeats 7] [--words 600000] [--kernel loop]
+
+``--kernel`` times one path walk by name ("window", "fused", "reference", "loop", "blas"; the
+Trainer's ``kernel``, not a parameter of Word2Vec) instead of the one Word2Vec picks; it
+works across builds, also those that predate the ``HSW2V_KERNEL`` switch.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ SETTINGS = {  # name: (sg, hs, negative); kernels as Word2Vec picks them
 }
 
 
-def child(corpus: str, words: int, setting: str, inner: int) -> dict:
+def child(corpus: str, words: int, setting: str, inner: int, kernel: str | None = None) -> dict:
     """One run (in the subprocess): the fastest of ``inner`` timed passes over the jobs."""
     import time
 
@@ -60,7 +64,7 @@ def child(corpus: str, words: int, setting: str, inner: int) -> dict:
         t = model.tree
         trainer = Trainer(
             syn0, syn1, t.codes, t.points, t.lengths, model.wv.expandos["sample_int"],
-            model.window, bool(sg), True, True, False, model._kernel_variant(),
+            model.window, bool(sg), True, True, False, kernel or model._kernel_variant(),
             hs=bool(hs), syn1neg=syn1neg if negative else None,
             cum_table=model.cum_table if negative else None, negative=negative,
         )  # fmt: skip
@@ -81,6 +85,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--words", type=int, default=600_000)
     parser.add_argument("--inner", type=int, default=3)
+    parser.add_argument("--kernel", help="a path walk by name (default: Word2Vec's choice)")
     parser.add_argument("--child")
     args = parser.parse_args()
     if args.child:
@@ -95,7 +100,7 @@ def main() -> None:
             for build in args.build if repeat % 2 == 0 else args.build[::-1]:
                 env = child_env()
                 env["PYTHONPATH"] = str(Path(build).resolve())
-                spec = json.dumps([args.corpus, args.words, setting, args.inner])
+                spec = json.dumps([args.corpus, args.words, setting, args.inner, args.kernel])
                 out = subprocess.run(
                     [sys.executable, __file__, "--child", spec],
                     env=env, capture_output=True, text=True, check=True,

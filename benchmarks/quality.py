@@ -34,7 +34,7 @@ def main(argv=None):
     parser.add_argument("--sg", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=5)
-    parser.add_argument("--kernel", default="auto")
+    parser.add_argument("--kernel", default="auto", help="the path walk (HSW2V_KERNEL switch)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hs", type=int, default=1)
     parser.add_argument("--negative", type=int, default=0)
@@ -105,7 +105,10 @@ def main(argv=None):
         model = GensimWord2Vec(**settings)
     else:
         corpus = LineSentence(str(ensure_corpus(args.corpus)))
-        model = Word2Vec(**settings, kernel=args.kernel, tree=args.tree)
+        from hsw2v import _make_trainer
+
+        _make_trainer.KERNEL = args.kernel  # the path-walk switch (HSW2V_KERNEL), not a parameter
+        model = Word2Vec(**settings, tree=args.tree)
     model.build_vocab(corpus)
     started, cpu_started = time.perf_counter(), time.process_time()
     _, raw = model.train(corpus, total_examples=model.corpus_count, epochs=args.epochs)

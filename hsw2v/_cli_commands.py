@@ -67,7 +67,9 @@ def _run_train(args: argparse.Namespace) -> int:
 
     workers = args.workers or os.cpu_count() or 1
     values = {param.name: getattr(args, param.name) for param in CLI}
-    model = Word2Vec(**{**values, "sg": sg, "workers": workers}, kernel=args.kernel)
+    model = Word2Vec(**{**values, "sg": sg, "workers": workers})
+    if args.kernel is not None:
+        _note("--kernel is deprecated and ignored: the fastest path walk is chosen")
     corpus = LineSentence(corpus_path, max_sentence_length=args.max_sentence_length)
     started = time.perf_counter()
     model.build_vocab(corpus)

@@ -175,7 +175,8 @@ hsw2v train -train corpus.txt -output m.hsw2v -cbow 0 -size 200 -window 8 -iter 
         default=10000,
         help="longer lines are split into chunks of this many tokens",
     )
-    model.add_argument("--kernel", choices=("fused", "loop", "blas"), default="fused")
+    # deprecated and ignored (the path walk is chosen); accepted one more release
+    model.add_argument("--kernel", choices=("fused", "loop", "blas"), help=argparse.SUPPRESS)
     report.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,

@@ -16,6 +16,7 @@ factors (``wv.vectors_lockf``).
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,11 +113,22 @@ def check_training_vocabulary(model) -> None:
         )
 
 
+# The path walk every trainer uses: a benchmark and test switch, not a parameter (the
+# ``kernel=`` of earlier versions is ignored). "auto" takes the fastest measured; "window",
+# "fused", "reference" (the reference step with the _vec.h loops), "loop" and "blas" (the
+# reference step with plain loops / BLAS, gensim's shape) select one. Read once from the
+# environment variable HSW2V_KERNEL; tests and benchmarks may set it here.
+KERNEL = os.environ.get("HSW2V_KERNEL", "auto")
+KERNEL_CHOICES = ("auto", "window", "fused", "reference", "loop", "blas")
+
+
 def kernel_variant(model) -> str:
-    """The kernel ``model.kernel`` names; ``"auto"`` takes the fastest measured: ``"window"``
-    for skip-gram, ``"fused"`` for CBOW."""
-    if model.kernel != "auto":
-        return model.kernel
+    """The path walk of ``model``'s trainer: :data:`KERNEL`, where ``"auto"`` takes the
+    fastest measured, ``"window"`` for skip-gram and ``"fused"`` for CBOW."""
+    if KERNEL not in KERNEL_CHOICES:
+        raise ValueError(f"HSW2V_KERNEL must be one of {KERNEL_CHOICES}, got {KERNEL!r}")
+    if KERNEL != "auto":
+        return KERNEL
     return "window" if model.sg else "fused"
 
 

@@ -63,21 +63,10 @@ from libc.string cimport memset
 
 import numpy as np
 
-# --------------------------------------------------------------------------------------------
-# Exact log-sigmoid and float64 dot products
-# --------------------------------------------------------------------------------------------
-
-
+# The loss-only walk of the reference step (``_path.pxd``) with a float64 hidden vector, and
+# the one node loss -log P(bit | f) the search adds up.
+from hsw2v._path cimport dot_f64 as dot_df, hs_node_nll, hs_path_nll_f64
 from hsw2v._vecops cimport neg_log_sigmoid  # -log(sigmoid(x)), exact; NaN -> NaN
-
-
-cdef inline double dot_df(int d, const double *h, const float *row) noexcept nogil:
-    """h . row, accumulated in float64."""
-    cdef double s = 0.0
-    cdef int k
-    for k in range(d):
-        s += h[k] * row[k]
-    return s
 
 
 cdef inline double path_log_prob(
@@ -88,13 +77,8 @@ cdef inline double path_log_prob(
     int length,              # IN  path length
     int d,                   # IN  vector size
 ) noexcept nogil:
-    """log P(word | h) along one path, exact."""
-    cdef int j
-    cdef double lp = 0.0
-    for j in range(length):
-        lp -= neg_log_sigmoid(
-            (1.0 - 2.0 * code[j]) * dot_df(d, h, syn1 + <int64_t>point[j] * d))
-    return lp
+    """log P(word | h) along one path, exact (``_path.hs_path_nll_f64``)."""
+    return -hs_path_nll_f64(h, syn1, code, point, length, d)
 
 
 # --------------------------------------------------------------------------------------------
@@ -311,8 +295,8 @@ cdef int64_t best_first(
         if size + 2 > capacity:
             break
         f = dot_df(d, h, syn1 + <int64_t>item.node * d)
-        heap_push(heap, &size, item.logp - neg_log_sigmoid(f), children[2 * item.node])
-        heap_push(heap, &size, item.logp - neg_log_sigmoid(-f), children[2 * item.node + 1])
+        heap_push(heap, &size, item.logp - hs_node_nll(f, 0), children[2 * item.node])
+        heap_push(heap, &size, item.logp - hs_node_nll(f, 1), children[2 * item.node + 1])
     return found
 
 
@@ -339,7 +323,7 @@ cdef int64_t all_leaves(const double *h, const float *syn1, const int32_t *child
         lp = stack_logp[top]
         f = dot_df(d, h, syn1 + <int64_t>node * d)
         for b in range(2):
-            step = neg_log_sigmoid(f if b == 0 else -f)
+            step = hs_node_nll(f, b)
             child = children[2 * node + b]
             if child < 0:
                 out[-1 - child] = lp - step

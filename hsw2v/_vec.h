@@ -1,6 +1,9 @@
 /* Small-vector primitives of every kernel, for word2vec's vector sizes (d ~ 50-300): the
  * NaN-safe sigmoid and log-sigmoid (the one definition), dot, axpy and the fused path steps.
- * Cython kernels reach them through ``_vecops.pxd``.
+ * Cython kernels reach them through ``_vecops.pxd``; the hierarchical-softmax and
+ * negative-sampling steps built on them live in ``_path.pxd`` (the reference) and here /
+ * ``_window.h`` (the fused passes of its optimised variants, hsw2v_update_then_dot and
+ * hsw2v_update_last: word2vec.c's sign, g = -alpha * dL/df).
  *
  * Why not plain loops: a dot product written as one loop has one accumulator, and every
  * fused multiply-add waits for the previous one (4-5 cycles each), so a 100-float dot takes

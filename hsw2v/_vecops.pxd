@@ -4,6 +4,8 @@ The NaN-safe sigmoid (table and exact) and log-sigmoid live here and nowhere els
 gives a NaN, never a table index (see ``_vec.h``). ``cimport`` what a kernel needs::
 
     from hsw2v._vecops cimport hsw2v_dot, neg_log_sigmoid
+
+The hierarchical-softmax and negative-sampling steps built on them live in ``_path.pxd``.
 """
 
 cdef extern from "_vec.h" nogil:

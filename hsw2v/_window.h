@@ -1,5 +1,10 @@
 /* Skip-gram: several contexts of one window walk the centre's path together.
  *
+ * An optimisation of the reference hierarchical-softmax step (``hs_step`` in _path.pxd, the
+ * one home of the gradient): the same updates as B reference steps in a row, to float
+ * rounding (the Gram terms below reorder the sums); tests/test_kernel_twins.py checks it as
+ * the reference's twin. It is the default skip-gram walk (Word2Vec's "window" variant).
+ *
  * In skip-gram every context word of a window is trained against the same path, the centre
  * word's. word2vec.c walks the path once per context; node j of the path is read and written
  * by every context in turn. Here a block of B <= HSW2V_MAX_BLOCK contexts walks the path node
@@ -23,7 +28,10 @@
  *
  * Notation: x[b] context rows of syn0 (IN/OUT), y[j] path rows of syn1 (IN/OUT), work[b]
  * scratch rows of d floats, code[j] the path's bits, g = (1 - code - sigmoid(f)) * alpha
- * (sigmoid: the NaN-safe table lookup of _vec.h).
+ * (sigmoid: the NaN-safe table lookup of _vec.h). This g keeps word2vec.c's sign and float32
+ * arithmetic: it is -alpha * dL/df of the reference's convention (dL/df = sigmoid(f) -
+ * (1 - code)), the same number bit for bit, since IEEE subtraction and multiplication are
+ * exact under negation; the results are today's, unchanged.
  */
 #ifndef HSW2V_WINDOW_H
 #define HSW2V_WINDOW_H

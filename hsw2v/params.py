@@ -146,7 +146,9 @@ PARAMS: tuple[Param, ...] = (
     _p("cache_words", "int", 0, INT64_MAX, 100_000_000, gensim=None, task=True,
        cli=("--cache-words",),
        cli_help="keep the id-encoded corpus in memory up to this many tokens (0: reread)"),
-    _p("kernel", ("one of", ("auto", "window", "fused", "loop", "blas")), default="auto",
+    # deprecated and ignored (a DeprecationWarning); saved as "auto", files of earlier versions
+    # carry the other names
+    _p("kernel", ("one of", (None, "auto", "window", "fused", "loop", "blas")), default=None,
        gensim=None),
     # the tree kind is checked by the constructor (a name or a callable), saved as tree_type
     _p("tree", UNCHECKED, default="huffman", saved=False, gensim=None),

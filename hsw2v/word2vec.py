@@ -101,14 +101,11 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
     held: the vocabulary maps it to word ids in place and training's jobs are views into it)
     and ``train()`` on the unchanged corpus trains from it; otherwise the first epoch reads
     the corpus and later epochs reuse the ids it produced while the corpus is unchanged. 0
-    reads every corpus every epoch. ``kernel`` picks the path walk, all computing
-    word2vec.c's updates: ``"window"`` (skip-gram: up to 4 contexts of a window walk the
-    centre's path together), ``"fused"`` (each node's update fused with the next node's dot
-    product), ``"loop"`` (pair by pair, plain loops: word2vec.c's shape) or ``"blas"`` (pair by
-    pair through BLAS ``sdot``/``saxpy`` from ``scipy.linalg.cython_blas``: gensim's shape);
-    ``"auto"`` (default) takes ``"window"`` for skip-gram and ``"fused"`` for CBOW, the
-    fastest measured (``benchmarks/RESULTS.md``). ``"window"`` is hs-only: with
-    ``negative > 0`` skip-gram takes ``"fused"``.
+    reads every corpus every epoch. The path walk is chosen, not a parameter: the fastest
+    measured (``benchmarks/RESULTS.md``), each an optimisation of one reference step with
+    word2vec.c's updates (``"window"``: up to 4 contexts of a skip-gram window walk the
+    centre's path together; ``"fused"``: each node's update fused with the next node's dot
+    product, for CBOW and with ``negative > 0``). ``kernel`` is deprecated and ignored.
 
     ``corpus_file``: a plain UTF-8 file with one sentence per line, which the ``workers``
     threads read, tokenise and train by byte ranges without the GIL (``build_vocab`` counts
@@ -202,8 +199,8 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
         reduced windows); False: always ``window``.
     cache_words : int, default 100000000
         Beyond gensim; see above. >= 0.
-    kernel : {"auto", "window", "fused", "loop", "blas"}, default "auto"
-        Beyond gensim: the path walk; see above.
+    kernel : None
+        Deprecated and ignored (a DeprecationWarning says so); see above.
     tree : {"huffman", "balanced", "semantic"} or callable, default "huffman"
         Beyond gensim: the hierarchical-softmax tree; see above.
 
@@ -211,7 +208,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
     ------
     ValueError
         A parameter outside its range (the message names it and the allowed range), or an
-        unknown ``kernel`` or ``tree``.
+        unknown ``kernel`` (deprecated) or ``tree``.
     TypeError
         Both ``sentences`` and ``corpus_file``, or a one-shot iterator (a generator) as
         ``sentences`` when training needs several passes.
@@ -259,7 +256,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
         max_final_vocab=None,
         shrink_windows=True,
         cache_words=100_000_000,
-        kernel="auto",
+        kernel=None,
         tree="huffman",
     ):
         # every argument the table checks, checked once (hsw2v.params); keep this line first
@@ -291,7 +288,19 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
         self.max_final_vocab = max_final_vocab
         self.shrink_windows = bool(shrink_windows)
         self.cache_words = int(cache_words)
-        self.kernel = str(kernel)
+        if kernel is not None:  # deprecated: the path walk is chosen, not a parameter
+            if kernel not in ("auto", "window", "fused", "loop", "blas"):
+                raise ValueError(
+                    f"kernel must be 'auto', 'window', 'fused', 'loop' or 'blas', got {kernel!r}"
+                )
+            warnings.warn(
+                "Word2Vec(kernel=...) is deprecated and ignored (gensim has no such parameter): "
+                "hsw2v takes its fastest path walk, whose results are the reference's; the "
+                "parameter will be removed in the next release",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        self.kernel = "auto"  # saved with the model, as files of earlier versions carry it
         if not callable(tree) and tree not in TREE_KINDS:
             raise ValueError(f"tree must be one of {TREE_KINDS} or a callable, got {tree!r}")
         self.tree_type = "callable" if callable(tree) else str(tree)

@@ -391,7 +391,7 @@ def test_tasks_build_the_trainer_one_machine_builds(objective, sg):
     from hsw2v._make_trainer import trainer_settings
 
     sentences, _ = planted_corpus(n_sentences=100, seed=1)
-    model = Word2Vec(**{**PARAMS, "sg": sg}, **objective, workers=1, kernel="auto")
+    model = Word2Vec(**{**PARAMS, "sg": sg}, **objective, workers=1)
     model.build_vocab(sentences)
     spec = run_spec(model, "same-trainer", 1000)
     here = trainer_settings(model)

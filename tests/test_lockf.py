@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from gensim.models import Word2Vec as GensimWord2Vec
 
-from hsw2v import Word2Vec
+from hsw2v import Word2Vec, _make_trainer
 
 rng = np.random.default_rng(0)
 SENTENCES = [[f"w{j}" for j in rng.integers(0, 60, size=12)] for _ in range(300)]
@@ -30,13 +30,20 @@ SETTINGS = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _restore_kernel_switch(monkeypatch):
+    """``make`` sets the path-walk switch for the rest of its test; restored afterwards."""
+    monkeypatch.setattr(_make_trainer, "KERNEL", _make_trainer.KERNEL)
+
+
 def make(library, settings, sentences=SENTENCES, **extra):
     settings = dict(settings)
     kernel = settings.pop("kernel", None)
     kw = dict(vector_size=16, min_count=1, workers=1, seed=1, epochs=1, **settings, **extra)
     if library == "gensim":
         return GensimWord2Vec(sentences, **kw)
-    return Word2Vec(sentences, kernel=kernel or "auto", **kw)
+    _make_trainer.KERNEL = kernel or "auto"  # this model's later train() calls too
+    return Word2Vec(sentences, **kw)
 
 
 @pytest.mark.parametrize("library", ["gensim", "hsw2v"])

@@ -7,6 +7,7 @@ finite weights or stops with :class:`hsw2v.divergence.TrainingDivergedError`.
 """
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -91,8 +92,13 @@ SCENARIOS = {
 
 
 def run_scenario(body, tmp_path):
+    """Run ``body`` in a fresh interpreter; a ``kernel='NAME'`` among its settings selects the
+    path walk through the ``HSW2V_KERNEL`` switch (not a parameter)."""
+    kernel = re.search(r", kernel='(\w+)'", body)
+    body = re.sub(r", kernel='\w+'", "", body)
     code = PRELUDE + body + "\n" + EPILOGUE
     env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env["HSW2V_KERNEL"] = kernel.group(1) if kernel else "auto"
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code), str(tmp_path)],
         env=env,
@@ -123,6 +129,7 @@ PLANTED = {
     "sg_blas": "sg=1, kernel='blas', workers=1",
     "cbow_fused": "sg=0, kernel='fused', workers=1",
     "cbow_loop": "sg=0, kernel='loop', workers=1",
+    "sg_reference": "sg=1, kernel='reference', workers=1",
     "sg_ns": "sg=1, hs=0, negative=5, workers=1",
     "cbow_ns": "sg=0, hs=0, negative=5, workers=1",
     "sg_hs_ns": "sg=1, hs=1, negative=3, workers=1",

@@ -205,22 +205,23 @@ def test_control_untrained_ns_model_does_not_recover_clusters(small):
 
 
 @pytest.mark.parametrize("sg", [0, 1])
-def test_window_kernel_with_negative_trains_as_fused(small, sg):
+def test_window_kernel_with_negative_trains_as_fused(small, sg, training_kernel):
     sentences, _ = small
-    runs = [
-        Word2Vec(sentences, vector_size=16, min_count=1, sg=sg, hs=1, negative=3,
-                 workers=1, epochs=1, seed=5, kernel=kernel)
-        for kernel in ("window", "fused")
-    ]  # fmt: skip
+    runs = []
+    for kernel in ("window", "fused"):
+        training_kernel(kernel)
+        runs.append(Word2Vec(sentences, vector_size=16, min_count=1, sg=sg, hs=1, negative=3,
+                             workers=1, epochs=1, seed=5))  # fmt: skip
     np.testing.assert_array_equal(runs[0].wv.vectors, runs[1].wv.vectors)
     np.testing.assert_array_equal(runs[0].syn1neg, runs[1].syn1neg)
 
 
 @pytest.mark.parametrize("kernel", ["loop", "blas"])
-def test_kernel_variants_train_alike(small, kernel):
+def test_kernel_variants_train_alike(small, kernel, training_kernel):
     sentences, clusters = small
+    training_kernel(kernel)
     model = Word2Vec(sentences, vector_size=32, window=3, min_count=1, sg=1, hs=0, negative=5,
-                     workers=1, epochs=3, sample=0, seed=3, kernel=kernel)  # fmt: skip
+                     workers=1, epochs=3, sample=0, seed=3)  # fmt: skip
     assert cluster_recovery(model.wv, clusters) > 0.9
 
 

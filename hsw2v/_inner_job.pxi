@@ -1,0 +1,319 @@
+# One job of Word2Vec training: its state, subsampling, and the skip-gram and CBOW callers of
+# the walks. Included by _inner.pyx.
+#
+# Design note: see _inner design notes A-H. ``ModelView`` is the read-only view of the model
+# every thread shares; ``JobState`` everything one job owns (scratch vectors, kept ids, the
+# private hot rows, the random stream, the loss and the divergence check). ``train_sentence``
+# forms h (a context row, or the window's mean / sum for CBOW), walks the centre's path
+# (hs) and its negatives (ns), and sends the error back to the input rows.
+
+cdef struct ModelView:
+    float *syn0
+    float *syn1
+    const uint8_t *codes
+    const int32_t *points
+    const int32_t *lengths
+    const uint32_t *sample_int
+    int d
+    int max_length
+    int window
+    bint sg
+    bint cbow_mean
+    bint shrink_windows
+    bint compute_loss
+    int kernel
+    bint prefetch
+    bint hs           # train hierarchical softmax (syn1, the tree)
+    int negative      # negatives per step; 0: no negative sampling
+    float *syn1neg    # V x d when negative > 0
+    const uint32_t *cum_table  # V entries when negative > 0
+    int64_t n_words   # V
+    int block         # window kernel: most contexts walking a path together (<= MAX_BLOCK)
+    int64_t hot_sync  # trained centre words between two flushes of the private hot rows
+    int hot_visits    # a private row is synced alone after this many visits
+    float hot_scale   # a job adds hot_scale x its change of the hot rows back at a sync
+    HotSet hot_nodes  # the hottest inner nodes (rows of syn1), private per job
+    const float *lockf  # gensim's vectors_lockf: word w's syn0 updates are scaled by
+                        # lockf[w % lockf_len]; NULL when every factor is 1 (design note H)
+    int64_t lockf_len
+
+
+cdef struct JobState:
+    float *work       # d floats: error accumulated for h
+    float *neu1       # d floats: CBOW hidden vector
+    float **xrows     # window kernel: a block's context rows of syn0 (MAX_BLOCK pointers)
+    int32_t *xwords   # window kernel: a block's context words (MAX_BLOCK)
+    float **wrows     # window kernel: a block's error rows, pointers into W (MAX_BLOCK)
+    float **yrows     # window kernel: the path rows of syn1 (max_length pointers)
+    float *W          # window kernel: the block's errors, MAX_BLOCK x d
+    float *xlock      # window kernel: the lock factors of a block's context words (MAX_BLOCK)
+    HotCopy nodes     # this job's private copies of m.hot_nodes
+    int64_t since     # centre words trained since the last flush of the hot rows
+    int32_t *kept     # the job's ids that survived subsampling
+    int64_t *ends     # sentence ends in ``kept``
+    int32_t *negs     # negative sampling: the target and its negatives (negative + 1)
+    uint64_t rng
+    double loss
+    double check      # the sum of every f the job computed: non-finite iff the job met a
+                      # non-finite weight (its divergence check, design note G)
+
+
+cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
+                       const int64_t *ends, int64_t n_sentences) noexcept nogil:
+    """Keep each token with its word's keep probability; returns the number kept."""
+    cdef int64_t s, i, start = 0, k = 0
+    cdef int32_t w
+    for s in range(n_sentences):
+        for i in range(start, ends[s]):
+            w = ids[i]
+            if m.sample_int[w] < next_random(&st.rng):
+                continue
+            st.kept[k] = w
+            k += 1
+        st.ends[s] = k
+        start = ends[s]
+    return k
+
+
+cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noexcept nogil:
+    """The row of inner node ``node`` this job trains for one centre word (one visit): the
+    shared row of syn1, or for the hottest nodes (see ``Trainer``) the job's private copy,
+    pulled from the shared row at the first visit after a flush, and synced alone (its change
+    added back, then pulled again) once it has been trained for ``hot_visits`` visits."""
+    cdef int32_t k = private_slot(&m.hot_nodes, node), v
+    cdef int64_t at
+    cdef float *shared = m.syn1 + <int64_t>node * m.d
+    cdef HotCopy *c = &st.nodes
+    if k < 0:
+        return shared
+    at = <int64_t>k * m.d
+    v = c.count[k]
+    if v == 0:
+        memcpy(c.hot + at, shared, m.d * sizeof(float))
+        memcpy(c.base + at, c.hot + at, m.d * sizeof(float))
+        c.dirty[c.n_dirty] = k
+        c.n_dirty += 1
+    elif v >= m.hot_visits:
+        sync_hot(shared, c.hot + at, c.base + at, m.d, m.hot_scale)
+        v = 0
+    c.count[k] = v + 1
+    return c.hot + at
+
+
+cdef void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
+    """Add the change of every private row pulled since the last flush back to the shared
+    rows (times hot_scale); each is pulled again at its next visit."""
+    cdef int i, k
+    cdef int64_t at
+    cdef size_t q
+    cdef float *shared
+    cdef float *hot
+    cdef float *base
+    cdef HotCopy *c = &st.nodes
+    for i in range(c.n_dirty):
+        k = c.dirty[i]
+        at = <int64_t>k * m.d
+        shared = m.syn1 + <int64_t>m.hot_nodes.ids[k] * m.d
+        hot = c.hot + at
+        base = c.base + at
+        for q in range(<size_t>m.d):
+            shared[q] = shared[q] + m.hot_scale * (hot[q] - base[q])
+        c.count[k] = 0
+    c.n_dirty = 0
+
+
+cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
+                      const uint8_t *code, int length, float alpha) noexcept nogil:
+    """Skip-gram for centre ``i``: the contexts of kept[lo:hi] walk the centre's path (rows
+    in st.yrows) in blocks of up to ``m.block`` distinct words (_window.h), with exactly word2vec.c's
+    updates.
+    Returns the window's -log-likelihood when compute_loss."""
+    cdef int d = m.d, B = 0, b, j
+    cdef int64_t p
+    cdef int32_t word
+    cdef bint repeated
+    cdef double loss = 0.0
+    for p in range(lo, hi + 1):
+        if p < hi:
+            if p == i:
+                continue
+            word = st.kept[p]
+            repeated = False
+            for b in range(B):
+                if st.xwords[b] == word:
+                    repeated = True
+        if B and (p == hi or B == m.block or repeated):
+            loss += hsw2v_sg_block(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
+                                   &SIGMOID, m.compute_loss, &st.check,
+                                   st.xlock if m.lockf != NULL else NULL)
+            B = 0
+        if p < hi:
+            st.xwords[B] = word
+            st.xrows[B] = m.syn0 + <int64_t>word * d
+            st.xlock[B] = lock_of(m, word)
+            B += 1
+    return loss
+
+
+cdef inline float lock_of(const ModelView *m, int32_t word) noexcept nogil:
+    """The factor of ``word``'s syn0 updates (gensim's ``vectors_lockf``; design note H)."""
+    if m.lockf == NULL:
+        return 1.0
+    return m.lockf[word % m.lockf_len]
+
+
+cdef inline void prefetch_path(const ModelView *m, int32_t word) noexcept nogil:
+    """Prefetch the inner-node rows of ``word``'s path (the next centre's), below the top
+    levels, which stay cached anyway."""
+    cdef const int32_t *point = m.points + <int64_t>word * m.max_length
+    cdef int j
+    for j in range(4, m.lengths[word]):
+        if not is_private(&m.hot_nodes, point[j]):
+            prefetch_row(m.syn1 + <int64_t>point[j] * m.d, m.d)
+
+
+cdef inline int cbow_hidden(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                            int64_t i) noexcept nogil:
+    """CBOW's h into st.neu1: the sum of the context rows kept[lo:hi] except i, divided by
+    their count when cbow_mean; returns the count."""
+    cdef int64_t j
+    cdef int k, count = 0
+    cdef float inv
+    memset(st.neu1, 0, m.d * sizeof(float))
+    for j in range(lo, hi):
+        if j == i:
+            continue
+        hsw2v_axpy(m.d, 1.0, m.syn0 + <int64_t>st.kept[j] * m.d, st.neu1)
+        count += 1
+    if count and m.cbow_mean:
+        inv = 1.0 / count
+        for k in range(m.d):
+            st.neu1[k] *= inv
+    return count
+
+
+cdef inline void cbow_spread(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                             int64_t i, int count) noexcept nogil:
+    """CBOW's error back to the inputs: every context row of kept[lo:hi] except i gets
+    += st.work (divided by the count first when not cbow_mean)."""
+    cdef int64_t j
+    cdef int k
+    cdef float inv
+    if not m.cbow_mean:
+        inv = 1.0 / count
+        for k in range(m.d):
+            st.work[k] *= inv
+    for j in range(lo, hi):
+        if j != i:
+            hsw2v_axpy(m.d, lock_of(m, st.kept[j]), st.work,
+                       m.syn0 + <int64_t>st.kept[j] * m.d)
+
+
+cdef inline double ns_step(const ModelView *m, JobState *st, const float *h, int32_t target,
+                           float alpha) noexcept nogil:
+    """Draw the negatives of ``target`` from the job's stream, then walk them with ``h``
+    (``ns_path``); the error is left in st.work."""
+    cdef int count = draw_negatives(m.cum_table, m.n_words, target, m.negative, st.negs,
+                                    &st.rng)
+    return ns_path(m.d, h, st.work, m.syn1neg, st.negs, count, alpha, kernel_prims(m.kernel),
+                   m.compute_loss, &st.check)
+
+
+cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_t end,
+                         int64_t total, float alpha0, float alpha1) noexcept nogil:
+    """Train every centre position of kept[start:end]; alpha falls linearly from alpha0 at the
+    job's first kept token to alpha1 after its last (``total`` kept tokens).
+
+    Per (h, centre): the hierarchical-softmax walk and its update of the input rows (if hs),
+    then the negative-sampling step and its update (if negative > 0), as gensim."""
+    cdef int64_t i, j, lo, hi
+    cdef int b, k, count
+    cdef int d = m.d
+    cdef float alpha
+    cdef int32_t centre
+    cdef const uint8_t *code = NULL
+    cdef const int32_t *point
+    cdef float *ctx
+    for i in range(start, end):
+        alpha = alpha0 + (alpha1 - alpha0) * (<float>i / <float>total)
+        b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0
+        lo = i - m.window + b
+        if lo < start:
+            lo = start
+        hi = i + m.window + 1 - b
+        if hi > end:
+            hi = end
+        centre = st.kept[i]
+        if m.hs:
+            code = m.codes + <int64_t>centre * m.max_length
+            point = m.points + <int64_t>centre * m.max_length
+            for k in range(m.lengths[centre]):
+                st.yrows[k] = node_row(m, st, point[k])
+            if m.prefetch and i + 1 < end:
+                prefetch_path(m, st.kept[i + 1])
+        if m.prefetch and i + 1 < end and hi < end:
+            prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
+        if m.sg and m.kernel == KERNEL_WINDOW:  # hs only (the Trainer's choice)
+            st.loss += sg_window(m, st, lo, hi, i, code, m.lengths[centre], alpha)
+        elif m.sg:
+            for j in range(lo, hi):
+                if j == i:
+                    continue
+                ctx = m.syn0 + <int64_t>st.kept[j] * d
+                if m.hs:
+                    if m.kernel != KERNEL_FUSED:
+                        st.loss += hs_path(ctx, st.work, st.yrows, code, m.lengths[centre],
+                                           alpha, d, kernel_prims(m.kernel), m.compute_loss,
+                                           &st.check)
+                        hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
+                    elif m.lockf == NULL:  # the last node's update of ctx fused in
+                        st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
+                                                 m.lengths[centre], alpha, d, m.compute_loss,
+                                                 True, &st.check)
+                    else:
+                        st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
+                                                 m.lengths[centre], alpha, d, m.compute_loss,
+                                                 False, &st.check)
+                        hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
+                if m.negative:
+                    st.loss += ns_step(m, st, ctx, centre, alpha)
+                    hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
+        else:
+            count = cbow_hidden(m, st, lo, hi, i)
+            if count == 0:
+                continue
+            if m.hs:
+                if m.kernel not in (KERNEL_FUSED, KERNEL_WINDOW):  # "window" is sg-only
+                    st.loss += hs_path(st.neu1, st.work, st.yrows, code, m.lengths[centre],
+                                       alpha, d, kernel_prims(m.kernel), m.compute_loss,
+                                       &st.check)
+                else:
+                    st.loss += hs_path_fused(st.neu1, st.work, st.yrows, code,
+                                             m.lengths[centre], alpha, d, m.compute_loss,
+                                             False, &st.check)
+                cbow_spread(m, st, lo, hi, i, count)
+            if m.negative:
+                if m.hs:  # gensim forms h again from the rows the hs step moved
+                    cbow_hidden(m, st, lo, hi, i)
+                st.loss += ns_step(m, st, st.neu1, centre, alpha)
+                cbow_spread(m, st, lo, hi, i, count)
+        if m.hot_nodes.n:
+            st.since += 1
+            if st.since >= m.hot_sync:
+                flush_hot(m, st)
+                st.since = 0
+
+
+cdef void free_job_state(JobState *st) noexcept nogil:
+    free(st.work)
+    free(st.neu1)
+    free(st.kept)
+    free(st.ends)
+    free(st.xrows)
+    free(st.xwords)
+    free(st.wrows)
+    free(st.yrows)
+    free(st.W)
+    free(st.xlock)
+    free_hot_copy(&st.nodes)
+    free(st.negs)

@@ -1,0 +1,138 @@
+# The path walks of Word2Vec training: its calls of the reference steps (_path.pxd) and the
+# fused walk, an optimisation of the reference. Included by _inner.pyx.
+#
+# Design note: see _inner design note D. ``hs_path`` and ``ns_path`` run the one
+# hierarchical-softmax / negative-sampling step of _path.pxd with the table sigmoid and the
+# loops of the walk chosen (KERNELS); ``hs_path_fused`` is the same arithmetic with each
+# node's update fused into the next node's dot product (its twin test:
+# tests/test_kernel_twins.py). The 4-context window block is _window.h's.
+
+# --------------------------------------------------------------------------------------------
+# The walk variants (Trainer's ``kernel``) and the vector loops each one's reference steps use.
+# --------------------------------------------------------------------------------------------
+
+cdef enum:
+    KERNEL_FUSED = 0   # path walk with each update fused into the next dot (default)
+    KERNEL_LOOP = 1    # pair-by-pair: dot, then two axpy, as plain loops (word2vec.c's shape)
+    KERNEL_BLAS = 2    # pair-by-pair through BLAS sdot/saxpy (gensim's shape)
+    KERNEL_WINDOW = 3  # skip-gram: blocks of a window's contexts walk the path together
+    KERNEL_REFERENCE = 4  # pair-by-pair: the reference step with _vec.h loops (fused's twin)
+
+KERNELS = {"fused": KERNEL_FUSED, "loop": KERNEL_LOOP, "blas": KERNEL_BLAS,
+           "window": KERNEL_WINDOW, "reference": KERNEL_REFERENCE}
+
+
+cdef inline int kernel_prims(int kernel) noexcept nogil:
+    """The vector loops a kernel variant's reference steps use (``_path.pxd``)."""
+    if kernel == KERNEL_BLAS:
+        return PRIMS_BLAS
+    if kernel == KERNEL_LOOP:
+        return PRIMS_LOOP
+    return PRIMS_VEC
+
+
+# --------------------------------------------------------------------------------------------
+# The path walks: the reference step (``_path.pxd``) and its fused optimisation.
+# --------------------------------------------------------------------------------------------
+
+cdef double hs_path(
+    const float *h,          # IN   hidden vector, d floats
+    float *work,             # OUT  -alpha * dL/dh over the path (h's step), d floats
+    float **rows,            # IN/OUT the path's inner-node rows (of syn1), root first
+    const uint8_t *code,     # IN   bits along the path, root first
+    int length,              # IN   path length
+    float alpha,             # IN   learning rate
+    int d,                   # IN   vector size
+    int prims,               # IN   PRIMS_VEC / PRIMS_LOOP / PRIMS_BLAS
+    bint compute_loss,
+    double *check,           # OUT  += the sum of every f (the job's divergence check)
+) noexcept nogil:
+    """Word2Vec's use of the reference step (``_path.hs_step``, table sigmoid): work =
+    -alpha sum_j g_j rows[j] (old rows), rows[j] -= alpha g_j h, g_j = dL/df_j.
+
+    Returns -log P(word | h) when compute_loss, else 0."""
+    memset(work, 0, d * sizeof(float))
+    # one copy of the step per kind of loop, each calling its loops directly (inlined); out
+    # of line, so that the job loop stays small enough to inline the fast walks
+    if prims == PRIMS_LOOP:
+        return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha,
+                       &SIGMOID, loop_dot, loop_axpy, compute_loss, NULL, check)
+    if prims == PRIMS_BLAS:
+        return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha,
+                       &SIGMOID, blas_dot, blas_axpy, compute_loss, NULL, check)
+    return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha, &SIGMOID,
+                   NULL, NULL, compute_loss, NULL, check)
+
+
+cdef double ns_path_measured(
+    int d, const float *h, float *work, float *syn1neg, const int32_t *negs, int count,
+    float alpha, int prims, bint compute_loss, double *check,
+) noexcept nogil:
+    """``ns_path`` of the benchmark-only walks: the step with plain loops or BLAS (one copy
+    each, out of line)."""
+    if prims == PRIMS_LOOP:
+        return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, loop_dot,
+                           loop_axpy, compute_loss, check)
+    return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, blas_dot, blas_axpy,
+                       compute_loss, check)
+
+
+cdef inline double ns_path(
+    int d, const float *h, float *work, float *syn1neg, const int32_t *negs, int count,
+    float alpha, int prims, bint compute_loss, double *check,
+) noexcept nogil:
+    """Word2Vec's call of the one negative-sampling step (``_path.ns_step``, table sigmoid)
+    with the ``prims`` loops (``_vec.h``'s inline here; the others out of line)."""
+    if prims == PRIMS_VEC:
+        return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, NULL, NULL,
+                           compute_loss, check)
+    return ns_path_measured(d, h, work, syn1neg, negs, count, alpha, prims, compute_loss, check)
+
+
+cdef inline double hs_path_fused(
+    float *h,                # IN (OUT when apply_to_h)  hidden vector, d floats
+    float *work,             # OUT  error for h accumulated over the path, d floats
+    float **rows,            # IN/OUT the path's inner-node rows (of syn1), root first
+    const uint8_t *code,     # IN   bits along the path, root first
+    int length,              # IN   path length (>= 1)
+    float alpha,             # IN   learning rate
+    int d,                   # IN   vector size
+    bint compute_loss,
+    bint apply_to_h,         # IN   add work to h at the end (skip-gram: h is the context row)
+    double *check,           # OUT  += the sum of every f (the job's divergence check)
+) noexcept nogil:
+    """An optimisation of the reference step (``hs_path`` with ``PRIMS_VEC``), the same
+    results bit for bit (its twin test; with ``apply_to_h`` ``h`` to the rounding of the one
+    add folded in): each node's update is fused with the next node's
+    dot product, so ``h`` is read once for both (node j+1's row is not touched by node j's
+    update, and h does not change during the walk); with ``apply_to_h`` the final
+    ``h += work`` is fused into the last node's update. The vector loops are in ``_vec.h``
+    (several accumulators, one pass per node). It keeps word2vec.c's sign: its ``g`` is
+    ``(1 - code - sigmoid(f)) * alpha = -alpha * dL/df``, the reference's row coefficient
+    bit for bit (``_path.pxd``, design note A)."""
+    cdef int j
+    cdef float f, g
+    cdef float *row = rows[0]
+    cdef float *next_row
+    cdef double loss = 0.0, fsum = 0.0
+    memset(work, 0, d * sizeof(float))
+    f = hsw2v_dot(d, h, row)
+    for j in range(length):
+        fsum += f
+        if compute_loss:
+            loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
+        g = (1.0 - code[j] - sigmoid(f)) * alpha
+        if j + 1 < length:
+            next_row = rows[j + 1]
+            if g == 0.0:
+                f = hsw2v_dot(d, h, next_row)
+            else:
+                f = hsw2v_update_then_dot(d, g, h, row, work, next_row)
+            row = next_row
+        elif apply_to_h:
+            hsw2v_update_last(d, g, h, row, work)
+        elif g != 0.0:
+            hsw2v_axpy(d, g, row, work)
+            hsw2v_axpy(d, g, h, row)
+    check[0] += fsum
+    return loss

@@ -1,0 +1,219 @@
+"""The one hierarchical-softmax step and the one negative-sampling step, for every kernel.
+
+Design note
+-----------
+A. One sign convention: the gradient of the loss. At a node with score ``f = h . row (+ bias)``
+   and bit ``code``, ``sigmoid(f) = P(bit 0)`` and the loss is ``L = -log P(code | f) =
+   -log sigmoid((1 - 2 code) f)`` (``hs_node_nll``). Its gradient is
+
+       g = dL/df = sigmoid(f) - label,   label = 1 - code   (hierarchical softmax)
+                                         label = 1 / 0      (ns: the target / a negative)
+
+   so ``dL/dh = sum_j g_j row_j`` and ``dL/drow_j = g_j h`` (Morin & Bengio 2005; Mikolov et
+   al. 2013; fastText's ``binaryLogistic`` is the same step). A step of size ``lr`` is
+   ``row -= lr g h``. word2vec.c writes the same step with the other sign (its ``g`` is
+   ``(label - sigmoid(f)) * alpha = -alpha * dL/df``); the fast variants keep that arithmetic
+   (``_inner`` fused walk, ``_window.h``), which is the same number: IEEE subtraction and
+   multiplication are exact under negation, ``(label - s) * a == -((s - label) * a)`` bit
+   for bit, so the convention is a matter of naming, not of rounding.
+
+B. The reference step ``hs_step`` walks one path once: per node, ``f``, the loss, ``g``, then
+   ``grad_h += scale_h g row`` with the old row, then ``row -= lr g h``. It serves every caller:
+
+   ==================  ===========================================================
+   caller              arguments
+   ==================  ===========================================================
+   Word2Vec training   table sigmoid, ``scale_h = -alpha``, ``lr = alpha``: ``grad_h``
+   (reference variant) is word2vec's ``work`` (the step for ``h``)
+   layer (path_step)   ``table = NULL`` (exact float64 sigmoid), ``scale_h = 1``
+                       (the gradient itself), ``lr`` 0 or the SGD step, ``g_out``,
+                       optional per-node ``bias`` (the intercept)
+   loss only           ``hs_path_nll`` / ``hs_path_nll_f64`` (scoring, float64 ``h``)
+   ==================  ===========================================================
+
+   A node whose two coefficients (``scale_h g`` and ``-lr g``, as float32) are both 0 is
+   skipped, as word2vec.c's ``if g == 0``; this changes nothing but for non-finite rows
+   (``0 * inf``).
+
+C. The fast variants are optimisations of this step, each tested as its twin
+   (``tests/test_kernel_twins.py``): ``hs_path_fused`` (``_inner``; each node's update fused
+   with the next node's dot product: the same arithmetic, bit for bit, but for skip-gram's
+   final ``h += work`` folded into the last node's pass, one add reassociated) and the 4-context
+   block of ``_window.h`` (several contexts walk one path together with Gram corrections: the
+   same updates to float rounding). ``dot`` / ``axpy`` choose the vector loops: ``_vec.h``'s
+   (several accumulators) for the reference; ``_inner`` also passes plain loops
+   (word2vec.c's shape) and BLAS (``scipy.linalg.cython_blas``, gensim's shape), the
+   benchmark-only variants measured against.
+
+D. The layer's ``path_step`` (``_layer.pyx``) is this step with exact sigmoid and unit
+   gradient scale, bit for bit (``test_layer_path_step_is_the_reference_step_bit_for_bit``);
+   its body becomes ``cdef double check = 0.0; return hs_step(d, h, grad_h, 1.0, NULL, syn1,
+   code, point, length, bias, lr, NULL, NULL, NULL, True, g_out, &check)``, with
+   ``bias`` NULL or the per-node intercept (``hsw2v_dot`` / ``hsw2v_axpy`` may be passed as
+   NULL: the same loops).
+
+E. NaN safety: the table sigmoid and the exact one are ``_vec.h``'s NaN-safe definitions; a
+   NaN ``f`` gives a NaN ``g``, never a table index. Every ``f`` is added to ``check[0]`` (the
+   job's divergence check, ``_inner`` design note G).
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint8_t
+
+from hsw2v._vecops cimport (
+    hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_exact, sigmoid_lookup,
+)
+
+# The vector loops a step uses (design note C): NULL for ``_vec.h``'s ``hsw2v_dot`` /
+# ``hsw2v_axpy`` (the reference, the layer and the fast variants' ns walk: called directly and
+# inlined); ``_inner`` passes its plain-loop and BLAS loops for the variants measured against
+# (so that only ``_inner`` links BLAS), as constants in out-of-line copies of its walks, where
+# the compiler calls them directly too.
+ctypedef float (*dot_fn)(int n, const float *x, const float *y) noexcept nogil  # x . y
+ctypedef void (*axpy_fn)(int n, float a, const float *x, float *y) noexcept nogil  # y += a*x
+
+
+cdef inline void step_axpy(axpy_fn axpy, int d, float a, const float *x,
+                           float *y) noexcept nogil:
+    """y := a*x + y with ``axpy``, or ``hsw2v_axpy`` when it is NULL."""
+    if axpy != NULL:
+        axpy(d, a, x, y)
+    else:
+        hsw2v_axpy(d, a, x, y)
+
+
+cdef inline double dot_f64(int d, const double *h, const float *row) noexcept nogil:
+    """h . row, accumulated in float64 (the query kernels' exact scores)."""
+    cdef double s = 0.0
+    cdef int k
+    for k in range(d):
+        s += h[k] * row[k]
+    return s
+
+
+# --------------------------------------------------------------------------------------------
+# The node loss and the reference steps
+# --------------------------------------------------------------------------------------------
+
+cdef inline double hs_node_nll(double f, uint8_t code) noexcept nogil:
+    """-log P(code | f) at one node: -log sigmoid(f) for bit 0, -log sigmoid(-f) for bit 1
+    (exact, float64; NaN -> NaN)."""
+    return neg_log_sigmoid((1.0 - 2.0 * code) * f)
+
+
+cdef inline double hs_step(
+    int d,                   # IN   vector size
+    const float *h,          # IN   hidden vector, d floats (not moved by the step)
+    float *grad_h,           # OUT  += scale_h * dL/dh over the path (old rows), or NULL
+    float scale_h,           # IN   1: the gradient; -alpha: word2vec's work (h's step)
+    float *const *rows,      # IN/OUT the path's rows, root first; NULL: syn1 + point[j] * d
+    float *syn1,             # IN/OUT inner-node rows when rows is NULL (else not read)
+    const uint8_t *code,     # IN   bits along the path, root first
+    const int32_t *point,    # IN   inner nodes along the path (read with syn1 or bias)
+    int length,              # IN   path length
+    float *bias,             # IN/OUT per-node bias indexed by node id (f += bias), or NULL
+    float lr,                # IN   rows (and bias) -= lr * g * h; 0 leaves them alone
+    const hsw2v_sigmoid_table *table,  # IN the table sigmoid, or NULL: exact float64
+    dot_fn dot,              # IN   x . y; NULL: hsw2v_dot (the reference)
+    axpy_fn axpy,            # IN   y += a*x; NULL: hsw2v_axpy (the reference)
+    bint compute_loss,       # IN   return the loss (else 0)
+    float *g_out,            # OUT  g_j = dL/df_j of each node (length floats), or NULL
+    double *check,           # OUT  += the sum of every f (the divergence check)
+) noexcept nogil:
+    """The reference hierarchical-softmax step (design note B): returns -log P(word | h)
+    when ``compute_loss``, else 0."""
+    cdef int j
+    cdef float *row
+    cdef float a_h, a_row
+    cdef double f, g, loss = 0.0, fsum = 0.0
+    for j in range(length):
+        row = rows[j] if rows != NULL else syn1 + <int64_t>point[j] * d
+        f = dot(d, h, row) if dot != NULL else hsw2v_dot(d, h, row)
+        if bias != NULL:
+            f += bias[point[j]]
+        fsum += f
+        if compute_loss:
+            loss += hs_node_nll(f, code[j])
+        if table != NULL:
+            g = sigmoid_lookup(table, <float>f) - (1.0 - code[j])
+        else:
+            g = sigmoid_exact(f) - (1.0 - code[j])
+        if g_out != NULL:
+            g_out[j] = <float>g
+        a_h = <float>(scale_h * g)
+        a_row = <float>(-lr * g)
+        if a_h == 0.0 and a_row == 0.0:
+            continue
+        if grad_h != NULL:
+            step_axpy(axpy, d, a_h, row, grad_h)
+        if a_row != 0.0:
+            step_axpy(axpy, d, a_row, h, row)
+            if bias != NULL:
+                bias[point[j]] += a_row
+    check[0] += fsum
+    return loss
+
+
+cdef inline double hs_path_nll(
+    const float *h, const float *syn1, const uint8_t *code, const int32_t *point,
+    int length, int d,
+) noexcept nogil:
+    """-log P(word | h) along one path, exact (no table, no skipped terms): the loss of
+    ``hs_step`` without its update."""
+    cdef int j
+    cdef double loss = 0.0
+    for j in range(length):
+        loss += hs_node_nll(hsw2v_dot(d, h, syn1 + <int64_t>point[j] * d), code[j])
+    return loss
+
+
+cdef inline double hs_path_nll_f64(
+    const double *h, const float *syn1, const uint8_t *code, const int32_t *point,
+    int length, int d,
+) noexcept nogil:
+    """``hs_path_nll`` with a float64 hidden vector and float64 dot products (scoring)."""
+    cdef int j
+    cdef double loss = 0.0
+    for j in range(length):
+        loss += hs_node_nll(dot_f64(d, h, syn1 + <int64_t>point[j] * d), code[j])
+    return loss
+
+
+cdef inline double ns_step(
+    int d,                   # IN   vector size
+    const float *h,          # IN   hidden vector, d floats
+    float *work,             # OUT  -alpha * dL/dh over the words (old rows): h's step
+    float *syn1neg,          # IN/OUT output vectors of negative sampling, V x d
+    const int32_t *negs,     # IN   the target (label 1), then the negatives (label 0)
+    int count,               # IN   entries of negs (>= 1)
+    float alpha,             # IN   learning rate: syn1neg[w] -= alpha * g * h
+    const hsw2v_sigmoid_table *table,  # IN the table sigmoid
+    dot_fn dot,              # IN   x . y; NULL: hsw2v_dot (the reference)
+    axpy_fn axpy,            # IN   y += a*x; NULL: hsw2v_axpy (the reference)
+    bint compute_loss,       # IN   return the loss (else 0)
+    double *check,           # OUT  += the sum of every f (the divergence check)
+) noexcept nogil:
+    """The one negative-sampling step (Mikolov et al. 2013, negative sampling objective):
+    ``g_k = dL/df_k = sigmoid(f_k) - label_k`` in float32, ``work = -alpha sum_k g_k
+    syn1neg[negs[k]]``, ``syn1neg[negs[k]] -= alpha g_k h``. Returns -log sigmoid(f_target)
+    - sum_neg log sigmoid(-f_neg) when ``compute_loss``, else 0."""
+    cdef int k
+    cdef float f, g, a, label
+    cdef float *row
+    cdef double loss = 0.0, fsum = 0.0
+    for k in range(d):
+        work[k] = 0.0
+    for k in range(count):
+        row = syn1neg + <int64_t>negs[k] * d
+        label = 1.0 if k == 0 else 0.0
+        f = dot(d, h, row) if dot != NULL else hsw2v_dot(d, h, row)
+        fsum += f
+        if compute_loss:
+            loss += neg_log_sigmoid((2.0 * label - 1.0) * f)
+        g = sigmoid_lookup(table, f) - label
+        a = -alpha * g
+        if a == 0.0:
+            continue
+        step_axpy(axpy, d, a, row, work)
+        step_axpy(axpy, d, a, h, row)
+    check[0] += fsum
+    return loss

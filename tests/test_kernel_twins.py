@@ -1,0 +1,227 @@
+"""Every kernel variant against the one reference step (``hsw2v/_path.pxd``).
+
+The reference hierarchical-softmax step ``hs_step`` and negative-sampling step ``ns_step``
+hold the gradient once, with one sign convention (``g = dL/df = sigmoid(f) - label``). Each
+fast variant is an optimisation of them and is checked here as their twin: bit for bit where
+the arithmetic is the same (the fused walk, the plain-loop / BLAS loops on integer-valued
+data), to float rounding where it is reordered (the 4-context window block, other loops).
+"""
+
+import numpy as np
+import pytest
+
+from hsw2v import _inner, _layer, _query
+from hsw2v.huffman import build_huffman_tree
+from hsw2v.negative import make_cum_table
+
+D = 37  # not a multiple of the SIMD width: loop tails run
+
+
+def path_case(seed, V=60, d=D):
+    r = np.random.default_rng(seed)
+    tree = build_huffman_tree(np.sort(r.integers(1, 1000, size=V))[::-1])
+    syn1 = r.normal(0, 0.3, size=(V, d)).astype(np.float32)
+    h = r.normal(0, 0.3, size=d).astype(np.float32)
+    return r, tree, syn1, h
+
+
+def numpy_step(h, syn1, code, point, lr, bias=None):
+    """The reference step written out in float64 with the exact sigmoid: per node, in order,
+    f = h . row (+ bias), g = sigmoid(f) - (1 - code), grad += g row, row -= lr g h."""
+    syn1 = syn1.astype(np.float64).copy()
+    bias = None if bias is None else bias.astype(np.float64).copy()
+    h = h.astype(np.float64)
+    grad, gs, loss = np.zeros_like(h), [], 0.0
+    for c, p in zip(code, point, strict=True):
+        f = syn1[p] @ h + (0.0 if bias is None else bias[p])
+        loss += np.logaddexp(0.0, -(1 - 2.0 * c) * f)
+        g = 1 / (1 + np.exp(-f)) - (1 - c)
+        gs.append(g)
+        grad += g * syn1[p]
+        syn1[p] -= lr * g * h
+        if bias is not None:
+            bias[p] -= lr * g
+    return loss, grad, np.array(gs), syn1, bias
+
+
+@pytest.mark.parametrize("lr", [0.0, 0.05])
+def test_reference_step_is_the_gradient_of_the_loss(lr):
+    """Sign convention: g = dL/df, grad_h = dL/dh, rows step by -lr g h (NumPy, float64)."""
+    _, tree, syn1, h = path_case(1)
+    for word in (0, 17, 59):
+        code, point = tree.code(word).copy(), tree.point(word).copy()
+        loss0, grad0, g0, syn1_0, _ = numpy_step(h, syn1, code, point, lr)
+        ours = syn1.copy()
+        loss, grad, g = _inner.py_hs_step(h, ours, code, point, lr=lr)
+        assert loss == pytest.approx(loss0, rel=1e-6)
+        assert np.allclose(g, g0, atol=1e-6)
+        assert np.allclose(grad, grad0, atol=1e-5)
+        assert np.allclose(ours, syn1_0, atol=1e-6)
+        syn1 = ours if lr else syn1
+
+
+def test_reference_step_with_a_per_node_bias():
+    """The optional bias (the layer's intercept): f = h . row + bias[node], bias -= lr g."""
+    r, tree, syn1, h = path_case(2)
+    bias = r.normal(0, 1.0, size=len(syn1)).astype(np.float32)
+    code, point = tree.code(40).copy(), tree.point(40).copy()
+    loss0, grad0, g0, syn1_0, bias0 = numpy_step(h, syn1, code, point, 0.1, bias)
+    ours, ours_bias = syn1.copy(), bias.copy()
+    loss, grad, g = _inner.py_hs_step(h, ours, code, point, lr=0.1, bias=ours_bias)
+    assert loss == pytest.approx(loss0, rel=1e-6)
+    assert np.allclose(g, g0, atol=1e-6) and np.allclose(grad, grad0, atol=1e-5)
+    assert np.allclose(ours, syn1_0, atol=1e-6) and np.allclose(ours_bias, bias0, atol=1e-6)
+    changed = np.flatnonzero(ours_bias != bias)
+    assert sorted(changed.tolist()) == sorted(set(point.tolist()))
+    # control: without the bias the loss is another
+    assert _inner.py_hs_step(h, syn1.copy(), code, point)[0] != pytest.approx(loss0, rel=1e-3)
+
+
+@pytest.mark.parametrize("lr", [0.0, 0.03])
+def test_layer_path_step_is_the_reference_step_bit_for_bit(lr):
+    """The layer's ``path_step`` (exact sigmoid, gradient of the loss, SGD step) gives the
+    reference step's numbers exactly: it can call ``hs_step`` with no change of results."""
+    _, tree, syn1, h = path_case(3)
+    for word in (0, 5, 33, 59):
+        code, point = tree.code(word).copy(), tree.point(word).copy()
+        theirs, ours = syn1.copy(), syn1.copy()
+        loss_l, grad_l, g_l = _layer.py_path_step(h, theirs, code, point, lr)
+        loss_r, grad_r, g_r = _inner.py_hs_step(h, ours, code, point, lr=lr)
+        assert loss_l == loss_r
+        assert np.array_equal(grad_l, grad_r) and np.array_equal(g_l, g_r)
+        assert np.array_equal(theirs, ours)
+
+
+def test_word2vec_walk_is_the_reference_step_with_table_and_step_scale():
+    """Word2Vec's walk (``hs_path``) is the reference step with the table sigmoid and
+    ``scale_h = -alpha``: its work is -alpha dL/dh and its rows the same, bit for bit."""
+    _, tree, syn1, h = path_case(4)
+    code, point = tree.code(21).copy(), tree.point(21).copy()
+    a, b = syn1.copy(), syn1.copy()
+    work, loss = _inner.py_hs_path(h, a, code, point, 0.05, prims="vec")
+    loss_r, grad_r, _ = _inner.py_hs_step(h, b, code, point, lr=0.05, scale_h=-0.05, exact=False)
+    assert loss == loss_r and np.array_equal(work, grad_r) and np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("apply_to_h", [False, True])
+def test_fused_walk_is_the_reference_bit_for_bit(apply_to_h):
+    """``hs_path_fused`` (each update fused with the next dot product) against the reference
+    walk with the same ``_vec.h`` loops: identical syn1, work and loss; with ``apply_to_h``
+    (skip-gram without lock factors: ``h += work`` folded into the last node's pass) ``h``
+    to one rounding of that add."""
+    _, tree, syn1, h = path_case(5)
+    for word in (0, 17, 59):
+        code, point = tree.code(word).copy(), tree.point(word).copy()
+        fused_syn1, ref_syn1 = syn1.copy(), syn1.copy()
+        fused_h = h.copy()
+        work_f, loss_f = _inner.py_hs_path_fused(fused_h, fused_syn1, code, point, 0.05, apply_to_h)
+        work_r, loss_r = _inner.py_hs_path(h, ref_syn1, code, point, 0.05, prims="vec")
+        assert loss_f == loss_r
+        assert np.array_equal(fused_syn1, ref_syn1)
+        if apply_to_h:  # h += work fused into the last node's pass: one add reassociated
+            expected = h.copy()
+            _inner.py_axpy(1.0, work_r, expected, prims="vec")
+            assert np.allclose(fused_h, expected, rtol=0, atol=1e-6)
+            assert not np.allclose(fused_h, h, atol=1e-4)  # control: h did move
+        else:
+            assert np.array_equal(work_f, work_r)
+
+
+@pytest.mark.parametrize("prims", ["loop", "blas"])
+def test_benchmark_loops_are_the_reference_to_rounding(prims):
+    """The plain-loop and BLAS variants run the same reference step with other vector loops:
+    the same numbers to float rounding (the dot products sum in another order)."""
+    _, tree, syn1, h = path_case(6)
+    code, point = tree.code(9).copy(), tree.point(9).copy()
+    a, b = syn1.copy(), syn1.copy()
+    work_a, loss_a = _inner.py_hs_path(h, a, code, point, 0.05, prims=prims)
+    work_b, loss_b = _inner.py_hs_path(h, b, code, point, 0.05, prims="vec")
+    assert loss_a == pytest.approx(loss_b, rel=1e-6)
+    assert np.allclose(work_a, work_b, atol=1e-7) and np.allclose(a, b, atol=1e-7)
+
+
+def test_scoring_walk_is_the_reference_loss_in_float64():
+    """The query kernels' loss-only walk (float64 hidden vector) against the reference step's
+    loss (float32 dot products): the same log-probability to float32 rounding."""
+    _, tree, syn1, h = path_case(7)
+    for word in (0, 30, 59):
+        code, point = tree.code(word).copy(), tree.point(word).copy()
+        loss, _, _ = _inner.py_hs_step(h, syn1.copy(), code, point)
+        log_p = _query.py_path_log_prob(h.astype(np.float64), syn1, code, point)
+        assert -log_p == pytest.approx(loss, rel=1e-5)
+        every = _inner.log_prob_all(h, syn1, tree.codes, tree.points, tree.lengths)
+        assert every[word] == -loss  # the loss-only walk of the same float32 step
+
+
+# ---------------------------------------------------------------- whole jobs, every variant
+
+
+def job_case(sg, kernel, hs=True, negative=0, cbow_mean=True, lockf=None):
+    """One job on the default path (reduced windows, subsampling, falling alpha, repeated
+    words) trained by ``kernel``; returns the weights and the loss."""
+    r = np.random.default_rng(41 + sg)
+    V = 40
+    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
+    syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
+    syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
+    syn1neg = r.normal(0, 0.2, size=(V, D)).astype(np.float32) if negative else None
+    cum_table = make_cum_table(np.sort(r.integers(1, 500, size=V))[::-1]) if negative else None
+    sample_int = (np.linspace(0.125, 1.0, V) * (2**32 - 1)).astype(np.uint32)
+    ids = r.integers(0, V, size=400).astype(np.int32)
+    ends = np.array([1, 60, 61, 63, 250, 400], dtype=np.int64)
+    trainer = _inner.Trainer(
+        syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=4, sg=sg,
+        cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs, negative=negative,
+        syn1neg=syn1neg, cum_table=cum_table, lockf=lockf,
+    )  # fmt: skip
+    out = syn1 if hs else syn1neg
+    start = out.copy()
+    kept, loss = trainer.train_job(ids, ends, 0.05, 0.001, 99)
+    assert not np.allclose(out, start, atol=1e-3)  # the job did train: a tolerance means much
+    return [w for w in (syn0, syn1, syn1neg) if w is not None], kept, loss
+
+
+OBJECTIVES = [(True, 0), (False, 3), (True, 3)]
+LOCKF = [None, np.linspace(0.0, 1.0, 40, dtype=np.float32)]
+
+
+@pytest.mark.parametrize("lockf", LOCKF, ids=["no_lockf", "lockf"])
+@pytest.mark.parametrize("hs,negative", OBJECTIVES)
+@pytest.mark.parametrize("sg,cbow_mean", [(1, 1), (0, 1), (0, 0)])
+def test_fused_job_is_the_reference_job_bit_for_bit(sg, cbow_mean, hs, negative, lockf):
+    """The fused walk trains the reference's bits, except skip-gram hs without lock factors,
+    where the context row's ``+= work`` is folded into the last node's pass (one add
+    reassociated, then carried through the job): there to 1e-6."""
+    ref, kept_r, loss_r = job_case(sg, "reference", hs, negative, bool(cbow_mean), lockf)
+    fused, kept_f, loss_f = job_case(sg, "fused", hs, negative, bool(cbow_mean), lockf)
+    assert kept_f == kept_r
+    if sg and hs and lockf is None:
+        assert loss_f == pytest.approx(loss_r, rel=1e-6)
+        for a, b in zip(fused, ref, strict=True):
+            assert np.allclose(a, b, rtol=0, atol=1e-6)
+        return
+    assert loss_f == loss_r
+    for a, b in zip(fused, ref, strict=True):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("lockf", LOCKF, ids=["no_lockf", "lockf"])
+def test_window_job_is_the_reference_job_to_rounding(lockf):
+    """The 4-context block (skip-gram, hs) reorders sums (Gram terms): the reference's
+    updates to float rounding, the same kept tokens, the loss to 1e-6."""
+    ref, kept_r, loss_r = job_case(1, "reference", lockf=lockf)
+    window, kept_w, loss_w = job_case(1, "window", lockf=lockf)
+    assert kept_w == kept_r and loss_w == pytest.approx(loss_r, rel=1e-6)
+    for a, b in zip(window, ref, strict=True):
+        assert np.allclose(a, b, atol=2e-6)
+
+
+@pytest.mark.parametrize("kernel", ["loop", "blas"])
+@pytest.mark.parametrize("hs,negative", OBJECTIVES)
+@pytest.mark.parametrize("sg", [0, 1])
+def test_benchmark_variant_jobs_are_the_reference_job_to_rounding(sg, hs, negative, kernel):
+    ref, kept_r, loss_r = job_case(sg, "reference", hs, negative)
+    other, kept_o, loss_o = job_case(sg, kernel, hs, negative)
+    assert kept_o == kept_r and loss_o == pytest.approx(loss_r, rel=1e-6)
+    for a, b in zip(other, ref, strict=True):
+        assert np.allclose(a, b, atol=2e-6)
