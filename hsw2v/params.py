@@ -215,6 +215,8 @@ def param_error(name: str, value) -> str | None:
             return f"{name} must be None or a str, got {type(value).__name__}"
     else:
         allowed = kind[1]
+        if value is None and None in allowed:
+            return None
         if not isinstance(value, str) or value not in allowed:
             return f"{name} must be one of {allowed}, got {value!r}"
     return None

@@ -199,7 +199,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
         reduced windows); False: always ``window``.
     cache_words : int, default 100000000
         Beyond gensim; see above. >= 0.
-    kernel : None
+    kernel : str or None, default None
         Deprecated and ignored (a DeprecationWarning says so); see above.
     tree : {"huffman", "balanced", "semantic"} or callable, default "huffman"
         Beyond gensim: the hierarchical-softmax tree; see above.
