@@ -77,7 +77,11 @@ static inline float hsw2v_sigmoid(const hsw2v_sigmoid_table *t, float f) {
     return f; /* NaN */
 }
 
-#if defined(__GNUC__) || defined(__clang__)
+/* GCC and Clang vector extensions: 8-float vectors the compiler maps to the level's registers
+ * (SSE2 pairs, AVX2, AVX-512's lower half). Elsewhere (MSVC), or with HSW2V_NO_VECTOR_EXT
+ * defined (which tests/test_portable_c.py uses to check that path with GCC), every loop below
+ * runs its plain scalar form. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(HSW2V_NO_VECTOR_EXT)
 #define HSW2V_VECTOR 1
 typedef float hsw2v_v8 __attribute__((vector_size(32), aligned(4)));
 #define HSW2V_LOAD(p) (*(const hsw2v_v8 *)(p))

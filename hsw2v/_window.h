@@ -41,14 +41,21 @@
 
 #include "_vec.h"
 
-#ifndef HSW2V_VECTOR
-#error "hsw2v's window kernel needs GCC or Clang vector extensions"
+/* Without vector extensions (MSVC; see _vec.h) the 8-float vector part is empty (d8 = 0) and
+ * the scalar tail loops, which compute the same sums one float at a time, cover all d. */
+#if defined(_MSC_VER)
+#define HSW2V_ALWAYS_INLINE static __forceinline
+#elif defined(__GNUC__) || defined(__clang__)
+#define HSW2V_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define HSW2V_ALWAYS_INLINE static inline
 #endif
 
 /* Largest block. Blocks of up to 8 fit AVX2's 16 vector registers too, but measured slower
  * (benchmarks/RESULTS.md, "Window block size"): the Gram terms grow as B^2. */
 #define HSW2V_MAX_BLOCK 4
 
+#ifdef HSW2V_VECTOR
 /* acc[b] = x[b] . y over the first d8 floats (vector part). */
 #define HSW2V_BLOCK_DOTS(B, y_row)                                              \
     do {                                                                        \
@@ -58,15 +65,26 @@
             for (int b = 0; b < B; b++) acc[b] += HSW2V_LOAD(x[b] + k) * yv;    \
         }                                                                       \
     } while (0)
+#define HSW2V_ACC_SUM(b) hsw2v_hsum(acc[b])
+#else
+#define HSW2V_BLOCK_DOTS(B, y_row) ((void)0)
+#define HSW2V_ACC_SUM(b) 0.0f
+#endif
 
-static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
+HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
     const int B, int d, float *const *x, float *const *work, int L, float *const *y,
     const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, int compute_loss,
     double *check, const float *lock) {
+#ifdef HSW2V_VECTOR
     const int d8 = d & ~7;
+#else
+    const int d8 = 0;
+#endif
     float K[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK], f[HSW2V_MAX_BLOCK], g[HSW2V_MAX_BLOCK];
     float mix[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];
+#ifdef HSW2V_VECTOR
     hsw2v_v8 acc[HSW2V_MAX_BLOCK];
+#endif
     double loss = 0.0, fsum = 0.0;
 
     for (int b = 0; b < B; b++) {
@@ -79,7 +97,7 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
     }
     HSW2V_BLOCK_DOTS(B, y[0]);
     for (int b = 0; b < B; b++) {
-        f[b] = hsw2v_hsum(acc[b]);
+        f[b] = HSW2V_ACC_SUM(b);
         for (int k = d8; k < d; k++)
             f[b] += x[b][k] * y[0][k];
     }
@@ -99,6 +117,7 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
         if (j + 1 < L) {
             /* one pass: node j's B updates and node j+1's B dot products */
             const float *yn = y[j + 1];
+#ifdef HSW2V_VECTOR
             for (int b = 0; b < B; b++) acc[b] = (hsw2v_v8){0};
             for (int k = 0; k < d8; k += 8) {
                 hsw2v_v8 r = HSW2V_LOAD(yj + k), nv = HSW2V_LOAD(yn + k), step = r;
@@ -110,8 +129,9 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
                 }
                 HSW2V_STORE(yj + k, step);
             }
+#endif
             for (int b = 0; b < B; b++)
-                f[b] = hsw2v_hsum(acc[b]);
+                f[b] = HSW2V_ACC_SUM(b);
             for (int k = d8; k < d; k++) {
                 float r = yj[k], step = r;
                 for (int b = 0; b < B; b++) {
@@ -122,6 +142,7 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
                 yj[k] = step;
             }
         } else {
+#ifdef HSW2V_VECTOR
             for (int k = 0; k < d8; k += 8) {
                 hsw2v_v8 r = HSW2V_LOAD(yj + k), step = r;
                 for (int b = 0; b < B; b++) {
@@ -130,6 +151,7 @@ static inline __attribute__((always_inline)) double hsw2v_sg_block_n(
                 }
                 HSW2V_STORE(yj + k, step);
             }
+#endif
             for (int k = d8; k < d; k++) {
                 float r = yj[k], step = r;
                 for (int b = 0; b < B; b++) {

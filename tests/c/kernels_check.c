@@ -1,0 +1,61 @@
+/* Runs the vector primitives of hsw2v/_vec.h and the skip-gram window block of
+ * hsw2v/_window.h on fixed pseudo-random data and prints every result, one number a line
+ * ("%.9g"). tests/test_portable_c.py compiles it twice, with GCC's vector extensions and
+ * with -DHSW2V_NO_VECTOR_EXT (the plain scalar path that compilers without them, MSVC, take),
+ * and compares the two outputs: the scalar path must give the same numbers to float
+ * rounding. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "_window.h"
+
+static uint64_t state = 88172645463325252ULL;
+
+static float next_float(void) { /* xorshift64, uniform in [-0.5, 0.5) */
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return (float)((state >> 40) / (double)(1 << 24)) - 0.5f;
+}
+
+static void fill(float *v, int n, float scale) {
+    for (int i = 0; i < n; i++) v[i] = next_float() * scale;
+}
+
+int main(void) {
+    static float table_values[HSW2V_SIGMOID_TABLE_SIZE + 1];
+    hsw2v_sigmoid_table sig;
+    hsw2v_sigmoid_table_init(&sig, table_values);
+    const int dims[] = {1, 7, 8, 13, 16, 31, 100, 300};
+    enum { MAXD = 300, L = 6 };
+    static float x[4][MAXD], work[4][MAXD], y[L][MAXD], h[MAXD], row[MAXD], nxt[MAXD];
+    for (unsigned t = 0; t < sizeof(dims) / sizeof(dims[0]); t++) {
+        const int d = dims[t];
+        fill(h, d, 1.0f);
+        fill(row, d, 1.0f);
+        fill(nxt, d, 1.0f);
+        fill(work[0], d, 1.0f);
+        printf("%.9g\n", hsw2v_dot(d, h, row));
+        hsw2v_axpy(d, 0.37f, h, row);
+        printf("%.9g\n", hsw2v_update_then_dot(d, -0.21f, h, row, work[0], nxt));
+        hsw2v_update_last(d, 0.13f, h, row, work[0]);
+        for (int k = 0; k < d; k++) printf("%.9g\n%.9g\n%.9g\n", row[k], h[k], work[0][k]);
+        for (int B = 1; B <= HSW2V_MAX_BLOCK; B++) {
+            float *xp[4], *wp[4], *yp[L];
+            uint8_t code[L];
+            const float lock[4] = {1.0f, 0.5f, 1.0f, 0.0f};
+            double check = 0.0;
+            for (int b = 0; b < 4; b++) { fill(x[b], d, 2.0f); xp[b] = x[b]; wp[b] = work[b]; }
+            for (int j = 0; j < L; j++) { fill(y[j], d, 2.0f); yp[j] = y[j]; code[j] = (uint8_t)(j % 3 == 1); }
+            double loss = hsw2v_sg_block(B, d, xp, wp, L, yp, code, 0.05f, &sig, 1, &check,
+                                         B == 4 ? lock : NULL);
+            printf("%.9g\n%.9g\n", loss, check);
+            for (int b = 0; b < B; b++)
+                for (int k = 0; k < d; k++) printf("%.9g\n", x[b][k]);
+            for (int j = 0; j < L; j++)
+                for (int k = 0; k < d; k++) printf("%.9g\n", y[j][k]);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,76 @@
+"""The kernels' plain-C path, the one compilers without GCC's vector extensions take (MSVC).
+
+``_vec.h`` and ``_window.h`` write their loops with GCC/Clang 8-float vectors and fall back to
+scalar loops elsewhere. No MSVC runs here, so ``tests/c/kernels_check.c`` is compiled twice
+with this machine's C compiler, as is and with ``-DHSW2V_NO_VECTOR_EXT`` (which selects the
+scalar path, as MSVC would get it, and adds ``-Wpedantic``), and both print every result of
+the primitives and of the skip-gram window block (1 to 4 contexts, 8 sizes from 1 to 300, lock
+factors): the scalar path must give the same numbers to float rounding.
+"""
+
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "tests" / "c" / "kernels_check.c"
+
+pytestmark = pytest.mark.skipif(
+    sys.platform == "win32", reason="compiled with a GCC-style command line"
+)
+
+
+def _compiler() -> str | None:
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return shutil.which(cc) or shutil.which("gcc") or shutil.which("cc")
+
+
+def _run(tmp_path: Path, name: str, flags: list[str]) -> np.ndarray:
+    compiler = _compiler()
+    if compiler is None:
+        pytest.skip("no C compiler on PATH")
+    exe = tmp_path / name
+    built = subprocess.run(
+        [compiler, "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror",
+         "-Wno-maybe-uninitialized", *flags, f"-I{ROOT / 'hsw2v'}", str(SOURCE), "-o",
+         str(exe), "-lm"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    return np.array(ran.stdout.split(), dtype=np.float64)
+
+
+def test_scalar_path_gives_the_vector_paths_numbers(tmp_path):
+    vector = _run(tmp_path, "vector", [])
+    scalar = _run(tmp_path, "scalar", ["-DHSW2V_NO_VECTOR_EXT", "-Wpedantic"])
+    assert len(vector) == len(scalar) > 10_000
+    assert np.isfinite(vector).all()
+    np.testing.assert_allclose(scalar, vector, rtol=2e-6, atol=2e-5)
+
+
+def test_the_check_can_fail(tmp_path):
+    """A scalar path that drops a term of the window block (the Gram correction between the
+    contexts) is caught by the comparison above."""
+    broken = tmp_path / "hsw2v"
+    shutil.copytree(ROOT / "hsw2v", broken, ignore=shutil.ignore_patterns("*.so", "*.c", "_cpu"))
+    text = (broken / "_window.h").read_text()
+    assert "fb += g[b2] * K[b][b2];" in text
+    (broken / "_window.h").write_text(text.replace("fb += g[b2] * K[b][b2];", ";"))
+    vector = _run(tmp_path, "vector", [])
+    compiler = _compiler()
+    exe = tmp_path / "broken"
+    subprocess.run(
+        [compiler, "-O2", "-std=c11", "-DHSW2V_NO_VECTOR_EXT", f"-I{broken}", str(SOURCE),
+         "-o", str(exe), "-lm"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    out = np.array(subprocess.run([str(exe)], capture_output=True, text=True).stdout.split(),
+                   dtype=np.float64)  # fmt: skip
+    assert not np.allclose(out, vector, rtol=2e-6, atol=2e-5)
