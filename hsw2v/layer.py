@@ -245,10 +245,13 @@ class HierarchicalSoftmax:
         k = _positive_int(k, "k")
         if k > self.n_classes:
             raise ValueError(f"k must be at most n_classes={self.n_classes}, got {k}")
-        H, weights = np.ascontiguousarray(H, dtype=np.float64), self.weights
-        if self.intercept is not None:  # a constant-1 coordinate carries the intercept
-            H = np.hstack([H, np.ones((len(H), 1))])
-            weights = np.hstack([weights, self.intercept[:, None]])
+        weights = self.weights
+        if self.intercept is None:
+            H = np.ascontiguousarray(H, dtype=np.float64)
+        else:  # a constant-1 coordinate carries the intercept (no copy of H beyond float64's)
+            H1 = np.empty((len(H), self.dim + 1))
+            H1[:, : self.dim], H1[:, self.dim] = H, 1.0
+            H, weights = H1, np.hstack([weights, self.intercept[:, None]])
         words, logp = top_leaves_batch(H, weights, self.children, self.root, k)
         return words, np.exp(logp)
 

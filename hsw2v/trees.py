@@ -571,6 +571,7 @@ def kmeans_tree(
     mass=None,
     *,
     balance: str = "mass",
+    weighted: bool = False,
     iterations: int = 10,
     dim: int = 128,
     seed: int = 1,
@@ -583,7 +584,8 @@ def kmeans_tree(
     that straddles the half goes to its nearer centroid)
     (``balance="mass"``; every leaf weighs 1 without ``mass``, which is Parabel's halving,
     also ``balance="count"``), so with class frequencies as mass frequent classes get
-    short paths, as in a Huffman tree.
+    short paths, as in a Huffman tree. With ``weighted=True`` each centroid is the
+    mass-weighted mean of its side (frequent leaves pull harder).
 
     Rows are L2-normalised; CSR rows with more than ``dim`` columns are first projected to
     ``dim`` dimensions by a Gaussian random projection (Johnson-Lindenstrauss), so every
@@ -625,7 +627,7 @@ def kmeans_tree(
     if n < 2:
         raise ValueError(f"a tree needs at least two leaves, got {n}")
     x *= _inverse_norms(x)[:, None]
-    if mass is None or balance == "count":
+    if mass is None:
         weight = np.ones(n)
     else:
         weight = np.asarray(mass, dtype=np.float64)
@@ -633,6 +635,7 @@ def kmeans_tree(
             raise ValueError(f"mass must be {n} finite non-negative numbers, one per row")
         # a class never seen still needs a place: give it the smallest mass seen
         weight = np.maximum(weight, weight[weight > 0].min() if (weight > 0).any() else 1.0)
+    cut_weight = np.ones(n) if balance == "count" else weight
 
     def split_level(order, start, end):
         size = end - start
@@ -640,7 +643,7 @@ def kmeans_tree(
         pos = _ranges(start, end)
         off = np.concatenate([[0], np.cumsum(size)[:-1]])  # segment starts in pos
         leaves = order[pos]
-        xs, ws = x[leaves], weight[leaves]
+        xs, ws, cw = x[leaves], weight[leaves], cut_weight[leaves]
         # two distinct random members of each segment as the first centroids
         a = rng.integers(0, size)
         b = (a + 1 + rng.integers(0, size - 1)) % size
@@ -649,7 +652,7 @@ def kmeans_tree(
         for _ in range(iterations):
             score = np.einsum("ij,ij->i", xs, (c1 - c0)[seg])  # low: nearer c0
             new_rank = np.lexsort((score, seg))
-            ranked_w = ws[new_rank]
+            ranked_w = cw[new_rank]
             before = np.cumsum(ranked_w) - ranked_w  # mass ahead of each leaf (global)
             seg_before = before - before[off][seg]
             half = np.add.reduceat(ranked_w, off) / 2
@@ -664,7 +667,8 @@ def kmeans_tree(
                 break
             rank = new_rank
             bounds = np.stack([off, off + cut], axis=1).ravel()
-            sums = np.add.reduceat(xs[rank], bounds, axis=0)
+            pull = xs[rank] * ws[rank][:, None] if weighted else xs[rank]
+            sums = np.add.reduceat(pull, bounds, axis=0)
             sums *= _inverse_norms(sums)[:, None]
             c0, c1 = sums[0::2], sums[1::2]
         order[pos] = leaves[rank]
