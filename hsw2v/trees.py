@@ -587,7 +587,7 @@ def kmeans_tree(
     short paths, as in a Huffman tree. With ``weighted=True`` each centroid is the
     mass-weighted mean of its side (frequent leaves pull harder).
 
-    Rows are L2-normalised; CSR rows with more than ``dim`` columns are first projected to
+    Rows are L2-normalised; rows with more than ``dim`` columns are first projected to
     ``dim`` dimensions by a Gaussian random projection (Johnson-Lindenstrauss), so every
     level costs ``O(V dim iterations)`` whatever the width. Each level of the tree is one
     vectorised step over all of its nodes (:func:`level_tree`), and the result depends only
@@ -609,20 +609,19 @@ def kmeans_tree(
         raise ValueError(f"iterations must be at least 1, got {iterations}")
     rng = np.random.default_rng(seed)
     if sp.issparse(vectors):
-        C = sp.csr_matrix(vectors, dtype=np.float32)
-        if not np.isfinite(C.data).all():
-            raise ValueError("vectors hold NaN or infinite values")
-        if C.shape[1] > dim:
-            proj = rng.standard_normal((C.shape[1], dim), dtype=np.float32)
-            x = np.asarray(C @ proj, dtype=np.float32)
-        else:
-            x = C.toarray()
+        x = sp.csr_matrix(vectors, dtype=np.float32)
+        values = x.data
     else:
-        x = np.array(vectors, dtype=np.float32)
+        x = np.asarray(vectors, dtype=np.float32)
         if x.ndim != 2:
             raise ValueError(f"vectors must be a 2-D array, got shape {x.shape}")
-        if not np.isfinite(x).all():
-            raise ValueError("vectors hold NaN or infinite values")
+        values = x
+    if not np.isfinite(values).all():
+        raise ValueError("vectors hold NaN or infinite values")
+    if x.shape[1] > dim:
+        x = np.asarray(x @ rng.standard_normal((x.shape[1], dim), dtype=np.float32))
+    else:
+        x = x.toarray() if sp.issparse(x) else x.copy()
     n = x.shape[0]
     if n < 2:
         raise ValueError(f"a tree needs at least two leaves, got {n}")

@@ -242,3 +242,17 @@ def test_level_tree_refuses_a_bad_split():
         level_tree(4, lambda order, s, e: s)
     with pytest.raises(ValueError, match="only reorder"):
         level_tree(4, lambda order, s, e: (order.__setitem__(slice(None), 0), s + 1)[1])
+
+
+def test_kmeans_tree_projects_wide_dense_rows_and_leaves_its_input_alone():
+    from hsw2v.trees import kmeans_tree
+
+    X, y, n_classes, per = clustered_labels(width=400)
+    C = np.zeros((n_classes, 400), dtype=np.float32)
+    np.add.at(C, y, X)
+    before = C.copy()
+    tree = kmeans_tree(C, dim=64, seed=2)
+    np.testing.assert_array_equal(C, before)
+    check_tree(tree.codes, tree.points, tree.lengths, n_leaves=n_classes)
+    prefixes = [tuple(tree.code(c)[:2]) for c in range(n_classes)]
+    assert len(set(prefixes)) == n_classes // per
