@@ -24,7 +24,7 @@ data included). The parent prints the medians as a Markdown table.
     python3 benchmarks/classify.py --corpus ../data/gcide.txt --classes 10000 --repeats 1
     python3 benchmarks/classify.py --corpus ../data/gcide.txt --classes 1000 \\
         --systems hsw2v-huffman,hsw2v-kmeans-b,softmax
-    python3 benchmarks/classify.py --corpus ../data/gcide.txt --quick   # a 2-minute version
+    python3 benchmarks/classify.py --corpus ../data/gcide.txt --quick   # about a minute
 """
 
 from __future__ import annotations

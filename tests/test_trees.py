@@ -256,3 +256,17 @@ def test_kmeans_tree_projects_wide_dense_rows_and_leaves_its_input_alone():
     check_tree(tree.codes, tree.points, tree.lengths, n_leaves=n_classes)
     prefixes = [tuple(tree.code(c)[:2]) for c in range(n_classes)]
     assert len(set(prefixes)) == n_classes // per
+
+
+@pytest.mark.parametrize("kind", ["huffman", "balanced", "kmeans"])
+def test_label_tree_gives_classes_without_rows_a_leaf_too(kind):
+    import scipy.sparse as sp
+
+    from hsw2v.trees import label_tree
+
+    X = sp.random(50, 30, density=0.2, format="csr", random_state=0)
+    y = np.random.default_rng(0).integers(0, 3, 50)  # classes 3..8 never seen
+    tree = label_tree(kind, y, 9, X)
+    check_tree(tree.codes, tree.points, tree.lengths, n_leaves=9)
+    two = label_tree(kind, y % 2, 2, X)
+    assert two.lengths.tolist() == [1, 1]
