@@ -28,6 +28,8 @@ C. Notation (``d`` = dimension, ``V`` = number of classes, ``L`` = longest path)
                with s_j = 1 - 2 code_j
    g           dL/df = sigmoid(f) - (1 - code): the error at a node, for L = -log P(y | h)
    W_in        input matrix of the fitted classifier, float32 m x d; h = x W_in; IN/OUT
+   bias        per-inner-node intercept, float32 V-1 (``HierarchicalSoftmax.intercept``),
+               or NULL for none: then f = h . syn1[n] + bias[n]; IN/OUT
    ==========  =============================================================================
 
 D. Exactness. The sigmoid is computed exactly in float64 (no table; the layer's gradients are
@@ -37,6 +39,8 @@ D. Exactness. The sigmoid is computed exactly in float64 (no table; the layer's 
 E. The gradient (Morin & Bengio 2005; Mikolov et al. 2013): with ``L = -sum_j log
    sigmoid(s_j f_j)``, ``dL/dh = sum_j g_j syn1[n_j]`` and ``dL/dsyn1[n_j] = g_j h``. A step
    of size ``lr`` is ``syn1[n_j] -= lr g_j h``, the word2vec update with ``alpha = lr``.
+   With an intercept, ``dL/dbias[n_j] = g_j`` and the step is ``bias[n_j] -= lr g_j``
+   (a constant-1 input coordinate whose weight is ``bias``).
 
 Every nogil routine has a Python-callable twin (``py_*``) or is itself callable, and the tests
 compare them with NumPy references.
@@ -61,6 +65,7 @@ cdef inline double path_step(
     float *grad_h,           # OUT  dL/dh is added here (d floats), or NULL
     float *g_out,            # OUT  g_j of each step (length floats), or NULL
     float *syn1,             # IN/OUT inner-node vectors (written only when lr != 0)
+    float *bias,             # IN/OUT per-node intercept (written only when lr != 0), or NULL
     const uint8_t *code,     # IN   bits along the path, root first
     const int32_t *point,    # IN   inner nodes along the path, root first
     int length,              # IN   path length
@@ -75,6 +80,8 @@ cdef inline double path_step(
     for j in range(length):
         row = syn1 + <int64_t>point[j] * d
         f = hsw2v_dot(d, h, row)
+        if bias != NULL:
+            f += bias[point[j]]
         loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
         g = sigmoid(f) - (1.0 - code[j])
         if g_out != NULL:
@@ -83,6 +90,8 @@ cdef inline double path_step(
             hsw2v_axpy(d, <float>g, row, grad_h)
         if lr != 0.0:
             hsw2v_axpy(d, <float>(-lr * g), h, row)
+            if bias != NULL:
+                bias[point[j]] -= <float>(lr * g)
     return loss
 
 
@@ -96,14 +105,16 @@ def _check_paths(Py_ssize_t V, const float[:, ::1] syn1, const uint8_t[:, ::1] c
 
 def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                const int32_t[:, ::1] points, const int32_t[::1] lengths,
-               const int32_t[::1] y, bint want_grad, float lr, g_out=None):
+               const int32_t[::1] y, bint want_grad, float lr, float[::1] bias=None,
+               g_out=None):
     """For each row ``b``: ``loss[b] = -log P(y[b] | H[b])`` (float64), and with
     ``want_grad`` ``grad[b] = dL/dH[b]`` (float32), both at the weights as they are on entry.
     With ``lr != 0`` the summed step ``syn1 -= lr * dL/dsyn1`` is applied after all rows are
-    done (a batch gradient step: no row sees another's update). Returns ``(loss, grad)``;
-    ``grad`` is None without ``want_grad``. ``g_out`` (float32 B x L, OUT), when given,
-    receives ``g_j = dL/df_j`` of every step of every row (``dL/dsyn1[points[y[b], j]]``
-    gets ``g_out[b, j] * H[b]``); entries past a path's length are 0."""
+    done (a batch gradient step: no row sees another's update), to ``bias`` too when given
+    (the per-node intercept, V-1 floats). Returns ``(loss, grad)``; ``grad`` is None without
+    ``want_grad``. ``g_out`` (float32 B x L, OUT), when given, receives ``g_j = dL/df_j`` of
+    every step of every row (``dL/dsyn1[points[y[b], j]]`` gets ``g_out[b, j] * H[b]`` and
+    ``dL/dbias[points[y[b], j]]`` gets ``g_out[b, j]``); entries past a path's length are 0."""
     cdef Py_ssize_t B = H.shape[0], V = codes.shape[0], b
     cdef int d = H.shape[1], L = codes.shape[1], j
     _check_paths(V, syn1, codes, points, lengths, d)
@@ -111,6 +122,11 @@ def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] 
         raise ValueError(f"y has {y.shape[0]} entries for {B} rows")
     if g_out is not None and (g_out.dtype != np.float32 or g_out.shape != (B, max(L, 1))):
         raise ValueError(f"g_out must be a float32 array of shape {(B, max(L, 1))}")
+    cdef float *b_ptr = NULL
+    if bias is not None:
+        if bias.shape[0] != V - 1:
+            raise ValueError(f"bias has {bias.shape[0]} entries for {V - 1} inner nodes")
+        b_ptr = &bias[0]
     cdef bint bad = False
     with nogil:
         for b in range(B):
@@ -143,13 +159,15 @@ def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] 
                 grad_row = &gr[b, 0]
             if want_g:
                 g_row = &gv[b, 0]
-            lo[b] = path_step(&H[b, 0], grad_row, g_row, &syn1[0, 0], code, point,
+            lo[b] = path_step(&H[b, 0], grad_row, g_row, &syn1[0, 0], b_ptr, code, point,
                               lengths[y[b]], d, 0.0)
         if lr != 0.0:
             for b in range(B):
                 point = &points[y[b], 0]
                 for j in range(lengths[y[b]]):
                     hsw2v_axpy(d, -lr * gv[b, j], &H[b, 0], &syn1[point[j], 0])
+                    if b_ptr != NULL:
+                        b_ptr[point[j]] -= lr * gv[b, j]
     if g_out is not None:
         g_out[...] = G
     return loss, grad
@@ -219,6 +237,7 @@ def fill_log_proba(const float[:, ::1] S, const float[:, ::1] LS,
 cdef struct FitView:
     float *W_in
     float *syn1
+    float *bias               # per-node intercept (V-1), or NULL
     const uint8_t *codes
     const int32_t *points
     const int32_t *lengths
@@ -254,7 +273,7 @@ cdef double fit_example(const FitView *v, int64_t i, float lr, float *h,
                 hsw2v_axpy(d, x, v.W_in + k * d, h)
         else:
             hsw2v_axpy(d, v.data[k], v.W_in + <int64_t>v.indices[k] * d, h)
-    loss = path_step(h, grad_h, NULL, v.syn1, v.codes + <int64_t>c * v.max_length,
+    loss = path_step(h, grad_h, NULL, v.syn1, v.bias, v.codes + <int64_t>c * v.max_length,
                      v.points + <int64_t>c * v.max_length, v.lengths[c], d, lr)
     for k in range(lo, hi):
         if v.dense != NULL:
@@ -277,9 +296,12 @@ cdef class FitTrainer:
 
     def __init__(self, float[:, ::1] W_in, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                  const int32_t[:, ::1] points, const int32_t[::1] lengths,
-                 const int32_t[::1] y, dense=None, indptr=None, indices=None, data=None):
+                 const int32_t[::1] y, dense=None, indptr=None, indices=None, data=None,
+                 float[::1] bias=None):
         cdef Py_ssize_t V = codes.shape[0]
         _check_paths(V, syn1, codes, points, lengths, W_in.shape[1])
+        if bias is not None and bias.shape[0] != V - 1:
+            raise ValueError(f"bias has {bias.shape[0]} entries for {V - 1} inner nodes")
         if int(np.min(y)) < 0 or int(np.max(y)) >= V:
             raise ValueError(f"class ids must be in [0, {V})")
         cdef const float[:, ::1] X
@@ -308,7 +330,10 @@ cdef class FitTrainer:
             if ix.shape[0]:
                 self.v.indices = &ix[0]
                 self.v.data = &dv[0]
-        self._keep_alive = (W_in, syn1, codes, points, lengths, y, dense, indptr, indices, data)
+        self._keep_alive = (W_in, syn1, codes, points, lengths, y, dense, indptr, indices, data,
+                            bias)
+        if bias is not None:
+            self.v.bias = &bias[0]
         self.v.W_in = &W_in[0, 0]
         self.v.syn1 = &syn1[0, 0]
         self.v.codes = &codes[0, 0]
@@ -359,18 +384,21 @@ def py_sigmoid(double f):
 
 
 def py_path_step(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
-                 const int32_t[::1] point, float lr=0.0):
-    """Twin of ``path_step``: returns ``(loss, grad_h, g)``; steps ``syn1`` in place when
-    ``lr`` is not 0."""
+                 const int32_t[::1] point, float lr=0.0, float[::1] bias=None):
+    """Twin of ``path_step``: returns ``(loss, grad_h, g)``; steps ``syn1`` (and ``bias``,
+    if given) in place when ``lr`` is not 0."""
     cdef int d = h.shape[0], n = code.shape[0]
     if point.shape[0] != n or n == 0 or syn1.shape[1] != d:
         raise ValueError("code, point, h and syn1 disagree")
+    if bias is not None and bias.shape[0] != syn1.shape[0]:
+        raise ValueError("bias must have one entry per row of syn1")
     if np.min(point) < 0 or np.max(point) >= syn1.shape[0]:
         raise ValueError("point out of range")
     grad = np.zeros(d, dtype=np.float32)
     g = np.zeros(n, dtype=np.float32)
     cdef float[::1] gr = grad, gv = g
-    loss = path_step(&h[0], &gr[0], &gv[0], &syn1[0, 0], &code[0], &point[0], n, d, lr)
+    loss = path_step(&h[0], &gr[0], &gv[0], &syn1[0, 0],
+                     &bias[0] if bias is not None else NULL, &code[0], &point[0], n, d, lr)
     return loss, grad, g
 
 

@@ -88,7 +88,10 @@ class HierarchicalSoftmax:
     :meth:`balanced` or :meth:`from_paths` (your own tree). ``weights`` is the
     ``(n_classes - 1) x dim`` float32 matrix of inner-node vectors, zero at the start as in
     word2vec and fastText; ``input_weights`` is the ``m x dim`` input matrix once :meth:`fit`
-    has run (None before).
+    has run (None before). With ``intercept=True`` each inner node also has a bias,
+    ``intercept`` (float32, ``n_classes - 1``, zero at the start; None without), so that
+    node ``n`` scores ``h . weights[n] + intercept[n]``: trained by :meth:`fit` and
+    :meth:`update`, used by every scoring method, saved with the layer.
 
     Examples
     --------
@@ -106,7 +109,15 @@ class HierarchicalSoftmax:
     :class:`hsw2v.classifier.HierarchicalSoftmaxClassifier`.
     """
 
-    def __init__(self, tree: HuffmanTree, dim: int, seed: int = 1, *, _trusted: bool = False):
+    def __init__(
+        self,
+        tree: HuffmanTree,
+        dim: int,
+        seed: int = 1,
+        *,
+        intercept: bool = False,
+        _trusted: bool = False,
+    ):
         if not all(hasattr(tree, a) for a in ("codes", "points", "lengths")):
             raise TypeError(
                 f"HierarchicalSoftmax(tree, dim) takes a tree (hsw2v.huffman.HuffmanTree), got "
@@ -129,12 +140,15 @@ class HierarchicalSoftmax:
         self.dim = dim
         self.seed = int(seed)
         self.weights = np.zeros((self.n_classes - 1, dim), dtype=np.float32)
+        if not isinstance(intercept, (bool, np.bool_)):
+            raise ValueError(f"intercept must be True or False, got {intercept!r}")
+        self.intercept = np.zeros(self.n_classes - 1, dtype=np.float32) if intercept else None
         self.input_weights: np.ndarray | None = None
         self.history: list[float] = []
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_counts(cls, counts, dim: int, seed: int = 1) -> HierarchicalSoftmax:
+    def from_counts(cls, counts, dim: int, seed: int = 1, *, intercept: bool = False):
         """The Huffman tree of class ``counts`` (word2vec.c's construction,
         :func:`hsw2v.huffman.build_huffman_tree`): expected path length is at most the
         entropy of the class frequencies plus one.
@@ -149,10 +163,10 @@ class HierarchicalSoftmax:
             raise ValueError(f"counts must be a 1-D sequence of at least 2 classes, got {counts!r}")
         if not np.issubdtype(counts.dtype, np.number) or (counts < 0).any():
             raise ValueError("counts must be non-negative numbers")
-        return cls(build_huffman_tree(counts), dim, seed, _trusted=True)
+        return cls(build_huffman_tree(counts), dim, seed, intercept=intercept, _trusted=True)
 
     @classmethod
-    def balanced(cls, n_classes: int, dim: int, seed: int = 1) -> HierarchicalSoftmax:
+    def balanced(cls, n_classes: int, dim: int, seed: int = 1, *, intercept: bool = False):
         """A balanced tree: every path has ``floor`` or ``ceil`` of ``log2(n_classes)`` nodes.
 
         Examples
@@ -163,10 +177,11 @@ class HierarchicalSoftmax:
         n_classes = _positive_int(n_classes, "n_classes")
         if n_classes < 2:
             raise ValueError(f"n_classes must be at least 2, got {n_classes}")
-        return cls(balanced_tree(n_classes), dim, seed, _trusted=True)
+        return cls(balanced_tree(n_classes), dim, seed, intercept=intercept, _trusted=True)
 
     @classmethod
-    def from_paths(cls, codes, points, dim: int, lengths=None, seed: int = 1):
+    def from_paths(cls, codes, points, dim: int, lengths=None, seed: int = 1, *,
+                   intercept: bool = False):
         """Your own tree: for each class, its code bits and inner-node ids from the root down,
         as ragged sequences, or as padded ``V x L`` arrays with ``lengths``. Inner nodes are
         ids in ``[0, V-2]`` (row of ``weights``); the paths must form a full binary tree
@@ -204,7 +219,7 @@ class HierarchicalSoftmax:
         tree = HuffmanTree(
             codes=codes.astype(np.uint8), points=points.astype(np.int32), lengths=lengths
         )
-        return cls(tree, dim, seed)
+        return cls(tree, dim, seed, intercept=intercept)
 
     # ------------------------------------------------------------------ scoring
     def log_prob(self, H, y) -> np.ndarray:
@@ -219,7 +234,7 @@ class HierarchicalSoftmax:
         """
         H = self._hidden(H, "log_prob")
         y = self._labels(y, len(H))
-        loss, _ = path_batch(H, self.weights, *self._tree_arrays(), y, False, 0.0)
+        loss, _ = path_batch(H, self.weights, *self._tree_arrays(), y, False, 0.0, self.intercept)
         return -loss
 
     def log_proba(self, H, out=None) -> np.ndarray:
@@ -269,6 +284,8 @@ class HierarchicalSoftmax:
             chunk = H[start : start + rows]
             s, ls = scores[: len(chunk)], logsig[: len(chunk)]
             np.matmul(chunk, wt, out=s)
+            if self.intercept is not None:
+                s += self.intercept
             _log_sigmoid(s, ls)
             block = out[start : start + len(chunk)]
             fill_log_proba(s, ls, self.children, self.order, block, node_lp)
@@ -304,9 +321,14 @@ class HierarchicalSoftmax:
         k = _positive_int(k, "k")
         if k > self.n_classes:
             raise ValueError(f"k must be at most n_classes={self.n_classes}, got {k}")
-        words, logp = top_leaves_batch(
-            np.ascontiguousarray(H, dtype=np.float64), self.weights, self.children, self.root, k
-        )
+        weights = self.weights
+        if self.intercept is None:
+            H = np.ascontiguousarray(H, dtype=np.float64)
+        else:  # a constant-1 coordinate carries the intercept (no copy of H beyond float64's)
+            H1 = np.empty((len(H), self.dim + 1))
+            H1[:, : self.dim], H1[:, self.dim] = H, 1.0
+            H, weights = H1, np.hstack([weights, self.intercept[:, None]])
+        words, logp = top_leaves_batch(H, weights, self.children, self.root, k)
         return words.astype(np.int64), np.exp(logp)
 
     # ------------------------------------------------------------------ training
@@ -334,8 +356,7 @@ class HierarchicalSoftmax:
         H = self._hidden(H, "backward")
         y = self._labels(y, len(H))
         tree = self._tree_arrays()
-        # MERGE(#19 trees): the per-node intercept goes to path_batch as its `bias`
-        bias = getattr(self, "intercept", None)
+        bias = self.intercept
         with_bias = {} if bias is None else {"bias": bias}
         if not nodes:
             return path_batch(H, self.weights, *tree, y, True, 0.0, **with_bias)[1]
@@ -372,7 +393,7 @@ class HierarchicalSoftmax:
             raise ValueError(f"lr must be a positive finite number, got {lr}")
         H = self._hidden(H, "update")
         y = self._labels(y, len(H))
-        _, grad = path_batch(H, self.weights, *self._tree_arrays(), y, True, lr)
+        _, grad = path_batch(H, self.weights, *self._tree_arrays(), y, True, lr, self.intercept)
         return grad
 
     def fit(
@@ -435,12 +456,15 @@ class HierarchicalSoftmax:
                 f"X has {m} features but the fitted input matrix has "
                 f"{self.input_weights.shape[0]}: give the same features as before"
             )
-        trainer = FitTrainer(self.input_weights, self.weights, *self._tree_arrays(), y, **inputs)
+        trainer = FitTrainer(
+            self.input_weights, self.weights, *self._tree_arrays(), y, bias=self.intercept,
+            **inputs
+        )
         schedule = Schedule(lr, min_lr, epochs, n, by_words=True)
         for epoch in range(epochs):
             # kept to restore if this epoch diverges (docs/robustness.md); a copy per epoch
             # costs less than one pass over X
-            before = (self.input_weights.copy(), self.weights.copy())
+            before = (self.input_weights.copy(), self.weights.copy(), self._intercept_copy())
             perm = np.random.default_rng([self.seed, epoch]).permutation(n).astype(np.int32)
             jobs = [
                 Job(
@@ -479,6 +503,9 @@ class HierarchicalSoftmax:
     def _diverged(self, epoch, epochs, lr, before) -> TrainingDivergedError:
         """Restore the weights of before the diverging epoch and say what to change."""
         rows = count_nonfinite_rows({"input_weights": self.input_weights, "weights": self.weights})
+        if self.intercept is not None:
+            rows["intercept"] = int(np.count_nonzero(~np.isfinite(self.intercept)))
+            self.intercept[...] = before[2]
         self.input_weights[...] = before[0]
         self.weights[...] = before[1]
         return TrainingDivergedError(
@@ -535,6 +562,8 @@ class HierarchicalSoftmax:
         }
         if self.input_weights is not None:
             arrays["input_weights"] = self.input_weights
+        if self.intercept is not None:
+            arrays["intercept"] = self.intercept
         meta = {"dim": self.dim, "n_classes": self.n_classes, "seed": self.seed}
         meta["history"] = [float(v) for v in self.history]
         persist.save_bundle(path, _FORMAT_KIND, meta, arrays)
@@ -584,12 +613,20 @@ class HierarchicalSoftmax:
             if w.dtype != np.float32 or w.ndim != 2 or w.shape[1] != dim or w.shape[0] < 1:
                 raise bad(f"array 'input_weights' should be float32 m x {dim}")
             layer.input_weights = np.ascontiguousarray(w)
+        if "intercept" in arrays:
+            b = arrays["intercept"]
+            if b.dtype != np.float32 or b.shape != (n - 1,):
+                raise bad(f"array 'intercept' should be float32 ({n - 1},)")
+            layer.intercept = np.ascontiguousarray(b)
         layer.history = [float(v) for v in history]
         return layer
 
     # ------------------------------------------------------------------ helpers
     def _tree_arrays(self):
         return self.tree.codes, self.tree.points, self.tree.lengths
+
+    def _intercept_copy(self):
+        return None if self.intercept is None else self.intercept.copy()
 
     def _hidden(self, H, method: str = "this method") -> np.ndarray:
         """Hidden vectors, dense float32 B x dim, or a TypeError / ValueError that says what

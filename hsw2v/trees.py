@@ -122,8 +122,29 @@ def balanced_tree(n_leaves: int) -> HuffmanTree:
     n = int(n_leaves)
     if n < 2:
         return split_tree(max(n, 0) or 0, lambda ids: (ids[:1], ids[1:]))
-    # The same tree as split_tree with halving splits, built one level at a time (vectorised):
-    # segments [start, end) of the leaves, inner ids given breadth-first from V - 2 downward.
+    return level_tree(n, lambda order, s, e: s + (e - s) // 2)
+
+
+def level_tree(n_leaves: int, split_level: Callable) -> HuffmanTree:
+    """The tree made by splitting segments of a leaf order in two, one whole level at a time
+    (vectorised: one call per level, not per node).
+
+    ``split_level(order, start, end)`` gets the current leaf order (int64, ``n_leaves``
+    entries, a permutation of the leaves) and the segments ``[start, end)`` of it to split
+    (each of at least two leaves); it may reorder ``order`` in place within each segment and
+    returns the cut ``mid`` of each (``start < mid < end``): ``order[start:mid]`` goes under
+    bit 0, ``order[mid:end]`` under bit 1. Inner nodes are numbered breadth-first from the
+    root ``V - 2`` downward, as :func:`split_tree` numbers them.
+
+    Examples
+    --------
+    >>> level_tree(4, lambda order, s, e: s + 1).lengths.tolist()  # a caterpillar
+    [1, 2, 3, 3]
+    """
+    n = int(n_leaves)
+    if n < 2:
+        raise ValueError(f"a level tree needs at least two leaves, got {n}")
+    order = np.arange(n, dtype=np.int64)
     parent = np.empty(2 * n - 1, dtype=np.int64)
     bit = np.zeros(2 * n - 1, dtype=np.uint8)
     start, end = np.array([0]), np.array([n])
@@ -131,19 +152,32 @@ def balanced_tree(n_leaves: int) -> HuffmanTree:
     next_id = n - 2
     while len(start):
         inner = end - start > 1
-        node = start.copy()
+        node = order[start]  # a one-leaf segment is that leaf
         k = int(inner.sum())
         node[inner] = n + next_id - np.arange(k)
         next_id -= k
         parent[node] = up
         bit[node] = side
         s, e, here = start[inner], end[inner], node[inner]
-        mid = s + (e - s) // 2
+        if k == 0:
+            break
+        mid = np.asarray(split_level(order, s, e), dtype=np.int64)
+        if mid.shape != s.shape or ((mid <= s) | (mid >= e)).any():
+            raise ValueError("split_level must cut every segment into two non-empty parts")
         start = np.stack([s, mid], axis=1).ravel()
         end = np.stack([mid, e], axis=1).ravel()
         up = np.repeat(here, 2)
         side = np.tile(np.array([0, 1], dtype=np.uint8), k)
+    if not _is_permutation(order):
+        raise ValueError("split_level must only reorder the leaves within each segment")
     return _paths_from_parents(parent, bit, n)
+
+
+def _is_permutation(order: np.ndarray) -> bool:
+    n = len(order)
+    return bool(
+        n == 0 or (order.min() >= 0 and (np.bincount(order, minlength=n) == 1).all())
+    )
 
 
 def semantic_tree(vectors, iterations: int = 6, seed: int = 1, small: int = 16) -> HuffmanTree:
@@ -427,3 +461,229 @@ def word2vec_tree(kind, counts) -> HuffmanTree:
     if kind == "balanced":
         return balanced_tree(len(counts))
     raise ValueError(f"tree must be one of {TREE_KINDS} or a callable, got {kind!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Trees learned from labelled data, as probabilistic label trees build them.
+# --------------------------------------------------------------------------------------------
+
+LABEL_TREE_KINDS = ("huffman", "balanced", "kmeans")
+
+
+def label_tree(kind: str, y, n_classes: int, X=None, *, seed: int = 1) -> HuffmanTree:
+    """A tree over the classes ``0..n_classes-1`` of a labelled data set, for
+    :class:`hsw2v.HierarchicalSoftmax`.
+
+    * ``"huffman"``: the Huffman tree of the class frequencies in ``y`` (frequent classes
+      get short paths; :func:`hsw2v.huffman.build_huffman_tree`).
+    * ``"balanced"``: :func:`balanced_tree` over the class ids in order.
+    * ``"kmeans"``: :func:`kmeans_tree` of the label centroids of ``X``
+      (:func:`label_centroids`), each split cutting the sorted labels where each side
+      carries about half the frequency mass: classes that share features share a path, as
+      in probabilistic label trees (Prabhu et al., "Parabel", WWW 2018; Jasinska-Kobus et
+      al., "Probabilistic Label Trees for Extreme Multi-label Classification", 2020), and
+      frequent classes still get short paths, as in Huffman's. Needs ``X`` (dense or CSR,
+      one row per label in ``y``).
+
+    Examples
+    --------
+    >>> y = np.array([0, 0, 0, 1, 2, 3])
+    >>> label_tree("huffman", y, 4).lengths.tolist()
+    [1, 2, 3, 3]
+    >>> X = np.array([[1, 0], [1, 0], [1, 0], [1, .1], [0, 1], [.1, 1]], dtype=np.float32)
+    >>> t = label_tree("kmeans", y, 4, X)
+    >>> t.point(2)[-1] == t.point(3)[-1]  # 2 and 3 share features: siblings
+    np.True_
+    """
+    from hsw2v.huffman import build_huffman_tree
+
+    if kind not in LABEL_TREE_KINDS:
+        raise ValueError(f"kind must be one of {LABEL_TREE_KINDS}, got {kind!r}")
+    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)):
+        raise ValueError(f"n_classes must be an integer of at least 2, got {n_classes!r}")
+    n_classes = int(n_classes)
+    if n_classes < 2:
+        raise ValueError(f"n_classes must be at least 2, got {n_classes}")
+    y = np.asarray(y)
+    if y.ndim != 1 or (len(y) and not np.issubdtype(y.dtype, np.integer)):
+        raise ValueError(f"y must be a 1-D array of integer class ids, got {y.dtype} {y.shape}")
+    if len(y) and (y.min() < 0 or y.max() >= n_classes):
+        raise ValueError(f"class ids in y must be in [0, {n_classes}), got {y.min()}..{y.max()}")
+    counts = np.bincount(y.astype(np.int64), minlength=n_classes)
+    if kind == "huffman":
+        return build_huffman_tree(counts)
+    if kind == "balanced":
+        return balanced_tree(n_classes)
+    if X is None:
+        raise ValueError('kind="kmeans" needs X, the features of the rows labelled by y')
+    return kmeans_tree(label_centroids(X, y, n_classes), mass=counts, seed=seed)
+
+
+def label_centroids(X, y, n_classes: int) -> np.ndarray | object:
+    """Row ``c``: the sum of the L2-normalised rows of ``X`` labelled ``c``, normalised to
+    length 1 (zero for a class without rows). CSR in, CSR out (float32); dense in, dense out.
+
+    Examples
+    --------
+    >>> label_centroids(np.array([[3, 4], [0, 2], [1, 0]]), np.array([0, 0, 1]), 3).tolist()
+    [[0.316..., 0.948...], [1.0, 0.0], [0.0, 0.0]]
+    """
+    import scipy.sparse as sp
+
+    n = len(y)
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float32)
+    else:
+        X = np.asarray(X, dtype=np.float32)
+        if X.ndim != 2:
+            raise ValueError(f"X must be a 2-D array or CSR matrix, got shape {X.shape}")
+    if X.shape[0] != n:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {n} labels")
+    values = X.data if sp.issparse(X) else X
+    if not np.isfinite(values).all():
+        raise ValueError("X holds NaN or infinite values")
+    Y = sp.csr_matrix(
+        (np.ones(n, dtype=np.float32), (np.asarray(y, dtype=np.int64), np.arange(n))),
+        shape=(n_classes, n),
+    )
+    C = Y @ (_scale_rows(X, _inverse_norms(X)))
+    return _scale_rows(C, _inverse_norms(C))
+
+
+def _inverse_norms(X) -> np.ndarray:
+    import scipy.sparse as sp
+
+    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else (X * X).sum(1)
+    norms = np.sqrt(sq.astype(np.float64))
+    return np.where(norms > 0, 1.0 / np.where(norms > 0, norms, 1.0), 0.0).astype(np.float32)
+
+
+def _scale_rows(X, scale):
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        return sp.csr_matrix(sp.diags(scale) @ X, dtype=np.float32)
+    return (X * scale[:, None]).astype(np.float32)
+
+
+def kmeans_tree(
+    vectors,
+    mass=None,
+    *,
+    balance: str = "mass",
+    weighted: bool = False,
+    iterations: int = 10,
+    dim: int = 128,
+    seed: int = 1,
+) -> HuffmanTree:
+    """A tree by recursive balanced spherical 2-means of ``vectors`` (one row per leaf,
+    dense or CSR), as Parabel (Prabhu et al., WWW 2018) builds its label trees: each node's
+    leaves start from two random members as centroids; each round ranks the leaves by
+    ``x . (c0 - c1)`` and cuts the ranking in two, then takes each side's normalised mean
+    as its centroid. The cut puts about half of the node's ``mass`` on each side (the leaf
+    that straddles the half goes to its nearer centroid)
+    (``balance="mass"``; every leaf weighs 1 without ``mass``, which is Parabel's halving,
+    also ``balance="count"``), so with class frequencies as mass frequent classes get
+    short paths, as in a Huffman tree. With ``weighted=True`` each centroid is the
+    mass-weighted mean of its side (frequent leaves pull harder).
+
+    Rows are L2-normalised; rows with more than ``dim`` columns are first projected to
+    ``dim`` dimensions by a Gaussian random projection (Johnson-Lindenstrauss), so every
+    level costs ``O(V dim iterations)`` whatever the width. Each level of the tree is one
+    vectorised step over all of its nodes (:func:`level_tree`), and the result depends only
+    on the input and ``seed``.
+
+    Examples
+    --------
+    >>> v = np.array([[1, 0], [0, 1], [0.9, 0.1], [0.1, 0.9]], dtype=np.float32)
+    >>> t = kmeans_tree(v)
+    >>> [int(t.code(w)[0]) for w in range(4)] in ([0, 1, 0, 1], [1, 0, 1, 0])
+    True
+    """
+    import scipy.sparse as sp
+
+    if balance not in ("mass", "count"):
+        raise ValueError(f'balance must be "mass" or "count", got {balance!r}')
+    iterations = int(iterations)
+    if iterations < 1:
+        raise ValueError(f"iterations must be at least 1, got {iterations}")
+    rng = np.random.default_rng(seed)
+    if sp.issparse(vectors):
+        x = sp.csr_matrix(vectors, dtype=np.float32)
+        values = x.data
+    else:
+        x = np.asarray(vectors, dtype=np.float32)
+        if x.ndim != 2:
+            raise ValueError(f"vectors must be a 2-D array, got shape {x.shape}")
+        values = x
+    if not np.isfinite(values).all():
+        raise ValueError("vectors hold NaN or infinite values")
+    if x.shape[1] > dim:
+        x = np.asarray(x @ rng.standard_normal((x.shape[1], dim), dtype=np.float32))
+    else:
+        x = x.toarray() if sp.issparse(x) else x.copy()
+    n = x.shape[0]
+    if n < 2:
+        raise ValueError(f"a tree needs at least two leaves, got {n}")
+    x *= _inverse_norms(x)[:, None]
+    if mass is None:
+        weight = np.ones(n)
+    else:
+        weight = np.asarray(mass, dtype=np.float64)
+        if weight.shape != (n,) or not np.isfinite(weight).all() or (weight < 0).any():
+            raise ValueError(f"mass must be {n} finite non-negative numbers, one per row")
+        # a class never seen still needs a place: give it the smallest mass seen
+        weight = np.maximum(weight, weight[weight > 0].min() if (weight > 0).any() else 1.0)
+    cut_weight = np.ones(n) if balance == "count" else weight
+
+    def split_level(order, start, end):
+        size = end - start
+        seg = np.repeat(np.arange(len(start)), size)
+        pos = _ranges(start, end)
+        off = np.concatenate([[0], np.cumsum(size)[:-1]])  # segment starts in pos
+        leaves = order[pos]
+        xs, ws, cw = x[leaves], weight[leaves], cut_weight[leaves]
+        # two distinct random members of each segment as the first centroids
+        a = rng.integers(0, size)
+        b = (a + 1 + rng.integers(0, size - 1)) % size
+        c0, c1 = xs[off + a], xs[off + b]
+        rank, cut = None, None
+        for _ in range(iterations):
+            score = np.einsum("ij,ij->i", xs, (c1 - c0)[seg])  # low: nearer c0
+            new_rank = np.lexsort((score, seg))
+            ranked_w = cw[new_rank]
+            before = np.cumsum(ranked_w) - ranked_w  # mass ahead of each leaf (global)
+            seg_before = before - before[off][seg]
+            half = np.add.reduceat(ranked_w, off) / 2
+            cut = np.bincount(seg, weights=seg_before < half[seg], minlength=len(start))
+            cut = np.clip(cut.astype(np.int64), 1, size)
+            # the leaf that straddles the half mass goes to the side whose centroid is nearer
+            last = off + cut - 1
+            straddles = seg_before[last] + ranked_w[last] > half
+            cut -= straddles & (score[new_rank[last]] > 0)
+            cut = np.clip(cut, 1, size - 1)
+            if rank is not None and (new_rank == rank).all():
+                break
+            rank = new_rank
+            bounds = np.stack([off, off + cut], axis=1).ravel()
+            pull = xs[rank] * ws[rank][:, None] if weighted else xs[rank]
+            sums = np.add.reduceat(pull, bounds, axis=0)
+            sums *= _inverse_norms(sums)[:, None]
+            c0, c1 = sums[0::2], sums[1::2]
+        order[pos] = leaves[rank]
+        return start + cut
+
+    return level_tree(n, split_level)
+
+
+def _ranges(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(s, e)`` for each segment, vectorised.
+
+    Examples
+    --------
+    >>> _ranges(np.array([0, 5]), np.array([2, 8])).tolist()
+    [0, 1, 5, 6, 7]
+    """
+    size = end - start
+    first = np.cumsum(size) - size
+    return np.repeat(start - first, size) + np.arange(size.sum())

@@ -130,3 +130,143 @@ def test_bad_trees_get_clear_errors():
 
     with pytest.raises(ValueError, match="same path"):
         Word2Vec(corpus(), min_count=1, workers=1, tree=broken)
+
+
+# ------------------------------------------------------------------------------ label trees
+def clustered_labels(n_clusters=4, per_cluster=8, rows=40, width=60, seed=0, sparse=False):
+    """Rows whose features come from their label's cluster: labels of one cluster share a
+    block of feature columns."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    n_classes = n_clusters * per_cluster
+    y = np.repeat(np.arange(n_classes), rows)
+    block = width // n_clusters
+    cluster = y // per_cluster
+    cols = cluster[:, None] * block + rng.integers(0, block, (len(y), 3))
+    X = np.zeros((len(y), width), dtype=np.float32)
+    np.put_along_axis(X, cols, 1.0, axis=1)
+    return (sp.csr_matrix(X) if sparse else X), y, n_classes, per_cluster
+
+
+@pytest.mark.parametrize("kind", ["huffman", "balanced", "kmeans"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_label_tree_is_a_valid_tree_whose_leaf_probabilities_sum_to_one(kind, sparse):
+    from hsw2v import HierarchicalSoftmax
+    from hsw2v.trees import label_tree
+
+    X, y, n_classes, _ = clustered_labels(sparse=sparse)
+    y = y[: len(y) - 7]  # uneven class counts
+    X = X[: len(y)]
+    tree = label_tree(kind, y, n_classes, X, seed=3)
+    check_tree(tree.codes, tree.points, tree.lengths, n_leaves=n_classes)  # prefix-free, full
+    codes = {tuple(tree.code(c)) for c in range(n_classes)}
+    assert len(codes) == n_classes  # every class its own leaf
+    layer = HierarchicalSoftmax(tree, 5)
+    layer.weights[:] = np.random.default_rng(0).normal(0, 1, layer.weights.shape)
+    p = layer.predict_proba(np.random.default_rng(1).normal(0, 1, (3, 5)))
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-6)  # float32 node scores
+
+
+def test_kmeans_label_tree_is_deterministic_for_a_seed_and_puts_clusters_together():
+    from hsw2v.trees import label_tree
+
+    X, y, n_classes, per = clustered_labels(sparse=True)
+    a = label_tree("kmeans", y, n_classes, X, seed=7)
+    b = label_tree("kmeans", y, n_classes, X, seed=7)
+    for name in ("codes", "points", "lengths"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    # equal class masses: the first two bits name the cluster, one prefix per cluster
+    prefixes = [tuple(a.code(c)[:2]) for c in range(n_classes)]
+    for k in range(n_classes // per):
+        assert len({prefixes[c] for c in range(k * per, (k + 1) * per)}) == 1
+    assert len(set(prefixes)) == n_classes // per
+
+
+def test_kmeans_label_tree_gives_frequent_classes_short_paths():
+    from hsw2v.trees import kmeans_tree, label_tree
+
+    X, y, n_classes, _ = clustered_labels(sparse=True)
+    heavy = np.concatenate([y, np.full(2000, 5)])  # class 5 carries most of the mass
+    X_heavy = np.vstack([X.toarray(), np.repeat(X.toarray()[y == 5][:1], 2000, axis=0)])
+    tree = label_tree("kmeans", heavy, n_classes, X_heavy)
+    assert tree.lengths[5] <= 2 < tree.lengths.max()
+    # balance="count" halves by leaves whatever the mass (Parabel's split): all paths 5 long
+    from hsw2v.trees import label_centroids
+
+    counts = np.bincount(heavy, minlength=n_classes)
+    flat = kmeans_tree(label_centroids(X_heavy, heavy, n_classes), counts, balance="count")
+    assert flat.lengths.tolist() == [5] * n_classes
+
+
+def test_label_centroids_are_unit_sums_of_unit_rows():
+    import scipy.sparse as sp
+
+    from hsw2v.trees import label_centroids
+
+    X = np.array([[3, 4, 0], [0, 0, 2], [1, 0, 0]], dtype=np.float64)
+    y = np.array([0, 0, 2])
+    want = np.array([[0.6, 0.8, 1.0], [0, 0, 0], [1, 0, 0]])
+    want[0] /= np.linalg.norm(want[0])
+    np.testing.assert_allclose(label_centroids(X, y, 3), want, rtol=1e-6)
+    np.testing.assert_allclose(label_centroids(sp.csr_matrix(X), y, 3).toarray(), want,
+                               rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda lt, X, y: lt("random", y, 32, X), "kind must be one of"),
+        (lambda lt, X, y: lt("huffman", y, 1, X), "n_classes must be at least 2"),
+        (lambda lt, X, y: lt("huffman", y, 2.5, X), "n_classes must be an integer"),
+        (lambda lt, X, y: lt("huffman", y, 10, X), r"class ids in y must be in \[0, 10\)"),
+        (lambda lt, X, y: lt("huffman", y.astype(float), 32, X), "integer class ids"),
+        (lambda lt, X, y: lt("kmeans", y, 32), "needs X"),
+        (lambda lt, X, y: lt("kmeans", y, 32, X[:-1]), "rows but y has"),
+        (lambda lt, X, y: lt("kmeans", y, 32, np.full(X.shape, np.nan)), "NaN"),
+        (lambda lt, X, y: lt("kmeans", y, 32, X[:, 0]), "2-D"),
+    ],
+)
+def test_label_tree_refuses_bad_input_saying_what_is_wrong(call, match):
+    from hsw2v.trees import label_tree
+
+    X, y, _, _ = clustered_labels()
+    with pytest.raises(ValueError, match=match):
+        call(label_tree, X, y)
+
+
+def test_level_tree_refuses_a_bad_split():
+    from hsw2v.trees import level_tree
+
+    with pytest.raises(ValueError, match="two non-empty parts"):
+        level_tree(4, lambda order, s, e: s)
+    with pytest.raises(ValueError, match="only reorder"):
+        level_tree(4, lambda order, s, e: (order.__setitem__(slice(None), 0), s + 1)[1])
+
+
+def test_kmeans_tree_projects_wide_dense_rows_and_leaves_its_input_alone():
+    from hsw2v.trees import kmeans_tree
+
+    X, y, n_classes, per = clustered_labels(width=400)
+    C = np.zeros((n_classes, 400), dtype=np.float32)
+    np.add.at(C, y, X)
+    before = C.copy()
+    tree = kmeans_tree(C, dim=64, seed=2)
+    np.testing.assert_array_equal(C, before)
+    check_tree(tree.codes, tree.points, tree.lengths, n_leaves=n_classes)
+    prefixes = [tuple(tree.code(c)[:2]) for c in range(n_classes)]
+    assert len(set(prefixes)) == n_classes // per
+
+
+@pytest.mark.parametrize("kind", ["huffman", "balanced", "kmeans"])
+def test_label_tree_gives_classes_without_rows_a_leaf_too(kind):
+    import scipy.sparse as sp
+
+    from hsw2v.trees import label_tree
+
+    X = sp.random(50, 30, density=0.2, format="csr", random_state=0)
+    y = np.random.default_rng(0).integers(0, 3, 50)  # classes 3..8 never seen
+    tree = label_tree(kind, y, 9, X)
+    check_tree(tree.codes, tree.points, tree.lengths, n_leaves=9)
+    two = label_tree(kind, y % 2, 2, X)
+    assert two.lengths.tolist() == [1, 1]
