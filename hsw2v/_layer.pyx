@@ -37,7 +37,9 @@ D. Exactness. The sigmoid is computed exactly in float64 (no table; the layer's 
    ``_vec.h``. Dot products are float32 (``hsw2v_dot``), accumulated with several registers.
 
 E. The gradient (Morin & Bengio 2005; Mikolov et al. 2013): with ``L = -sum_j log
-   sigmoid(s_j f_j)``, ``dL/dh = sum_j g_j syn1[n_j]`` and ``dL/dsyn1[n_j] = g_j h``. A step
+   sigmoid(s_j f_j)``, ``dL/dh = sum_j g_j syn1[n_j]`` and ``dL/dsyn1[n_j] = g_j h``. The
+   step itself is the one reference step of every kernel (``hs_step``, :mod:`hsw2v._path`),
+   called with the exact sigmoid and the optional per-node bias. A step
    of size ``lr`` is ``syn1[n_j] -= lr g_j h``, the word2vec update with ``alpha = lr``.
    With an intercept, ``dL/dbias[n_j] = g_j`` and the step is ``bias[n_j] -= lr g_j``
    (a constant-1 input coordinate whose weight is ``bias``).
@@ -52,6 +54,7 @@ from libc.string cimport memset
 
 import numpy as np
 
+from hsw2v._path cimport hs_step
 from hsw2v._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid
 from hsw2v._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
 
@@ -72,27 +75,13 @@ cdef inline double path_step(
     int d,                   # IN   dimension
     float lr,                # IN   step size; 0 leaves syn1 alone
 ) noexcept nogil:
-    """-log P(y | h) along one path (design note E). With ``lr``, each node's row takes its
-    step right after its (old) value went into ``grad_h``."""
-    cdef int j
-    cdef float *row
-    cdef double f, g, loss = 0.0
-    for j in range(length):
-        row = syn1 + <int64_t>point[j] * d
-        f = hsw2v_dot(d, h, row)
-        if bias != NULL:
-            f += bias[point[j]]
-        loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
-        g = sigmoid(f) - (1.0 - code[j])
-        if g_out != NULL:
-            g_out[j] = <float>g
-        if grad_h != NULL:
-            hsw2v_axpy(d, <float>g, row, grad_h)
-        if lr != 0.0:
-            hsw2v_axpy(d, <float>(-lr * g), h, row)
-            if bias != NULL:
-                bias[point[j]] -= <float>(lr * g)
-    return loss
+    """-log P(y | h) along one path (design note E): the reference hierarchical-softmax step
+    (``hs_step`` of :mod:`hsw2v._path`, the one home of the gradient) with the exact sigmoid,
+    ``grad_h`` taking dL/dh and each node's row (and bias) its step right after its old value
+    went into ``grad_h``."""
+    cdef double check = 0.0  # hs_step's sum of f; the layer checks its loss instead
+    return hs_step(d, h, grad_h, 1.0, NULL, syn1, code, point, length, bias, lr, NULL, NULL,
+                   NULL, True, g_out, &check)
 
 
 def _check_paths(Py_ssize_t V, const float[:, ::1] syn1, const uint8_t[:, ::1] codes,
