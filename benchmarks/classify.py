@@ -11,7 +11,9 @@ Systems (each run in a fresh process, their runs alternated over ``--repeats`` r
 
 * ``hsw2v-TREE`` / ``hsw2v-TREE-b``: :class:`hsw2v.HierarchicalSoftmax` on a tree of
   :func:`hsw2v.trees.label_tree` (huffman, balanced, kmeans), without / with the per-node
-  intercept, ``fit`` with ``--dim``, ``--epochs``, ``--workers``;
+  intercept, ``fit`` with ``--dim``, ``--epochs``, ``--workers``; ``hsw2v-TREE-b-adagrad``
+  the same with ``fit(optimizer="adagrad")`` at ``--adagrad-lr`` (``-rowwise``:
+  ``optimizer="rowwise-adagrad"``);
 * ``napkinxc`` / ``napkinxc-adagrad``: napkinXC's PLT with its defaults, and with
   ``optimizer="adagrad", epochs=3`` (needs ``pip install napkinxc``);
 * ``softmax``: a flat softmax ``P(c | x) = softmax(x W_in W_out^T + b)`` (dim 64 + class
@@ -53,6 +55,9 @@ SYSTEMS = [
     "hsw2v-balanced-b",
     "hsw2v-kmeans",
     "hsw2v-kmeans-b",
+    "hsw2v-huffman-b-adagrad",
+    "hsw2v-kmeans-b-adagrad",
+    "hsw2v-kmeans-b-rowwise",
     "napkinxc",
     "napkinxc-adagrad",
     "softmax",
@@ -119,12 +124,16 @@ def run_hsw2v(system, X, y, Xt, n_classes, args):
     from hsw2v.trees import label_tree
 
     parts = system.split("-")
-    kind, intercept = parts[1], parts[-1] == "b"
+    optimizer = {"adagrad": "adagrad", "rowwise": "rowwise-adagrad"}.get(parts[-1], "sgd")
+    kind, intercept = parts[1], "b" in parts[2:]
+    lr = args.lr if optimizer == "sgd" else args.adagrad_lr
+    min_lr = 0.0 if optimizer == "sgd" else args.adagrad_min_lr
     t0 = time.perf_counter()
     tree = label_tree(kind, y, n_classes, X, seed=args.seed)
     tree_s = time.perf_counter() - t0
     layer = HierarchicalSoftmax(tree, args.dim, seed=args.seed, intercept=intercept)
-    layer.fit(X, y, epochs=args.epochs, lr=args.lr, workers=args.workers)
+    layer.fit(X, y, epochs=args.epochs, lr=lr, min_lr=min_lr, workers=args.workers,
+              optimizer=optimizer)
     fit_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     top, _ = layer.topk(layer.transform(Xt), 5)
@@ -238,6 +247,10 @@ def main(argv=None) -> None:
     ap.add_argument("--dim", type=int, default=128)
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--lr", type=float, default=0.1)
+    ap.add_argument("--adagrad-lr", type=float, default=0.1,
+                    help="lr of the hsw2v-*-adagrad systems (row-wise AdaGrad)")
+    ap.add_argument("--adagrad-min-lr", type=float, default=0.0,
+                    help="final lr of the hsw2v-*-adagrad systems (their lr: constant)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--softmax-epochs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)

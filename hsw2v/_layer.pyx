@@ -44,10 +44,22 @@ E. The gradient (Morin & Bengio 2005; Mikolov et al. 2013): with ``L = -sum_j lo
    With an intercept, ``dL/dbias[n_j] = g_j`` and the step is ``bias[n_j] -= lr g_j``
    (a constant-1 input coordinate whose weight is ``bias``).
 
+F. Row-wise AdaGrad (``FitTrainer`` with accumulators; Duchi et al. 2011, in the row-wise
+   form of Gupta et al. 2014 used for large embedding tables): one float32 accumulator per row
+   of ``W_in`` and per inner node, not one per weight, so the state is ``m + V - 1`` floats.
+   A row whose gradient this example is the vector ``u`` (``g_j h`` for node ``n_j``, with the
+   intercept ``g_j`` as one more coordinate; ``x_ik dL/dh`` for feature row ``k``) adds
+   ``mean(u**2)`` to its accumulator ``G`` and steps ``row -= lr / sqrt(G + eps) * u``. The
+   gradient is taken first for the whole example (``path_step`` with step 0), then every row
+   steps: the same gradient as the SGD path, whose steps are interleaved with the walk only
+   where they cannot change it. A step is at most ``lr * sqrt(len(u))`` long, so a zero or
+   tiny gradient cannot make it blow up; NaN in a gradient reaches the loss, as with SGD.
+
 Every nogil routine has a Python-callable twin (``py_*``) or is itself callable, and the tests
 compare them with NumPy references.
 """
 
+from libc.math cimport sqrt, sqrtf
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
@@ -57,6 +69,9 @@ import numpy as np
 from hsw2v._path cimport hs_step
 from hsw2v._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid
 from hsw2v._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
+
+# AdaGrad's epsilon (design note F): keeps the first step finite when a row's gradient is 0
+DEF ADAGRAD_EPS = 1e-10
 
 
 # --------------------------------------------------------------------------------------------
@@ -235,15 +250,111 @@ cdef struct FitView:
     const int64_t *indptr     # CSR row pointers (n + 1)
     const int32_t *indices    # CSR column ids
     const float *data         # CSR values
+    float *acc_in             # row-wise AdaGrad: one accumulator per row of W_in (m), or NULL
+    float *acc_node           # row-wise AdaGrad: one per inner node (V-1); set with acc_in
+    bint acc_full             # per-weight AdaGrad: acc_in is m x d, acc_node (V-1) x (d + 1)
     int64_t m
     int d
     int max_length
 
 
+cdef inline double row_step(float lr, float *acc, double sq) noexcept nogil:
+    """Row-wise AdaGrad (design note F): add the mean squared gradient ``sq`` of one row to
+    its accumulator and return that row's step size ``lr / sqrt(acc + eps)``."""
+    acc[0] += <float>sq
+    return lr / sqrt(<double>acc[0] + ADAGRAD_EPS)
+
+
+cdef inline void coord_step(int d, float lr, float a, const float *u, float *acc,
+                            float *w) noexcept nogil:
+    """Per-weight AdaGrad (design note F) of one row whose gradient is ``a * u``:
+    ``acc += (a u)**2``, ``w -= lr (a u) / sqrt(acc + eps)``, coordinate by coordinate."""
+    cdef int t
+    cdef float q
+    for t in range(d):
+        q = a * u[t]
+        acc[t] += q * q
+        w[t] -= lr * q / sqrtf(acc[t] + <float>ADAGRAD_EPS)
+
+
+cdef double adagrad_example(const FitView *v, int64_t i, float lr, float *h, float *grad_h,
+                            float *g) noexcept nogil:
+    """One row-wise AdaGrad step on example ``i`` (design note F): h = x_i W_in; the path's
+    loss, ``g_j`` and ``dL/dh`` at the weights on entry (``path_step`` with step 0, so the
+    gradient is the reference one); then each path node ``n`` steps by ``g_j h`` (and its
+    intercept by ``g_j``) and each feature row ``k`` by ``x_ik dL/dh``, every row with its own
+    step size. Returns the example's loss."""
+    cdef int d = v.d, j, length
+    cdef int64_t k, lo, hi
+    cdef int32_t c = v.y[i], n
+    cdef const int32_t *point
+    cdef double loss, hh, gg, s
+    cdef float x
+    memset(h, 0, d * sizeof(float))
+    memset(grad_h, 0, d * sizeof(float))
+    if v.dense != NULL:
+        lo, hi = 0, v.m
+    else:
+        lo, hi = v.indptr[i], v.indptr[i + 1]
+    for k in range(lo, hi):
+        if v.dense != NULL:
+            x = v.dense[i * v.m + k]
+            if x != 0.0:
+                hsw2v_axpy(d, x, v.W_in + k * d, h)
+        else:
+            hsw2v_axpy(d, v.data[k], v.W_in + <int64_t>v.indices[k] * d, h)
+    length = v.lengths[c]
+    point = v.points + <int64_t>c * v.max_length
+    loss = path_step(h, grad_h, g, v.syn1, v.bias, v.codes + <int64_t>c * v.max_length,
+                     point, length, d, 0.0)
+    if v.acc_full:
+        for j in range(length):
+            n = point[j]
+            coord_step(d, lr, g[j], h, v.acc_node + <int64_t>n * (d + 1),
+                       v.syn1 + <int64_t>n * d)
+            if v.bias != NULL:
+                x = 1.0
+                coord_step(1, lr, g[j], &x, v.acc_node + <int64_t>n * (d + 1) + d, v.bias + n)
+        for k in range(lo, hi):
+            if v.dense != NULL:
+                x = v.dense[i * v.m + k]
+                if x != 0.0:
+                    coord_step(d, lr, x, grad_h, v.acc_in + k * d, v.W_in + k * d)
+            else:
+                coord_step(d, lr, v.data[k], grad_h, v.acc_in + <int64_t>v.indices[k] * d,
+                           v.W_in + <int64_t>v.indices[k] * d)
+        return loss
+    hh = hsw2v_dot(d, h, h)
+    for j in range(length):
+        n = point[j]
+        if v.bias != NULL:  # the intercept is the row's extra coordinate (input 1)
+            s = row_step(lr, v.acc_node + n, g[j] * g[j] * (hh + 1.0) / (d + 1))
+            v.bias[n] -= <float>(s * g[j])
+        else:
+            s = row_step(lr, v.acc_node + n, g[j] * g[j] * hh / d)
+        hsw2v_axpy(d, <float>(-s * g[j]), h, v.syn1 + <int64_t>n * d)
+    gg = hsw2v_dot(d, grad_h, grad_h) / d
+    for k in range(lo, hi):
+        if v.dense != NULL:
+            x = v.dense[i * v.m + k]
+            if x != 0.0:
+                s = row_step(lr, v.acc_in + k, x * x * gg)
+                hsw2v_axpy(d, <float>(-s * x), grad_h, v.W_in + k * d)
+        else:
+            x = v.data[k]
+            s = row_step(lr, v.acc_in + v.indices[k], x * x * gg)
+            hsw2v_axpy(d, <float>(-s * x), grad_h, v.W_in + <int64_t>v.indices[k] * d)
+    return loss
+
+
 cdef double fit_example(const FitView *v, int64_t i, float lr, float *h,
-                        float *grad_h) noexcept nogil:
+                        float *grad_h, float *g) noexcept nogil:
     """One SGD step on example ``i``: h = x_i W_in, walk y_i's path (updating syn1), then
-    W_in[k] -= lr x_ik dL/dh for every feature k of x_i. Returns the example's loss."""
+    W_in[k] -= lr x_ik dL/dh for every feature k of x_i. Returns the example's loss. With the
+    AdaGrad accumulators set, the step is :func:`adagrad_example`'s instead (``g``: scratch of
+    ``max_length`` floats, used by that step only)."""
+    if v.acc_in != NULL:
+        return adagrad_example(v, i, lr, h, grad_h, g)
     cdef int d = v.d
     cdef int64_t k, lo, hi
     cdef int32_t c = v.y[i]
@@ -286,11 +397,21 @@ cdef class FitTrainer:
     def __init__(self, float[:, ::1] W_in, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                  const int32_t[:, ::1] points, const int32_t[::1] lengths,
                  const int32_t[::1] y, dense=None, indptr=None, indices=None, data=None,
-                 float[::1] bias=None):
+                 float[::1] bias=None, float[::1] acc_in=None, float[::1] acc_node=None):
         cdef Py_ssize_t V = codes.shape[0]
         _check_paths(V, syn1, codes, points, lengths, W_in.shape[1])
         if bias is not None and bias.shape[0] != V - 1:
             raise ValueError(f"bias has {bias.shape[0]} entries for {V - 1} inner nodes")
+        if (acc_in is None) != (acc_node is None):
+            raise ValueError("give both AdaGrad accumulators (acc_in and acc_node) or neither")
+        cdef Py_ssize_t d = W_in.shape[1]
+        if acc_in is not None and not (
+                (acc_in.shape[0] == W_in.shape[0] and acc_node.shape[0] == V - 1)
+                or (acc_in.shape[0] == W_in.shape[0] * d
+                    and acc_node.shape[0] == (V - 1) * (d + 1))):
+            raise ValueError(f"AdaGrad accumulators need {W_in.shape[0]} and {V - 1} entries "
+                             f"(row-wise) or {W_in.shape[0] * d} and {(V - 1) * (d + 1)} "
+                             "(per weight)")
         if int(np.min(y)) < 0 or int(np.max(y)) >= V:
             raise ValueError(f"class ids must be in [0, {V})")
         cdef const float[:, ::1] X
@@ -320,9 +441,13 @@ cdef class FitTrainer:
                 self.v.indices = &ix[0]
                 self.v.data = &dv[0]
         self._keep_alive = (W_in, syn1, codes, points, lengths, y, dense, indptr, indices, data,
-                            bias)
+                            bias, acc_in, acc_node)
         if bias is not None:
             self.v.bias = &bias[0]
+        if acc_in is not None:
+            self.v.acc_in = &acc_in[0]
+            self.v.acc_node = &acc_node[0]
+            self.v.acc_full = acc_node.shape[0] != V - 1
         self.v.W_in = &W_in[0, 0]
         self.v.syn1 = &syn1[0, 0]
         self.v.codes = &codes[0, 0]
@@ -350,14 +475,15 @@ cdef class FitTrainer:
                     bad = True
         if bad:
             raise ValueError("example ids out of range")
-        cdef float *h = <float *>malloc(2 * self.v.d * sizeof(float))
+        cdef float *h = <float *>malloc((2 * self.v.d + self.v.max_length) * sizeof(float))
         if h == NULL:
             raise MemoryError("could not allocate a job's buffers")
         try:
             with nogil:
                 for t in range(n_ids):
                     lr = alpha0 + (alpha1 - alpha0) * (<float>t / <float>n_ids)
-                    loss += fit_example(&self.v, ids[t], lr, h, h + self.v.d)
+                    loss += fit_example(&self.v, ids[t], lr, h, h + self.v.d,
+                                        h + 2 * self.v.d)
         finally:
             free(h)
         return n_ids, loss
@@ -405,13 +531,14 @@ def py_fill_row(const float[::1] scores, const int32_t[:, ::1] children,
 
 
 def py_fit_example(FitTrainer trainer, int64_t i, float lr):
-    """Twin of ``fit_example``: one SGD step on example ``i``; returns its loss."""
+    """Twin of ``fit_example``: one step on example ``i`` (SGD, or row-wise AdaGrad when the
+    trainer has accumulators); returns its loss."""
     if not 0 <= i < trainer.n:
         raise ValueError("example id out of range")
-    cdef float *h = <float *>malloc(2 * trainer.v.d * sizeof(float))
+    cdef float *h = <float *>malloc((2 * trainer.v.d + trainer.v.max_length) * sizeof(float))
     if h == NULL:
         raise MemoryError()
     try:
-        return fit_example(&trainer.v, i, lr, h, h + trainer.v.d)
+        return fit_example(&trainer.v, i, lr, h, h + trainer.v.d, h + 2 * trainer.v.d)
     finally:
         free(h)

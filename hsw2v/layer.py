@@ -145,6 +145,8 @@ class HierarchicalSoftmax:
         self.intercept = np.zeros(self.n_classes - 1, dtype=np.float32) if intercept else None
         self.input_weights: np.ndarray | None = None
         self.history: list[float] = []
+        # row-wise AdaGrad accumulators of `fit(optimizer="adagrad")`: (W_in rows, inner nodes)
+        self._adagrad: tuple[np.ndarray, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -405,6 +407,7 @@ class HierarchicalSoftmax:
         min_lr: float = 0.0,
         workers: int = 1,
         job_size: int = 1000,
+        optimizer: str = "sgd",
     ) -> HierarchicalSoftmax:
         """Train the linear classifier ``h = x W_in`` and this layer by SGD, one example at a
         time, as fastText's supervised mode: ``X`` is a dense float array or a SciPy CSR
@@ -420,6 +423,14 @@ class HierarchicalSoftmax:
         calling thread and is reproducible. ``history`` gets the mean
         loss of each epoch.
 
+        ``optimizer="sgd"`` (the default) is word2vec's and fastText's plain SGD step.
+        ``optimizer="adagrad"`` is row-wise AdaGrad (Duchi et al. 2011; one accumulated mean
+        squared gradient per row of ``input_weights`` and per inner node, so ``m + V - 1``
+        floats of state): every row steps by ``lr / sqrt(accumulator)`` times its gradient,
+        the same linear schedule on top. The accumulators live on the layer, so later calls
+        (the classifier's epochs, ``partial_fit``) go on with them; they start at zero with a
+        new input matrix. See ``docs/layer.md`` for when it pays.
+
         Examples
         --------
         >>> X = np.eye(4, dtype=np.float32)
@@ -434,6 +445,8 @@ class HierarchicalSoftmax:
         lr, min_lr = float(lr), float(min_lr)
         if not (np.isfinite(lr) and lr > 0 and 0 <= min_lr <= lr):
             raise ValueError(f"need lr > 0 and 0 <= min_lr <= lr, got lr={lr}, min_lr={min_lr}")
+        if optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
         X = self._features(X, "fit")
         n, m = X.shape
         if isinstance(X, np.ndarray):
@@ -451,11 +464,18 @@ class HierarchicalSoftmax:
             rng = np.random.default_rng(self.seed)
             w = rng.random((m, self.dim), dtype=np.float32)
             self.input_weights = (w * 2.0 - 1.0) / self.dim
+            self._adagrad = None
         elif self.input_weights.shape != (m, self.dim):
             raise ValueError(
                 f"X has {m} features but the fitted input matrix has "
                 f"{self.input_weights.shape[0]}: give the same features as before"
             )
+        if optimizer != "sgd":
+            w = 1 if optimizer == "rowwise-adagrad" else self.dim
+            sizes = (m * w, len(self.weights) * (1 if w == 1 else self.dim + 1))
+            if self._adagrad is None or (len(self._adagrad[0]), len(self._adagrad[1])) != sizes:
+                self._adagrad = tuple(np.zeros(k, dtype=np.float32) for k in sizes)
+            inputs["acc_in"], inputs["acc_node"] = self._adagrad
         trainer = FitTrainer(
             self.input_weights, self.weights, *self._tree_arrays(), y, bias=self.intercept,
             **inputs
@@ -464,7 +484,12 @@ class HierarchicalSoftmax:
         for epoch in range(epochs):
             # kept to restore if this epoch diverges (docs/robustness.md); a copy per epoch
             # costs less than one pass over X
-            before = (self.input_weights.copy(), self.weights.copy(), self._intercept_copy())
+            before = (
+                self.input_weights.copy(),
+                self.weights.copy(),
+                self._intercept_copy(),
+                None if optimizer == "sgd" else tuple(a.copy() for a in self._adagrad),
+            )
             perm = np.random.default_rng([self.seed, epoch]).permutation(n).astype(np.int32)
             jobs = [
                 Job(
@@ -508,6 +533,9 @@ class HierarchicalSoftmax:
             self.intercept[...] = before[2]
         self.input_weights[...] = before[0]
         self.weights[...] = before[1]
+        if before[3] is not None:
+            for acc, saved in zip(self._adagrad, before[3]):
+                acc[...] = saved
         return TrainingDivergedError(
             f"fit diverged in epoch {epoch + 1} of {epochs}: the loss became NaN or infinite "
             f"at lr={lr:g} (rows holding NaN or inf: {describe_rows(rows)}). Scale the "
@@ -741,6 +769,9 @@ def _log_sigmoid(f: np.ndarray, out: np.ndarray) -> np.ndarray:
     np.negative(tmp, out=tmp)
     np.add(tmp, f, out=tmp, where=f < 0)
     return out
+
+
+OPTIMIZERS = ("sgd", "adagrad", "rowwise-adagrad")
 
 
 def _positive_int(value, name: str, high: int | None = None) -> int:
