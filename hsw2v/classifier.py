@@ -30,7 +30,7 @@ except ImportError as exc:  # an optional dependency: say how to get it
     ) from exc
 
 from hsw2v.divergence import TrainingDivergedError
-from hsw2v.layer import HierarchicalSoftmax
+from hsw2v.layer import OPTIMIZERS, HierarchicalSoftmax
 from hsw2v.trees import label_tree
 
 __all__ = ["HierarchicalSoftmaxClassifier", "encode_labels"]
@@ -125,6 +125,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         min_lr=0.0,
         tree="kmeans",
         fit_intercept=True,
+        optimizer="sgd",
         validation_fraction=None,
         n_iter_no_change=3,
         tol=1e-4,
@@ -139,6 +140,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         self.min_lr = min_lr
         self.tree = tree
         self.fit_intercept = fit_intercept
+        self.optimizer = optimizer
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
@@ -258,7 +260,8 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
                 for _ in range(BACKOFFS + 1):
                     try:
                         layer.fit(Xe, ye, epochs=1, lr=a0 * scale, min_lr=a1 * scale,
-                                  workers=self.workers, job_size=self.job_size)  # fmt: skip
+                                  workers=self.workers, job_size=self.job_size,
+                                  optimizer=self.optimizer)  # fmt: skip
                         break
                     except TrainingDivergedError as exc:  # the layer restored the weights
                         if scale <= 10.0**-BACKOFFS:
@@ -362,6 +365,8 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"need lr > 0 and 0 <= min_lr <= lr, got lr={lr}, min_lr={min_lr}")
         if self.tree not in TREES:
             raise ValueError(f"tree must be one of {TREES}, got {self.tree!r}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
         fraction = self.validation_fraction
         if fraction is not None and not (0 < fraction < 1):
             raise ValueError(f"validation_fraction must be None or in (0, 1), got {fraction!r}")

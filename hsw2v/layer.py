@@ -534,7 +534,7 @@ class HierarchicalSoftmax:
         self.input_weights[...] = before[0]
         self.weights[...] = before[1]
         if before[3] is not None:
-            for acc, saved in zip(self._adagrad, before[3]):
+            for acc, saved in zip(self._adagrad, before[3], strict=True):
                 acc[...] = saved
         return TrainingDivergedError(
             f"fit diverged in epoch {epoch + 1} of {epochs}: the loss became NaN or infinite "

@@ -45,7 +45,7 @@ def reference_step(lay, W_in, x, c, lr, acc_in, acc_node, full, b0):
     loss = np.logaddexp(0, -(1 - 2.0 * code) * f).sum()
     g = 1 / (1 + np.exp(-f)) - (1 - code)
     grad_h = g @ S[pts]
-    for gj, p in zip(g, pts):
+    for gj, p in zip(g, pts, strict=True):
         u = gj * h
         if full:
             A = A_node.reshape(-1, d + 1)
@@ -92,7 +92,7 @@ def test_one_adagrad_step_matches_the_numpy_reference(full, intercept, dense):
                           0.3, state[1], state[2], full, state[3])
     loss = _layer.py_fit_example(trainer, 1, 0.3)
     assert loss == pytest.approx(want[0], rel=1e-5)
-    for got, ref in zip((W_in, lay.weights, lay.intercept, acc_in, acc_node), want[1:]):
+    for got, ref in zip((W_in, lay.weights, lay.intercept, acc_in, acc_node), want[1:], strict=True):
         if ref is None:
             assert got is None
         else:
@@ -128,7 +128,7 @@ def test_fit_with_adagrad_learns_and_keeps_its_state_across_calls(optimizer):
     acc = tuple(a.copy() for a in lay._adagrad)
     assert all(np.all(a >= 0) and np.any(a > 0) for a in acc)
     lay.fit(X[:2000], y[:2000], epochs=1, lr=0.1, optimizer=optimizer)  # goes on from them
-    assert all(np.all(b >= a) for a, b in zip(acc, lay._adagrad))
+    assert all(np.all(b >= a) for a, b in zip(acc, lay._adagrad, strict=True))
     p1 = np.mean(lay.topk(lay.transform(X[2000:]), 1)[0][:, 0] == y[2000:])
     assert p1 > 0.5  # 12 classes: chance is 8 %
 
@@ -165,7 +165,7 @@ def test_a_diverging_adagrad_epoch_restores_weights_and_accumulators(optimizer, 
     with pytest.raises(TrainingDivergedError, match="fit diverged in epoch 1"):
         lay.fit(bad, y, epochs=2, lr=0.1, optimizer=optimizer, workers=workers)
     got = (lay.input_weights, lay.weights, lay.intercept, *lay._adagrad)
-    for g, b in zip(got, before[:-1]):
+    for g, b in zip(got, before[:-1], strict=True):
         np.testing.assert_array_equal(g, b)
     assert lay.history == before[-1]
     lay.fit(X, y, epochs=1, lr=0.1, optimizer=optimizer, workers=workers)  # goes on

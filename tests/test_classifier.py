@@ -202,6 +202,7 @@ def test_parameters_are_checked_with_clear_errors():
         ({"epochs": 1.5}, "epochs must be an integer"),
         ({"lr": -1}, "need lr > 0"),
         ({"tree": "random"}, "tree must be one of"),
+        ({"optimizer": "adam"}, "optimizer must be one of"),
         ({"validation_fraction": 1.0}, "validation_fraction must be None or in"),
         ({"validation_fraction": 0.001}, "both need at least one row"),
     ]:
@@ -209,6 +210,16 @@ def test_parameters_are_checked_with_clear_errors():
             HierarchicalSoftmaxClassifier(**params).fit(X, y)
     with pytest.raises(ValueError, match="at least 2 classes in y, got 1 class"):
         HierarchicalSoftmaxClassifier().fit(X, np.zeros(60))
+
+
+@pytest.mark.parametrize("optimizer", ["adagrad", "rowwise-adagrad"])
+def test_the_optimizer_reaches_the_layer_and_trains(optimizer):
+    X, y = blobs()
+    clf = HierarchicalSoftmaxClassifier(optimizer=optimizer, epochs=10, random_state=0)
+    assert clf.fit(X, y).score(X, y) > 0.9
+    assert clf.get_params()["optimizer"] == optimizer
+    assert clf.layer_._adagrad is not None  # the layer kept its accumulators
+    assert HierarchicalSoftmaxClassifier(random_state=0).fit(X, y).layer_._adagrad is None
 
 
 def test_trees_and_intercept_follow_the_layer_they_run_on():
