@@ -4,7 +4,6 @@ layer's API that the estimator removes."""
 
 from __future__ import annotations
 
-import inspect
 import pickle
 import warnings
 
@@ -19,7 +18,7 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import Normalizer  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from hsw2v import HierarchicalSoftmax, HierarchicalSoftmaxClassifier, trees  # noqa: E402
+from hsw2v import HierarchicalSoftmaxClassifier  # noqa: E402
 from hsw2v.classifier import encode_labels  # noqa: E402
 
 EXPECTED_FAILURES = {
@@ -227,20 +226,14 @@ def test_trees_and_intercept_follow_the_layer_they_run_on():
     balanced = HierarchicalSoftmaxClassifier(tree="balanced", epochs=10, random_state=0)
     assert balanced.fit(X, y).score(X, y) > 0.9
     assert balanced.layer_.tree.lengths.max() - balanced.layer_.tree.lengths.min() <= 1
-    # MERGE(#19 trees): with hsw2v.trees.label_tree and the layer's intercept present, these
-    # train; until then they are refused with a clear error
-    if not hasattr(trees, "label_tree"):
-        with pytest.raises(NotImplementedError, match="label_tree"):
-            HierarchicalSoftmaxClassifier(tree="kmeans").fit(X, y)
-    else:
-        kmeans = HierarchicalSoftmaxClassifier(tree="kmeans", epochs=10, random_state=0)
-        assert kmeans.fit(X, y).score(X, y) > 0.9
-    if "intercept" not in inspect.signature(HierarchicalSoftmax).parameters:
-        with pytest.raises(NotImplementedError, match="fit_intercept=False"):
-            HierarchicalSoftmaxClassifier(fit_intercept=True).fit(X, y)
-    else:
-        clf = HierarchicalSoftmaxClassifier(fit_intercept=True, epochs=10, random_state=0)
-        assert clf.fit(X, y).score(X, y) > 0.9 and np.any(clf.layer_.intercept != 0)
+    kmeans = HierarchicalSoftmaxClassifier(tree="kmeans", epochs=10, random_state=0)
+    assert kmeans.fit(X, y).score(X, y) > 0.9
+    clf = HierarchicalSoftmaxClassifier(
+        tree="huffman", fit_intercept=True, epochs=10, random_state=0
+    )
+    assert clf.fit(X, y).score(X, y) > 0.9 and np.any(clf.layer_.intercept != 0)
+    plain = HierarchicalSoftmaxClassifier(fit_intercept=False, epochs=10, random_state=0)
+    assert plain.fit(X, y).layer_.intercept is None
 
 
 def test_unscaled_features_back_off_instead_of_diverging():

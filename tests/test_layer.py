@@ -514,11 +514,6 @@ def test_backward_node_rows_match_finite_differences(kind):
 
 def test_backward_node_intercepts_match_finite_differences():
     """dL/dintercept[n] = sum of g over the steps through node n, when the layer has one."""
-    import inspect
-
-    # MERGE(#19 trees): runs once the layer has its per-node intercept
-    if "intercept" not in inspect.signature(HierarchicalSoftmax).parameters:
-        pytest.skip("this layer has no intercept")
     rng = np.random.default_rng(8)
     lay = HierarchicalSoftmax.from_counts(rng.integers(1, 50, 11), dim=3, intercept=True)
     lay.weights[:] = rng.normal(0, 1, lay.weights.shape)
