@@ -22,7 +22,7 @@ import numpy as np
 
 from hsw2v.corpora import COMPRESSED_SUFFIXES, open_source
 from hsw2v.exceptions import TruncatedFileError
-from hsw2v.persist import atomic_commit, atomic_temp
+from hsw2v.persist import atomic_file
 
 logger = logging.getLogger(__name__)
 
@@ -43,9 +43,8 @@ def _output(fname, append: bool):
         with open_source(fname, "ab" if append else "wb") as fout:
             yield fout
         return
-    fd, tmp = atomic_temp(fname)
-    os.close(fd)
-    try:
+    with atomic_file(fname) as (fd, tmp):
+        os.close(fd)
         with open_source(tmp, "wb") as fout:
             yield fout
         fd = os.open(tmp, os.O_RDONLY)
@@ -53,13 +52,6 @@ def _output(fname, append: bool):
             os.fsync(fd)
         finally:
             os.close(fd)
-        atomic_commit(tmp, fname)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _store_order(kv, sort_attr: str, fvocab) -> list:

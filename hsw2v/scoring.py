@@ -27,14 +27,12 @@ import numpy as np
 
 from hsw2v._inner import encode_sentences
 from hsw2v._query import Scorer, leaf_log_probs, top_leaves
-from hsw2v._threads import Workers
+from hsw2v._threads import Workers, items_until_stopped, put_unless_stopped
 from hsw2v.huffman import child_table
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["child_table", "output_word_probabilities", "predict_output_word", "score_sentences"]
-
-_POLL_SECONDS = 0.1
 
 
 def _require_vocabulary(model) -> None:
@@ -146,14 +144,7 @@ def score_sentences(
     stop = threading.Event()
 
     def work() -> None:
-        while not stop.is_set():
-            try:
-                item = jobs.get(timeout=_POLL_SECONDS)
-            except queue.Empty:
-                continue
-            if item is None:
-                break
-            first, ids, ends = item
+        for first, ids, ends in items_until_stopped(jobs, stop):
             result = scorer.score_job(ids, ends)
             scores[first : first + len(result)] = result
             done.put(len(result))
@@ -173,7 +164,7 @@ def score_sentences(
             if not chunk:
                 break
             ids, ends, _ = encode_sentences(chunk, key_to_index)
-            _put(jobs, (count, ids, ends), stop)
+            put_unless_stopped(jobs, (count, ids, ends), stop)
             count += len(chunk)
             while not done.empty():
                 scored += done.get_nowait()
@@ -192,7 +183,7 @@ def score_sentences(
                     total_sentences,
                 )
         for _ in range(workers):
-            _put(jobs, None, stop)
+            put_unless_stopped(jobs, None, stop)
     elapsed = time.perf_counter() - started
     logger.info(
         "scoring %i sentences took %.1fs, %.0f sentences/s",
@@ -201,15 +192,6 @@ def score_sentences(
         count / max(elapsed, 1e-9),
     )
     return scores[:count]
-
-
-def _put(jobs: queue.Queue, item, stop: threading.Event) -> None:
-    while not stop.is_set():
-        try:
-            jobs.put(item, timeout=_POLL_SECONDS)
-            return
-        except queue.Full:
-            continue
 
 
 # ---------------------------------------------------------------------------- prediction
