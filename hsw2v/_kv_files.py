@@ -28,8 +28,7 @@ class KeyedVectorsFiles:
 
         Examples
         --------
-        >>> import os, tempfile
-        >>> from hsw2v import KeyedVectors
+        >>> import os, tempfile; from hsw2v import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[0.0, 0.0], [0.0, 0.0]])
         >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
         >>> _ = open(path, "w").write("1 2\\nb 1 2\\n")
@@ -74,8 +73,7 @@ class KeyedVectorsFiles:
 
         Examples
         --------
-        >>> import os, tempfile
-        >>> from hsw2v import KeyedVectors
+        >>> import os, tempfile; from hsw2v import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[0.5, 1.0]])
         >>> path = os.path.join(tempfile.mkdtemp(), "v.txt"); kv.save_word2vec_format(path)
         >>> open(path).read()
@@ -136,8 +134,7 @@ class KeyedVectorsFiles:
 
         Examples
         --------
-        >>> import os, tempfile
-        >>> from hsw2v import KeyedVectors
+        >>> import os, tempfile; from hsw2v import KeyedVectors
         >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
         >>> _ = open(path, "w").write("2 2\\na 1 0\\nb 0 1\\n")
         >>> KeyedVectors.load_word2vec_format(path)["b"].tolist()
@@ -212,8 +209,7 @@ class KeyedVectorsFiles:
 
         Examples
         --------
-        >>> import os, tempfile
-        >>> from hsw2v import KeyedVectors
+        >>> import os, tempfile; from hsw2v import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[1.0, 2.0]])
         >>> path = os.path.join(tempfile.mkdtemp(), "wv.hsw2v"); kv.save(path)
         >>> KeyedVectors.load(path)["a"].tolist()
@@ -227,8 +223,7 @@ class KeyedVectorsFiles:
 
         Examples
         --------
-        >>> import os, tempfile
-        >>> from hsw2v import KeyedVectors
+        >>> import os, tempfile; from hsw2v import KeyedVectors
         >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[1.0, 2.0]])
         >>> path = os.path.join(tempfile.mkdtemp(), "wv.hsw2v"); kv.save(path)
         >>> type(KeyedVectors.load(path, mmap="r").vectors).__name__
