@@ -207,6 +207,18 @@ class KeyedVectorsFiles:
         gensim's ``save()`` options are accepted and what is done with each is logged
         (:func:`hsw2v.gensim_compat.explain_save_options`).
 
+        Parameters
+        ----------
+        fname : str or os.PathLike
+            The file to write (replaced atomically).
+        separately, sep_limit, ignore, pickle_protocol : optional
+            gensim's options, accepted and explained in the log.
+
+        Raises
+        ------
+        TypeError
+            If a key is neither a str nor an int (nothing is written).
+
         Examples
         --------
         >>> import os, tempfile; from hsw2v import KeyedVectors
@@ -220,6 +232,26 @@ class KeyedVectorsFiles:
     @classmethod
     def load(cls, fname, mmap=None):
         """Load what :meth:`save` wrote; ``mmap='r'`` maps the arrays instead of reading them.
+
+        Parameters
+        ----------
+        fname : str or os.PathLike
+            A file written by :meth:`save`.
+        mmap : {None, 'r'}, optional
+            ``'r'`` memory-maps the arrays read-only.
+
+        Returns
+        -------
+        KeyedVectors
+            The vectors, keys and per-key attributes saved.
+
+        Raises
+        ------
+        hsw2v.exceptions.WrongFileKindError
+            If the file holds a whole model (load it with :meth:`hsw2v.Word2Vec.load`).
+        ValueError
+            If the file is not an hsw2v bundle (a gensim pickle: the error names the ways to
+            convert it) or holds inconsistent data.
 
         Examples
         --------

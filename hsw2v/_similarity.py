@@ -313,6 +313,21 @@ class SimilarityQueries:
     def doesnt_match(self, words):
         """The word of `words` furthest from their mean (unknown words are skipped).
 
+        Parameters
+        ----------
+        words : list of str
+            The candidates.
+
+        Returns
+        -------
+        str
+            The known word whose unit vector is least similar to the mean of theirs.
+
+        Raises
+        ------
+        ValueError
+            If none of `words` is known.
+
         Examples
         --------
         >>> from hsw2v.keyedvectors import KeyedVectors
@@ -371,6 +386,21 @@ class SimilarityQueries:
 
     def similarity(self, w1, w2):
         """Cosine similarity of two keys.
+
+        Parameters
+        ----------
+        w1, w2 : str or int
+            Two known keys.
+
+        Returns
+        -------
+        numpy.floating
+            The cosine of the angle between their vectors, in [-1, 1].
+
+        Raises
+        ------
+        KeyError
+            If a key is unknown.
 
         Examples
         --------
@@ -466,8 +496,28 @@ class SimilarityQueries:
         Each question is answered with the best of ``most_similar([b, c], [a])`` over the first
         `restrict_vocab` keys (or ``most_similar_cosmul`` if `similarity_function` says so).
         Questions with a word outside those keys are skipped, or counted wrong if
-        `dummy4unknown`. Returns ``(score, sections)``, where each section is a dict with
-        ``"section"``, ``"correct"`` and ``"incorrect"`` and the last one is the total.
+        `dummy4unknown`.
+
+        Parameters
+        ----------
+        analogies : str or os.PathLike
+            The question file (word2vec's ``questions-words.txt`` format).
+        restrict_vocab : int, optional
+            Only the first (most frequent) this many keys are questions' words and answers.
+        case_insensitive : bool, optional
+            Upper-case the file's words and the keys before comparing them, as gensim does.
+        dummy4unknown : bool, optional
+            Count questions with an unknown word as wrong instead of skipping them.
+        similarity_function : str, optional
+            ``"most_similar"`` or ``"most_similar_cosmul"``.
+
+        Returns
+        -------
+        score : float
+            Correct answers over the questions counted.
+        sections : list of dict
+            Per section, ``"section"``, ``"correct"`` and ``"incorrect"`` (lists of
+            questions); the last one is the total.
 
         Examples
         --------
@@ -501,6 +551,30 @@ class SimilarityQueries:
         Reads lines ``word1<delimiter>word2<delimiter>score`` (``#`` starts a comment) and
         returns ``(pearson, spearman, oov_ratio)``: scipy's Pearson and Spearman results
         (statistic, p-value) and the percentage of pairs with unknown words.
+
+        Parameters
+        ----------
+        pairs : str or os.PathLike
+            The file of scored word pairs (e.g. WordSim-353, SimLex-999).
+        delimiter : str, optional
+            What separates the three fields of a line.
+        encoding : str, optional
+            The file's text encoding.
+        restrict_vocab : int, optional
+            Only the first (most frequent) this many keys are looked up.
+        case_insensitive : bool, optional
+            Upper-case the file's words and the keys before comparing them, as gensim does.
+        dummy4unknown : bool, optional
+            Give pairs with an unknown word similarity 0 instead of skipping them.
+
+        Returns
+        -------
+        pearson : scipy.stats result
+            Pearson's correlation and its p-value (``statistic``, ``pvalue``).
+        spearman : scipy.stats result
+            Spearman's rank correlation and its p-value.
+        oov_ratio : float
+            Percentage of pairs with a word outside the vocabulary.
 
         Examples
         --------

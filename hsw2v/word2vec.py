@@ -432,6 +432,29 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
         """Log-probability of each sentence (float32 array), exact; see
         :func:`hsw2v.scoring.score_sentences`.
 
+        Parameters
+        ----------
+        sentences : iterable of list of str
+            The sentences to score; unknown words are skipped.
+        total_sentences : int, optional
+            Score at most this many sentences (a warning says when more were given).
+        chunksize : int, optional
+            Sentences per job handed to a worker thread.
+        queue_factor : int, optional
+            Jobs queued per worker.
+        report_delay : float, optional
+            Seconds between two progress log lines.
+
+        Returns
+        -------
+        numpy.ndarray
+            float32, one log-probability per sentence scored (``log P(sentence)``, <= 0).
+
+        Raises
+        ------
+        RuntimeError
+            If the model has no hierarchical-softmax layer (``hs=0``) or no vocabulary.
+
         Examples
         --------
         >>> model = Word2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,
@@ -456,6 +479,19 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
         model with ``hs=1``, exact under the tree (:func:`hsw2v.scoring.predict_output_word`);
         for ``hs=0, negative > 0``, gensim's softmax over ``syn1neg``
         (:func:`hsw2v.negative.predict_output_word`).
+
+        Parameters
+        ----------
+        context_words_list : list of str
+            The context words; unknown ones are ignored.
+        topn : int or None, optional
+            How many words to return, most probable first; None returns every word.
+
+        Returns
+        -------
+        list of (str, float) or None
+            ``(word, probability)`` pairs; None (with a warning, as in gensim) if no context
+            word is known.
 
         Examples
         --------
@@ -521,6 +557,13 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
         stored whatever ``ignore`` says (with a warning), and no pickle is written
         (``pickle_protocol``).
 
+        Parameters
+        ----------
+        fname : str or os.PathLike
+            The file to write (replaced atomically).
+        separately, sep_limit, ignore, pickle_protocol : optional
+            gensim's options, accepted and explained in the log (see above).
+
         Examples
         --------
         >>> import tempfile, os
@@ -542,6 +585,23 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
         :class:`hsw2v.exceptions.WrongFileKindError` (a ValueError and an AttributeError); a
         gensim pickle raises a ValueError naming the ways to convert it
         (:func:`hsw2v.gensim_compat.load_gensim_pickle`).
+
+        Parameters
+        ----------
+        fname : str or os.PathLike
+            A file written by :meth:`save`.
+        mmap : {None, 'r'}, optional
+            ``'r'`` memory-maps the arrays read-only instead of reading them.
+
+        Returns
+        -------
+        Word2Vec
+            The model, ready to train further or to query.
+
+        Raises
+        ------
+        ValueError
+            If the file is not an hsw2v model bundle or holds inconsistent data.
 
         Examples
         --------
