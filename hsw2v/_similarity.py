@@ -1,4 +1,5 @@
-"""Similarity queries and benchmarks over KeyedVectors (the query half of the class).
+"""Similarity queries over KeyedVectors (the query half of the class; the benchmarks are in
+:mod:`hsw2v._evaluate`).
 
 :class:`SimilarityQueries` is mixed into :class:`hsw2v.keyedvectors.KeyedVectors`; it reads
 ``vectors``, ``norms``, ``index_to_key`` and ``key_to_index`` and never changes them (except
@@ -223,6 +224,19 @@ class SimilarityQueries:
     def similar_by_key(self, key, topn=10, restrict_vocab=None):
         """Keys most similar to `key`; see :meth:`most_similar`.
 
+        Parameters
+        ----------
+        key : str or int
+            A known key (left out of the result).
+        topn : int or None, optional
+            How many results; None returns the similarity of every key searched.
+        restrict_vocab : int, optional
+            Search only the first `restrict_vocab` (most frequent) keys.
+
+        Returns
+        -------
+        list of (key, float), or a 1-D numpy array if `topn` is None
+
         Examples
         --------
         >>> from hsw2v.keyedvectors import KeyedVectors
@@ -234,6 +248,19 @@ class SimilarityQueries:
 
     def similar_by_vector(self, vector, topn=10, restrict_vocab=None):
         """Keys most similar to a raw `vector` (no key is left out of the result).
+
+        Parameters
+        ----------
+        vector : numpy.ndarray
+            A vector of ``vector_size`` values.
+        topn : int or None, optional
+            How many results; None returns the similarity of every key searched.
+        restrict_vocab : int, optional
+            Search only the first `restrict_vocab` (most frequent) keys.
+
+        Returns
+        -------
+        list of (key, float), or a 1-D numpy array if `topn` is None
 
         Examples
         --------
@@ -250,6 +277,19 @@ class SimilarityQueries:
         Scores are ``prod((1 + cos(x, p)) / 2) / (prod((1 + cos(x, n)) / 2) + 1e-6)`` over
         positive inputs p and negative inputs n (Levy and Goldberg, "Linguistic Regularities
         in Sparse and Explicit Word Representations", 2014). Raw vectors are used as given.
+
+        Parameters
+        ----------
+        positive, negative : key, vector, or list of keys / vectors
+            The inputs of the two products (input keys are left out of the result).
+        topn : int or None, optional
+            How many results; None returns the similarity of every key searched.
+        restrict_vocab : int, optional
+            Search only the first `restrict_vocab` (most frequent) keys.
+
+        Returns
+        -------
+        list of (key, float), or a 1-D numpy array if `topn` is None
 
         Examples
         --------
@@ -414,6 +454,20 @@ class SimilarityQueries:
     def n_similarity(self, ws1, ws2):
         """Cosine similarity of the means of two lists of keys (unknown keys are skipped).
 
+        Parameters
+        ----------
+        ws1, ws2 : list of str
+            The two lists of keys.
+
+        Returns
+        -------
+        numpy.floating
+
+        Raises
+        ------
+        ZeroDivisionError
+            If a list is empty, as in gensim.
+
         Examples
         --------
         >>> from hsw2v.keyedvectors import KeyedVectors
@@ -442,6 +496,16 @@ class SimilarityQueries:
     def closer_than(self, key1, key2):
         """Keys closer to `key1` than `key2` is.
 
+        Parameters
+        ----------
+        key1, key2 : str or int
+            Two known keys.
+
+        Returns
+        -------
+        list
+            The keys, nearest first.
+
         Examples
         --------
         >>> from hsw2v.keyedvectors import KeyedVectors
@@ -455,6 +519,15 @@ class SimilarityQueries:
 
     def rank(self, key1, key2):
         """Rank of `key2` among all keys by distance from `key1` (1 = nearest).
+
+        Parameters
+        ----------
+        key1, key2 : str or int
+            Two known keys.
+
+        Returns
+        -------
+        int
 
         Examples
         --------
@@ -481,114 +554,3 @@ class SimilarityQueries:
                 "Cannot calculate relative cosine similarity without any similar words."
             )
         return float(self.similarity(wa, wb)) / sum(sim for _, sim in sims)
-
-    # ------------------------------------------------------------------ evaluation
-    def evaluate_word_analogies(
-        self,
-        analogies,
-        restrict_vocab=300000,
-        case_insensitive=True,
-        dummy4unknown=False,
-        similarity_function="most_similar",
-    ):
-        """Accuracy on an analogy file of ``": section"`` lines and ``a b c expected`` lines.
-
-        Each question is answered with the best of ``most_similar([b, c], [a])`` over the first
-        `restrict_vocab` keys (or ``most_similar_cosmul`` if `similarity_function` says so).
-        Questions with a word outside those keys are skipped, or counted wrong if
-        `dummy4unknown`.
-
-        Parameters
-        ----------
-        analogies : str or os.PathLike
-            The question file (word2vec's ``questions-words.txt`` format).
-        restrict_vocab : int, optional
-            Only the first (most frequent) this many keys are questions' words and answers.
-        case_insensitive : bool, optional
-            Upper-case the file's words and the keys before comparing them, as gensim does.
-        dummy4unknown : bool, optional
-            Count questions with an unknown word as wrong instead of skipping them.
-        similarity_function : str, optional
-            ``"most_similar"`` or ``"most_similar_cosmul"``.
-
-        Returns
-        -------
-        score : float
-            Correct answers over the questions counted.
-        sections : list of dict
-            Per section, ``"section"``, ``"correct"`` and ``"incorrect"`` (lists of
-            questions); the last one is the total.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> from hsw2v.keyedvectors import KeyedVectors
-        >>> path = os.path.join(tempfile.mkdtemp(), "analogies.txt")
-        >>> _ = open(path, "w").write(": family\\nman king woman queen\\nman king boy prince\\n")
-        >>> kv = KeyedVectors(2)
-        >>> kv.add_vectors(["man", "woman", "king", "queen"], [[1, 0], [1, 1], [3, 0], [3, 1]])
-        >>> score, sections = kv.evaluate_word_analogies(path)
-        >>> score, sections[0]["correct"]
-        (1.0, [('MAN', 'KING', 'WOMAN', 'QUEEN')])
-        """
-        from hsw2v import _evaluate  # loaded on use, as scipy.stats inside it
-
-        return _evaluate.word_analogies(
-            self, analogies, restrict_vocab, case_insensitive, dummy4unknown, similarity_function
-        )
-
-    def evaluate_word_pairs(
-        self,
-        pairs,
-        delimiter="\t",
-        encoding="utf8",
-        restrict_vocab=300000,
-        case_insensitive=True,
-        dummy4unknown=False,
-    ):
-        """Correlation of the vectors' similarities with human judgements of word pairs.
-
-        Reads lines ``word1<delimiter>word2<delimiter>score`` (``#`` starts a comment) and
-        returns ``(pearson, spearman, oov_ratio)``: scipy's Pearson and Spearman results
-        (statistic, p-value) and the percentage of pairs with unknown words.
-
-        Parameters
-        ----------
-        pairs : str or os.PathLike
-            The file of scored word pairs (e.g. WordSim-353, SimLex-999).
-        delimiter : str, optional
-            What separates the three fields of a line.
-        encoding : str, optional
-            The file's text encoding.
-        restrict_vocab : int, optional
-            Only the first (most frequent) this many keys are looked up.
-        case_insensitive : bool, optional
-            Upper-case the file's words and the keys before comparing them, as gensim does.
-        dummy4unknown : bool, optional
-            Give pairs with an unknown word similarity 0 instead of skipping them.
-
-        Returns
-        -------
-        pearson : scipy.stats result
-            Pearson's correlation and its p-value (``statistic``, ``pvalue``).
-        spearman : scipy.stats result
-            Spearman's rank correlation and its p-value.
-        oov_ratio : float
-            Percentage of pairs with a word outside the vocabulary.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> from hsw2v.keyedvectors import KeyedVectors
-        >>> path = os.path.join(tempfile.mkdtemp(), "pairs.tsv")
-        >>> _ = open(path, "w").write("# word1 word2 score\\ncat dog 7\\ncat car 1\\ndog car 2\\n")
-        >>> kv = KeyedVectors(2); kv.add_vectors(["cat", "dog", "car"], [[1, 0], [1, 0.5], [0, 1]])
-        >>> pearson, spearman, oov_ratio = kv.evaluate_word_pairs(path, delimiter=" ")
-        >>> round(float(spearman[0]), 2), oov_ratio
-        (1.0, 0.0)
-        """
-        from hsw2v import _evaluate
-
-        return _evaluate.word_pairs(
-            self, pairs, delimiter, encoding, restrict_vocab, case_insensitive, dummy4unknown
-        )

@@ -21,13 +21,14 @@ import warnings
 
 import numpy as np
 
+from hsw2v._evaluate import Evaluations
 from hsw2v._kv_files import KeyedVectorsFiles
 from hsw2v._similarity import KEY_TYPES, REAL, SimilarityQueries, unknown_key
 
 __all__ = ["KeyedVectors"]
 
 
-class KeyedVectors(SimilarityQueries, KeyedVectorsFiles):
+class KeyedVectors(SimilarityQueries, Evaluations, KeyedVectorsFiles):
     """Vectors addressed by keys (words), with similarity queries; gensim's ``KeyedVectors``.
 
     Differences from gensim: an unknown key raises ``KeyError("word 'x' not in vocabulary")``;
@@ -227,6 +228,22 @@ class KeyedVectors(SimilarityQueries, KeyedVectorsFiles):
     # ------------------------------------------------------------------ vectors
     def get_vector(self, key, norm=False):
         """The vector of `key` (read-only view); unit length if `norm`.
+
+        Parameters
+        ----------
+        key : str or int
+            A known key (an int that is no key is taken as a row index, as in gensim).
+        norm : bool, optional
+            Return the vector scaled to unit length.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Raises
+        ------
+        KeyError
+            If `key` is unknown.
 
         Examples
         --------
