@@ -228,14 +228,8 @@ class SimilarityQueries:
         ----------
         key : str or int
             A known key (left out of the result).
-        topn : int or None, optional
-            How many results; None returns the similarity of every key searched.
-        restrict_vocab : int, optional
-            Search only the first `restrict_vocab` (most frequent) keys.
-
-        Returns
-        -------
-        list of (key, float), or a 1-D numpy array if `topn` is None
+        topn, restrict_vocab : optional
+            As in :meth:`most_similar`, whose result (``[(key, similarity), ...]``) this is.
 
         Examples
         --------
@@ -253,14 +247,8 @@ class SimilarityQueries:
         ----------
         vector : numpy.ndarray
             A vector of ``vector_size`` values.
-        topn : int or None, optional
-            How many results; None returns the similarity of every key searched.
-        restrict_vocab : int, optional
-            Search only the first `restrict_vocab` (most frequent) keys.
-
-        Returns
-        -------
-        list of (key, float), or a 1-D numpy array if `topn` is None
+        topn, restrict_vocab : optional
+            As in :meth:`most_similar`, whose result (``[(key, similarity), ...]``) this is.
 
         Examples
         --------
@@ -282,14 +270,8 @@ class SimilarityQueries:
         ----------
         positive, negative : key, vector, or list of keys / vectors
             The inputs of the two products (input keys are left out of the result).
-        topn : int or None, optional
-            How many results; None returns the similarity of every key searched.
-        restrict_vocab : int, optional
-            Search only the first `restrict_vocab` (most frequent) keys.
-
-        Returns
-        -------
-        list of (key, float), or a 1-D numpy array if `topn` is None
+        topn, restrict_vocab : optional
+            As in :meth:`most_similar`, whose result (``[(key, similarity), ...]``) this is.
 
         Examples
         --------
@@ -522,8 +504,10 @@ class SimilarityQueries:
 
         Parameters
         ----------
-        key1, key2 : str or int
-            Two known keys.
+        key1 : str or int
+            The known key distances are measured from.
+        key2 : str or int
+            The known key whose rank is returned.
 
         Returns
         -------
