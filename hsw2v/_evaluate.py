@@ -1,4 +1,5 @@
-"""Word-analogy and word-similarity benchmarks behind KeyedVectors.evaluate_*.
+"""Word-analogy and word-similarity benchmarks: KeyedVectors.evaluate_* (the
+:class:`Evaluations` mixin of :class:`hsw2v.KeyedVectors`) and the work behind them.
 
 The file formats are those of the original word2vec distribution (``questions-words.txt``:
 ``": section"`` headers and ``a b c expected`` lines) and of WordSim-353 style lists
@@ -164,3 +165,113 @@ def word_pairs(kv, pairs, delimiter, encoding, restrict_vocab, case_insensitive,
     logger.info("Spearman rank-order correlation coefficient against %s: %.4f", pairs, spearman[0])
     logger.info("Pairs with unknown words ratio: %.1f%%", oov_ratio)
     return pearson, spearman, oov_ratio
+
+
+class Evaluations:
+    """The benchmarks of :class:`hsw2v.KeyedVectors` (mixed into it)."""
+
+    def evaluate_word_analogies(
+        self,
+        analogies,
+        restrict_vocab=300000,
+        case_insensitive=True,
+        dummy4unknown=False,
+        similarity_function="most_similar",
+    ):
+        """Accuracy on an analogy file of ``": section"`` lines and ``a b c expected`` lines.
+
+        Each question is answered with the best of ``most_similar([b, c], [a])`` over the first
+        `restrict_vocab` keys (or ``most_similar_cosmul`` if `similarity_function` says so).
+        Questions with a word outside those keys are skipped, or counted wrong if
+        `dummy4unknown`.
+
+        Parameters
+        ----------
+        analogies : str or os.PathLike
+            The question file (word2vec's ``questions-words.txt`` format).
+        restrict_vocab : int, optional
+            Only the first (most frequent) this many keys are questions' words and answers.
+        case_insensitive : bool, optional
+            Upper-case the file's words and the keys before comparing them, as gensim does.
+        dummy4unknown : bool, optional
+            Count questions with an unknown word as wrong instead of skipping them.
+        similarity_function : str, optional
+            ``"most_similar"`` or ``"most_similar_cosmul"``.
+
+        Returns
+        -------
+        score : float
+            Correct answers over the questions counted.
+        sections : list of dict
+            Per section, ``"section"``, ``"correct"`` and ``"incorrect"`` (lists of
+            questions); the last one is the total.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from hsw2v.keyedvectors import KeyedVectors
+        >>> path = os.path.join(tempfile.mkdtemp(), "analogies.txt")
+        >>> _ = open(path, "w").write(": family\\nman king woman queen\\nman king boy prince\\n")
+        >>> kv = KeyedVectors(2)
+        >>> kv.add_vectors(["man", "woman", "king", "queen"], [[1, 0], [1, 1], [3, 0], [3, 1]])
+        >>> score, sections = kv.evaluate_word_analogies(path)
+        >>> score, sections[0]["correct"]
+        (1.0, [('MAN', 'KING', 'WOMAN', 'QUEEN')])
+        """
+        return word_analogies(
+            self, analogies, restrict_vocab, case_insensitive, dummy4unknown, similarity_function
+        )
+
+    def evaluate_word_pairs(
+        self,
+        pairs,
+        delimiter="\t",
+        encoding="utf8",
+        restrict_vocab=300000,
+        case_insensitive=True,
+        dummy4unknown=False,
+    ):
+        """Correlation of the vectors' similarities with human judgements of word pairs.
+
+        Reads lines ``word1<delimiter>word2<delimiter>score`` (``#`` starts a comment) and
+        returns ``(pearson, spearman, oov_ratio)``: scipy's Pearson and Spearman results
+        (statistic, p-value) and the percentage of pairs with unknown words.
+
+        Parameters
+        ----------
+        pairs : str or os.PathLike
+            The file of scored word pairs (e.g. WordSim-353, SimLex-999).
+        delimiter : str, optional
+            What separates the three fields of a line.
+        encoding : str, optional
+            The file's text encoding.
+        restrict_vocab : int, optional
+            Only the first (most frequent) this many keys are looked up.
+        case_insensitive : bool, optional
+            Upper-case the file's words and the keys before comparing them, as gensim does.
+        dummy4unknown : bool, optional
+            Give pairs with an unknown word similarity 0 instead of skipping them.
+
+        Returns
+        -------
+        pearson : scipy.stats result
+            Pearson's correlation and its p-value (``statistic``, ``pvalue``).
+        spearman : scipy.stats result
+            Spearman's rank correlation and its p-value.
+        oov_ratio : float
+            Percentage of pairs with a word outside the vocabulary.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from hsw2v.keyedvectors import KeyedVectors
+        >>> path = os.path.join(tempfile.mkdtemp(), "pairs.tsv")
+        >>> _ = open(path, "w").write("# word1 word2 score\\ncat dog 7\\ncat car 1\\ndog car 2\\n")
+        >>> kv = KeyedVectors(2); kv.add_vectors(["cat", "dog", "car"], [[1, 0], [1, 0.5], [0, 1]])
+        >>> pearson, spearman, oov_ratio = kv.evaluate_word_pairs(path, delimiter=" ")
+        >>> round(float(spearman[0]), 2), oov_ratio
+        (1.0, 0.0)
+        """
+        return word_pairs(
+            self, pairs, delimiter, encoding, restrict_vocab, case_insensitive, dummy4unknown
+        )

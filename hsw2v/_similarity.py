@@ -1,4 +1,5 @@
-"""Similarity queries and benchmarks over KeyedVectors (the query half of the class).
+"""Similarity queries over KeyedVectors (the query half of the class; the benchmarks are in
+:mod:`hsw2v._evaluate`).
 
 :class:`SimilarityQueries` is mixed into :class:`hsw2v.keyedvectors.KeyedVectors`; it reads
 ``vectors``, ``norms``, ``index_to_key`` and ``key_to_index`` and never changes them (except
@@ -223,6 +224,13 @@ class SimilarityQueries:
     def similar_by_key(self, key, topn=10, restrict_vocab=None):
         """Keys most similar to `key`; see :meth:`most_similar`.
 
+        Parameters
+        ----------
+        key : str or int
+            A known key (left out of the result).
+        topn, restrict_vocab : optional
+            As in :meth:`most_similar`, whose result (``[(key, similarity), ...]``) this is.
+
         Examples
         --------
         >>> from hsw2v.keyedvectors import KeyedVectors
@@ -234,6 +242,13 @@ class SimilarityQueries:
 
     def similar_by_vector(self, vector, topn=10, restrict_vocab=None):
         """Keys most similar to a raw `vector` (no key is left out of the result).
+
+        Parameters
+        ----------
+        vector : numpy.ndarray
+            A vector of ``vector_size`` values.
+        topn, restrict_vocab : optional
+            As in :meth:`most_similar`, whose result (``[(key, similarity), ...]``) this is.
 
         Examples
         --------
@@ -250,6 +265,13 @@ class SimilarityQueries:
         Scores are ``prod((1 + cos(x, p)) / 2) / (prod((1 + cos(x, n)) / 2) + 1e-6)`` over
         positive inputs p and negative inputs n (Levy and Goldberg, "Linguistic Regularities
         in Sparse and Explicit Word Representations", 2014). Raw vectors are used as given.
+
+        Parameters
+        ----------
+        positive, negative : key, vector, or list of keys / vectors
+            The inputs of the two products (input keys are left out of the result).
+        topn, restrict_vocab : optional
+            As in :meth:`most_similar`, whose result (``[(key, similarity), ...]``) this is.
 
         Examples
         --------
@@ -313,6 +335,21 @@ class SimilarityQueries:
     def doesnt_match(self, words):
         """The word of `words` furthest from their mean (unknown words are skipped).
 
+        Parameters
+        ----------
+        words : list of str
+            The candidates.
+
+        Returns
+        -------
+        str
+            The known word whose unit vector is least similar to the mean of theirs.
+
+        Raises
+        ------
+        ValueError
+            If none of `words` is known.
+
         Examples
         --------
         >>> from hsw2v.keyedvectors import KeyedVectors
@@ -372,6 +409,21 @@ class SimilarityQueries:
     def similarity(self, w1, w2):
         """Cosine similarity of two keys.
 
+        Parameters
+        ----------
+        w1, w2 : str or int
+            Two known keys.
+
+        Returns
+        -------
+        numpy.floating
+            The cosine of the angle between their vectors, in [-1, 1].
+
+        Raises
+        ------
+        KeyError
+            If a key is unknown.
+
         Examples
         --------
         >>> from hsw2v.keyedvectors import KeyedVectors
@@ -383,6 +435,20 @@ class SimilarityQueries:
 
     def n_similarity(self, ws1, ws2):
         """Cosine similarity of the means of two lists of keys (unknown keys are skipped).
+
+        Parameters
+        ----------
+        ws1, ws2 : list of str
+            The two lists of keys.
+
+        Returns
+        -------
+        numpy.floating
+
+        Raises
+        ------
+        ZeroDivisionError
+            If a list is empty, as in gensim.
 
         Examples
         --------
@@ -412,6 +478,16 @@ class SimilarityQueries:
     def closer_than(self, key1, key2):
         """Keys closer to `key1` than `key2` is.
 
+        Parameters
+        ----------
+        key1, key2 : str or int
+            Two known keys.
+
+        Returns
+        -------
+        list
+            The keys, nearest first.
+
         Examples
         --------
         >>> from hsw2v.keyedvectors import KeyedVectors
@@ -425,6 +501,17 @@ class SimilarityQueries:
 
     def rank(self, key1, key2):
         """Rank of `key2` among all keys by distance from `key1` (1 = nearest).
+
+        Parameters
+        ----------
+        key1 : str or int
+            The known key distances are measured from.
+        key2 : str or int
+            The known key whose rank is returned.
+
+        Returns
+        -------
+        int
 
         Examples
         --------
@@ -451,70 +538,3 @@ class SimilarityQueries:
                 "Cannot calculate relative cosine similarity without any similar words."
             )
         return float(self.similarity(wa, wb)) / sum(sim for _, sim in sims)
-
-    # ------------------------------------------------------------------ evaluation
-    def evaluate_word_analogies(
-        self,
-        analogies,
-        restrict_vocab=300000,
-        case_insensitive=True,
-        dummy4unknown=False,
-        similarity_function="most_similar",
-    ):
-        """Accuracy on an analogy file of ``": section"`` lines and ``a b c expected`` lines.
-
-        Each question is answered with the best of ``most_similar([b, c], [a])`` over the first
-        `restrict_vocab` keys (or ``most_similar_cosmul`` if `similarity_function` says so).
-        Questions with a word outside those keys are skipped, or counted wrong if
-        `dummy4unknown`. Returns ``(score, sections)``, where each section is a dict with
-        ``"section"``, ``"correct"`` and ``"incorrect"`` and the last one is the total.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> from hsw2v.keyedvectors import KeyedVectors
-        >>> path = os.path.join(tempfile.mkdtemp(), "analogies.txt")
-        >>> _ = open(path, "w").write(": family\\nman king woman queen\\nman king boy prince\\n")
-        >>> kv = KeyedVectors(2)
-        >>> kv.add_vectors(["man", "woman", "king", "queen"], [[1, 0], [1, 1], [3, 0], [3, 1]])
-        >>> score, sections = kv.evaluate_word_analogies(path)
-        >>> score, sections[0]["correct"]
-        (1.0, [('MAN', 'KING', 'WOMAN', 'QUEEN')])
-        """
-        from hsw2v import _evaluate  # loaded on use, as scipy.stats inside it
-
-        return _evaluate.word_analogies(
-            self, analogies, restrict_vocab, case_insensitive, dummy4unknown, similarity_function
-        )
-
-    def evaluate_word_pairs(
-        self,
-        pairs,
-        delimiter="\t",
-        encoding="utf8",
-        restrict_vocab=300000,
-        case_insensitive=True,
-        dummy4unknown=False,
-    ):
-        """Correlation of the vectors' similarities with human judgements of word pairs.
-
-        Reads lines ``word1<delimiter>word2<delimiter>score`` (``#`` starts a comment) and
-        returns ``(pearson, spearman, oov_ratio)``: scipy's Pearson and Spearman results
-        (statistic, p-value) and the percentage of pairs with unknown words.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> from hsw2v.keyedvectors import KeyedVectors
-        >>> path = os.path.join(tempfile.mkdtemp(), "pairs.tsv")
-        >>> _ = open(path, "w").write("# word1 word2 score\\ncat dog 7\\ncat car 1\\ndog car 2\\n")
-        >>> kv = KeyedVectors(2); kv.add_vectors(["cat", "dog", "car"], [[1, 0], [1, 0.5], [0, 1]])
-        >>> pearson, spearman, oov_ratio = kv.evaluate_word_pairs(path, delimiter=" ")
-        >>> round(float(spearman[0]), 2), oov_ratio
-        (1.0, 0.0)
-        """
-        from hsw2v import _evaluate
-
-        return _evaluate.word_pairs(
-            self, pairs, delimiter, encoding, restrict_vocab, case_insensitive, dummy4unknown
-        )

@@ -34,11 +34,12 @@ Finally each thread is joined for a moment, so that none is still listed by
 from __future__ import annotations
 
 import _thread
+import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-_POLL_SECONDS = 0.1  # how often a wait re-checks workers whose start() was interrupted
+_POLL_SECONDS = 0.1  # how often a wait re-checks `stop` or workers whose start() was interrupted
 _TIDY_SECONDS = 1.0  # how long the final joins wait for threads already marked finished
 
 
@@ -178,3 +179,52 @@ class Workers:
                     if interrupted is None:
                         interrupted = caught
         return interrupted
+
+
+def put_unless_stopped(jobs: queue.Queue, item: object, stop: threading.Event) -> bool:
+    """Put `item` on the bounded queue `jobs`, waiting for room while `stop` is not set.
+
+    The feeding side of every pool (training, scoring): a producer never blocks for good on a
+    queue whose workers have stopped. Returns False, with `item` not queued, once `stop` is set.
+
+    Examples
+    --------
+    >>> jobs, stop = queue.Queue(maxsize=1), threading.Event()
+    >>> put_unless_stopped(jobs, 1, stop), jobs.get_nowait()
+    (True, 1)
+    >>> stop.set(); put_unless_stopped(jobs, 2, stop), jobs.empty()
+    (False, True)
+    """
+    while not stop.is_set():
+        try:
+            jobs.put(item, timeout=_POLL_SECONDS)
+            return True
+        except queue.Full:
+            continue
+    return False
+
+
+def items_until_stopped(jobs: queue.Queue, stop: threading.Event) -> Iterator:
+    """The items of `jobs` up to a ``None`` sentinel, ending early once `stop` is set.
+
+    The working side of every pool (training, scoring): a worker waits for jobs while
+    re-checking `stop`, so a stopped pool ends within one poll.
+
+    Examples
+    --------
+    >>> jobs, stop = queue.Queue(), threading.Event()
+    >>> for item in (1, 2, None, 3):
+    ...     jobs.put(item)
+    >>> list(items_until_stopped(jobs, stop))
+    [1, 2]
+    >>> stop.set(); list(items_until_stopped(jobs, stop))
+    []
+    """
+    while not stop.is_set():
+        try:
+            item = jobs.get(timeout=_POLL_SECONDS)
+        except queue.Empty:
+            continue
+        if item is None:
+            return
+        yield item

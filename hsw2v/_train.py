@@ -33,7 +33,7 @@ import numpy as np
 
 from hsw2v._inner import Trainer, encode_sentences
 from hsw2v._schedule import Schedule
-from hsw2v._threads import Workers
+from hsw2v._threads import Workers, items_until_stopped, put_unless_stopped
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.vocab import check_sentence
 
@@ -160,14 +160,8 @@ def run_epoch(
         schedule = replace(schedule, seed=int(seed))
 
     def put(item) -> None:
-        while True:
-            if stop.is_set():
-                raise _Stop
-            try:
-                job_queue.put(item, timeout=_POLL_SECONDS)
-                return
-            except queue.Full:
-                continue
+        if not put_unless_stopped(job_queue, item, stop):
+            raise _Stop
 
     def produce() -> None:
         try:
@@ -195,14 +189,7 @@ def run_epoch(
 
     def work() -> None:
         try:
-            while not stop.is_set():
-                try:
-                    item = job_queue.get(timeout=_POLL_SECONDS)
-                except queue.Empty:
-                    continue
-                if item is None:
-                    break
-                job, alpha0, alpha1, job_random = item
+            for job, alpha0, alpha1, job_random in items_until_stopped(job_queue, stop):
                 kept, loss = trainer.train_job(job.ids, job.ends, alpha0, alpha1, job_random)
                 if not math.isfinite(loss):  # the job met non-finite weights: stop all
                     raise _diverged(epoch)

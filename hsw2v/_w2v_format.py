@@ -22,7 +22,7 @@ import numpy as np
 
 from hsw2v.corpora import COMPRESSED_SUFFIXES, open_source
 from hsw2v.exceptions import TruncatedFileError
-from hsw2v.persist import atomic_commit, atomic_temp
+from hsw2v.persist import atomic_file
 
 logger = logging.getLogger(__name__)
 
@@ -43,9 +43,8 @@ def _output(fname, append: bool):
         with open_source(fname, "ab" if append else "wb") as fout:
             yield fout
         return
-    fd, tmp = atomic_temp(fname)
-    os.close(fd)
-    try:
+    with atomic_file(fname) as (fd, tmp):
+        os.close(fd)
         with open_source(tmp, "wb") as fout:
             yield fout
         fd = os.open(tmp, os.O_RDONLY)
@@ -53,13 +52,6 @@ def _output(fname, append: bool):
             os.fsync(fd)
         finally:
             os.close(fd)
-        atomic_commit(tmp, fname)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _store_order(kv, sort_attr: str, fvocab) -> list:
@@ -87,23 +79,15 @@ def _store_order(kv, sort_attr: str, fvocab) -> list:
     return [keys[i] for i in order]
 
 
-def write_word2vec(
-    kv,
-    fname,
-    fvocab=None,
-    binary=False,
-    total_vec=None,
-    write_header=True,
-    prefix="",
-    append=False,
-    sort_attr="count",
-):
-    """Write `kv` in word2vec C format; see :meth:`KeyedVectors.save_word2vec_format`.
+def write_word2vec(kv, fname, fvocab, binary, total_vec, write_header, prefix, append, sort_attr):
+    """Write `kv` in word2vec C format: the body of :meth:`KeyedVectors.save_word2vec_format`,
+    which holds the defaults and the documentation of every argument.
 
     >>> import os, tempfile
     >>> from hsw2v.keyedvectors import KeyedVectors
     >>> kv = KeyedVectors(1); kv.add_vectors(["a"], [[2.0]])
-    >>> path = os.path.join(tempfile.mkdtemp(), "v.bin"); write_word2vec(kv, path, binary=True)
+    >>> path = os.path.join(tempfile.mkdtemp(), "v.bin")
+    >>> kv.save_word2vec_format(path, binary=True)
     >>> open(path, "rb").read()
     b'1 1\\na \\x00\\x00\\x00@'
     """
@@ -337,22 +321,23 @@ def _rows_to_allocate(fname, vocab_size, vector_size, binary, header_len):
 def read_word2vec(
     cls,
     fname,
-    fvocab=None,
-    binary=False,
-    encoding="utf8",
-    unicode_errors="strict",
-    limit=None,
-    datatype=np.float32,
-    no_header=False,
-    allow_nonfinite=False,
+    fvocab,
+    binary,
+    encoding,
+    unicode_errors,
+    limit,
+    datatype,
+    no_header,
+    allow_nonfinite,
 ):
-    """Read a word2vec C format file; see :meth:`KeyedVectors.load_word2vec_format`.
+    """Read a word2vec C format file: the body of :meth:`KeyedVectors.load_word2vec_format`,
+    which holds the defaults and the documentation of every argument.
 
     >>> import os, tempfile
     >>> from hsw2v.keyedvectors import KeyedVectors
     >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
     >>> _ = open(path, "w").write("1 2\\nhello 0.5 -1\\n")
-    >>> read_word2vec(KeyedVectors, path)["hello"].tolist()
+    >>> KeyedVectors.load_word2vec_format(path)["hello"].tolist()
     [0.5, -1.0]
     """
     if limit is not None and (

@@ -72,6 +72,51 @@ class TrainingMixin:
         learning rate reached and ``latest_epoch_report`` the epoch's
         :class:`hsw2v._train.EpochReport` (see :class:`hsw2v.callbacks.TrainingHistory`).
 
+        Parameters
+        ----------
+        corpus_iterable : iterable of list of str, optional
+            The sentences; re-iterable when ``epochs > 1``.
+        corpus_file : str or os.PathLike, optional
+            A local text file in :class:`hsw2v.LineSentence` format, read by the worker
+            threads themselves (give exactly one of `corpus_iterable` and `corpus_file`).
+        total_examples : int, optional
+            Number of sentences in the corpus (usually ``model.corpus_count``).
+        total_words : int, optional
+            Number of raw words in the corpus (usually ``model.corpus_total_words``); one of
+            `total_examples` and `total_words` is required.
+        epochs : int
+            Passes over the corpus (usually ``model.epochs``); required.
+        start_alpha, end_alpha : float, optional
+            Learning rate at the start and end of this call (default: ``alpha`` and
+            ``min_alpha``); they become the model's.
+        word_count, queue_factor : int, optional
+            Accepted for gensim compatibility; not used.
+        report_delay : float, optional
+            Seconds between two progress log lines.
+        compute_loss : bool, optional
+            Accumulate the training loss (:meth:`get_latest_training_loss`).
+        callbacks : iterable of :class:`hsw2v.callbacks.CallbackAny2Vec`, optional
+            Called at the start and end of training and of each epoch.
+        progress : bool or callable, optional
+            ``True`` draws a tqdm bar; a callable receives progress reports.
+
+        Returns
+        -------
+        tuple of int
+            ``(trained_words, raw_words)``, summed over the epochs.
+
+        Raises
+        ------
+        RuntimeError
+            If the vocabulary has not been built.
+        ValueError
+            If `epochs` or both `total_examples` and `total_words` are missing, or
+            ``epochs < 1``.
+        TypeError
+            If the corpus is a one-shot iterator (a generator) and ``epochs > 1``.
+        hsw2v.divergence.TrainingDivergedError
+            If the weights stop being finite (a learning rate far too high).
+
         Examples
         --------
         >>> from hsw2v import Word2Vec

@@ -54,6 +54,37 @@ class VocabularyMixin:
     ):
         """Scan the corpus once, build the vocabulary, the Huffman tree and fresh weights.
 
+        Parameters
+        ----------
+        corpus_iterable : iterable of list of str, optional
+            The sentences (a re-iterable such as a list or :class:`hsw2v.LineSentence`).
+        corpus_file : str or os.PathLike, optional
+            A local text file in :class:`hsw2v.LineSentence` format, instead of
+            `corpus_iterable` (give exactly one of the two).
+        update : bool, optional
+            Add the new words of the corpus to an existing vocabulary (and grow the tree and
+            the weights) instead of replacing it.
+        progress_per : int, optional
+            Log the scan's progress every this many sentences.
+        keep_raw_vocab : bool, optional
+            Keep the raw counts (``raw_vocab``) after the vocabulary is built.
+        trim_rule : callable, optional
+            ``trim_rule(word, count, min_count)`` returning ``hsw2v.vocab.RULE_KEEP``,
+            ``RULE_DISCARD`` or ``RULE_DEFAULT``, as in gensim.
+        **kwargs
+            Passed to :meth:`prepare_vocab` (``min_count``, ``sample``, ``dry_run``).
+
+        Raises
+        ------
+        TypeError
+            If both or neither of `corpus_iterable` and `corpus_file` are given, or the corpus
+            is not a sequence of token lists.
+        hsw2v.exceptions.EmptyCorpusError
+            A ValueError: the corpus is empty, or leaves no word with ``min_count`` or more
+            occurrences.
+        FileNotFoundError
+            If `corpus_file` does not exist.
+
         Examples
         --------
         >>> from hsw2v import Word2Vec

@@ -89,6 +89,15 @@ COMPRESSED_SUFFIXES = (".bz2", ".gz", ".lz4", ".xz", ".zst")
 def is_plain_local_file(source: Any) -> bool:
     """Whether ``source`` names a local file that needs no decompression.
 
+    Parameters
+    ----------
+    source
+        A path, URL or file object (a file object is no name: False).
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> is_plain_local_file("corpus.txt"), is_plain_local_file("corpus.txt.gz")
@@ -107,6 +116,19 @@ def is_plain_local_file(source: Any) -> bool:
 def open_source(source, mode: str = "r", **kwargs) -> IO:
     """Open a path or URL (arguments as :func:`open`): a plain local file with :func:`open`,
     anything else (compressed, remote) with :func:`smart_open.open`, imported on first use.
+
+    Parameters
+    ----------
+    source
+        Path or URL.
+    mode : str, optional
+        As :func:`open`'s.
+    **kwargs
+        Passed to :func:`open` or :func:`smart_open.open`.
+
+    Returns
+    -------
+    file object
 
     Examples
     --------
@@ -387,17 +409,24 @@ class FixedCorpus:
     reshuffles in ``__iter__``, or a list changed after ``build_vocab()``, would then train
     on what was read first.
 
-    Args:
-        corpus: A re-iterable corpus (a list of token lists, or any object whose ``__iter__``
-            starts again from the beginning); not a one-shot iterator such as a generator.
+    Parameters
+    ----------
+    corpus
+        A re-iterable corpus (a list of token lists, or any object whose ``__iter__`` starts
+        again from the beginning); not a one-shot iterator such as a generator.
 
-    Example:
+    Raises
+    ------
+    TypeError
+        If ``corpus`` is a one-shot iterator, a string or not iterable.
 
-        >>> from hsw2v import FixedCorpus, Word2Vec
-        >>> corpus = FixedCorpus([["cat", "say", "meow"], ["dog", "say", "woof"]] * 50)
-        >>> model = Word2Vec(corpus, vector_size=8, min_count=1, workers=1, epochs=3)
-        >>> len(model.wv)
-        5
+    Examples
+    --------
+    >>> from hsw2v import FixedCorpus, Word2Vec
+    >>> corpus = FixedCorpus([["cat", "say", "meow"], ["dog", "say", "woof"]] * 50)
+    >>> model = Word2Vec(corpus, vector_size=8, min_count=1, workers=1, epochs=3)
+    >>> len(model.wv)
+    5
     """
 
     def __init__(self, corpus: Iterable) -> None:
@@ -433,6 +462,18 @@ def file_identity(path) -> tuple | None:
     or mtime (and a tool that restores the mtime still changes the ctime); replacing the file
     changes the inode.
 
+    Parameters
+    ----------
+    path
+        A path or URL.
+
+    Returns
+    -------
+    tuple or None
+        The identity, or None when none can be proven.
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> fd, name = tempfile.mkstemp()
     >>> os.close(fd)
@@ -462,10 +503,23 @@ def corpus_identity(corpus) -> tuple | None:
     sentences, or None when that cannot be proven (then the corpus must be read every pass).
 
     Proven: a :class:`FixedCorpus` (by the user's promise: its identity is the object it
-    wraps, which the caller keeps alive while the identity is in use), and :class:`LineSentence` (over a path), :class:`PathLineSentences` and
-    :class:`Text8Corpus`, with their own ``__iter__``, over files whose
-    :func:`file_identity` is known: their identity is their class, settings and files.
+    wraps, which the caller keeps alive while the identity is in use), and
+    :class:`LineSentence` (over a path), :class:`PathLineSentences` and :class:`Text8Corpus`,
+    with their own ``__iter__``, over files whose :func:`file_identity` is known: their
+    identity is their class, settings and files.
 
+    Parameters
+    ----------
+    corpus
+        Any corpus given to :class:`hsw2v.Word2Vec`.
+
+    Returns
+    -------
+    tuple or None
+        The identity, or None when the corpus must be read every pass.
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> fd, name = tempfile.mkstemp()
     >>> os.close(fd)

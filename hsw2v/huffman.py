@@ -15,6 +15,9 @@ Conventions (shared with gensim and word2vec.c, so ``syn1`` rows are interchange
   ``codes[w, :lengths[w]]`` the bits taken at each of them;
 * ``sigmoid(h . syn1[points[w, j]])`` is the probability of bit 0 at step ``j``, so
   ``P(w | h) = prod_j sigmoid((1 - 2 codes[w, j]) * h . syn1[points[w, j]])``.
+
+:func:`child_table` reads the flat arrays back as a table of children (any tree kind, checked),
+for the walks that go down the tree (prediction, the layer's top-k, :mod:`hsw2v.trees`).
 """
 
 from __future__ import annotations
@@ -229,3 +232,64 @@ def build_huffman_tree(counts) -> HuffmanTree:
     lengths = np.empty(n_leaves, dtype=np.int32)
     lengths[order] = lengths_sorted
     return HuffmanTree(codes=codes, points=points, lengths=lengths)
+
+
+def child_table(codes, points, lengths, root=None) -> np.ndarray:
+    """The children of every inner node of a tree given as flat arrays (see
+    :mod:`hsw2v.huffman`): an int32 ``(V-1) x 2`` array whose row ``n`` holds the node reached
+    from inner node ``n`` by bit 0 and by bit 1; an inner node as its id, leaf ``w`` as
+    ``-1 - w``. Raises ValueError if the arrays do not describe one binary tree rooted at
+    ``root`` (default: the first node of every path; ``V-2`` for a freshly built Huffman
+    tree, not always after ``build_vocab(update=True)``).
+
+    Examples
+    --------
+    >>> t = build_huffman_tree([5, 3, 1, 1])
+    >>> child_table(t.codes, t.points, t.lengths).tolist()
+    [[-4, -3], [0, -2], [1, -1]]
+    """
+    codes = np.asarray(codes)
+    points = np.asarray(points)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n_words = len(lengths)
+    n_inner = n_words - 1
+    if n_inner < 1:
+        raise ValueError("a tree needs at least two leaves")
+    if lengths.min() < 1 or lengths.max() > points.shape[1]:
+        raise ValueError("path lengths out of range")
+    root = int(points[0, 0]) if root is None else int(root)
+    if (points[:, 0] != root).any():
+        raise ValueError(f"every path must start at the root {root}")
+    # Each (node, bit) on a path leads either to the next node on the path or, at the last
+    # step, to the word itself. Rows are taken in chunks so that a tree of a million leaves
+    # needs only chunk-sized temporaries: a first pass writes every edge, a second checks that
+    # no two paths disagree about one.
+    empty = np.iinfo(np.int64).min
+    table = np.full(2 * n_inner, empty, dtype=np.int64)
+    chunk = 1 << 16
+    for check in (False, True):
+        for lo in range(0, n_words, chunk):
+            src, dst = _edges(codes, points, lengths, lo, min(lo + chunk, n_words), n_inner)
+            if not check:
+                table[src] = dst
+            elif (table[src] != dst).any():
+                raise ValueError("the codes and points do not describe a binary tree")
+    if (table == empty).any() or np.count_nonzero(table < 0) != n_words:
+        raise ValueError("the codes and points do not describe a binary tree")
+    return table.astype(np.int32).reshape(n_inner, 2)
+
+
+def _edges(codes, points, lengths, lo: int, hi: int, n_inner: int):
+    """The (node, bit) -> child edges on the paths of words ``lo..hi-1``, as flat arrays
+    ``src = 2 * node + bit`` and ``dst`` (an inner node, or ``-1 - w`` for word ``w``)."""
+    pts = np.asarray(points[lo:hi], dtype=np.int64)
+    steps = np.arange(pts.shape[1])
+    on_path = steps[None, :] < lengths[lo:hi, None]
+    last = steps[None, :] == (lengths[lo:hi, None] - 1)
+    if (pts[on_path] < 0).any() or (pts[on_path] >= n_inner).any():
+        raise ValueError("inner-node ids out of range")
+    following = np.empty_like(pts)
+    following[:, :-1] = pts[:, 1:]
+    following[last] = -1 - (lo + np.nonzero(last)[0])
+    src = pts[on_path] * 2 + np.asarray(codes[lo:hi])[on_path].astype(np.int64)
+    return src, following[on_path]

@@ -3,7 +3,8 @@
 This is the object users keep (``model.wv``). Names, signatures, defaults and results follow
 gensim 4.4's ``gensim.models.KeyedVectors``, so code written for gensim works unchanged; the
 differences are listed in the class docstring. The similarity queries live in
-:mod:`hsw2v._similarity`, the word2vec file formats in :mod:`hsw2v._w2v_format`.
+:mod:`hsw2v._similarity`, the files and conversions (native bundle, word2vec C formats, gensim objects) in
+:mod:`hsw2v._kv_files`.
 
 Example
 -------
@@ -16,26 +17,18 @@ Example
 
 from __future__ import annotations
 
-import logging
 import warnings
 
 import numpy as np
 
-from hsw2v import _w2v_format
-from hsw2v._gensim_convert import kv_from_gensim, kv_to_gensim
-from hsw2v._gensim_files import explain_save_options, not_a_bundle_error
+from hsw2v._evaluate import Evaluations
+from hsw2v._kv_files import KeyedVectorsFiles
 from hsw2v._similarity import KEY_TYPES, REAL, SimilarityQueries, unknown_key
-from hsw2v.exceptions import WrongFileKindError
-from hsw2v.persist import load_bundle, save_bundle
 
 __all__ = ["KeyedVectors"]
 
-logger = logging.getLogger(__name__)
 
-_BUNDLE_KIND = "KeyedVectors"
-
-
-class KeyedVectors(SimilarityQueries):
+class KeyedVectors(SimilarityQueries, Evaluations, KeyedVectorsFiles):
     """Vectors addressed by keys (words), with similarity queries; gensim's ``KeyedVectors``.
 
     Differences from gensim: an unknown key raises ``KeyError("word 'x' not in vocabulary")``;
@@ -235,6 +228,22 @@ class KeyedVectors(SimilarityQueries):
     # ------------------------------------------------------------------ vectors
     def get_vector(self, key, norm=False):
         """The vector of `key` (read-only view); unit length if `norm`.
+
+        Parameters
+        ----------
+        key : str or int
+            A known key (an int that is no key is taken as a row index, as in gensim).
+        norm : bool, optional
+            Return the vector scaled to unit length.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Raises
+        ------
+        KeyError
+            If `key` is unknown.
 
         Examples
         --------
@@ -500,345 +509,3 @@ class KeyedVectors(SimilarityQueries):
         from hsw2v._wmd import wmdistance
 
         return wmdistance(self, document1, document2, norm)
-
-    def intersect_word2vec_format(
-        self, fname, lockf=0.0, binary=False, encoding="utf8", unicode_errors="strict"
-    ):
-        """Overwrite the vectors of known keys with those a word2vec C format file holds for
-        them; see :func:`hsw2v._w2v_intersect.intersect_word2vec`. ``lockf`` becomes the lock
-        factor of the merged vectors in ``vectors_lockf`` (0.0 freezes them in training, 1.0
-        trains them normally), as in gensim.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> kv = KeyedVectors(2); kv.add_vectors(["a", "b"], [[0.0, 0.0], [0.0, 0.0]])
-        >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
-        >>> _ = open(path, "w").write("1 2\\nb 1 2\\n")
-        >>> kv.intersect_word2vec_format(path, lockf=1.0); kv["b"].tolist()
-        [1.0, 2.0]
-        """
-        from hsw2v._w2v_intersect import intersect_word2vec
-
-        intersect_word2vec(self, fname, lockf, binary, encoding, unicode_errors)
-
-    # ------------------------------------------------------------------ files
-    def save_word2vec_format(
-        self,
-        fname,
-        fvocab=None,
-        binary=False,
-        total_vec=None,
-        write_header=True,
-        prefix="",
-        append=False,
-        sort_attr="count",
-    ):
-        """Write the vectors in the word2vec C tool's text or binary format (gensim-identical).
-
-        Parameters
-        ----------
-        fname : str or os.PathLike
-            Output file (``.gz``/``.bz2`` are compressed). Written atomically unless `append`.
-        fvocab : str, optional
-            Also write ``word count`` lines (the C tool's ``-save-vocab`` format) here.
-        binary : bool, optional
-            Binary records instead of text lines.
-        total_vec : int, optional
-            Vector count for the header (default: the number of keys).
-        write_header : bool, optional
-            Write the ``"count dimensions"`` header line (False gives GloVe-style files).
-        prefix : str, optional
-            Prepended to every key.
-        append : bool, optional
-            Append to `fname` (and `fvocab`) instead of replacing them.
-        sort_attr : str, optional
-            Write keys in descending order of this attribute, if present.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[0.5, 1.0]])
-        >>> path = os.path.join(tempfile.mkdtemp(), "v.txt"); kv.save_word2vec_format(path)
-        >>> open(path).read()
-        '1 2\\na 0.5 1.0\\n'
-        """
-        _w2v_format.write_word2vec(
-            self, fname, fvocab, binary, total_vec, write_header, prefix, append, sort_attr
-        )
-
-    @classmethod
-    def load_word2vec_format(
-        cls,
-        fname,
-        fvocab=None,
-        binary=False,
-        encoding="utf8",
-        unicode_errors="strict",
-        limit=None,
-        datatype=REAL,
-        no_header=False,
-        allow_nonfinite=False,
-    ):
-        """Read vectors in the word2vec C tool's text or binary format.
-
-        Parameters
-        ----------
-        fname : str or os.PathLike
-            Input file (``.gz``/``.bz2`` are decompressed).
-        fvocab : str, optional
-            ``word count`` file to take the ``count`` attribute from; without it, counts
-            descend in file order.
-        binary : bool, optional
-            The file holds binary records.
-        encoding, unicode_errors : str, optional
-            How words are decoded.
-        limit : int, optional
-            Read at most this many vectors.
-        datatype : numpy float type, optional
-            Type of the loaded vectors.
-        no_header : bool, optional
-            The (text) file has no ``"count dimensions"`` header line.
-        allow_nonfinite : bool, optional
-            Accept vectors holding NaN or infinite values (refused by default, since one such
-            vector turns every similarity query into NaN). Not in gensim.
-
-        Returns
-        -------
-        KeyedVectors
-            The vectors, in file order. Duplicate words keep their first vector, with a
-            warning, as in gensim.
-
-        Raises
-        ------
-        ValueError
-            Naming the file and the line (text) or byte offset (binary) of malformed input: a
-            bad header, a wrong number of values, a truncated file, a non-numeric or
-            non-finite value, an undecodable word.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
-        >>> _ = open(path, "w").write("2 2\\na 1 0\\nb 0 1\\n")
-        >>> KeyedVectors.load_word2vec_format(path)["b"].tolist()
-        [0.0, 1.0]
-        """
-        return _w2v_format.read_word2vec(
-            cls,
-            fname,
-            fvocab,
-            binary,
-            encoding,
-            unicode_errors,
-            limit,
-            datatype,
-            no_header,
-            allow_nonfinite,
-        )
-
-    def _bundle_parts(self):
-        """``(meta, arrays)`` describing this object, for :mod:`hsw2v.persist` bundles."""
-        keys = []
-        for key in self.index_to_key:
-            if isinstance(key, np.integer):
-                key = int(key)
-            if key is not None and not isinstance(key, (str, int)):
-                raise TypeError(f"cannot save key {key!r} of type {type(key).__name__}")
-            keys.append(key)
-        arrays = {"vectors": np.asarray(self.vectors)}
-        expandos, ragged = {}, {}
-        for n, (attr, values) in enumerate(self.expandos.items()):
-            values = np.asarray(values)
-            if values.dtype.hasobject:
-                flat = _ragged(values)
-                if flat is None:
-                    logger.warning(
-                        "not saving attribute %r: it holds Python objects other than numeric "
-                        "arrays (only numbers and per-key numeric arrays are saved)",
-                        attr,
-                    )
-                    continue
-                ragged[attr] = [f"expando_{n}_values", f"expando_{n}_lengths"]
-                arrays[f"expando_{n}_values"], arrays[f"expando_{n}_lengths"] = flat
-                continue
-            expandos[attr] = f"expando_{n}"
-            arrays[f"expando_{n}"] = values
-        meta = {
-            "vector_size": int(self.vector_size),
-            "index_to_key": keys,
-            "next_index": int(self.next_index),
-            "expandos": expandos,
-        }
-        if ragged:
-            meta["ragged_expandos"] = ragged
-        return meta, arrays
-
-    @classmethod
-    def _from_bundle_parts(cls, meta, arrays, source="bundle"):
-        """Rebuild an instance from :meth:`_bundle_parts` output read from `source`.
-
-        Everything is checked before use, so a crafted file gives a ValueError, never an
-        object that fails later."""
-
-        def bad(what):
-            return ValueError(f"{source!r} holds inconsistent KeyedVectors data: {what}")
-
-        try:
-            vectors = arrays["vectors"]
-            keys = meta["index_to_key"]
-            vector_size = meta["vector_size"]
-            names = meta["expandos"]
-            next_index = meta["next_index"]
-            expandos = {attr: arrays[name] for attr, name in names.items()}
-            ragged = {
-                attr: (arrays[values], arrays[lengths])
-                for attr, (values, lengths) in meta.get("ragged_expandos", {}).items()
-            }
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise ValueError(f"{source!r} holds incomplete KeyedVectors data ({exc!r})") from exc
-        for name, value in (("vector_size", vector_size), ("next_index", next_index)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise bad(f"{name} is {value!r}, not an integer >= 0")
-        if not isinstance(keys, list) or not all(
-            key is None or (isinstance(key, (str, int)) and not isinstance(key, bool))
-            for key in keys
-        ):
-            raise bad("index_to_key is not a list of str or int keys")
-        key_to_index = {key: i for i, key in enumerate(keys) if key is not None}
-        if len(key_to_index) != sum(key is not None for key in keys):
-            raise bad("index_to_key holds a key twice")
-        if vectors.dtype.kind != "f" or vectors.shape != (len(keys), vector_size):
-            raise bad(
-                f"vectors of dtype {vectors.dtype} and shape {vectors.shape} for {len(keys)} "
-                f"keys of {vector_size} dimensions"
-            )
-        for attr, values in expandos.items():
-            if not isinstance(attr, str) or values.shape != (len(keys),):
-                raise bad(f"attribute {attr!r} of shape {values.shape} for {len(keys)} keys")
-        for attr, (values, lengths) in ragged.items():
-            if (
-                not isinstance(attr, str)
-                or attr in expandos
-                or values.ndim != 1
-                or values.dtype.kind not in "iuf"
-                or lengths.shape != (len(keys),)
-                or lengths.dtype.kind not in "iu"
-                or (len(lengths) and (lengths.min() < 0 or lengths.max() > len(values)))
-                or int(lengths.sum()) != len(values)
-            ):
-                raise bad(f"per-key arrays {attr!r} do not fit {len(keys)} keys")
-            expandos[attr] = _unragged(values, lengths)
-        kv = cls(vector_size, 0, dtype=vectors.dtype)
-        kv.vectors, kv.index_to_key, kv.expandos, kv.next_index = (
-            vectors,
-            keys,
-            expandos,
-            next_index,
-        )
-        kv.key_to_index = key_to_index
-        return kv
-
-    def to_gensim(self):
-        """An equal ``gensim.models.KeyedVectors``; see :func:`hsw2v.gensim_compat.kv_to_gensim`.
-
-        Examples
-        --------
-        >>> kv = KeyedVectors(2)
-        >>> kv.add_vectors(["a", "b"], [[1.0, 2.0], [3.0, 4.0]])
-        >>> g = kv.to_gensim()
-        >>> type(g).__module__, g.index_to_key, g["b"].tolist()
-        ('gensim.models.keyedvectors', ['a', 'b'], [3.0, 4.0])
-        """
-        return kv_to_gensim(self)
-
-    @classmethod
-    def from_gensim(cls, gensim_kv):
-        """Vectors equal to a gensim ``KeyedVectors``; see :func:`hsw2v.gensim_compat.kv_from_gensim`.
-
-        Examples
-        --------
-        >>> from gensim.models import KeyedVectors as GensimKeyedVectors
-        >>> g = GensimKeyedVectors(2)
-        >>> g.add_vectors(["x", "y"], [[1.0, 0.0], [0.0, 1.0]])
-        >>> kv = KeyedVectors.from_gensim(g)
-        >>> type(kv).__module__, kv.index_to_key, kv["y"].tolist()
-        ('hsw2v.keyedvectors', ['x', 'y'], [0.0, 1.0])
-        """
-        return kv_from_gensim(gensim_kv, cls=cls)
-
-    def save(
-        self,
-        fname,
-        separately=None,
-        sep_limit=10 * 1024**2,
-        ignore=frozenset(),
-        pickle_protocol=4,
-    ):
-        """Save to one pickle-free file (see :mod:`hsw2v.persist`), atomically.
-
-        Vectors, keys and per-key attributes (numbers, and per-key numeric arrays such as
-        ``code`` and ``point``) are stored; other Python objects are skipped with a warning.
-        gensim's ``save()`` options are accepted and what is done with each is logged
-        (:func:`hsw2v.gensim_compat.explain_save_options`).
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[1.0, 2.0]])
-        >>> path = os.path.join(tempfile.mkdtemp(), "wv.hsw2v"); kv.save(path)
-        >>> KeyedVectors.load(path)["a"].tolist()
-        [1.0, 2.0]
-        """
-        stored = ("vectors", "index_to_key", "key_to_index", "expandos", "vector_size")
-        explain_save_options(separately, sep_limit, ignore, pickle_protocol, stored)
-        meta, arrays = self._bundle_parts()
-        save_bundle(fname, _BUNDLE_KIND, meta, arrays)
-
-    @classmethod
-    def load(cls, fname, mmap=None):
-        """Load what :meth:`save` wrote; ``mmap='r'`` maps the arrays instead of reading them.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> kv = KeyedVectors(2); kv.add_vectors(["a"], [[1.0, 2.0]])
-        >>> path = os.path.join(tempfile.mkdtemp(), "wv.hsw2v"); kv.save(path)
-        >>> type(KeyedVectors.load(path, mmap="r").vectors).__name__
-        'memmap'
-        """
-        try:
-            meta, arrays = load_bundle(fname, mmap=mmap, kind=_BUNDLE_KIND)
-        except WrongFileKindError:
-            raise
-        except ValueError as exc:
-            error = not_a_bundle_error(exc, fname, "KeyedVectors")
-            if error is exc:
-                raise
-            raise error from None
-        return cls._from_bundle_parts(meta, arrays, source=str(fname))
-
-
-def _ragged(values: np.ndarray):
-    """An object array of per-key 1-D numeric arrays (gensim's ``code`` and ``point``) as
-    ``(concatenated values, lengths)``, or None if it holds anything else."""
-    items = []
-    for item in values:
-        item = np.asarray(item) if isinstance(item, (np.ndarray, list, tuple)) else None
-        if item is None or item.ndim != 1 or (item.dtype.kind not in "iuf" and len(item)):
-            return None
-        items.append(item)
-    if not items:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    lengths = np.array([len(item) for item in items], dtype=np.int64)
-    typed = [item.dtype for item in items if len(item)] or [items[0].dtype]
-    return np.concatenate(items).astype(np.result_type(*typed), copy=False), lengths
-
-
-def _unragged(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The object array :func:`_ragged` flattened: one view into ``values`` per key."""
-    out = np.empty(len(lengths), dtype=object)
-    ends = np.cumsum(lengths)
-    for i, (start, end) in enumerate(zip(ends - lengths, ends, strict=True)):
-        out[i] = values[start:end]
-    return out

@@ -41,6 +41,7 @@ import re
 import struct
 import tempfile
 import zipfile
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -161,6 +162,34 @@ def atomic_commit(tmp: str, path) -> None:
         os.close(dir_fd)
 
 
+@contextmanager
+def atomic_file(path):
+    """Write `path` atomically: yields ``(fd, tmp)`` from :func:`atomic_temp`; when the block
+    ends, the temporary file (closed and synced by the block) replaces `path`
+    (:func:`atomic_commit`); when it fails, the temporary file is removed and `path` is left as
+    it was.
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> with atomic_file(path) as (fd, tmp):
+    ...     _ = os.write(fd, b"hi"); os.close(fd)
+    >>> open(path, "rb").read(), os.listdir(os.path.dirname(path))
+    (b'hi', ['a.txt'])
+    """
+    fd, tmp = atomic_temp(path)
+    try:
+        yield fd, tmp
+        atomic_commit(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def _write_npy_member(zf: zipfile.ZipFile, fh, name: str, arr: np.ndarray) -> dict:
     """Write `arr` as member ``name.npy`` with 64-byte aligned data; return its meta entry."""
     if arr.dtype.hasobject:
@@ -225,8 +254,7 @@ def save_bundle(path, kind: str, meta: dict, arrays: dict[str, np.ndarray]) -> N
     for name in arrays:
         _check_name(name)
     json.dumps(meta)  # fail early, before any file is touched, if meta is not serialisable
-    fd, tmp = atomic_temp(path)
-    try:
+    with atomic_file(path) as (fd, _tmp):
         with os.fdopen(fd, "w+b") as fh:
             entries = {}
             with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
@@ -243,13 +271,6 @@ def save_bundle(path, kind: str, meta: dict, arrays: dict[str, np.ndarray]) -> N
                 zf.writestr(zipfile.ZipInfo(_META_MEMBER), text.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
-        atomic_commit(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _check_sizes(zf: zipfile.ZipFile, file_size: int) -> None:

@@ -27,13 +27,12 @@ import numpy as np
 
 from hsw2v._inner import encode_sentences
 from hsw2v._query import Scorer, leaf_log_probs, top_leaves
-from hsw2v._threads import Workers
+from hsw2v._threads import Workers, items_until_stopped, put_unless_stopped
+from hsw2v.huffman import child_table
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["child_table", "output_word_probabilities", "predict_output_word", "score_sentences"]
-
-_POLL_SECONDS = 0.1
 
 
 def _require_vocabulary(model) -> None:
@@ -145,14 +144,7 @@ def score_sentences(
     stop = threading.Event()
 
     def work() -> None:
-        while not stop.is_set():
-            try:
-                item = jobs.get(timeout=_POLL_SECONDS)
-            except queue.Empty:
-                continue
-            if item is None:
-                break
-            first, ids, ends = item
+        for first, ids, ends in items_until_stopped(jobs, stop):
             result = scorer.score_job(ids, ends)
             scores[first : first + len(result)] = result
             done.put(len(result))
@@ -172,7 +164,7 @@ def score_sentences(
             if not chunk:
                 break
             ids, ends, _ = encode_sentences(chunk, key_to_index)
-            _put(jobs, (count, ids, ends), stop)
+            put_unless_stopped(jobs, (count, ids, ends), stop)
             count += len(chunk)
             while not done.empty():
                 scored += done.get_nowait()
@@ -191,7 +183,7 @@ def score_sentences(
                     total_sentences,
                 )
         for _ in range(workers):
-            _put(jobs, None, stop)
+            put_unless_stopped(jobs, None, stop)
     elapsed = time.perf_counter() - started
     logger.info(
         "scoring %i sentences took %.1fs, %.0f sentences/s",
@@ -202,76 +194,7 @@ def score_sentences(
     return scores[:count]
 
 
-def _put(jobs: queue.Queue, item, stop: threading.Event) -> None:
-    while not stop.is_set():
-        try:
-            jobs.put(item, timeout=_POLL_SECONDS)
-            return
-        except queue.Full:
-            continue
-
-
 # ---------------------------------------------------------------------------- prediction
-def child_table(codes, points, lengths, root=None) -> np.ndarray:
-    """The children of every inner node of a tree given as flat arrays (see
-    :mod:`hsw2v.huffman`): an int32 ``(V-1) x 2`` array whose row ``n`` holds the node reached
-    from inner node ``n`` by bit 0 and by bit 1; an inner node as its id, leaf ``w`` as
-    ``-1 - w``. Raises ValueError if the arrays do not describe one binary tree rooted at
-    ``root`` (default: the first node of every path; ``V-2`` for a freshly built Huffman
-    tree, not always after ``build_vocab(update=True)``).
-
-    >>> from hsw2v.huffman import build_huffman_tree
-    >>> t = build_huffman_tree([5, 3, 1, 1])
-    >>> child_table(t.codes, t.points, t.lengths).tolist()
-    [[-4, -3], [0, -2], [1, -1]]
-    """
-    codes = np.asarray(codes)
-    points = np.asarray(points)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    n_words = len(lengths)
-    n_inner = n_words - 1
-    if n_inner < 1:
-        raise ValueError("a tree needs at least two leaves")
-    if lengths.min() < 1 or lengths.max() > points.shape[1]:
-        raise ValueError("path lengths out of range")
-    root = int(points[0, 0]) if root is None else int(root)
-    if (points[:, 0] != root).any():
-        raise ValueError(f"every path must start at the root {root}")
-    # Each (node, bit) on a path leads either to the next node on the path or, at the last
-    # step, to the word itself. Rows are taken in chunks so that a tree of a million leaves
-    # needs only chunk-sized temporaries: a first pass writes every edge, a second checks that
-    # no two paths disagree about one.
-    empty = np.iinfo(np.int64).min
-    table = np.full(2 * n_inner, empty, dtype=np.int64)
-    chunk = 1 << 16
-    for check in (False, True):
-        for lo in range(0, n_words, chunk):
-            src, dst = _edges(codes, points, lengths, lo, min(lo + chunk, n_words), n_inner)
-            if not check:
-                table[src] = dst
-            elif (table[src] != dst).any():
-                raise ValueError("the codes and points do not describe a binary tree")
-    if (table == empty).any() or np.count_nonzero(table < 0) != n_words:
-        raise ValueError("the codes and points do not describe a binary tree")
-    return table.astype(np.int32).reshape(n_inner, 2)
-
-
-def _edges(codes, points, lengths, lo: int, hi: int, n_inner: int):
-    """The (node, bit) -> child edges on the paths of words ``lo..hi-1``, as flat arrays
-    ``src = 2 * node + bit`` and ``dst`` (an inner node, or ``-1 - w`` for word ``w``)."""
-    pts = np.asarray(points[lo:hi], dtype=np.int64)
-    steps = np.arange(pts.shape[1])
-    on_path = steps[None, :] < lengths[lo:hi, None]
-    last = steps[None, :] == (lengths[lo:hi, None] - 1)
-    if (pts[on_path] < 0).any() or (pts[on_path] >= n_inner).any():
-        raise ValueError("inner-node ids out of range")
-    following = np.empty_like(pts)
-    following[:, :-1] = pts[:, 1:]
-    following[last] = -1 - (lo + np.nonzero(last)[0])
-    src = pts[on_path] * 2 + np.asarray(codes[lo:hi])[on_path].astype(np.int64)
-    return src, following[on_path]
-
-
 def _cached_children(model) -> np.ndarray:
     """The child table of ``model.tree``, derived once and kept on the model."""
     cached = getattr(model, "_hs_children", None)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hsw2v.huffman import HuffmanTree
+from hsw2v.huffman import HuffmanTree, child_table
 
 
 def split_tree(n_leaves: int, split: Callable[[np.ndarray], tuple]) -> HuffmanTree:
@@ -331,8 +331,6 @@ def check_tree(codes, points, lengths, n_leaves: int | None = None):
         ...
     ValueError: classes 0 and 1 have the same path: the codes must be prefix-free (a code ...
     """
-    from hsw2v.scoring import child_table
-
     codes = np.asarray(codes)
     points = np.asarray(points)
     lengths = np.asarray(lengths)

@@ -3,7 +3,7 @@
 It coordinates, in files of one job each: the parameters (:mod:`hsw2v.params`, the one
 table), vocabulary building (:mod:`hsw2v._w2v_vocab` over :mod:`hsw2v.vocab` and
 :mod:`hsw2v.trees`), the training driver (:mod:`hsw2v._w2v_train` over :mod:`hsw2v._train`
-and the kernels), results (:class:`hsw2v.keyedvectors.KeyedVectors`) and its file schema
+and the kernels), the probability queries (:mod:`hsw2v._w2v_query`), results (:class:`hsw2v.keyedvectors.KeyedVectors`) and its file schema
 (:mod:`hsw2v._w2v_schema` over :mod:`hsw2v.persist`). It does no per-token math itself.
 
 Model: Mikolov et al., "Efficient Estimation of Word Representations in Vector Space" (2013)
@@ -21,6 +21,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from hsw2v._gensim_convert import from_gensim, to_gensim
+from hsw2v._w2v_query import QueryMixin
 from hsw2v._w2v_schema import load_model, no_lock_factors, save_model
 from hsw2v._w2v_train import TrainingMixin
 from hsw2v._w2v_vocab import VocabularyMixin
@@ -75,7 +76,7 @@ def default_negative(hs, negative):
 _SAVED_PARAMS = SAVED  # what a model file holds: the table's (hsw2v.params)
 
 
-class Word2Vec(VocabularyMixin, TrainingMixin):
+class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
     """Train word vectors with hierarchical softmax (skip-gram or CBOW).
 
     The parameters, defaults and methods are gensim 4.4's ``Word2Vec`` except ``hs=1`` and
@@ -425,56 +426,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
             warnings.simplefilter("ignore", DeprecationWarning)
             self.wv.init_sims(replace=replace)
 
-    # ---------------------------------------------------------------- queries and gensim
-    def score(
-        self, sentences, total_sentences=int(1e6), chunksize=100, queue_factor=2, report_delay=1
-    ):
-        """Log-probability of each sentence (float32 array), exact; see
-        :func:`hsw2v.scoring.score_sentences`.
-
-        Examples
-        --------
-        >>> model = Word2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,
-        ...                  epochs=1)
-        >>> scores = model.score([["a", "b"], ["b", "a", "a"]])
-        >>> scores.shape, scores.dtype.name, bool((scores < 0).all())
-        ((2,), 'float32', True)
-        """
-        from hsw2v.scoring import score_sentences
-
-        if len(self.wv.index_to_key) and not self.hs:
-            raise RuntimeError(
-                "score() needs the hierarchical-softmax output layer: this model was trained "
-                "with hs=0 (negative sampling only), which defines no sentence probability; "
-                "train with hs=1 to score sentences"
-            )
-        args = (total_sentences, chunksize, self.workers, report_delay, queue_factor)
-        return score_sentences(self, sentences, *args)
-
-    def predict_output_word(self, context_words_list, topn=10):
-        """The ``topn`` most probable centre words, ``[(word, probability), ...]``: for a
-        model with ``hs=1``, exact under the tree (:func:`hsw2v.scoring.predict_output_word`);
-        for ``hs=0, negative > 0``, gensim's softmax over ``syn1neg``
-        (:func:`hsw2v.negative.predict_output_word`).
-
-        Examples
-        --------
-        >>> model = Word2Vec([["a", "b", "c"]] * 20, vector_size=8, min_count=1, workers=1,
-        ...                  epochs=1)
-        >>> pairs = model.predict_output_word(["a", "c"], topn=None)
-        >>> sorted(word for word, _ in pairs), round(sum(p for _, p in pairs), 6)
-        (['a', 'b', 'c'], 1.0)
-        >>> len(model.predict_output_word(["a", "c"], topn=2))
-        2
-        """
-        if not self.hs:  # negative sampling only: gensim's softmax over syn1neg
-            from hsw2v.negative import predict_output_word as predict_ns
-
-            return predict_ns(self, context_words_list, topn)
-        from hsw2v.scoring import predict_output_word
-
-        return predict_output_word(self, context_words_list, topn)
-
+    # ---------------------------------------------------------------- gensim
     def to_gensim(self):
         """An equal ``gensim.models.Word2Vec``; see :func:`hsw2v.gensim_compat.to_gensim`.
 
@@ -521,6 +473,13 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
         stored whatever ``ignore`` says (with a warning), and no pickle is written
         (``pickle_protocol``).
 
+        Parameters
+        ----------
+        fname : str or os.PathLike
+            The file to write (replaced atomically).
+        separately, sep_limit, ignore, pickle_protocol : optional
+            gensim's options, accepted and explained in the log (see above).
+
         Examples
         --------
         >>> import tempfile, os
@@ -542,6 +501,23 @@ class Word2Vec(VocabularyMixin, TrainingMixin):
         :class:`hsw2v.exceptions.WrongFileKindError` (a ValueError and an AttributeError); a
         gensim pickle raises a ValueError naming the ways to convert it
         (:func:`hsw2v.gensim_compat.load_gensim_pickle`).
+
+        Parameters
+        ----------
+        fname : str or os.PathLike
+            A file written by :meth:`save`.
+        mmap : {None, 'r'}, optional
+            ``'r'`` memory-maps the arrays read-only instead of reading them.
+
+        Returns
+        -------
+        Word2Vec
+            The model, ready to train further or to query.
+
+        Raises
+        ------
+        ValueError
+            If the file is not an hsw2v model bundle or holds inconsistent data.
 
         Examples
         --------

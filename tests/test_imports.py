@@ -1,4 +1,5 @@
-"""The models do not import the faces above them (docs: the layers of the architecture).
+"""The models do not import the faces above them, and no module of hsw2v imports itself back
+through others (docs: the layers of the architecture).
 
 Read from the source with ``ast`` (every import, also those inside functions), so that a
 lazy import cannot hide a circle: the models (``word2vec``, ``keyedvectors``) and everything
@@ -30,6 +31,63 @@ def _imports(module: str) -> set[str]:
         elif isinstance(node, ast.Import):
             found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("hsw2v.")}
     return found - {module}
+
+
+def _modules() -> list[str]:
+    """Every Python module of the package (the compiled kernels import none)."""
+    return sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+
+
+# The one import back up, from a function: the trainer reads the private-row tuning constants
+# on ``hsw2v.word2vec``, where the benchmarks set them (benchmarks/ab_builds.py, DIR@JSON).
+ALLOWED_BACK_EDGES = {("_make_trainer", "word2vec")}
+
+
+def _circles(edges_left_out=frozenset()) -> list[list[str]]:
+    """The import circles among the package's modules: each strongly connected group of more
+    than one module (Tarjan 1972), sorted."""
+    graph = {m: sorted(_imports(m) - {"__init__"}) for m in _modules()}
+    graph = {
+        m: [n for n in out if n in graph and (m, n) not in edges_left_out]
+        for m, out in graph.items()
+    }
+    index, low, stack, on_stack, groups = {}, {}, [], set(), []
+
+    def visit(m):
+        index[m] = low[m] = len(index)
+        stack.append(m)
+        on_stack.add(m)
+        for n in graph[m]:
+            if n not in index:
+                visit(n)
+                low[m] = min(low[m], low[n])
+            elif n in on_stack:
+                low[m] = min(low[m], index[n])
+        if low[m] == index[m]:
+            group = []
+            while True:
+                n = stack.pop()
+                on_stack.discard(n)
+                group.append(n)
+                if n == m:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for m in graph:
+        if m not in index:
+            visit(m)
+    return sorted(groups)
+
+
+def test_no_import_circle():
+    assert _circles(ALLOWED_BACK_EDGES) == []
+
+
+def test_the_circle_check_sees_circles():
+    # the control: with the allowed back edge counted, its circle is found
+    circles = _circles()
+    assert len(circles) == 1 and {"word2vec", "_make_trainer"} <= set(circles[0]), circles
 
 
 def _reach(module: str) -> set[str]:

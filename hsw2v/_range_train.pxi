@@ -1,0 +1,191 @@
+# One range: read its lines, map tokens to ids, group whole sentences into jobs and train each
+# job (or count the tokens instead). Included by _corpus_file.pyx.
+#
+# Design note: a job is made as hsw2v._train.iter_jobs makes it (_corpus_file design note E):
+# whole sentences until it holds at least batch_words raw tokens; its learning rates come from
+# schedule_alpha over the shared count of units handed out (atomic), its random stream from
+# (seed, epoch, thread * 2**40 + job). A full batch goes to run.sink: train_batch, or the
+# recording sinks of _range_replay.pxi. Buffers grow with the input (grow), never truncate it.
+
+cdef struct Batch:
+    int32_t *ids
+    int64_t *ends
+    int64_t n_ids
+    int64_t n_sentences
+    int64_t raw
+    int64_t cap_ids
+    int64_t cap_ends
+
+
+cdef int grow(void **p, int64_t *capacity, int64_t need, size_t item) noexcept nogil:
+    cdef int64_t c = capacity[0]
+    if need <= c:
+        return OK
+    while c < need:
+        c = max(2 * c, 1024)
+    if resize(p, c * item):
+        return ERR_MEMORY
+    capacity[0] = c
+    return OK
+
+
+cdef struct Run:
+    # what a full batch is given to: train_batch, or record_batch (the twin)
+    int (*sink)(const Run *run, Batch *b, int64_t thread, int64_t job,
+                double *loss) noexcept nogil
+    void *recorder
+    # the model and the schedule
+    const void *model
+    int64_t batch_words
+    int64_t max_sentence_length
+    double start_alpha
+    double end_alpha
+    int64_t epoch
+    int64_t epochs
+    int64_t total
+    bint by_words
+    uint64_t seed
+    # shared between threads
+    int64_t *units_done   # schedule units handed out this epoch (atomic)
+    int64_t *stop         # non-zero: stop after the current job
+    int64_t *progress     # this thread's row of the progress counters
+
+
+cdef int train_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
+                     double *loss) noexcept nogil:
+    """Train one batch with its learning rates and random stream (design note E)."""
+    cdef int64_t units = b.raw if run.by_words else b.n_sentences
+    cdef int64_t done = HSW2V_FETCH_ADD64(run.units_done, units)
+    cdef float alpha0 = <float>schedule_alpha(run.start_alpha, run.end_alpha, run.epoch,
+                                              run.epochs, done, run.total)
+    cdef float alpha1 = <float>schedule_alpha(run.start_alpha, run.end_alpha, run.epoch,
+                                              run.epochs, done + units, run.total)
+    cdef uint64_t seed = job_seed_nogil(run.seed, run.epoch, (<uint64_t>thread << 40) + job)
+    cdef int64_t kept = 0
+    cdef double job_loss = 0.0
+    if train_job_nogil(run.model, b.ids, b.ends, b.n_ids, b.n_sentences, alpha0, alpha1,
+                       seed, &kept, &job_loss) != 0:
+        return ERR_MEMORY
+    loss[0] += job_loss
+    if not isfinite(job_loss):  # the job met non-finite weights: every range stops
+        HSW2V_STORE64(run.stop, 1)
+    cdef int64_t *p = run.progress
+    HSW2V_STORE64(&p[P_RAW], p[P_RAW] + b.raw)
+    HSW2V_STORE64(&p[P_KEPT], p[P_KEPT] + kept)
+    HSW2V_STORE64(&p[P_SENTENCES], p[P_SENTENCES] + b.n_sentences)
+    HSW2V_STORE64(&p[P_JOBS], p[P_JOBS] + 1)
+    b.n_ids = 0
+    b.n_sentences = 0
+    b.raw = 0
+    return OK
+
+
+cdef int train_range_nogil(const Run *run, const Table *vocab, Reader *r, int64_t thread,
+                           double *loss, Failure *fail) noexcept nogil:
+    """Train every line of the range; see the design note (D, E)."""
+    cdef Spans sp
+    cdef Batch b
+    cdef const uint8_t *line
+    cdef int64_t length, chunk, k, stop_at, id_, job = 0
+    cdef int rc = OK
+    sp.start = NULL
+    sp.length = NULL
+    sp.n = 0
+    sp.capacity = 0
+    b.n_ids = 0
+    b.n_sentences = 0
+    b.raw = 0
+    # a job holds fewer than batch_words raw tokens before its last sentence, which has at
+    # most max_sentence_length; the buffers start smaller for huge batch_words, and grow
+    b.cap_ids = min(run.batch_words + run.max_sentence_length, 1 << 20)
+    b.cap_ends = b.cap_ids
+    b.ids = <int32_t *>malloc(b.cap_ids * sizeof(int32_t))
+    b.ends = <int64_t *>malloc(b.cap_ends * sizeof(int64_t))
+    if b.ids == NULL or b.ends == NULL:
+        rc = ERR_MEMORY
+    while rc == OK and not HSW2V_LOAD64(run.stop):
+        rc = next_line_tokens(r, &line, &length, &sp, fail)
+        if rc != 1:
+            break
+        rc = OK
+        chunk = 0
+        while chunk < sp.n and rc == OK:
+            stop_at = min(chunk + run.max_sentence_length, sp.n)
+            if (grow(<void **>&b.ids, &b.cap_ids, b.n_ids + stop_at - chunk, sizeof(int32_t))
+                    or grow(<void **>&b.ends, &b.cap_ends, b.n_sentences + 1,
+                            sizeof(int64_t))):
+                rc = ERR_MEMORY
+                break
+            for k in range(chunk, stop_at):
+                id_ = table_lookup(vocab, line + sp.start[k], sp.length[k])
+                if id_ >= 0:
+                    b.ids[b.n_ids] = <int32_t>id_
+                    b.n_ids += 1
+            b.raw += stop_at - chunk
+            b.ends[b.n_sentences] = b.n_ids
+            b.n_sentences += 1
+            chunk = stop_at
+            if b.raw >= run.batch_words:
+                rc = run.sink(run, &b, thread, job, loss)
+                job += 1
+    if rc == OK and b.n_sentences and not HSW2V_LOAD64(run.stop):
+        rc = run.sink(run, &b, thread, job, loss)
+    if rc == ERR_IO:
+        fail.error = r.error
+    fail.code = rc
+    free(sp.start)
+    free(sp.length)
+    free(b.ids)
+    free(b.ends)
+    return rc
+
+
+cdef int count_range_nogil(Table *counts, Reader *r, int64_t max_sentence_length,
+                           int64_t *raw, int64_t *sentences, Failure *fail,
+                           int64_t *stop) noexcept nogil:
+    """Count every token of the range (first-seen order), its raw tokens and sentences;
+    end early, between lines, once ``stop`` (if not NULL) holds a non-zero value."""
+    cdef Spans sp
+    cdef const uint8_t *line
+    cdef int64_t length, k
+    cdef int rc = OK
+    sp.start = NULL
+    sp.length = NULL
+    sp.n = 0
+    sp.capacity = 0
+    while rc == OK:
+        if stop != NULL and HSW2V_LOAD64(stop):
+            break
+        rc = next_line_tokens(r, &line, &length, &sp, fail)
+        if rc != 1:
+            break
+        rc = OK
+        raw[0] += sp.n
+        sentences[0] += (sp.n + max_sentence_length - 1) // max_sentence_length
+        for k in range(sp.n):
+            rc = table_count(counts, line + sp.start[k], sp.length[k])
+            if rc != OK:
+                break
+    if rc == ERR_IO:
+        fail.error = r.error
+    fail.code = rc
+    free(sp.start)
+    free(sp.length)
+    return rc
+
+
+cdef raise_failure(const Failure *fail, str path):
+    cdef bytes snippet
+    if fail.code == ERR_MEMORY:
+        raise MemoryError(f"{path}: out of memory while reading the corpus file")
+    if fail.code == ERR_IO:
+        raise OSError(fail.error, f"{path}: reading the corpus file failed: "
+                      f"{os.strerror(fail.error)}", path)
+    if fail.code == ERR_UTF8:
+        with open(path, "rb") as f:
+            f.seek(fail.offset)
+            snippet = f.read(4)
+        raise UnicodeDecodeError(
+            "utf-8", snippet, 0, 1,
+            f"invalid UTF-8 in {path} at byte {fail.offset} (in the line starting at byte "
+            f"{fail.line_offset}); corpus files must be UTF-8 text")
