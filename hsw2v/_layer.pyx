@@ -277,6 +277,28 @@ cdef inline void coord_step(int d, float lr, float a, const float *u, float *acc
         w[t] -= lr * q / sqrtf(acc[t] + <float>ADAGRAD_EPS)
 
 
+cdef inline void hidden_of(const FitView *v, int64_t i, float *h, float *grad_h, int64_t *lo,
+                           int64_t *hi) noexcept nogil:
+    """h = x_i W_in (and grad_h cleared) for example ``i``; ``[lo, hi)``: the positions of its
+    features (all ``m`` columns of a dense row, its CSR slice otherwise)."""
+    cdef int d = v.d
+    cdef int64_t k
+    cdef float x
+    memset(h, 0, d * sizeof(float))
+    memset(grad_h, 0, d * sizeof(float))
+    if v.dense != NULL:
+        lo[0], hi[0] = 0, v.m
+    else:
+        lo[0], hi[0] = v.indptr[i], v.indptr[i + 1]
+    for k in range(lo[0], hi[0]):
+        if v.dense != NULL:
+            x = v.dense[i * v.m + k]
+            if x != 0.0:
+                hsw2v_axpy(d, x, v.W_in + k * d, h)
+        else:
+            hsw2v_axpy(d, v.data[k], v.W_in + <int64_t>v.indices[k] * d, h)
+
+
 cdef double adagrad_example(const FitView *v, int64_t i, float lr, float *h, float *grad_h,
                             float *g) noexcept nogil:
     """One row-wise AdaGrad step on example ``i`` (design note F): h = x_i W_in; the path's
@@ -290,19 +312,7 @@ cdef double adagrad_example(const FitView *v, int64_t i, float lr, float *h, flo
     cdef const int32_t *point
     cdef double loss, hh, gg, s
     cdef float x
-    memset(h, 0, d * sizeof(float))
-    memset(grad_h, 0, d * sizeof(float))
-    if v.dense != NULL:
-        lo, hi = 0, v.m
-    else:
-        lo, hi = v.indptr[i], v.indptr[i + 1]
-    for k in range(lo, hi):
-        if v.dense != NULL:
-            x = v.dense[i * v.m + k]
-            if x != 0.0:
-                hsw2v_axpy(d, x, v.W_in + k * d, h)
-        else:
-            hsw2v_axpy(d, v.data[k], v.W_in + <int64_t>v.indices[k] * d, h)
+    hidden_of(v, i, h, grad_h, &lo, &hi)
     length = v.lengths[c]
     point = v.points + <int64_t>c * v.max_length
     loss = path_step(h, grad_h, g, v.syn1, v.bias, v.codes + <int64_t>c * v.max_length,
@@ -360,19 +370,7 @@ cdef double fit_example(const FitView *v, int64_t i, float lr, float *h,
     cdef int32_t c = v.y[i]
     cdef double loss
     cdef float x
-    memset(h, 0, d * sizeof(float))
-    memset(grad_h, 0, d * sizeof(float))
-    if v.dense != NULL:
-        lo, hi = 0, v.m
-    else:
-        lo, hi = v.indptr[i], v.indptr[i + 1]
-    for k in range(lo, hi):
-        if v.dense != NULL:
-            x = v.dense[i * v.m + k]
-            if x != 0.0:
-                hsw2v_axpy(d, x, v.W_in + k * d, h)
-        else:
-            hsw2v_axpy(d, v.data[k], v.W_in + <int64_t>v.indices[k] * d, h)
+    hidden_of(v, i, h, grad_h, &lo, &hi)
     loss = path_step(h, grad_h, NULL, v.syn1, v.bias, v.codes + <int64_t>c * v.max_length,
                      v.points + <int64_t>c * v.max_length, v.lengths[c], d, lr)
     for k in range(lo, hi):
