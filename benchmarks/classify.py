@@ -10,7 +10,7 @@ rows train, the next ``--test`` rows test.
 Systems (each run in a fresh process, their runs alternated over ``--repeats`` rounds):
 
 * ``hsw2v-TREE`` / ``hsw2v-TREE-b``: :class:`hsw2v.HierarchicalSoftmax` on a tree of
-  :func:`hsw2v.trees.label_tree` (huffman, balanced, kmeans), without / with the per-node
+  :func:`hsw2v.label_trees.label_tree` (huffman, balanced, kmeans), without / with the per-node
   intercept, ``fit`` with ``--dim``, ``--epochs``, ``--workers``; ``hsw2v-TREE-b-adagrad``
   the same with ``fit(optimizer="adagrad")`` at ``--adagrad-lr`` (``-rowwise``:
   ``optimizer="rowwise-adagrad"``);
@@ -121,7 +121,7 @@ def build_task(corpus: Path, n_classes: int, n_features: int, n_train: int, n_te
 # ------------------------------------------------------------------------------- systems
 def run_hsw2v(system, X, y, Xt, n_classes, args):
     from hsw2v import HierarchicalSoftmax
-    from hsw2v.trees import label_tree
+    from hsw2v.label_trees import label_tree
 
     parts = system.split("-")
     optimizer = {"adagrad": "adagrad", "rowwise": "rowwise-adagrad"}.get(parts[-1], "sgd")

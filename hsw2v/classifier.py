@@ -30,8 +30,8 @@ except ImportError as exc:  # an optional dependency: say how to get it
     ) from exc
 
 from hsw2v.divergence import TrainingDivergedError
+from hsw2v.label_trees import label_tree
 from hsw2v.layer import OPTIMIZERS, HierarchicalSoftmax
-from hsw2v.trees import label_tree
 
 __all__ = ["HierarchicalSoftmaxClassifier", "encode_labels"]
 
@@ -60,7 +60,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     min_lr : float, default=0.0
         Final step size of :meth:`fit`. :meth:`partial_fit` steps with ``lr`` throughout.
     tree : {"huffman", "balanced", "kmeans"}, default="kmeans"
-        The label tree (:func:`hsw2v.trees.label_tree`): learned from the features
+        The label tree (:func:`hsw2v.label_trees.label_tree`): learned from the features
         (recursive balanced 2-means of the classes' feature centroids, each cut at half the
         class-frequency mass, as probabilistic label trees build them), Huffman over the
         class frequencies (frequent classes get short paths), or balanced.

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from hsw2v import HierarchicalSoftmax, _layer
-from hsw2v.trees import label_tree
+from hsw2v.label_trees import label_tree
 
 
 def ref_log_prob(W, b, tree, h, y):

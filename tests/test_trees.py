@@ -153,7 +153,7 @@ def clustered_labels(n_clusters=4, per_cluster=8, rows=40, width=60, seed=0, spa
 @pytest.mark.parametrize("sparse", [False, True])
 def test_label_tree_is_a_valid_tree_whose_leaf_probabilities_sum_to_one(kind, sparse):
     from hsw2v import HierarchicalSoftmax
-    from hsw2v.trees import label_tree
+    from hsw2v.label_trees import label_tree
 
     X, y, n_classes, _ = clustered_labels(sparse=sparse)
     y = y[: len(y) - 7]  # uneven class counts
@@ -169,7 +169,7 @@ def test_label_tree_is_a_valid_tree_whose_leaf_probabilities_sum_to_one(kind, sp
 
 
 def test_kmeans_label_tree_is_deterministic_for_a_seed_and_puts_clusters_together():
-    from hsw2v.trees import label_tree
+    from hsw2v.label_trees import label_tree
 
     X, y, n_classes, per = clustered_labels(sparse=True)
     a = label_tree("kmeans", y, n_classes, X, seed=7)
@@ -184,7 +184,7 @@ def test_kmeans_label_tree_is_deterministic_for_a_seed_and_puts_clusters_togethe
 
 
 def test_kmeans_label_tree_gives_frequent_classes_short_paths():
-    from hsw2v.trees import kmeans_tree, label_tree
+    from hsw2v.label_trees import kmeans_tree, label_tree
 
     X, y, n_classes, _ = clustered_labels(sparse=True)
     heavy = np.concatenate([y, np.full(2000, 5)])  # class 5 carries most of the mass
@@ -192,7 +192,7 @@ def test_kmeans_label_tree_gives_frequent_classes_short_paths():
     tree = label_tree("kmeans", heavy, n_classes, X_heavy)
     assert tree.lengths[5] <= 2 < tree.lengths.max()
     # balance="count" halves by leaves whatever the mass (Parabel's split): all paths 5 long
-    from hsw2v.trees import label_centroids
+    from hsw2v.label_trees import label_centroids
 
     counts = np.bincount(heavy, minlength=n_classes)
     flat = kmeans_tree(label_centroids(X_heavy, heavy, n_classes), counts, balance="count")
@@ -202,7 +202,7 @@ def test_kmeans_label_tree_gives_frequent_classes_short_paths():
 def test_label_centroids_are_unit_sums_of_unit_rows():
     import scipy.sparse as sp
 
-    from hsw2v.trees import label_centroids
+    from hsw2v.label_trees import label_centroids
 
     X = np.array([[3, 4, 0], [0, 0, 2], [1, 0, 0]], dtype=np.float64)
     y = np.array([0, 0, 2])
@@ -228,7 +228,7 @@ def test_label_centroids_are_unit_sums_of_unit_rows():
     ],
 )
 def test_label_tree_refuses_bad_input_saying_what_is_wrong(call, match):
-    from hsw2v.trees import label_tree
+    from hsw2v.label_trees import label_tree
 
     X, y, _, _ = clustered_labels()
     with pytest.raises(ValueError, match=match):
@@ -245,7 +245,7 @@ def test_level_tree_refuses_a_bad_split():
 
 
 def test_kmeans_tree_projects_wide_dense_rows_and_leaves_its_input_alone():
-    from hsw2v.trees import kmeans_tree
+    from hsw2v.label_trees import kmeans_tree
 
     X, y, n_classes, per = clustered_labels(width=400)
     C = np.zeros((n_classes, 400), dtype=np.float32)
@@ -262,7 +262,7 @@ def test_kmeans_tree_projects_wide_dense_rows_and_leaves_its_input_alone():
 def test_label_tree_gives_classes_without_rows_a_leaf_too(kind):
     import scipy.sparse as sp
 
-    from hsw2v.trees import label_tree
+    from hsw2v.label_trees import label_tree
 
     X = sp.random(50, 30, density=0.2, format="csr", random_state=0)
     y = np.random.default_rng(0).integers(0, 3, 50)  # classes 3..8 never seen

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from classify import build_task  # noqa: E402
 
 from hsw2v import HierarchicalSoftmax  # noqa: E402
-from hsw2v.trees import kmeans_tree, label_centroids, label_tree  # noqa: E402
+from hsw2v.label_trees import kmeans_tree, label_centroids, label_tree  # noqa: E402
 
 VARIANTS = {
     "huffman": None,
