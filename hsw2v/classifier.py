@@ -29,9 +29,10 @@ except ImportError as exc:  # an optional dependency: say how to get it
         f"'hsw2v[sklearn]' (or scikit-learn) ({exc})"
     ) from exc
 
+from hsw2v._layer_args import OPTIMIZERS
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.label_trees import label_tree
-from hsw2v.layer import OPTIMIZERS, HierarchicalSoftmax
+from hsw2v.layer import HierarchicalSoftmax
 
 __all__ = ["HierarchicalSoftmaxClassifier", "encode_labels"]
 

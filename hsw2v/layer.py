@@ -25,19 +25,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hsw2v import persist
-from hsw2v._layer import FitTrainer, fill_log_proba, path_batch
+from hsw2v._layer import fill_log_proba, path_batch
+from hsw2v._layer_args import check_seed as _seed
+from hsw2v._layer_args import positive_int as _positive_int
+from hsw2v._layer_files import LayerFiles
+from hsw2v._layer_fit import LayerFitting
 from hsw2v._query import top_leaves_batch
-from hsw2v._train import Job, Schedule, run_epoch
-from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
-from hsw2v.params import INT32_MAX, UINT64_MAX, VECTOR_SIZE_MAX
+from hsw2v.params import VECTOR_SIZE_MAX
 from hsw2v.scoring import child_table
 from hsw2v.trees import balanced_tree, check_tree, top_down_order
 
 __all__ = ["Gradient", "HierarchicalSoftmax"]
 
-_FORMAT_KIND = "HierarchicalSoftmax"
 _SCORE_BUDGET = 1 << 22  # float32 node scores per log_proba chunk (16 MB, and as much again
 # for their log-sigmoids)
 _CONSTRUCTORS = (
@@ -81,7 +81,7 @@ class Gradient(NamedTuple):
         return sp.csr_array((self.rows.ravel(), indices, indptr), shape=(n_inner, dim))
 
 
-class HierarchicalSoftmax:
+class HierarchicalSoftmax(LayerFitting, LayerFiles):
     """An output layer of ``n_classes`` classes over ``dim``-dimensional hidden vectors.
 
     Build it with :meth:`from_counts` (Huffman tree: frequent classes get short paths),
@@ -398,154 +398,6 @@ class HierarchicalSoftmax:
         _, grad = path_batch(H, self.weights, *self._tree_arrays(), y, True, lr, self.intercept)
         return grad
 
-    def fit(
-        self,
-        X,
-        y,
-        epochs: int = 5,
-        lr: float = 0.1,
-        min_lr: float = 0.0,
-        workers: int = 1,
-        job_size: int = 1000,
-        optimizer: str = "sgd",
-    ) -> HierarchicalSoftmax:
-        """Train the linear classifier ``h = x W_in`` and this layer by SGD, one example at a
-        time, as fastText's supervised mode: ``X`` is a dense float array or a SciPy CSR
-        matrix (n x m), ``y`` the n class ids. ``h`` is ``x`` times the ``m x dim`` input
-        matrix ``input_weights`` (created uniform in ``[-1/dim, 1/dim)`` from ``seed`` on the
-        first call; later calls go on from the weights as they are). For fastText's average
-        of word vectors, give bag-of-words rows divided by their word count.
-
-        The step size falls linearly from ``lr`` to ``min_lr`` over all epochs; examples are
-        shuffled each epoch (seeded from ``seed`` and the epoch). ``workers`` threads run the
-        nogil kernel on jobs of ``job_size`` examples, updating the weights without locks
-        (Hogwild), with Word2Vec's epoch driver; ``workers=1`` runs the same jobs in the
-        calling thread and is reproducible. ``history`` gets the mean
-        loss of each epoch.
-
-        ``optimizer="sgd"`` (the default) is word2vec's and fastText's plain SGD step.
-        ``optimizer="adagrad"`` is row-wise AdaGrad (Duchi et al. 2011; one accumulated mean
-        squared gradient per row of ``input_weights`` and per inner node, so ``m + V - 1``
-        floats of state): every row steps by ``lr / sqrt(accumulator)`` times its gradient,
-        the same linear schedule on top. The accumulators live on the layer, so later calls
-        (the classifier's epochs, ``partial_fit``) go on with them; they start at zero with a
-        new input matrix. See ``docs/layer.md`` for when it pays.
-
-        Examples
-        --------
-        >>> X = np.eye(4, dtype=np.float32)
-        >>> layer = HierarchicalSoftmax.balanced(4, dim=4).fit(X, [0, 1, 2, 3], epochs=200,
-        ...                                                   lr=0.5)
-        >>> layer.topk(layer.transform(X), 1)[0].ravel().tolist()
-        [0, 1, 2, 3]
-        """
-        epochs = _positive_int(epochs, "epochs", INT32_MAX)
-        workers = _positive_int(workers, "workers", INT32_MAX)
-        job_size = _positive_int(job_size, "job_size", INT32_MAX)
-        lr, min_lr = float(lr), float(min_lr)
-        if not (np.isfinite(lr) and lr > 0 and 0 <= min_lr <= lr):
-            raise ValueError(f"need lr > 0 and 0 <= min_lr <= lr, got lr={lr}, min_lr={min_lr}")
-        if optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
-        X = self._features(X, "fit")
-        n, m = X.shape
-        if isinstance(X, np.ndarray):
-            inputs = {"dense": X}
-        else:
-            inputs = {
-                "indptr": X.indptr.astype(np.int64),
-                "indices": X.indices.astype(np.int32, copy=False),
-                "data": X.data,
-            }
-        if n == 0 or m == 0:
-            raise ValueError(f"X is empty (shape {(n, m)})")
-        y = self._labels(y, n)
-        if self.input_weights is None:
-            rng = np.random.default_rng(self.seed)
-            w = rng.random((m, self.dim), dtype=np.float32)
-            self.input_weights = (w * 2.0 - 1.0) / self.dim
-            self._adagrad = None
-        elif self.input_weights.shape != (m, self.dim):
-            raise ValueError(
-                f"X has {m} features but the fitted input matrix has "
-                f"{self.input_weights.shape[0]}: give the same features as before"
-            )
-        if optimizer != "sgd":
-            w = 1 if optimizer == "rowwise-adagrad" else self.dim
-            sizes = (m * w, len(self.weights) * (1 if w == 1 else self.dim + 1))
-            if self._adagrad is None or (len(self._adagrad[0]), len(self._adagrad[1])) != sizes:
-                self._adagrad = tuple(np.zeros(k, dtype=np.float32) for k in sizes)
-            inputs["acc_in"], inputs["acc_node"] = self._adagrad
-        trainer = FitTrainer(
-            self.input_weights, self.weights, *self._tree_arrays(), y, bias=self.intercept,
-            **inputs
-        )
-        schedule = Schedule(lr, min_lr, epochs, n, by_words=True)
-        for epoch in range(epochs):
-            # kept to restore if this epoch diverges (docs/robustness.md); a copy per epoch
-            # costs less than one pass over X
-            before = (
-                self.input_weights.copy(),
-                self.weights.copy(),
-                self._intercept_copy(),
-                None if optimizer == "sgd" else tuple(a.copy() for a in self._adagrad),
-            )
-            perm = np.random.default_rng([self.seed, epoch]).permutation(n).astype(np.int32)
-            jobs = [
-                Job(
-                    ids=perm[s : s + job_size],
-                    ends=np.array([min(job_size, n - s)]),
-                    raw_words=min(job_size, n - s),
-                    n_sentences=min(job_size, n - s),
-                )
-                for s in range(0, n, job_size)
-            ]
-            try:
-                if workers == 1:  # no threads to start: the kernel runs in this thread
-                    done, loss = 0, 0.0
-                    for job in jobs:
-                        alpha0 = schedule.alpha(epoch, done)
-                        done += job.raw_words
-                        loss += trainer.train_job(
-                            job.ids, job.ends, alpha0, schedule.alpha(epoch, done)
-                        )[1]
-                        if not np.isfinite(loss):
-                            raise TrainingDivergedError("non-finite loss", epoch=epoch)
-                else:
-                    loss = run_epoch(
-                        trainer,
-                        jobs,
-                        epoch=epoch,
-                        workers=workers,
-                        schedule=schedule,
-                        seed=self.seed,
-                    ).loss
-            except TrainingDivergedError:
-                raise self._diverged(epoch, epochs, lr, before) from None
-            self.history.append(loss / n)
-        return self
-
-    def _diverged(self, epoch, epochs, lr, before) -> TrainingDivergedError:
-        """Restore the weights of before the diverging epoch and say what to change."""
-        rows = count_nonfinite_rows({"input_weights": self.input_weights, "weights": self.weights})
-        if self.intercept is not None:
-            rows["intercept"] = int(np.count_nonzero(~np.isfinite(self.intercept)))
-            self.intercept[...] = before[2]
-        self.input_weights[...] = before[0]
-        self.weights[...] = before[1]
-        if before[3] is not None:
-            for acc, saved in zip(self._adagrad, before[3], strict=True):
-                acc[...] = saved
-        return TrainingDivergedError(
-            f"fit diverged in epoch {epoch + 1} of {epochs}: the loss became NaN or infinite "
-            f"at lr={lr:g} (rows holding NaN or inf: {describe_rows(rows)}). Scale the "
-            f"features (e.g. to unit variance) or lower lr (e.g. lr={lr / 10:g}). The weights "
-            f"are restored to what they were before epoch {epoch + 1}, and `history` keeps "
-            "the finite epochs only",
-            nonfinite_rows=rows,
-            epoch=epoch,
-        )
-
     def transform(self, X) -> np.ndarray:
         """The hidden vectors ``h = x W_in`` of the fitted classifier (float32 n x dim) from
         features ``X`` (dense or CSR, n x m): what :meth:`log_proba`, :meth:`proba` and
@@ -568,86 +420,6 @@ class HierarchicalSoftmax:
             "1)[0][:, 0] on the layer",
         )
         return self.topk(self.transform(X), 1)[0][:, 0]
-
-    # ------------------------------------------------------------------ persistence
-    def save(self, path) -> None:
-        """Write the layer (tree, weights, and the fitted input matrix if any) in hsw2v's
-        pickle-free bundle format (:mod:`hsw2v.persist`), atomically.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "layer.hsw2v")
-        >>> HierarchicalSoftmax.balanced(5, dim=3).save(path)
-        >>> HierarchicalSoftmax.load(path).n_classes
-        5
-        """
-        arrays = {
-            "weights": self.weights,
-            "codes": self.tree.codes,
-            "points": self.tree.points,
-            "lengths": self.tree.lengths,
-        }
-        if self.input_weights is not None:
-            arrays["input_weights"] = self.input_weights
-        if self.intercept is not None:
-            arrays["intercept"] = self.intercept
-        meta = {"dim": self.dim, "n_classes": self.n_classes, "seed": self.seed}
-        meta["history"] = [float(v) for v in self.history]
-        persist.save_bundle(path, _FORMAT_KIND, meta, arrays)
-
-    @classmethod
-    def load(cls, path) -> HierarchicalSoftmax:
-        """Read a layer written by :meth:`save`; every array is checked (the tree fully, as
-        :meth:`from_paths` does) before the kernels may index with it."""
-        meta, arrays = persist.load_bundle(path, kind=_FORMAT_KIND)
-
-        def bad(what):
-            return ValueError(f"{str(path)!r} holds an inconsistent HierarchicalSoftmax: {what}")
-
-        if not isinstance(meta, dict):
-            raise bad("its metadata is not a JSON object")
-        dim, n = meta.get("dim"), meta.get("n_classes")
-        if not (
-            type(dim) is int and type(n) is int and 1 <= dim <= VECTOR_SIZE_MAX and 2 <= n <= 2**31
-        ):
-            raise bad(f"dim={dim!r}, n_classes={n!r}")
-        history = meta.get("history", [])
-        if not isinstance(history, list) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in history
-        ):
-            raise bad("history must be a list of numbers (the mean loss of each epoch)")
-        try:
-            seed = _seed(meta.get("seed", 1))
-        except ValueError as exc:
-            raise bad(str(exc)) from None
-        want = {"weights": ("<f4", (n - 1, dim)), "lengths": ("<i4", (n,))}
-        for name, (dtype, shape) in want.items():
-            arr = arrays.get(name)
-            if arr is None or arr.dtype != np.dtype(dtype) or arr.shape != shape:
-                raise bad(f"array {name!r} should be {dtype} {shape}")
-        for name, dtype in (("codes", np.uint8), ("points", np.int32)):
-            arr = arrays.get(name)
-            if arr is None or arr.dtype != dtype or arr.ndim != 2 or arr.shape[0] != n:
-                raise bad(f"array {name!r} should be {np.dtype(dtype)} with {n} rows")
-        tree = HuffmanTree(arrays["codes"], arrays["points"], arrays["lengths"])
-        try:
-            layer = cls(tree, dim, seed)
-        except ValueError as exc:
-            raise bad(str(exc)) from None
-        layer.weights = np.ascontiguousarray(arrays["weights"])
-        if "input_weights" in arrays:
-            w = arrays["input_weights"]
-            if w.dtype != np.float32 or w.ndim != 2 or w.shape[1] != dim or w.shape[0] < 1:
-                raise bad(f"array 'input_weights' should be float32 m x {dim}")
-            layer.input_weights = np.ascontiguousarray(w)
-        if "intercept" in arrays:
-            b = arrays["intercept"]
-            if b.dtype != np.float32 or b.shape != (n - 1,):
-                raise bad(f"array 'intercept' should be float32 ({n - 1},)")
-            layer.intercept = np.ascontiguousarray(b)
-        layer.history = [float(v) for v in history]
-        return layer
 
     # ------------------------------------------------------------------ helpers
     def _tree_arrays(self):
@@ -769,27 +541,3 @@ def _log_sigmoid(f: np.ndarray, out: np.ndarray) -> np.ndarray:
     np.negative(tmp, out=tmp)
     np.add(tmp, f, out=tmp, where=f < 0)
     return out
-
-
-OPTIMIZERS = ("sgd", "adagrad", "rowwise-adagrad")
-
-
-def _positive_int(value, name: str, high: int | None = None) -> int:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, np.integer))
-        or value < 1
-        or (high is not None and value > high)
-    ):
-        limit = f" (at most {high})" if high is not None else ""
-        raise ValueError(f"{name} must be a positive integer{limit}, got {value!r}")
-    return int(value)
-
-
-def _seed(value) -> int:
-    """A seed the random streams take (numpy's generators and the kernels' uint64 state)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not (
-        0 <= value <= UINT64_MAX
-    ):
-        raise ValueError(f"seed must be an integer in [0, {UINT64_MAX}], got {value!r}")
-    return int(value)
