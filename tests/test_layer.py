@@ -27,6 +27,18 @@ def ref_loss(W, tree, H, y):
     return -sum(ref_log_prob(W, tree, h, c) for h, c in zip(H, y, strict=True))
 
 
+def numeric_weight_grad(W, tree, H, y, eps):
+    """dL/dW by central differences of :func:`ref_loss`, entry by entry (float64)."""
+    num = np.zeros_like(W)
+    for n in range(W.shape[0]):
+        for k in range(W.shape[1]):
+            Wp, Wm = W.copy(), W.copy()
+            Wp[n, k] += eps
+            Wm[n, k] -= eps
+            num[n, k] = (ref_loss(Wp, tree, H, y) - ref_loss(Wm, tree, H, y)) / (2 * eps)
+    return num
+
+
 def random_tree(n, rng):
     """A random full binary tree over n leaves with inner nodes numbered in a random order
     (root anywhere), given as ragged paths for from_paths."""
@@ -250,13 +262,7 @@ def test_update_steps_weights_by_the_finite_difference_gradient():
     y = np.array([1, 1, 11])
     W = lay.weights.astype(np.float64)
     eps, lr = 1e-5, 0.01
-    num = np.zeros_like(W)
-    for n in range(W.shape[0]):
-        for k in range(W.shape[1]):
-            Wp, Wm = W.copy(), W.copy()
-            Wp[n, k] += eps
-            Wm[n, k] -= eps
-            num[n, k] = (ref_loss(Wp, lay.tree, H, y) - ref_loss(Wm, lay.tree, H, y)) / (2 * eps)
+    num = numeric_weight_grad(W, lay.tree, H, y, eps)
     grad_before = lay.backward(H, y)
     grad = lay.update(H, y, lr)
     np.testing.assert_array_equal(grad, grad_before)  # taken at the weights on entry
@@ -500,13 +506,7 @@ def test_backward_node_rows_match_finite_differences(kind):
     assert g.nodes.dtype == np.int64 and g.rows.dtype == np.float32
     W = lay.weights.astype(np.float64)
     eps = 1e-5
-    num = np.zeros_like(W)
-    for n in range(W.shape[0]):
-        for k in range(W.shape[1]):
-            Wp, Wm = W.copy(), W.copy()
-            Wp[n, k] += eps
-            Wm[n, k] -= eps
-            num[n, k] = (ref_loss(Wp, lay.tree, H, y) - ref_loss(Wm, lay.tree, H, y)) / (2 * eps)
+    num = numeric_weight_grad(W, lay.tree, H, y, eps)
     dense = g.dense_weights(lay.n_classes - 1)
     np.testing.assert_allclose(dense, num, rtol=1e-3, atol=1e-5)
     np.testing.assert_array_equal(g.sparse_weights(lay.n_classes - 1).toarray(), dense)
