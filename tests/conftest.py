@@ -175,3 +175,13 @@ class EpochRecorder:
 
     def on_train_end(self, model):
         pass
+
+
+def c_compiler() -> str | None:
+    """The C compiler Python was built with (or cc / gcc) on PATH, for the tests that compile
+    the kernels' C headers into small check programs; None where there is none."""
+    import shutil
+    import sysconfig
+
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return shutil.which(cc) or shutil.which("cc") or shutil.which("gcc")

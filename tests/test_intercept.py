@@ -1,5 +1,6 @@
-"""The layer's per-inner-node intercept: node n scores h . weights[n] + intercept[n]. Kernel
-twins against NumPy, gradients against finite differences, every scoring method, fit, files."""
+"""The layer's per-inner-node intercept: node n scores h . weights[n] + intercept[n]. The
+trainer's twin against NumPy, gradients against finite differences, every scoring method,
+fit, files (the path step's twin with the intercept is in test_layer.py)."""
 
 from __future__ import annotations
 
@@ -49,29 +50,6 @@ def test_the_intercept_is_off_by_default_and_zero_when_asked_for():
         assert not lay.intercept.any()
     with pytest.raises(ValueError, match="intercept must be True or False"):
         HierarchicalSoftmax.balanced(5, 3, intercept="yes")
-
-
-@pytest.mark.parametrize("lr", [0.0, 0.3])
-def test_path_step_twin_with_bias_matches_numpy(lr):
-    rng = np.random.default_rng(0)
-    d, n_inner = 13, 9
-    syn1 = rng.normal(0, 1, (n_inner, d)).astype(np.float32)
-    bias = rng.normal(0, 1, n_inner).astype(np.float32)
-    h = rng.normal(0, 1, d).astype(np.float32)
-    code = np.array([1, 0, 0, 1], dtype=np.uint8)
-    point = np.array([8, 3, 5, 0], dtype=np.int32)
-    syn1_0, bias_0 = syn1.copy(), bias.copy()
-    loss, grad, g = _layer.py_path_step(h, syn1, code, point, lr, bias)
-    f = syn1_0[point].astype(np.float64) @ h + bias_0[point]
-    want_g = 1 / (1 + np.exp(-f)) - (1 - code)
-    assert loss == pytest.approx(np.logaddexp(0, -(1 - 2.0 * code) * f).sum(), rel=1e-5)
-    np.testing.assert_allclose(g, want_g, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(grad, want_g @ syn1_0[point], rtol=1e-4, atol=1e-5)
-    want_syn1, want_bias = syn1_0.copy(), bias_0.copy()
-    want_syn1[point] -= lr * want_g[:, None] * h[None, :]
-    want_bias[point] -= lr * want_g
-    np.testing.assert_allclose(syn1, want_syn1, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(bias, want_bias, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("kind", ["huffman", "balanced", "kmeans"])

@@ -74,24 +74,33 @@ def test_sigmoid_twin_is_exact_and_stable():
         assert _layer.py_sigmoid(f) == pytest.approx(expit(f), rel=1e-12, abs=0)
 
 
+@pytest.mark.parametrize("with_bias", [False, True])
 @pytest.mark.parametrize("lr", [0.0, 0.3])
-def test_path_step_twin_matches_numpy(lr):
+def test_path_step_twin_matches_numpy(lr, with_bias):
+    """The layer's step against NumPy, without and with the per-node intercept."""
     rng = np.random.default_rng(0)
     d, n_inner = 13, 9
     syn1 = rng.normal(0, 1, (n_inner, d)).astype(np.float32)
+    bias = rng.normal(0, 1, n_inner).astype(np.float32)
     h = rng.normal(0, 1, d).astype(np.float32)
     code = np.array([1, 0, 0, 1], dtype=np.uint8)
     point = np.array([8, 3, 5, 0], dtype=np.int32)
-    before = syn1.copy()
-    loss, grad, g = _layer.py_path_step(h, syn1, code, point, lr)
-    f = before[point].astype(np.float64) @ h
+    syn1_0, bias_0 = syn1.copy(), bias.copy()
+    if with_bias:
+        loss, grad, g = _layer.py_path_step(h, syn1, code, point, lr, bias)
+    else:
+        loss, grad, g = _layer.py_path_step(h, syn1, code, point, lr)
+    f = syn1_0[point].astype(np.float64) @ h + (bias_0[point] if with_bias else 0.0)
     want_g = 1 / (1 + np.exp(-f)) - (1 - code)
     assert loss == pytest.approx(np.logaddexp(0, -(1 - 2.0 * code) * f).sum(), rel=1e-5)
     np.testing.assert_allclose(g, want_g, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(grad, want_g @ before[point], rtol=1e-4, atol=1e-5)
-    want = before.copy()
-    want[point] -= lr * want_g[:, None] * h[None, :]
-    np.testing.assert_allclose(syn1, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(grad, want_g @ syn1_0[point], rtol=1e-4, atol=1e-5)
+    want_syn1, want_bias = syn1_0.copy(), bias_0.copy()
+    want_syn1[point] -= lr * want_g[:, None] * h[None, :]
+    if with_bias:
+        want_bias[point] -= lr * want_g
+    np.testing.assert_allclose(syn1, want_syn1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(bias, want_bias, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("kind", KINDS)

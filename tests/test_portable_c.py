@@ -11,11 +11,11 @@ factors): the scalar path must give the same numbers to float rounding.
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import c_compiler
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tests" / "c" / "kernels_check.c"
@@ -25,13 +25,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _compiler() -> str | None:
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    return shutil.which(cc) or shutil.which("gcc") or shutil.which("cc")
-
-
 def _run(tmp_path: Path, name: str, flags: list[str]) -> np.ndarray:
-    compiler = _compiler()
+    compiler = c_compiler()
     if compiler is None:
         pytest.skip("no C compiler on PATH")
     exe = tmp_path / name
@@ -64,7 +59,7 @@ def test_the_check_can_fail(tmp_path):
     assert "fb += g[b2] * K[b][b2];" in text
     (broken / "_window.h").write_text(text.replace("fb += g[b2] * K[b][b2];", ";"))
     vector = _run(tmp_path, "vector", [])
-    compiler = _compiler()
+    compiler = c_compiler()
     exe = tmp_path / "broken"
     subprocess.run(
         [compiler, "-O2", "-std=c11", "-DHSW2V_NO_VECTOR_EXT", f"-I{broken}", str(SOURCE),

@@ -11,19 +11,14 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
+from conftest import c_compiler
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tests" / "c" / "pread_check.c"
 HEADER_DIR = ROOT / "hsw2v"
-
-
-def c_compiler() -> str | None:
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    return shutil.which(cc) or shutil.which("cc") or shutil.which("gcc")
 
 
 def compile_and_run(compiler, exe: Path, run_prefix, tmp_path, data_arg):
