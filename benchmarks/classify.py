@@ -13,7 +13,8 @@ Systems (each run in a fresh process, their runs alternated over ``--repeats`` r
   :func:`hsw2v.label_trees.label_tree` (huffman, balanced, kmeans), without / with the per-node
   intercept, ``fit`` with ``--dim``, ``--epochs``, ``--workers``; ``hsw2v-TREE-b-adagrad``
   the same with ``fit(optimizer="adagrad")`` at ``--adagrad-lr`` (``-rowwise``:
-  ``optimizer="rowwise-adagrad"``);
+  ``optimizer="rowwise-adagrad"``); ``hsw2v-TREE-b-wK`` (any ``K``) the same with a wide root
+  of ``K`` children (``HierarchicalSoftmax(..., root_width=K)``);
 * ``napkinxc`` / ``napkinxc-adagrad``: napkinXC's PLT with its defaults, and with
   ``optimizer="adagrad", epochs=3`` (needs ``pip install napkinxc``);
 * ``softmax``: a flat softmax ``P(c | x) = softmax(x W_in W_out^T + b)`` (dim 64 + class
@@ -58,6 +59,8 @@ SYSTEMS = [
     "hsw2v-huffman-b-adagrad",
     "hsw2v-kmeans-b-adagrad",
     "hsw2v-kmeans-b-rowwise",
+    "hsw2v-kmeans-b-w32",
+    "hsw2v-kmeans-b-w128",
     "napkinxc",
     "napkinxc-adagrad",
     "softmax",
@@ -126,12 +129,14 @@ def run_hsw2v(system, X, y, Xt, n_classes, args):
     parts = system.split("-")
     optimizer = {"adagrad": "adagrad", "rowwise": "rowwise-adagrad"}.get(parts[-1], "sgd")
     kind, intercept = parts[1], "b" in parts[2:]
+    width = next((int(p[1:]) for p in parts[2:] if p[:1] == "w" and p[1:].isdigit()), None)
     lr = args.lr if optimizer == "sgd" else args.adagrad_lr
     min_lr = 0.0 if optimizer == "sgd" else args.adagrad_min_lr
     t0 = time.perf_counter()
     tree = label_tree(kind, y, n_classes, X, seed=args.seed)
     tree_s = time.perf_counter() - t0
-    layer = HierarchicalSoftmax(tree, args.dim, seed=args.seed, intercept=intercept)
+    layer = HierarchicalSoftmax(tree, args.dim, seed=args.seed, intercept=intercept,
+                                root_width=width)
     layer.fit(X, y, epochs=args.epochs, lr=lr, min_lr=min_lr, workers=args.workers,
               optimizer=optimizer)
     fit_s = time.perf_counter() - t0
@@ -234,6 +239,12 @@ def child(args) -> None:
 
 
 # ------------------------------------------------------------------------------- parent
+def _wide_root_system(name: str) -> bool:
+    """``hsw2v-TREE-b-wK`` for any K (the listed ones are examples)."""
+    head, _, width = name.rpartition("-w")
+    return head in SYSTEMS and head.startswith("hsw2v") and width.isdigit()
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", default="../data/gcide.txt")
@@ -268,7 +279,7 @@ def main(argv=None) -> None:
         child(args)
         return
     systems = [s for s in args.systems.split(",") if s]
-    unknown = [s for s in systems if s not in SYSTEMS]
+    unknown = [s for s in systems if s not in SYSTEMS and not _wide_root_system(s)]
     if unknown:
         raise SystemExit(f"unknown systems {unknown}; choose from {SYSTEMS}")
     build_task(Path(args.corpus), args.classes, args.features, args.train, args.test,

@@ -30,6 +30,12 @@ C. Notation (``d`` = dimension, ``V`` = number of classes, ``L`` = longest path)
    W_in        input matrix of the fitted classifier, float32 m x d; h = x W_in; IN/OUT
    bias        per-inner-node intercept, float32 V-1 (``HierarchicalSoftmax.intercept``),
                or NULL for none: then f = h . syn1[n] + bias[n]; IN/OUT
+   R, rb, K    the wide root (``HierarchicalSoftmax(root_width=K)``): K child rows, float32
+               K x d, and their bias (K, or NULL), scored by one softmax (``softmax_step``
+               of :mod:`hsw2v._path`); IN/OUT
+   slot        int32 V: the root's child above each class; with a wide root, ``codes`` /
+               ``points`` / ``lengths`` are the paths below that child (length 0 for a class
+               that is a child of the root itself); IN
    ==========  =============================================================================
 
 D. Exactness. The sigmoid is computed exactly in float64 (no table; the layer's gradients are
@@ -66,7 +72,7 @@ from libc.string cimport memset
 
 import numpy as np
 
-from hsw2v._path cimport hs_step
+from hsw2v._path cimport hs_step, softmax_step
 from hsw2v._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid
 from hsw2v._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
 
@@ -105,6 +111,23 @@ def _check_paths(Py_ssize_t V, const float[:, ::1] syn1, const uint8_t[:, ::1] c
             or points.shape[0] != V or lengths.shape[0] != V
             or codes.shape[1] != points.shape[1] or d < 1 or V < 2):
         raise ValueError("inconsistent layer arrays (tree, weights and hidden size differ)")
+
+
+def _check_root(Py_ssize_t V, Py_ssize_t d, const float[:, ::1] root_w,
+                const float[::1] root_b, const int32_t[::1] slot):
+    """The wide root's arrays agree with each other and with the layer (the kernels index
+    ``root_w`` by ``slot`` without bounds checks)."""
+    if root_w is None:
+        if root_b is not None or slot is not None:
+            raise ValueError("root_b and slot need root_w")
+        return
+    cdef Py_ssize_t K = root_w.shape[0]
+    if root_w.shape[1] != d or K < 1 or slot is None or slot.shape[0] != V:
+        raise ValueError("inconsistent wide root (root_w must be K x d, slot one per class)")
+    if root_b is not None and root_b.shape[0] != K:
+        raise ValueError(f"root_b has {root_b.shape[0]} entries for {K} root children")
+    if int(np.min(slot)) < 0 or int(np.max(slot)) >= K:
+        raise ValueError(f"slot entries must be in [0, {K})")
 
 
 def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
@@ -253,6 +276,10 @@ cdef struct FitView:
     float *acc_in             # row-wise AdaGrad: one accumulator per row of W_in (m), or NULL
     float *acc_node           # row-wise AdaGrad: one per inner node (V-1); set with acc_in
     bint acc_full             # per-weight AdaGrad: acc_in is m x d, acc_node (V-1) x (d + 1)
+    float *root_w             # the wide root's K x d rows, or NULL (a binary root)
+    float *root_b             # their bias (K), or NULL
+    const int32_t *slot       # the root's child above each class (V), with root_w
+    int K                     # children of the wide root (0 without)
     int64_t m
     int d
     int max_length
@@ -358,11 +385,12 @@ cdef double adagrad_example(const FitView *v, int64_t i, float lr, float *h, flo
 
 
 cdef double fit_example(const FitView *v, int64_t i, float lr, float *h,
-                        float *grad_h, float *g) noexcept nogil:
-    """One SGD step on example ``i``: h = x_i W_in, walk y_i's path (updating syn1), then
+                        float *grad_h, float *g, double *z) noexcept nogil:
+    """One SGD step on example ``i``: h = x_i W_in, the wide root's step if any
+    (``softmax_step``, ``z``: scratch of K doubles), walk y_i's path (updating syn1), then
     W_in[k] -= lr x_ik dL/dh for every feature k of x_i. Returns the example's loss. With the
     AdaGrad accumulators set, the step is :func:`adagrad_example`'s instead (``g``: scratch of
-    ``max_length`` floats, used by that step only)."""
+    ``max_length`` floats, used by that step only; no wide root there)."""
     if v.acc_in != NULL:
         return adagrad_example(v, i, lr, h, grad_h, g)
     cdef int d = v.d
@@ -370,9 +398,13 @@ cdef double fit_example(const FitView *v, int64_t i, float lr, float *h,
     cdef int32_t c = v.y[i]
     cdef double loss
     cdef float x
+    cdef double check = 0.0  # the scores' sum; fit checks the loss instead
     hidden_of(v, i, h, grad_h, &lo, &hi)
-    loss = path_step(h, grad_h, NULL, v.syn1, v.bias, v.codes + <int64_t>c * v.max_length,
-                     v.points + <int64_t>c * v.max_length, v.lengths[c], d, lr)
+    loss = 0.0
+    if v.K:  # the wide root first, then the binary path below its child
+        loss = softmax_step(d, h, grad_h, v.root_w, v.root_b, v.K, v.slot[c], lr, z, &check)
+    loss += path_step(h, grad_h, NULL, v.syn1, v.bias, v.codes + <int64_t>c * v.max_length,
+                      v.points + <int64_t>c * v.max_length, v.lengths[c], d, lr)
     for k in range(lo, hi):
         if v.dense != NULL:
             x = v.dense[i * v.m + k]
@@ -395,9 +427,14 @@ cdef class FitTrainer:
     def __init__(self, float[:, ::1] W_in, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                  const int32_t[:, ::1] points, const int32_t[::1] lengths,
                  const int32_t[::1] y, dense=None, indptr=None, indices=None, data=None,
-                 float[::1] bias=None, float[::1] acc_in=None, float[::1] acc_node=None):
+                 float[::1] bias=None, float[::1] acc_in=None, float[::1] acc_node=None,
+                 float[:, ::1] root_w=None, float[::1] root_b=None,
+                 const int32_t[::1] slot=None):
         cdef Py_ssize_t V = codes.shape[0]
         _check_paths(V, syn1, codes, points, lengths, W_in.shape[1])
+        _check_root(V, W_in.shape[1], root_w, root_b, slot)
+        if root_w is not None and acc_in is not None:
+            raise ValueError("AdaGrad does not train a wide root: use the SGD step")
         if bias is not None and bias.shape[0] != V - 1:
             raise ValueError(f"bias has {bias.shape[0]} entries for {V - 1} inner nodes")
         if (acc_in is None) != (acc_node is None):
@@ -439,7 +476,12 @@ cdef class FitTrainer:
                 self.v.indices = &ix[0]
                 self.v.data = &dv[0]
         self._keep_alive = (W_in, syn1, codes, points, lengths, y, dense, indptr, indices, data,
-                            bias, acc_in, acc_node)
+                            bias, acc_in, acc_node, root_w, root_b, slot)
+        if root_w is not None:
+            self.v.root_w = &root_w[0, 0]
+            self.v.root_b = &root_b[0] if root_b is not None else NULL
+            self.v.slot = &slot[0]
+            self.v.K = root_w.shape[0]
         if bias is not None:
             self.v.bias = &bias[0]
         if acc_in is not None:
@@ -474,16 +516,20 @@ cdef class FitTrainer:
         if bad:
             raise ValueError("example ids out of range")
         cdef float *h = <float *>malloc((2 * self.v.d + self.v.max_length) * sizeof(float))
-        if h == NULL:
+        cdef double *z = <double *>malloc((self.v.K + 1) * sizeof(double))
+        if h == NULL or z == NULL:
+            free(h)
+            free(z)
             raise MemoryError("could not allocate a job's buffers")
         try:
             with nogil:
                 for t in range(n_ids):
                     lr = alpha0 + (alpha1 - alpha0) * (<float>t / <float>n_ids)
                     loss += fit_example(&self.v, ids[t], lr, h, h + self.v.d,
-                                        h + 2 * self.v.d)
+                                        h + 2 * self.v.d, z)
         finally:
             free(h)
+            free(z)
         return n_ids, loss
 
 
@@ -534,9 +580,32 @@ def py_fit_example(FitTrainer trainer, int64_t i, float lr):
     if not 0 <= i < trainer.n:
         raise ValueError("example id out of range")
     cdef float *h = <float *>malloc((2 * trainer.v.d + trainer.v.max_length) * sizeof(float))
-    if h == NULL:
+    cdef double *z = <double *>malloc((trainer.v.K + 1) * sizeof(double))
+    if h == NULL or z == NULL:
+        free(h)
+        free(z)
         raise MemoryError()
     try:
-        return fit_example(&trainer.v, i, lr, h, h + trainer.v.d, h + 2 * trainer.v.d)
+        return fit_example(&trainer.v, i, lr, h, h + trainer.v.d, h + 2 * trainer.v.d, z)
     finally:
         free(h)
+        free(z)
+
+
+def py_softmax_step(const float[::1] h, float[:, ::1] R, int target, float lr=0.0,
+                    float[::1] bias=None):
+    """Twin of ``softmax_step`` (:mod:`hsw2v._path`): returns ``(loss, grad_h)``; steps ``R``
+    (and ``bias``, if given) in place when ``lr`` is not 0."""
+    cdef int d = h.shape[0], K = R.shape[0]
+    if R.shape[1] != d or K < 1 or not 0 <= target < K:
+        raise ValueError("h, R and target disagree")
+    if bias is not None and bias.shape[0] != K:
+        raise ValueError("bias must have one entry per row of R")
+    grad = np.zeros(d, dtype=np.float32)
+    z = np.empty(K, dtype=np.float64)
+    cdef float[::1] gr = grad
+    cdef double[::1] zv = z
+    cdef double check = 0.0
+    loss = softmax_step(d, &h[0], &gr[0], &R[0, 0], &bias[0] if bias is not None else NULL,
+                        K, target, lr, &zv[0], &check)
+    return loss, grad

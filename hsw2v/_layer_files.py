@@ -42,7 +42,13 @@ class LayerFiles:
             arrays["input_weights"] = self.input_weights
         if self.intercept is not None:
             arrays["intercept"] = self.intercept
+        if self.root_weights is not None:
+            arrays["root_weights"] = self.root_weights
+        if self.root_intercept is not None:
+            arrays["root_intercept"] = self.root_intercept
         meta = {"dim": self.dim, "n_classes": self.n_classes, "seed": self.seed}
+        if self.root_width is not None:
+            meta["root_width"] = self.root_width
         meta["history"] = [float(v) for v in self.history]
         persist.save_bundle(path, _FORMAT_KIND, meta, arrays)
 
@@ -81,8 +87,13 @@ class LayerFiles:
             if arr is None or arr.dtype != dtype or arr.ndim != 2 or arr.shape[0] != n:
                 raise bad(f"array {name!r} should be {np.dtype(dtype)} with {n} rows")
         tree = HuffmanTree(arrays["codes"], arrays["points"], arrays["lengths"])
+        width = meta.get("root_width")
+        if width is not None and not (type(width) is int and 2 <= width <= n):
+            raise bad(f"root_width={width!r} (an integer in [2, n_classes] or absent)")
+        if (width is None) != ("root_weights" not in arrays):
+            raise bad("root_width and the array 'root_weights' come together")
         try:
-            layer = cls(tree, dim, seed)
+            layer = cls(tree, dim, seed, intercept="intercept" in arrays, root_width=width)
         except ValueError as exc:
             raise bad(str(exc)) from None
         layer.weights = np.ascontiguousarray(arrays["weights"])
@@ -96,5 +107,13 @@ class LayerFiles:
             if b.dtype != np.float32 or b.shape != (n - 1,):
                 raise bad(f"array 'intercept' should be float32 ({n - 1},)")
             layer.intercept = np.ascontiguousarray(b)
+        for name, shape in (("root_weights", (width, dim)), ("root_intercept", (width,))):
+            if name in arrays:
+                a = arrays[name]
+                if a.dtype != np.float32 or a.shape != shape:
+                    raise bad(f"array {name!r} should be float32 {shape}")
+                setattr(layer, name, np.ascontiguousarray(a))
+        if (layer.intercept is None) != (layer.root_intercept is None) and width is not None:
+            raise bad("a wide root has an intercept exactly when the inner nodes have one")
         layer.history = [float(v) for v in history]
         return layer

@@ -70,6 +70,11 @@ class LayerFitting:
             raise ValueError(f"need lr > 0 and 0 <= min_lr <= lr, got lr={lr}, min_lr={min_lr}")
         if optimizer not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
+        if optimizer != "sgd" and self.root_weights is not None:
+            raise ValueError(
+                f"optimizer={optimizer!r} does not train a wide root (root_width="
+                f"{len(self.root_weights)}): use optimizer='sgd', or a layer without root_width"
+            )
         X = self._features(X, "fit")
         n, m = X.shape
         if isinstance(X, np.ndarray):
@@ -101,7 +106,7 @@ class LayerFitting:
             inputs["acc_in"], inputs["acc_node"] = self._adagrad
         trainer = FitTrainer(
             self.input_weights, self.weights, *self._tree_arrays(), y, bias=self.intercept,
-            **inputs
+            **inputs, **self._root_arrays()
         )
         schedule = Schedule(lr, min_lr, epochs, n, by_words=True)
         for epoch in range(epochs):
@@ -112,6 +117,7 @@ class LayerFitting:
                 self.weights.copy(),
                 self._intercept_copy(),
                 None if optimizer == "sgd" else tuple(a.copy() for a in self._adagrad),
+                self._root_copy(),
             )
             perm = np.random.default_rng([self.seed, epoch]).permutation(n).astype(np.int32)
             jobs = [
@@ -148,9 +154,15 @@ class LayerFitting:
             self.history.append(loss / n)
         return self
 
+    def _root_copy(self):
+        """Copies of the wide root's weights and intercept (None for what is absent)."""
+        return tuple(None if a is None else a.copy()
+                     for a in (self.root_weights, self.root_intercept))
+
     def _diverged(self, epoch, epochs, lr, before) -> TrainingDivergedError:
         """Restore the weights of before the diverging epoch and say what to change."""
-        rows = count_nonfinite_rows({"input_weights": self.input_weights, "weights": self.weights})
+        rows = count_nonfinite_rows({"input_weights": self.input_weights, "weights": self.weights,
+                                     "root_weights": self.root_weights})
         if self.intercept is not None:
             rows["intercept"] = int(np.count_nonzero(~np.isfinite(self.intercept)))
             self.intercept[...] = before[2]
@@ -159,6 +171,11 @@ class LayerFitting:
         if before[3] is not None:
             for acc, saved in zip(self._adagrad, before[3], strict=True):
                 acc[...] = saved
+        if self.root_weights is not None:
+            for arr, saved in zip((self.root_weights, self.root_intercept), before[4],
+                                  strict=True):
+                if arr is not None:
+                    arr[...] = saved
         return TrainingDivergedError(
             f"fit diverged in epoch {epoch + 1} of {epochs}: the loss became NaN or infinite "
             f"at lr={lr:g} (rows holding NaN or inf: {describe_rows(rows)}). Scale the "

@@ -52,16 +52,33 @@ D. The layer's ``path_step`` (``_layer.pyx``) is this step with exact sigmoid an
    ``bias`` NULL or the per-node intercept (``hsw2v_dot`` / ``hsw2v_axpy`` may be passed as
    NULL: the same loops).
 
-E. NaN safety: the table sigmoid and the exact one are ``_vec.h``'s NaN-safe definitions; a
+E. The wide root (``softmax_step``): a node with ``K`` children scored by one softmax,
+   ``P(k | h) = exp(z_k) / sum_j exp(z_j)`` with ``z_k = h . R_k (+ b_k)``, the k-ary top of
+   a tree whose lower levels are binary (the class-based factorisation of Goodman 2001 and the
+   adaptive softmax's head of Grave et al. 2017, over the children of a tree's top levels).
+   Its loss for child ``s`` is ``log sum_j exp(z_j) - z_s`` and ``g_k = dL/dz_k = P(k | h) -
+   [k = s]``, so ``dL/dh = sum_k g_k R_k`` and ``dL/dR_k = g_k h``: the same convention as
+   the binary step, and the binary step when ``K = 2`` with ``R_0 - R_1`` as the node's row.
+   The step is ``grad_h += g_k R_k`` with the old row, then ``R_k -= lr g_k h``, as above,
+   for every child but those with ``|g_k| < SOFTMAX_MIN_G`` (1e-20): such a step is below
+   float32's resolution for any weight larger than about 1e-13, and skipping it keeps
+   float32 subnormals (hundreds of cycles per operation on x86) out of rows that start at 0,
+   as word2vec.c skips the steps of saturated nodes.
+
+F. NaN safety: the table sigmoid and the exact one are ``_vec.h``'s NaN-safe definitions; a
    NaN ``f`` gives a NaN ``g``, never a table index. Every ``f`` is added to ``check[0]`` (the
    job's divergence check, ``_inner`` design note G).
 """
 
+from libc.math cimport exp, fabs, log
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from hsw2v._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_exact, sigmoid_lookup,
 )
+
+# The smallest |g| of a wide root's child that still steps (design note E)
+DEF SOFTMAX_MIN_G = 1e-20
 
 # The vector loops a step uses (design note C): NULL for ``_vec.h``'s ``hsw2v_dot`` /
 # ``hsw2v_axpy`` (the reference, the layer and the fast variants' ns walk: called directly and
@@ -175,6 +192,52 @@ cdef inline double hs_path_nll_f64(
     cdef double loss = 0.0
     for j in range(length):
         loss += hs_node_nll(dot_f64(d, h, syn1 + <int64_t>point[j] * d), code[j])
+    return loss
+
+
+cdef inline double softmax_step(
+    int d,                   # IN   vector size
+    const float *h,          # IN   hidden vector, d floats
+    float *grad_h,           # OUT  += dL/dh (old rows), or NULL
+    float *R,                # IN/OUT the K child rows, K x d
+    float *bias,             # IN/OUT per-child bias (z += bias), or NULL
+    int K,                   # IN   number of children (>= 1)
+    int target,              # IN   the child on the path, in [0, K)
+    float lr,                # IN   rows (and bias) -= lr * g * h; 0 leaves them alone
+    double *z,               # scratch: K doubles (the scores, then the probabilities)
+    double *check,           # OUT  += the sum of every z (the divergence check)
+) noexcept nogil:
+    """The wide root's step (design note E): returns ``-log P(target | h)``, exact in float64
+    (the scores shifted by their maximum before ``exp``; a NaN score gives a NaN loss)."""
+    cdef int k
+    cdef double top, total = 0.0, g, zsum = 0.0
+    cdef float *row
+    for k in range(K):
+        z[k] = hsw2v_dot(d, h, R + <int64_t>k * d)
+        if bias != NULL:
+            z[k] += bias[k]
+        zsum += z[k]
+    top = z[0]
+    for k in range(1, K):
+        if z[k] > top:
+            top = z[k]
+    for k in range(K):
+        total += exp(z[k] - top)
+    cdef double loss = log(total) + top - z[target]
+    for k in range(K):
+        z[k] = exp(z[k] - top) / total
+    for k in range(K):
+        g = z[k] - (1.0 if k == target else 0.0)
+        if fabs(g) < SOFTMAX_MIN_G:  # design note E (also skips g == 0)
+            continue
+        row = R + <int64_t>k * d
+        if grad_h != NULL:
+            hsw2v_axpy(d, <float>g, row, grad_h)
+        if lr != 0.0:
+            hsw2v_axpy(d, <float>(-lr * g), h, row)
+            if bias != NULL:
+                bias[k] -= <float>(lr * g)
+    check[0] += zsum
     return loss
 
 

@@ -275,16 +275,24 @@ cdef int64_t best_first(
     int64_t n,                # IN  number of leaves wanted
     int32_t *out_words,       # OUT the n most probable words, most probable first
     double *out_logp,         # OUT their log-probabilities
-    HeapItem *heap,           # scratch: room for ``capacity`` items (2 V - 1 suffice)
+    HeapItem *heap,           # scratch: room for ``capacity`` items (2 V - 1 + K suffice)
     int64_t capacity,
+    const int32_t *starts,    # IN  K child-table entries to start from (a wide root's
+    const double *start_logp, #     children) with their log-probabilities; NULL: root
+    int64_t n_starts,         # IN  K
 ) noexcept nogil:
     """The ``n`` most probable leaves under ``h`` (design note F); returns how many were found
     (``min(n, V)`` for a well-formed tree; fewer if the heap would overflow, which only a
-    malformed child table can cause)."""
-    cdef int64_t size = 0, found = 0
+    malformed child table can cause). With ``starts``, the search begins from those subtrees
+    (leaves as ``-1 - w``) at their log-probabilities instead of from ``root``."""
+    cdef int64_t size = 0, found = 0, s
     cdef HeapItem item
     cdef double f
-    heap_push(heap, &size, 0.0, root)
+    if starts == NULL:
+        heap_push(heap, &size, 0.0, root)
+    else:
+        for s in range(n_starts):
+            heap_push(heap, &size, start_logp[s], starts[s])
     while found < n and size > 0:
         item = heap_pop(heap, &size)
         if item.node < 0:
@@ -393,7 +401,7 @@ def top_leaves(const double[::1] h, const float[:, ::1] syn1, const int32_t[:, :
     try:
         with nogil:
             found = best_first(&h[0], &syn1[0, 0], &children[0, 0], <int32_t>root,
-                               h.shape[0], n, &w[0], &lp[0], heap, 2 * V)
+                               h.shape[0], n, &w[0], &lp[0], heap, 2 * V, NULL, NULL, 0)
     finally:
         free(heap)
     if found != n:
@@ -402,10 +410,15 @@ def top_leaves(const double[::1] h, const float[:, ::1] syn1, const int32_t[:, :
 
 
 def top_leaves_batch(const double[:, ::1] H, const float[:, ::1] syn1,
-                     const int32_t[:, ::1] children, int32_t root, Py_ssize_t n):
+                     const int32_t[:, ::1] children, int32_t root, Py_ssize_t n,
+                     const int32_t[::1] starts=None, const double[:, ::1] start_logp=None):
     """``top_leaves`` for every row of ``H`` from any ``root``, in one nogil loop:
-    ``(words int32 B x n, log_probs float64 B x n)``, each row most probable first."""
-    cdef Py_ssize_t V = children.shape[0] + 1, B = H.shape[0], b
+    ``(words int32 B x n, log_probs float64 B x n)``, each row most probable first. With
+    ``starts`` (K child-table entries: the children of a wide root, disjoint subtrees that
+    together hold every leaf) and ``start_logp`` (B x K, their log-probabilities per row),
+    the search starts from those instead of from ``root``."""
+    cdef Py_ssize_t V = children.shape[0] + 1, B = H.shape[0], b, K = 0
+    cdef const int32_t *st = NULL
     if B == 0:
         return np.empty((0, n), dtype=np.int32), np.empty((0, n), dtype=np.float64)
     _check_search(H[0], syn1, children)
@@ -413,19 +426,29 @@ def top_leaves_batch(const double[:, ::1] H, const float[:, ::1] syn1,
         raise ValueError(f"root must be an inner node in [0, {V - 2}], got {root}")
     if not 1 <= n <= V:
         raise ValueError(f"n must be in [1, {V}], got {n}")
+    if (starts is None) != (start_logp is None):
+        raise ValueError("give starts and start_logp together")
+    if starts is not None:
+        K = starts.shape[0]
+        if K < 1 or start_logp.shape[0] != B or start_logp.shape[1] != K:
+            raise ValueError(f"start_logp must be B x K = {B} x {K}")
+        if int(np.min(starts)) < -V or int(np.max(starts)) >= V - 1:
+            raise ValueError(f"starts must be inner nodes [0, {V - 1}) or leaves -1 - w")
+        st = &starts[0]
     words = np.empty((B, n), dtype=np.int32)
     logp = np.empty((B, n), dtype=np.float64)
     cdef int32_t[:, ::1] w = words
     cdef double[:, ::1] lp = logp
     cdef bint bad = False
-    cdef HeapItem *heap = <HeapItem *>malloc((2 * V) * sizeof(HeapItem))
+    cdef HeapItem *heap = <HeapItem *>malloc((2 * V + K) * sizeof(HeapItem))
     if heap == NULL:
         raise MemoryError("could not allocate the search heap")
     try:
         with nogil:
             for b in range(B):
                 if best_first(&H[b, 0], &syn1[0, 0], &children[0, 0], root, H.shape[1], n,
-                              &w[b, 0], &lp[b, 0], heap, 2 * V) != n:
+                              &w[b, 0], &lp[b, 0], heap, 2 * V + K, st,
+                              &start_logp[b, 0] if st != NULL else NULL, K) != n:
                     bad = True
                     break
     finally:

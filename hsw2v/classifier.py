@@ -69,6 +69,12 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         Learn one bias per inner node of the tree (the layer's ``intercept``). The defaults
         ``tree="kmeans", fit_intercept=True`` were the best measured on the next-word
         benchmark at 1,000 and 10,000 classes (docs/choosing-classes.md).
+    root_width : int or None, default=None
+        Replace the tree's top levels by one softmax over this many children (the layer's
+        wide root, :mod:`hsw2v._layer_root`; capped at the number of classes, where the model
+        is a flat softmax): more accurate than the binary root, at ``root_width`` more dot
+        products per training example. None keeps the binary tree. Trained by
+        ``optimizer="sgd"`` only.
     validation_fraction : float or None, default=None
         Fraction of the training rows held out to score each epoch (mean log-loss) for early
         stopping; the weights of the best epoch are kept. None: no hold-out, and the stopping
@@ -126,6 +132,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         min_lr=0.0,
         tree="kmeans",
         fit_intercept=True,
+        root_width=None,
         optimizer="sgd",
         validation_fraction=None,
         n_iter_no_change=3,
@@ -141,6 +148,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         self.min_lr = min_lr
         self.tree = tree
         self.fit_intercept = fit_intercept
+        self.root_width = root_width
         self.optimizer = optimizer
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
@@ -307,7 +315,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
                 getattr(layer, name)[...] = value
 
     def _weights_copy(self) -> dict:
-        names = ("weights", "input_weights", "intercept")
+        names = ("weights", "input_weights", "intercept", "root_weights", "root_intercept")
         return {
             name: getattr(self.layer_, name).copy()
             for name in names
@@ -316,7 +324,8 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
 
     def _new_layer(self, codes, n_classes, X, seed) -> HierarchicalSoftmax:
         tree = label_tree(self.tree, codes, n_classes, X, seed=seed)
-        return HierarchicalSoftmax(tree, self.dim, seed, intercept=bool(self.fit_intercept))
+        return HierarchicalSoftmax(tree, self.dim, seed, intercept=bool(self.fit_intercept),
+                                   root_width=self.root_width)
 
     # ------------------------------------------------------------------ prediction
     def predict(self, X):
@@ -368,6 +377,13 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"tree must be one of {TREES}, got {self.tree!r}")
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
+        if self.root_width is not None:
+            integer("root_width", 2)
+            if self.optimizer != "sgd":
+                raise ValueError(
+                    f"root_width={self.root_width} is trained by optimizer='sgd' only, got "
+                    f"optimizer={self.optimizer!r}: drop one of the two"
+                )
         fraction = self.validation_fraction
         if fraction is not None and not (0 < fraction < 1):
             raise ValueError(f"validation_fraction must be None or in (0, 1), got {fraction!r}")

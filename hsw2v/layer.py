@@ -30,6 +30,7 @@ from hsw2v._layer_args import check_seed as _seed
 from hsw2v._layer_args import positive_int as _positive_int
 from hsw2v._layer_files import LayerFiles
 from hsw2v._layer_fit import LayerFitting
+from hsw2v._layer_root import WideRoot, root_gradient, root_log_softmax
 from hsw2v._query import top_leaves_batch
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
 from hsw2v.params import VECTOR_SIZE_MAX
@@ -61,6 +62,11 @@ class Gradient(NamedTuple):
     intercept: np.ndarray | None = None
     """``dL/dintercept[nodes]``, float32 ``len(nodes)``, for a layer with a per-node
     intercept (None without one)."""
+    root: np.ndarray | None = None
+    """``dL/droot_weights``, float32 ``K x dim`` (dense: every child of a wide root gets a
+    gradient), for a layer with ``root_width`` (None without)."""
+    root_intercept: np.ndarray | None = None
+    """``dL/droot_intercept``, float32 ``K``, for a wide root with an intercept."""
 
     def dense_weights(self, n_inner: int) -> np.ndarray:
         """The full ``n_inner x dim`` gradient of ``weights`` (zeros off the touched rows)."""
@@ -93,6 +99,14 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
     node ``n`` scores ``h . weights[n] + intercept[n]``: trained by :meth:`fit` and
     :meth:`update`, used by every scoring method, saved with the layer.
 
+    With ``root_width=K`` the tree's top levels become one softmax over ``K`` children
+    (:mod:`hsw2v._layer_root`: the first ``K - 1`` inner nodes, breadth first, are replaced
+    by ``root_weights``, K x dim, and with an intercept ``root_intercept``; on a Huffman or
+    k-means tree the most frequent classes become children of the root): more accurate than
+    the binary root, at ``K`` more dot products per training example. ``root_children``,
+    ``root_slot``: the frontier and each class's child of the root. ``K`` is capped at
+    ``n_classes``, where the layer is a flat softmax.
+
     Examples
     --------
     >>> import numpy as np
@@ -116,6 +130,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         seed: int = 1,
         *,
         intercept: bool = False,
+        root_width: int | None = None,
         _trusted: bool = False,
     ):
         if not all(hasattr(tree, a) for a in ("codes", "points", "lengths")):
@@ -143,6 +158,17 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         if not isinstance(intercept, (bool, np.bool_)):
             raise ValueError(f"intercept must be True or False, got {intercept!r}")
         self.intercept = np.zeros(self.n_classes - 1, dtype=np.float32) if intercept else None
+        self._wide: WideRoot | None = None
+        self.root_weights: np.ndarray | None = None
+        self.root_intercept: np.ndarray | None = None
+        if root_width is not None:
+            width = _positive_int(root_width, "root_width")
+            if width < 2:
+                raise ValueError(f"root_width must be at least 2 (or None), got {root_width}")
+            self._wide = WideRoot(self.tree, self.children, self.order, width)
+            self.root_weights = np.zeros((self._wide.width, dim), dtype=np.float32)
+            if intercept:
+                self.root_intercept = np.zeros(self._wide.width, dtype=np.float32)
         self.input_weights: np.ndarray | None = None
         self.history: list[float] = []
         # row-wise AdaGrad accumulators of `fit(optimizer="adagrad")`: (W_in rows, inner nodes)
@@ -150,7 +176,8 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_counts(cls, counts, dim: int, seed: int = 1, *, intercept: bool = False):
+    def from_counts(cls, counts, dim: int, seed: int = 1, *, intercept: bool = False,
+                    root_width: int | None = None):
         """The Huffman tree of class ``counts`` (word2vec.c's construction,
         :func:`hsw2v.huffman.build_huffman_tree`): expected path length is at most the
         entropy of the class frequencies plus one.
@@ -165,10 +192,12 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
             raise ValueError(f"counts must be a 1-D sequence of at least 2 classes, got {counts!r}")
         if not np.issubdtype(counts.dtype, np.number) or (counts < 0).any():
             raise ValueError("counts must be non-negative numbers")
-        return cls(build_huffman_tree(counts), dim, seed, intercept=intercept, _trusted=True)
+        return cls(build_huffman_tree(counts), dim, seed, intercept=intercept,
+                   root_width=root_width, _trusted=True)
 
     @classmethod
-    def balanced(cls, n_classes: int, dim: int, seed: int = 1, *, intercept: bool = False):
+    def balanced(cls, n_classes: int, dim: int, seed: int = 1, *, intercept: bool = False,
+                 root_width: int | None = None):
         """A balanced tree: every path has ``floor`` or ``ceil`` of ``log2(n_classes)`` nodes.
 
         Examples
@@ -179,11 +208,12 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         n_classes = _positive_int(n_classes, "n_classes")
         if n_classes < 2:
             raise ValueError(f"n_classes must be at least 2, got {n_classes}")
-        return cls(balanced_tree(n_classes), dim, seed, intercept=intercept, _trusted=True)
+        return cls(balanced_tree(n_classes), dim, seed, intercept=intercept,
+                   root_width=root_width, _trusted=True)
 
     @classmethod
     def from_paths(cls, codes, points, dim: int, lengths=None, seed: int = 1, *,
-                   intercept: bool = False):
+                   intercept: bool = False, root_width: int | None = None):
         """Your own tree: for each class, its code bits and inner-node ids from the root down,
         as ragged sequences, or as padded ``V x L`` arrays with ``lengths``. Inner nodes are
         ids in ``[0, V-2]`` (row of ``weights``); the paths must form a full binary tree
@@ -221,7 +251,23 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         tree = HuffmanTree(
             codes=codes.astype(np.uint8), points=points.astype(np.int32), lengths=lengths
         )
-        return cls(tree, dim, seed, intercept=intercept)
+        return cls(tree, dim, seed, intercept=intercept, root_width=root_width)
+
+    @property
+    def root_width(self) -> int | None:
+        """K, the number of children of the wide root (None for the binary root)."""
+        return None if self._wide is None else self._wide.width
+
+    @property
+    def root_children(self) -> np.ndarray | None:
+        """The wide root's children as child-table entries (inner node ``n``, or class ``w``
+        as ``-1 - w``), int32 K, in the order of ``root_weights`` (None without)."""
+        return None if self._wide is None else self._wide.children
+
+    @property
+    def root_slot(self) -> np.ndarray | None:
+        """The child of the wide root above each class, int32 n_classes (None without)."""
+        return None if self._wide is None else self._wide.slot
 
     # ------------------------------------------------------------------ scoring
     def log_prob(self, H, y) -> np.ndarray:
@@ -237,6 +283,9 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         H = self._hidden(H, "log_prob")
         y = self._labels(y, len(H))
         loss, _ = path_batch(H, self.weights, *self._tree_arrays(), y, False, 0.0, self.intercept)
+        if self._wide is not None:
+            loss += root_gradient(H, self.root_weights, self.root_intercept,
+                                  self._wide.slot[y])[0]
         return -loss
 
     def log_proba(self, H, out=None) -> np.ndarray:
@@ -289,8 +338,14 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
             if self.intercept is not None:
                 s += self.intercept
             _log_sigmoid(s, ls)
+            if self._wide is not None:  # the nodes above the root's children add nothing...
+                s[:, self._wide.expanded] = 0.0
+                ls[:, self._wide.expanded] = 0.0
             block = out[start : start + len(chunk)]
             fill_log_proba(s, ls, self.children, self.order, block, node_lp)
+            if self._wide is not None:  # ...and the root's softmax adds its child's log-prob
+                root_lp = root_log_softmax(chunk, self.root_weights, self.root_intercept)
+                block += root_lp[:, self._wide.slot]
             if exp:
                 np.exp(block, out=block)
         return out
@@ -330,8 +385,23 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
             H1 = np.empty((len(H), self.dim + 1))
             H1[:, : self.dim], H1[:, self.dim] = H, 1.0
             H, weights = H1, np.hstack([weights, self.intercept[:, None]])
-        words, logp = top_leaves_batch(H, weights, self.children, self.root, k)
-        return words.astype(np.int64), np.exp(logp)
+        if self._wide is None:
+            words, logp = top_leaves_batch(H, weights, self.children, self.root, k)
+            return words.astype(np.int64), np.exp(logp)
+        # the search starts from the root's children at their probabilities, computed for a
+        # chunk of rows at a time (a quarter of _SCORE_BUDGET of them: 8 MB of float64)
+        words = np.empty((len(H), k), dtype=np.int64)
+        probs = np.empty((len(H), k), dtype=np.float64)
+        rows = max(1, _SCORE_BUDGET // 4 // self._wide.width)
+        for start in range(0, len(H), rows):
+            chunk = H[start : start + rows]
+            root_lp = root_log_softmax(chunk[:, : self.dim], self.root_weights,
+                                       self.root_intercept)
+            w, lp = top_leaves_batch(chunk, weights, self.children, self.root, k,
+                                     self._wide.children, root_lp)
+            words[start : start + len(chunk)] = w
+            np.exp(lp, out=probs[start : start + len(chunk)])
+        return words, probs
 
     # ------------------------------------------------------------------ training
     def backward(self, H, y, *, nodes: bool = False):
@@ -360,10 +430,14 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         tree = self._tree_arrays()
         bias = self.intercept
         with_bias = {} if bias is None else {"bias": bias}
+        root = self._root_step(H, y, 0.0)
         if not nodes:
-            return path_batch(H, self.weights, *tree, y, True, 0.0, **with_bias)[1]
+            grad = path_batch(H, self.weights, *tree, y, True, 0.0, **with_bias)[1]
+            return grad if root is None else grad + root[0]
         G = np.empty((len(H), max(tree[0].shape[1], 1)), dtype=np.float32)
         _, grad = path_batch(H, self.weights, *tree, y, True, 0.0, g_out=G, **with_bias)
+        if root is not None:
+            grad += root[0]
         lengths = tree[2][y]
         on_path = np.arange(G.shape[1]) < lengths[:, None]
         node_ids = tree[1][y][on_path].astype(np.int64)
@@ -373,10 +447,29 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         rows_of = np.repeat(np.arange(len(H)), lengths)  # row b of each (b, j) step, in order
         steps = sp.csr_array((G[on_path], (slot, rows_of)), shape=(len(touched), len(H)))
         rows = np.asarray(steps @ H, dtype=np.float32).reshape(len(touched), self.dim)
-        if bias is None:
-            return Gradient(hidden=grad, nodes=touched, rows=rows)
-        node_bias = np.bincount(slot, weights=G[on_path], minlength=len(touched))
-        return Gradient(grad, touched, rows, node_bias.astype(np.float32))
+        node_bias = None
+        if bias is not None:
+            node_bias = np.bincount(slot, weights=G[on_path], minlength=len(touched))
+            node_bias = node_bias.astype(np.float32)
+        if root is None:
+            return Gradient(grad, touched, rows, node_bias)
+        return Gradient(grad, touched, rows, node_bias, *root[1:])
+
+    def _root_step(self, H, y, lr: float):
+        """The wide root's part of the gradient at the weights on entry, ``(dL/dH,
+        dL/droot_weights, dL/droot_intercept or None)`` as float32, then with ``lr`` its
+        batch step; None for a binary root."""
+        if self._wide is None:
+            return None
+        _, dZ = root_gradient(H, self.root_weights, self.root_intercept, self._wide.slot[y])
+        grad_h = (dZ @ self.root_weights).astype(np.float32)
+        grad_r = (dZ.T @ H).astype(np.float32)
+        grad_b = None if self.root_intercept is None else dZ.sum(axis=0).astype(np.float32)
+        if lr:
+            self.root_weights -= np.float32(lr) * grad_r
+            if grad_b is not None:
+                self.root_intercept -= np.float32(lr) * grad_b
+        return grad_h, grad_r, grad_b
 
     def update(self, H, y, lr: float) -> np.ndarray:
         """One gradient step ``weights -= lr * dL/dweights`` on the batch (every row's
@@ -395,8 +488,9 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
             raise ValueError(f"lr must be a positive finite number, got {lr}")
         H = self._hidden(H, "update")
         y = self._labels(y, len(H))
+        root = self._root_step(H, y, lr)
         _, grad = path_batch(H, self.weights, *self._tree_arrays(), y, True, lr, self.intercept)
-        return grad
+        return grad if root is None else grad + root[0]
 
     def transform(self, X) -> np.ndarray:
         """The hidden vectors ``h = x W_in`` of the fitted classifier (float32 n x dim) from
@@ -423,7 +517,16 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
 
     # ------------------------------------------------------------------ helpers
     def _tree_arrays(self):
-        return self.tree.codes, self.tree.points, self.tree.lengths
+        """The paths the kernels walk: the whole tree's, or below a wide root's children."""
+        tree = self.tree if self._wide is None else self._wide.below
+        return tree.codes, tree.points, tree.lengths
+
+    def _root_arrays(self) -> dict:
+        """The wide root's arrays as ``FitTrainer`` takes them (none for a binary root)."""
+        if self._wide is None:
+            return {}
+        return {"root_w": self.root_weights, "root_b": self.root_intercept,
+                "slot": self._wide.slot}
 
     def _intercept_copy(self):
         return None if self.intercept is None else self.intercept.copy()
@@ -509,7 +612,8 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         return np.ascontiguousarray(y, dtype=np.int32)
 
     def __repr__(self) -> str:
-        return f"HierarchicalSoftmax(n_classes={self.n_classes}, dim={self.dim})"
+        wide = "" if self._wide is None else f", root_width={self._wide.width}"
+        return f"HierarchicalSoftmax(n_classes={self.n_classes}, dim={self.dim}{wide})"
 
 
 def _is_sparse(a) -> bool:

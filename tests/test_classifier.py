@@ -30,7 +30,8 @@ EXPECTED_FAILURES = {
 
 
 @parametrize_with_checks(
-    [HierarchicalSoftmaxClassifier()], expected_failed_checks=lambda est: EXPECTED_FAILURES
+    [HierarchicalSoftmaxClassifier(), HierarchicalSoftmaxClassifier(root_width=4)],
+    expected_failed_checks=lambda est: EXPECTED_FAILURES,
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
