@@ -14,6 +14,12 @@ B. What is shared. ``FitTrainer`` jobs on several threads write the input matrix
    the inner-node matrix ``syn1`` without locks (Hogwild, Recht et al. 2011), as Word2Vec's
    trainer does. Everything else is per call: the hidden vector, its gradient and the node
    log-probabilities are scratch owned by the call.
+   The wide root (``R``, ``rb``) is the exception: every example steps all ``K`` of its rows,
+   and threads writing the same ``K x d`` floats at every example would pass their cache
+   lines back and forth (measured: 2 workers 7.5 times slower than 1 at K = 256). So each
+   ``train_job`` trains its own copy of the root, taken when the job starts, and adds what
+   it changed to the shared root when it ends (a delta, as distributed SGD merges workers;
+   the root is then at most one job stale, 1,000 examples by default).
 
 C. Notation (``d`` = dimension, ``V`` = number of classes, ``L`` = longest path).
 
@@ -68,7 +74,7 @@ compare them with NumPy references.
 from libc.math cimport sqrt, sqrtf
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -415,6 +421,28 @@ cdef double fit_example(const FitView *v, int64_t i, float lr, float *h,
     return loss
 
 
+cdef void root_copy(const FitView *shared, float *mine, float *start) noexcept nogil:
+    """A job's own copy of the wide root (rows, then bias), twice: ``mine`` to train and
+    ``start`` to know later what the job changed (design note B)."""
+    cdef int64_t rows = <int64_t>shared.K * shared.d
+    memcpy(mine, shared.root_w, rows * sizeof(float))
+    if shared.root_b != NULL:
+        memcpy(mine + rows, shared.root_b, shared.K * sizeof(float))
+    else:
+        memset(mine + rows, 0, shared.K * sizeof(float))
+    memcpy(start, mine, (rows + shared.K) * sizeof(float))
+
+
+cdef void root_sync(FitView *shared, const float *mine, const float *start) noexcept nogil:
+    """Add what the job changed in its copy of the wide root to the shared one."""
+    cdef int64_t i, rows = <int64_t>shared.K * shared.d
+    for i in range(rows):
+        shared.root_w[i] += mine[i] - start[i]
+    if shared.root_b != NULL:
+        for i in range(shared.K):
+            shared.root_b[i] += mine[rows + i] - start[rows + i]
+
+
 cdef class FitTrainer:
     """Borrows the classifier's arrays for the nogil job kernel; one instance serves all
     threads. Has the ``train_job`` signature :func:`hsw2v._train.run_epoch` expects, with
@@ -515,21 +543,32 @@ cdef class FitTrainer:
                     bad = True
         if bad:
             raise ValueError("example ids out of range")
+        cdef FitView v = self.v  # the job's view: its own copy of a wide root (design note B)
+        cdef int64_t root_n = <int64_t>self.v.K * (self.v.d + 1)  # rows, then bias
         cdef float *h = <float *>malloc((2 * self.v.d + self.v.max_length) * sizeof(float))
         cdef double *z = <double *>malloc((self.v.K + 1) * sizeof(double))
-        if h == NULL or z == NULL:
+        cdef float *root = <float *>malloc((2 * root_n + 1) * sizeof(float))
+        if h == NULL or z == NULL or root == NULL:
             free(h)
             free(z)
+            free(root)
             raise MemoryError("could not allocate a job's buffers")
         try:
             with nogil:
+                if v.K:
+                    root_copy(&self.v, root, root + root_n)
+                    v.root_w = root
+                    v.root_b = root + <int64_t>v.K * v.d if v.root_b != NULL else NULL
                 for t in range(n_ids):
                     lr = alpha0 + (alpha1 - alpha0) * (<float>t / <float>n_ids)
-                    loss += fit_example(&self.v, ids[t], lr, h, h + self.v.d,
+                    loss += fit_example(&v, ids[t], lr, h, h + self.v.d,
                                         h + 2 * self.v.d, z)
+                if v.K:
+                    root_sync(&self.v, root, root + root_n)
         finally:
             free(h)
             free(z)
+            free(root)
         return n_ids, loss
 
 

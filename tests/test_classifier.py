@@ -30,7 +30,7 @@ EXPECTED_FAILURES = {
 
 
 @parametrize_with_checks(
-    [HierarchicalSoftmaxClassifier(), HierarchicalSoftmaxClassifier(root_width=4)],
+    [HierarchicalSoftmaxClassifier(), HierarchicalSoftmaxClassifier(root_width=None)],
     expected_failed_checks=lambda est: EXPECTED_FAILURES,
 )
 def test_sklearn_estimator_checks(estimator, check):
@@ -129,14 +129,15 @@ def test_early_stopping_stops_and_keeps_the_best_epoch(capsys):
     assert clf.n_iter_ == 4 and clf.validation_loss_[-1] < clf.validation_loss_[0]
 
 
-def test_early_stopping_restores_the_best_weights(monkeypatch):
+@pytest.mark.parametrize("root_width", [None, 3])
+def test_early_stopping_restores_the_best_weights(monkeypatch, root_width):
     X, y = blobs()
     seen = []
     real = HierarchicalSoftmaxClassifier._weights_copy
 
     def record(self):
         copy = real(self)
-        seen.append(copy["weights"].copy())
+        seen.append(copy)
         return copy
 
     monkeypatch.setattr(HierarchicalSoftmaxClassifier, "_weights_copy", record)
@@ -144,11 +145,14 @@ def test_early_stopping_restores_the_best_weights(monkeypatch):
     # intercepts; the default learned tree fits these blobs too well to ever get worse)
     clf = HierarchicalSoftmaxClassifier(
         epochs=8, lr=2.0, validation_fraction=0.3, n_iter_no_change=8, random_state=3,
-        tree="huffman", fit_intercept=False,
+        tree="huffman", fit_intercept=False, root_width=root_width,
     ).fit(X * 20, y)
     best = int(np.argmin(clf.validation_loss_))
     assert best < clf.n_iter_ - 1, clf.validation_loss_  # a later epoch was worse
-    np.testing.assert_array_equal(clf.layer_.weights, seen[-1])
+    names = ["weights", "input_weights"] + (["root_weights"] if root_width else [])
+    assert sorted(seen[-1]) == sorted(names)
+    for name in names:
+        np.testing.assert_array_equal(getattr(clf.layer_, name), seen[-1][name])
 
 
 def test_uniform_weights_train_as_no_weights_and_skewed_weights_move_the_prior():
@@ -215,7 +219,8 @@ def test_parameters_are_checked_with_clear_errors():
 @pytest.mark.parametrize("optimizer", ["adagrad", "rowwise-adagrad"])
 def test_the_optimizer_reaches_the_layer_and_trains(optimizer):
     X, y = blobs()
-    clf = HierarchicalSoftmaxClassifier(optimizer=optimizer, epochs=10, random_state=0)
+    clf = HierarchicalSoftmaxClassifier(optimizer=optimizer, root_width=None, epochs=10,
+                                        random_state=0)
     assert clf.fit(X, y).score(X, y) > 0.9
     assert clf.get_params()["optimizer"] == optimizer
     assert clf.layer_._adagrad is not None  # the layer kept its accumulators
@@ -230,11 +235,15 @@ def test_trees_and_intercept_follow_the_layer_they_run_on():
     kmeans = HierarchicalSoftmaxClassifier(tree="kmeans", epochs=10, random_state=0)
     assert kmeans.fit(X, y).score(X, y) > 0.9
     clf = HierarchicalSoftmaxClassifier(
-        tree="huffman", fit_intercept=True, epochs=10, random_state=0
+        tree="huffman", fit_intercept=True, root_width=None, epochs=10, random_state=0
     )
     assert clf.fit(X, y).score(X, y) > 0.9 and np.any(clf.layer_.intercept != 0)
+    wide = HierarchicalSoftmaxClassifier(tree="huffman", root_width=4, epochs=10, random_state=0)
+    assert wide.fit(X, y).score(X, y) > 0.9 and np.any(wide.layer_.root_intercept != 0)
+    assert wide.layer_.root_width == 4
     plain = HierarchicalSoftmaxClassifier(fit_intercept=False, epochs=10, random_state=0)
     assert plain.fit(X, y).layer_.intercept is None
+    assert plain.layer_.root_intercept is None
 
 
 def test_unscaled_features_back_off_instead_of_diverging():

@@ -443,3 +443,29 @@ def test_classifier_root_width_reaches_the_layer_and_bad_values_are_refused():
                             ({"root_width": 8, "optimizer": "adagrad"}, "optimizer='sgd'")):
         with pytest.raises(ValueError, match=message):
             HierarchicalSoftmaxClassifier(**kwargs).fit(X[:50], y[:50])
+
+
+def test_a_job_trains_its_own_copy_of_the_root_then_adds_what_it_changed():
+    """``train_job`` steps a private copy of the wide root and adds its change to the shared
+    root at the end (design note B of hsw2v._layer): one job equals the same steps taken on
+    the shared arrays one example at a time, to float rounding."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(0, 0.3, (60, 9)).astype(np.float32)
+    y = rng.integers(0, V, 60).astype(np.int32)
+    trained = []
+    for one_by_one in (False, True):
+        lay = make("huffman", 6, np.random.default_rng(1))
+        W_in = np.random.default_rng(2).normal(0, 0.3, (9, DIM)).astype(np.float32)
+        trainer = _layer.FitTrainer(W_in, lay.weights, *lay._tree_arrays(), y, dense=X,
+                                    bias=lay.intercept, **lay._root_arrays())
+        ids = np.arange(60, dtype=np.int32)
+        if one_by_one:
+            for i in ids:
+                _layer.py_fit_example(trainer, int(i), 0.1)
+        else:
+            trainer.train_job(ids, np.array([60]), 0.1, 0.1)
+        trained.append((W_in, lay.weights, lay.intercept, lay.root_weights, lay.root_intercept))
+    for job, steps in zip(*trained, strict=True):
+        np.testing.assert_allclose(job, steps, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(trained[0][3], make("huffman", 6, np.random.default_rng(1))
+                           .root_weights)  # the root did move
