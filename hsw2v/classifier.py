@@ -75,8 +75,9 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         is a flat softmax): more accurate than the binary root, at ``root_width`` more dot
         products per training example. None keeps the binary tree. Trained by
         ``optimizer="sgd"`` only. 32 was measured on the next-word benchmark: +0.3 points of
-        precision at 1 at 10,000 classes for 9 % more fitting time, +0.7 at 1,000 classes;
-        256 gave +0.6 and +1.25 for 3 and 4 times the time (docs/choosing-classes.md).
+        precision at 1 at 10,000 classes for 1.4 times the training time per epoch, +0.7 at
+        1,000 classes for 1.7 times; 256 gave +0.6 and +1.25 for 3 and 8 times
+        (docs/choosing-classes.md).
     validation_fraction : float or None, default=None
         Fraction of the training rows held out to score each epoch (mean log-loss) for early
         stopping; the weights of the best epoch are kept. None: no hold-out, and the stopping
