@@ -75,8 +75,9 @@ class WideRoot:
             points[np.arange(V), np.minimum(start, L - 1)],
             -1 - np.arange(V),
         )
-        index = {int(e): k for k, e in enumerate(self.children)}
-        self.slot = np.fromiter((index[int(e)] for e in entry), dtype=np.int32, count=V)
+        by_entry = np.argsort(self.children)  # each class's child: its entry's position
+        found = by_entry[np.searchsorted(self.children[by_entry], entry)]
+        self.slot = np.ascontiguousarray(found, dtype=np.int32)
         shifted = np.minimum(start[:, None] + steps, L - 1)
         keep_step = steps < (lengths - start)[:, None]
         self.below = HuffmanTree(

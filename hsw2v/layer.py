@@ -284,8 +284,8 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         y = self._labels(y, len(H))
         loss, _ = path_batch(H, self.weights, *self._tree_arrays(), y, False, 0.0, self.intercept)
         if self._wide is not None:
-            loss += root_gradient(H, self.root_weights, self.root_intercept,
-                                  self._wide.slot[y])[0]
+            root_lp = root_log_softmax(H, self.root_weights, self.root_intercept)
+            loss -= root_lp[np.arange(len(H)), self._wide.slot[y]]
         return -loss
 
     def log_proba(self, H, out=None) -> np.ndarray:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.special import expit, log_softmax
-from test_layer import random_tree
+from test_layer import blobs, random_tree
 
 from hsw2v import HierarchicalSoftmax, _layer
 from hsw2v._layer_root import WideRoot
@@ -299,14 +299,6 @@ def ref_log_prob_at(arrays, lay, h, c):
 
 
 # ---------------------------------------------------------------- fitting and files
-def blobs(n, n_classes, m, seed, noise=0.5):
-    rng = np.random.default_rng(seed)
-    centres = rng.normal(0, 1, (n_classes, m))
-    y = rng.integers(0, n_classes, n)
-    X = (centres[y] + noise * rng.normal(0, 1, (n, m))).astype(np.float32)
-    return X, y
-
-
 def test_fit_learns_reproducibly_and_beats_a_shuffled_control():
     X, y = blobs(3000, 40, 20, seed=1)
     accs = []
