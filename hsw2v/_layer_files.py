@@ -92,6 +92,8 @@ class LayerFiles:
             raise bad(f"root_width={width!r} (an integer in [2, n_classes] or absent)")
         if (width is None) != ("root_weights" not in arrays):
             raise bad("root_width and the array 'root_weights' come together")
+        if width is not None and ("intercept" in arrays) != ("root_intercept" in arrays):
+            raise bad("a wide root has an intercept exactly when the inner nodes have one")
         try:
             layer = cls(tree, dim, seed, intercept="intercept" in arrays, root_width=width)
         except ValueError as exc:
@@ -113,7 +115,5 @@ class LayerFiles:
                 if a.dtype != np.float32 or a.shape != shape:
                     raise bad(f"array {name!r} should be float32 {shape}")
                 setattr(layer, name, np.ascontiguousarray(a))
-        if (layer.intercept is None) != (layer.root_intercept is None) and width is not None:
-            raise bad("a wide root has an intercept exactly when the inner nodes have one")
         layer.history = [float(v) for v in history]
         return layer

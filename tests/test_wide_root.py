@@ -364,13 +364,16 @@ def test_save_load_round_trip(tmp_path):
 def test_load_refuses_a_root_that_does_not_fit(tmp_path):
     from hsw2v import persist
 
-    lay = HierarchicalSoftmax.balanced(6, 3, root_width=3)
+    lay = HierarchicalSoftmax.balanced(6, 3, intercept=True, root_width=3)
     path = tmp_path / "layer.hsw2v"
     lay.save(path)
     meta, arrays = persist.load_bundle(path, kind="HierarchicalSoftmax")
     for change, message in (
         (lambda m, a: a.update(root_weights=np.zeros((4, 3), np.float32)), "root_weights"),
+        (lambda m, a: a.update(root_intercept=np.zeros(4, np.float32)), "root_intercept"),
         (lambda m, a: a.pop("root_weights"), "come together"),
+        (lambda m, a: a.pop("root_intercept"), "intercept exactly when"),
+        (lambda m, a: a.pop("intercept"), "intercept exactly when"),
         (lambda m, a: m.update(root_width=1), "root_width"),
         (lambda m, a: m.update(root_width="3"), "root_width"),
     ):
