@@ -163,3 +163,25 @@ def test_show_config_and_info_build_describe_this_installation():
     with contextlib.redirect_stdout(out):
         assert cli_main(["info", "--build"]) == 0
     assert out.getvalue() == text
+
+
+@pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
+def test_importing_a_level_module_directly_never_kills_the_process(level):
+    """Documentation builders and test collectors import every submodule: a level this CPU
+    cannot run must be refused with an ImportError, not load and die with SIGILL."""
+    if level not in _cpu.compiled_levels():
+        pytest.skip(f"the {level} level is not compiled in this build")
+    code = (
+        "import importlib, sys\n"
+        f"try:\n    importlib.import_module('hsw2v._cpu.{level}._inner')\n"
+        "except ImportError as e:\n    print('refused:', e); sys.exit(3)\n"
+        "print('loaded')\n"
+    )
+    result = run_python(code)
+    assert result.returncode in (0, 3), (result.returncode, result.stderr)  # -4 is SIGILL
+    runnable = not _cpu.missing_features(level, _cpu.cpu_features())
+    if runnable:
+        assert result.returncode == 0 and "loaded" in result.stdout, result.stderr
+    else:
+        assert result.returncode == 3, result.stdout
+        assert "lacks" in result.stdout and "import hsw2v instead" in result.stdout

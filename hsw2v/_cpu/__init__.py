@@ -86,12 +86,32 @@ def compiled_levels() -> list[str]:
     """The levels of the last build whose kernels are present, in :data:`LEVELS` order (an
     in-place build can leave another build's level behind; ``build.json`` names the current)."""
     built = build_config().get("levels") or LEVELS
-    return [
-        name
-        for name in LEVELS
-        if name in built
-        and all(importlib.util.find_spec(f"{__name__}.{name}.{k}") for k in KERNELS)
-    ]
+    return [name for name in LEVELS if name in built and all(_has_module(name, k) for k in KERNELS)]
+
+
+def _has_module(level_name: str, kernel_name: str) -> bool:
+    """Whether the level's folder holds the kernel's compiled module: looked up as a file, not
+    through the import system, which would run the level's guard (:func:`require`)."""
+    folder = Path(__file__).with_name(level_name)
+    return any(
+        (folder / f"{kernel_name}{suffix}").is_file()
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES
+    )
+
+
+def require(level_name: str) -> None:
+    """The guard each level's package runs when it is imported: a level whose instructions
+    this CPU lacks is refused with an ImportError before any of its compiled modules loads.
+    Loading one would end the process with an illegal instruction (SIGILL), and tools that
+    import every submodule of a package (documentation builders, test collectors) do load
+    them."""
+    lacking = missing_features(level_name, cpu_features())
+    if lacking:
+        raise ImportError(
+            f"{__name__}.{level_name} is compiled for CPU features this machine lacks: "
+            f"{', '.join(lacking)}; import hsw2v instead, which binds the best level this CPU "
+            f"runs (the compiled modules are not meant to be imported directly)"
+        )
 
 
 def missing_features(name: str, features: dict[str, bool]) -> list[str]:
