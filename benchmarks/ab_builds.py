@@ -1,7 +1,7 @@
 """Two or more builds of hsw2v (or settings of one) side by side: alternated training runs.
 
 Each ``--build DIR`` is a checkout with its extensions built in place (``python3 setup.py
-build_ext --inplace``); ``DIR@JSON`` also sets constants of ``hsw2v.word2vec`` in that run, as
+build_ext --inplace``); ``DIR@JSON`` also sets constants of ``hsw2v._tuning`` (``hsw2v.word2vec`` in builds before it) in that run, as
 ``'.@{"HOT_SYNC": 1000}'``, and leading ``NAME=VALUE`` words set environment variables of that
 run, as ``'HSW2V_CPU=avx2 .'`` (one kernel level of a dispatched build). For every repeat,
 mode and worker count, each build trains once in a fresh subprocess (``PYTHONPATH=DIR``,
@@ -43,13 +43,19 @@ def child(
     source: str = "linesentence",
 ) -> dict:
     """One run (in the subprocess): train and report words/s, CPU s/Mword, the module used."""
+    import importlib
+
     import hsw2v.word2vec
     from hsw2v import LineSentence, Word2Vec
 
+    try:  # the tuning constants' home; builds before it kept them on hsw2v.word2vec
+        tuning = importlib.import_module("hsw2v._tuning")
+    except ImportError:
+        tuning = hsw2v.word2vec
     for name, value in constants.items():
-        if not hasattr(hsw2v.word2vec, name):
-            raise SystemExit(f"hsw2v.word2vec has no constant {name!r}")
-        setattr(hsw2v.word2vec, name, value)
+        if not hasattr(tuning, name):
+            raise SystemExit(f"{tuning.__name__} has no constant {name!r}")
+        setattr(tuning, name, value)
     model = Word2Vec(
         vector_size=size, window=5, min_count=5, sample=1e-3, sg=sg, workers=workers, seed=1,
         epochs=epochs,

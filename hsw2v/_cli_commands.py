@@ -24,6 +24,7 @@ from hsw2v._cli_io import (
     _print_pairs,
     _say,
 )
+from hsw2v._objectives import resolve_hs_negative
 from hsw2v.params import CLI
 
 
@@ -40,10 +41,12 @@ def _run_train(args: argparse.Namespace) -> int:
         raise UsageError("nothing to write: give -o MODEL and/or --word2vec FILE")
     if args.binary and not args.word2vec:
         raise UsageError("--binary applies to the word2vec file: add --word2vec FILE")
-    if not args.hs and not args.negative:
-        raise UsageError(
-            "--hs 0 with --negative 0 trains nothing: keep --hs 1 or give --negative N"
-        )
+    hs, negative = resolve_hs_negative(args.hs, args.negative)
+    if not hs and not negative:
+        why = "--hs 0 with --negative 0"
+        if args.hs is None:
+            why = "--negative 0 alone leaves --hs at gensim's default 0"
+        raise UsageError(f"{why}: nothing to train; give --hs 1 or --negative N (N > 0)")
     sg = 0 if args.sg is None else args.sg
     if args.cbow is not None:
         if args.sg is not None and args.sg == args.cbow:
@@ -67,7 +70,7 @@ def _run_train(args: argparse.Namespace) -> int:
 
     workers = args.workers or os.cpu_count() or 1
     values = {param.name: getattr(args, param.name) for param in CLI}
-    model = Word2Vec(**{**values, "sg": sg, "workers": workers})
+    model = Word2Vec(**{**values, "sg": sg, "workers": workers, "hs": hs, "negative": negative})
     if args.kernel is not None:
         _note("--kernel is deprecated and ignored: the fastest path walk is chosen")
     corpus = LineSentence(corpus_path, max_sentence_length=args.max_sentence_length)

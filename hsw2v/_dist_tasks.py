@@ -4,8 +4,8 @@ Every task is pure: its result depends only on its arguments, so Dask may run it
 another worker when the first one is lost. What a worker process keeps between tasks is a
 cache, never a source of truth:
 
-* the *replica* of shard ``k``: that shard's working copy of the weights (``syn0``, ``syn1``
-  and ``syn1neg``; the output layers have 0 rows when unused), stamped
+* the *replica* of shard ``k``: that shard's working copy of the weights (``syn0`` and each
+  objective's output matrix, :data:`hsw2v._objectives.MATRICES`; 0 rows when unused), stamped
   with the round it holds. A training task that finds a replica it can bring up to date with
   the updates it was given uses it; otherwise it rebuilds one from the snapshot it was given.
   After training round ``r`` the replica holds the round-``r`` model plus this shard's own
@@ -18,7 +18,8 @@ cache, never a source of truth:
 
 Merging (:func:`merge_rows`). Every shard starts a round from the same model, trains its piece
 and returns, for each row it changed, its *delta* (new value minus old) and a weight: how much
-it trained the row (for ``syn0[w]`` the occurrences of ``w`` in the piece, for ``syn1[n]`` the
+it trained the row (for ``syn0[w]`` the occurrences of ``w`` in the piece; for an output
+matrix its objective's ``rows_touched`` in :mod:`hsw2v._objectives`: for ``syn1[n]`` the
 occurrences of words whose Huffman path passes through ``n``, for ``syn1neg[w]`` the occurrences
 of ``w`` plus its expected draws as a negative: ``negative`` times the piece's words times
 ``w``'s share of ``cum_table``). Rows no shard changed are not sent.
@@ -66,6 +67,7 @@ from dataclasses import dataclass, make_dataclass
 import numpy as np
 
 from hsw2v._make_trainer import TrainerSettings
+from hsw2v._objectives import MATRICES, touched_rows
 from hsw2v._schedule import Schedule, within
 from hsw2v._shards import ByteRange, Piece, count_range, merge_counts, range_sentences
 from hsw2v._train import iter_jobs
@@ -91,22 +93,17 @@ the corpus reader's longest sentence and the parameters :data:`hsw2v.params.TASK
 (``batch_words``, ``cache_words``)."""
 
 
-MATRICES = ("syn0", "syn1", "syn1neg")  # the weights, in the order of every tuple of them
+# The weights, in the order of every tuple of them: syn0, then each objective's output matrix
+# (hsw2v._objectives.MATRICES: syn0, syn1, syn1neg).
 
 
 @dataclass
 class PieceResult:
-    """One shard's share of a round: the rows it changed, their deltas and weights."""
+    """One shard's share of a round: per matrix (a name in :data:`MATRICES`), the rows it
+    changed (int32), their deltas (float32 ``[n, d]``: new value - old value) and weights
+    (float64 ``[n]``)."""
 
-    syn0_rows: np.ndarray  # int32
-    syn0_deltas: np.ndarray  # float32 [n, d]: new value - old value
-    syn0_weights: np.ndarray  # float64 [n]
-    syn1_rows: np.ndarray
-    syn1_deltas: np.ndarray
-    syn1_weights: np.ndarray
-    syn1neg_rows: np.ndarray
-    syn1neg_deltas: np.ndarray
-    syn1neg_weights: np.ndarray
+    parts: dict  # name -> (rows, deltas, weights)
     kept: int
     raw: int
     loss: float
@@ -114,7 +111,7 @@ class PieceResult:
 
     def part(self, name: str) -> tuple:
         """``(rows, deltas, weights)`` of one matrix (a name in :data:`MATRICES`)."""
-        return tuple(getattr(self, f"{name}_{x}") for x in ("rows", "deltas", "weights"))
+        return self.parts[name]
 
     @property
     def nbytes(self) -> int:
@@ -125,12 +122,7 @@ class PieceResult:
 class RowUpdate:
     """A round's merged deltas (the same for every worker, added to the rows) and totals."""
 
-    syn0_rows: np.ndarray
-    syn0_deltas: np.ndarray
-    syn1_rows: np.ndarray
-    syn1_deltas: np.ndarray
-    syn1neg_rows: np.ndarray
-    syn1neg_deltas: np.ndarray
+    parts: dict  # matrix name (MATRICES) -> (rows, deltas)
     kept: int
     raw: int
     loss: float
@@ -139,7 +131,7 @@ class RowUpdate:
 
     def part(self, name: str) -> tuple:
         """``(rows, deltas)`` of one matrix (a name in :data:`MATRICES`)."""
-        return getattr(self, f"{name}_rows"), getattr(self, f"{name}_deltas")
+        return self.parts[name]
 
     @property
     def nbytes(self) -> int:
@@ -275,9 +267,8 @@ def _adasum_rows(parts) -> tuple[np.ndarray, np.ndarray]:
 
 def merge_round_task(*results: PieceResult, merge: str) -> RowUpdate:
     """Merge one round's results into the update every shard applies."""
-    merged = [merge_rows([r.part(name) for r in results], merge) for name in MATRICES]
     return RowUpdate(
-        *(array for rows_deltas in merged for array in rows_deltas),
+        {name: merge_rows([r.part(name) for r in results], merge) for name in MATRICES},
         kept=sum(r.kept for r in results),
         raw=sum(r.raw for r in results),
         loss=sum(r.loss for r in results),
@@ -300,7 +291,7 @@ def stats_of(update: RowUpdate) -> dict:
 
 
 def _apply(weights: list, update: RowUpdate) -> None:
-    """Add a round's merged deltas to their rows of ``weights`` (``syn0, syn1, syn1neg``), in
+    """Add a round's merged deltas to their rows of ``weights`` (in :data:`MATRICES` order), in
     float32: the same sums wherever it runs."""
     for matrix, name in zip(weights, MATRICES, strict=True):
         rows, deltas = update.part(name)
@@ -309,17 +300,17 @@ def _apply(weights: list, update: RowUpdate) -> None:
 
 
 def _copy_weights(snapshot: tuple) -> list:
-    """Copies of a snapshot's ``syn0, syn1, syn1neg`` (a snapshot of only ``syn0, syn1``, as
-    hs-only callers may give, gets an empty ``syn1neg``)."""
+    """Copies of a snapshot's matrices (:data:`MATRICES` order; a snapshot that leaves out
+    trailing output matrices, as hs-only callers may give ``syn0, syn1``, gets them empty)."""
     weights = [np.array(m, dtype=np.float32, copy=True, order="C") for m in snapshot]
-    if len(weights) == 2:
+    while len(weights) < len(MATRICES):
         weights.append(np.zeros((0, weights[0].shape[1]), np.float32))
     return weights
 
 
 def snapshot_task(snapshot: tuple, updates: list) -> tuple:
-    """A new full model: ``snapshot`` with ``updates`` applied in order (inputs untouched);
-    ``(syn0, syn1, syn1neg)``."""
+    """A new full model: ``snapshot`` with ``updates`` applied in order (inputs untouched); its
+    matrices in :data:`MATRICES` order."""
     weights = _copy_weights(snapshot)
     for update in updates:
         _apply(weights, update)
@@ -332,7 +323,7 @@ class _Replica:
         self.lock = threading.Lock()
         self.version = -1  # the round whose model this holds (plus own changes if dirty)
         self.dirty = False
-        self.weights = None  # [syn0, syn1, syn1neg]
+        self.weights = None  # in MATRICES order: [syn0, syn1, syn1neg]
         self.undo = None  # when dirty: (rows, old values) of own changes, per matrix
 
 
@@ -439,44 +430,23 @@ def train_task(
 def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1):
     started = time.perf_counter()
     settings = spec.trainer
-    syn0, syn1, syn1neg = replica.weights
+    weights = replica.weights
+    syn0, outputs = weights[0], weights[1:]
     d = syn0.shape[1]
     jobs = _jobs(spec, piece, (spec.run_id, shard, piece_index))
     empty = np.zeros(0, np.int32), np.zeros((0, d), np.float32), np.zeros(0)
     if not jobs or not any(len(job.ids) for job in jobs):
         raw = sum(job.raw_words for job in jobs)
         undo = [(empty[0], empty[1])] * len(MATRICES)
-        result = PieceResult(*empty, *empty, *empty, kept=0, raw=raw, loss=0.0, seconds=0.0)
-        return result, undo
+        parts = dict.fromkeys(MATRICES, empty)
+        return PieceResult(parts, kept=0, raw=raw, loss=0.0, seconds=0.0), undo
     ids = np.concatenate([job.ids for job in jobs])
     occurrences = np.bincount(ids, minlength=len(syn0))
     words = np.flatnonzero(occurrences).astype(np.int32)
     candidates = [(words, occurrences.astype(np.float64))]
-    if settings.hs:
-        # syn1 candidates: every inner node on the path of a word of the piece, weighted by
-        # the occurrences of the words passing through it
-        lengths = settings.lengths[words]
-        on_path = np.arange(settings.points.shape[1])[None, :] < lengths[:, None]
-        nodes_of = settings.points[words][on_path]
-        node_weight = np.bincount(
-            nodes_of, weights=np.repeat(occurrences[words], lengths), minlength=len(syn1)
-        )
-        candidates.append((np.flatnonzero(node_weight).astype(np.int32), node_weight))
-    else:
-        candidates.append((empty[0], np.zeros(0)))
-    if settings.negative:
-        # syn1neg candidates: any word may be drawn as a negative, so every row is one;
-        # weighted by its occurrences plus its expected draws
-        table = settings.cum_table.astype(np.float64)
-        share = np.diff(table, prepend=0.0) / table[-1]
-        draws = settings.negative * float(occurrences.sum()) * share
-        neg_weight = occurrences + draws
-        candidates.append((np.arange(len(syn1neg), dtype=np.int32), neg_weight))
-    else:
-        candidates.append((empty[0], np.zeros(0)))
-    weights = (syn0, syn1, syn1neg)
+    candidates += touched_rows(settings, occurrences, outputs)  # per objective (syn1, syn1neg)
     before = [matrix[rows] for matrix, (rows, _) in zip(weights, candidates, strict=True)]
-    trainer = settings.build(syn0, syn1, syn1neg)
+    trainer = settings.build(*weights)
     total = max(sum(job.raw_words for job in jobs), 1)
     done = kept = 0
     loss = 0.0
@@ -488,14 +458,16 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
         job_kept, job_loss = trainer.train_job(job.ids, job.ends, a0, a1, seed)
         kept += job_kept
         loss += job_loss
-    parts, undo = [], []
-    for matrix, (rows, row_weight), old in zip(weights, candidates, before, strict=True):
+    parts, undo = {}, []
+    for name, matrix, (rows, row_weight), old in zip(
+        MATRICES, weights, candidates, before, strict=True
+    ):
         changed = (matrix[rows] != old).any(axis=1)
         rows, old = rows[changed], old[changed]
-        parts += [rows, matrix[rows] - old, row_weight[rows].astype(np.float64)]
+        parts[name] = (rows, matrix[rows] - old, row_weight[rows].astype(np.float64))
         undo.append((rows, old))
     result = PieceResult(
-        *parts,
+        parts,
         kept=int(kept),
         raw=int(done),
         loss=float(loss),

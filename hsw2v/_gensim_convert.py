@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hsw2v._objectives import SWITCHES, active, rebuild_lookups
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
 from hsw2v.params import GENSIM_SETTINGS, GENSIM_STATE
 
@@ -134,11 +135,11 @@ def to_gensim(model):
     out.wv.expandos["point"] = _path_arrays(
         [tree.points[i, : lengths[i]] for i in range(n)], np.uint32
     )
-    if model.hs:
-        out.syn1 = np.array(model.syn1, dtype=np.float32, copy=True, order="C")
+    for objective in active(model):  # gensim has the same names: syn1, syn1neg
+        matrix = getattr(model, objective.matrix)
+        setattr(out, objective.matrix, np.array(matrix, dtype=np.float32, copy=True, order="C"))
     if model.negative:
-        out.syn1neg = np.array(model.syn1neg, dtype=np.float32, copy=True, order="C")
-        out.make_cum_table()
+        out.make_cum_table()  # gensim's own table, for gensim's training
     for name in GENSIM_STATE:
         setattr(out, name, getattr(model, name))
     if model.train_count:
@@ -163,14 +164,11 @@ def from_gensim(gensim_model, cls):
     """
     if not hasattr(gensim_model, "wv") or not hasattr(gensim_model, "hs"):
         raise TypeError(f"expected a gensim Word2Vec, got {type(gensim_model).__name__}")
-    hs, negative = int(gensim_model.hs), int(gensim_model.negative)
+    hs = int(gensim_model.hs)
+    on = active({name: int(getattr(gensim_model, name)) for name in SWITCHES})
     gwv = gensim_model.wv
     n = len(gwv.index_to_key)
-    if (
-        n == 0
-        or (hs and not hasattr(gensim_model, "syn1"))
-        or (negative and not hasattr(gensim_model, "syn1neg"))
-    ):
+    if n == 0 or any(not hasattr(gensim_model, o.matrix) for o in on):
         raise ValueError("nothing to convert: the gensim model has no vocabulary yet")
     settings = {name: getattr(gensim_model, name) for name in GENSIM_SETTINGS}
     settings["workers"] = max(1, int(settings["workers"]))
@@ -196,10 +194,8 @@ def from_gensim(gensim_model, cls):
             flat_codes[i, : lengths[i]] = codes[i]
             flat_points[i, : lengths[i]] = points[i]
         tree = HuffmanTree(codes=flat_codes, points=flat_points, lengths=lengths)
-    model.tree = tree
-    for name, on in (("syn1", hs), ("syn1neg", negative)):
-        if not on:
-            continue
+    model._install_tree(tree)
+    for name in (o.matrix for o in on):  # syn1, syn1neg
         weights = np.array(getattr(gensim_model, name), dtype=np.float32, copy=True, order="C")
         if weights.shape != model.wv.vectors.shape:
             raise ValueError(
@@ -207,13 +203,11 @@ def from_gensim(gensim_model, cls):
                 f"{model.wv.vectors.shape}"
             )
         setattr(model, name, weights)
-    if negative:
-        model.make_cum_table()
+    rebuild_lookups(model)  # cum_table from the counts, as hsw2v builds it
     for name in GENSIM_STATE:
         if hasattr(gensim_model, name):
             setattr(model, name, getattr(gensim_model, name))
     model.running_training_loss = float(model.running_training_loss)
     if hasattr(gensim_model, "min_alpha_yet_reached"):  # where gensim's schedule got to
         model.min_alpha_yet_reached = float(gensim_model.min_alpha_yet_reached)
-    model._expose_tree()
     return model

@@ -2,9 +2,9 @@
 
 Every way of training (``Word2Vec.train`` over an iterable, ``corpus_file`` mode, and each
 task of distributed training, :mod:`hsw2v._dist_tasks`) builds its trainer here, so a setting
-that trains on one machine trains the same way everywhere: the objective (``hs``,
-``negative`` with ``syn1neg`` and ``cum_table``), the window, sg/CBOW, ``cbow_mean``,
-``shrink_windows``, ``compute_loss``, the kernel variant, the private hot rows and the lock
+that trains on one machine trains the same way everywhere: the objectives (the rows of
+:data:`hsw2v._objectives.OBJECTIVES`: their switches, matrices and lookups), the window,
+sg/CBOW, ``cbow_mean``, ``shrink_windows``, ``compute_loss``, the kernel variant, the private hot rows and the lock
 factors (``wv.vectors_lockf``).
 
 :func:`trainer_settings` reads everything but the weights from a model into a picklable
@@ -21,7 +21,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hsw2v import _tuning as tuning
 from hsw2v._inner import Trainer
+from hsw2v._objectives import (
+    describe,
+    kernel_arguments,
+    kernel_objective,
+    outputs_of,
+    ready_lookups,
+)
 from hsw2v.validation import check_model_for_training
 
 logger = logging.getLogger(__name__)
@@ -41,58 +49,36 @@ class TrainerSettings:
     shrink_windows: bool
     compute_loss: bool
     kernel: str
-    hs: bool
-    negative: int
-    cum_table: np.ndarray | None
+    objective: dict  # the objectives' kernel keywords: switches and lookups (_objectives)
     hot_rows: np.ndarray
     hot_sync: int
     hot_visits: int
     hot_scale: float
     lockf: np.ndarray | None = None  # wv.vectors_lockf: scales each word's syn0 update
 
-    def build(self, syn0: np.ndarray, syn1: np.ndarray, syn1neg: np.ndarray) -> Trainer:
-        """The trainer over these weights (borrowed, trained in place); ``syn1`` may have 0
-        rows without ``hs``, ``syn1neg`` without ``negative``."""
+    def build(self, syn0: np.ndarray, *outputs: np.ndarray) -> Trainer:
+        """The trainer over these weights (borrowed, trained in place): ``syn0`` and the
+        output matrices in :data:`hsw2v._objectives.OUTPUTS` order (``syn1``, ``syn1neg``),
+        0 rows for an objective that is off."""
         return Trainer(
             syn0,
-            syn1,
-            self.codes,
-            self.points,
-            self.lengths,
-            self.sample_int,
-            self.window,
-            self.sg,
-            self.cbow_mean,
-            self.shrink_windows,
-            self.compute_loss,
-            self.kernel,
+            codes=self.codes,
+            points=self.points,
+            lengths=self.lengths,
+            sample_int=self.sample_int,
+            window=self.window,
+            sg=self.sg,
+            cbow_mean=self.cbow_mean,
+            shrink_windows=self.shrink_windows,
+            compute_loss=self.compute_loss,
+            kernel=self.kernel,
             hot_rows=self.hot_rows,
             hot_sync=self.hot_sync,
             hot_visits=self.hot_visits,
             hot_scale=self.hot_scale,
-            hs=self.hs,
-            syn1neg=syn1neg if self.negative else None,
-            cum_table=self.cum_table if self.negative else None,
-            negative=self.negative,
             lockf=self.lockf,
+            **kernel_arguments(self.objective, outputs),
         )
-
-
-def objective(model) -> str:
-    """What ``model`` trains, in words (logged when training starts).
-
-    >>> from types import SimpleNamespace as M
-    >>> objective(M(sg=1, hs=0, negative=5))
-    'skip-gram with negative sampling (negative=5)'
-    >>> objective(M(sg=0, hs=1, negative=0))
-    'CBOW with hierarchical softmax'
-    """
-    parts = []
-    if model.hs:
-        parts.append("hierarchical softmax")
-    if model.negative:
-        parts.append(f"negative sampling (negative={model.negative})")
-    return f"{'skip-gram' if model.sg else 'CBOW'} with {' and '.join(parts)}"
 
 
 def check_training_vocabulary(model) -> None:
@@ -134,10 +120,8 @@ def kernel_variant(model) -> str:
 
 def hot_rows(model, threads: int) -> np.ndarray:
     """The inner nodes each job trains a private copy of when ``threads`` threads share the
-    weights: the most visited ones (``HOT_NODES`` / ``HOT_NODES_CBOW``); none for one thread
-    or without hierarchical softmax."""
-    from hsw2v import word2vec as tuning
-
+    weights: the most visited ones (``HOT_NODES`` / ``HOT_NODES_CBOW`` of
+    :mod:`hsw2v._tuning`); none for one thread or without hierarchical softmax."""
     if threads < 2 or not model.hs:
         return np.zeros(0, dtype=np.int32)
     n = tuning.HOT_NODES if model.sg else tuning.HOT_NODES_CBOW
@@ -147,20 +131,17 @@ def hot_rows(model, threads: int) -> np.ndarray:
 def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
     """The trainer settings of a model with a vocabulary, for ``threads`` threads sharing one
     copy of the weights (default ``model.workers``; a distributed task trains its replica on
-    one). Builds ``model.cum_table`` when negative sampling needs it and it is missing or
-    stale, then checks every array and index the kernels will follow
-    (:func:`hsw2v.validation.check_model_for_training`).
+    one). Makes each objective's lookups ready (``model.cum_table`` is rebuilt when negative
+    sampling needs it and it is missing or stale), then checks every array and index the
+    kernels will follow (:func:`hsw2v.validation.check_model_for_training`).
 
     With several threads each job trains a private copy of the most visited inner nodes
-    (``hsw2v.word2vec.HOT_NODES`` and the other tuning constants there, where the benchmarks
-    override them); one thread trains every row in place.
+    (``HOT_NODES`` and the other tuning constants of :mod:`hsw2v._tuning`, where the
+    benchmarks override them); one thread trains every row in place.
     """
-    from hsw2v import word2vec as tuning  # the tuning constants' home (see above)
-
     threads = model.workers if threads is None else int(threads)
     check_training_vocabulary(model)
-    if model.negative and (model.cum_table is None or len(model.cum_table) != len(model.wv)):
-        model.make_cum_table()
+    ready_lookups(model)  # cum_table, rebuilt when missing or stale
     check_model_for_training(model)  # every index the kernels will follow, as it is now
     sg = bool(model.sg)
     tree = model.tree
@@ -175,9 +156,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
         shrink_windows=bool(model.shrink_windows),
         compute_loss=bool(model.compute_loss),
         kernel=kernel_variant(model),
-        hs=bool(model.hs),
-        negative=int(model.negative),
-        cum_table=model.cum_table if model.negative else None,
+        objective=kernel_objective(model),
         hot_rows=hot_rows(model, threads),
         hot_sync=tuning.HOT_SYNC if sg else tuning.HOT_SYNC_CBOW,
         hot_visits=tuning.HOT_VISITS if sg else tuning.HOT_VISITS_CBOW,
@@ -187,7 +166,8 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
 
 
 def make_trainer(model, threads: int | None = None) -> Trainer:
-    """The trainer of ``model`` over its own weights (``wv.vectors``, ``syn1``, ``syn1neg``),
+    """The trainer of ``model`` over its own weights (``wv.vectors`` and the output matrices),
     for ``threads`` threads (default ``model.workers``); logs the objective trained."""
-    logger.info("training %s", objective(model))
-    return trainer_settings(model, threads).build(model.wv.vectors, model.syn1, model.syn1neg)
+    logger.info("training %s", describe(model))
+    settings = trainer_settings(model, threads)
+    return settings.build(model.wv.vectors, *outputs_of(model).values())

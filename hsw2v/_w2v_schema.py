@@ -9,9 +9,9 @@ zip); this module, beside the model, knows what a Word2Vec bundle holds:
     (:data:`hsw2v.params.SAVED`), and ``index_to_key``. A file written before a parameter
     was saved lacks it; the model's default is kept.
 arrays
-    ``vectors`` (V x d), ``syn1`` (V x d with ``hs``, else 0 x d), ``syn1neg`` (V x d, only
-    with ``negative``), ``count`` (int64), ``sample_int`` (uint32), the tree's ``codes``,
-    ``points`` and ``lengths`` (:class:`hsw2v.huffman.HuffmanTree`), and ``vectors_lockf``
+    ``vectors`` (V x d), each objective's output matrix (:mod:`hsw2v._objectives`: ``syn1``,
+    V x d with ``hs``, else 0 x d; ``syn1neg``, V x d, only with ``negative``), ``count``
+    (int64), ``sample_int`` (uint32), the tree's ``codes``, ``points`` and ``lengths`` (:class:`hsw2v.huffman.HuffmanTree`), and ``vectors_lockf``
     (float32, one or more factors; files of earlier versions have none: one factor of 1.0).
 
 Nothing a file holds is trusted: :func:`check_word2vec_bundle` checks every parameter and
@@ -26,6 +26,14 @@ import numpy as np
 
 from hsw2v import persist
 from hsw2v._gensim_files import explain_save_options, not_a_bundle_error
+from hsw2v._objectives import (
+    OBJECTIVES,
+    OUTPUTS,
+    matrix_shapes,
+    rebuild_lookups,
+    saved_outputs,
+    switches_of,
+)
 from hsw2v.exceptions import WrongFileKindError
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
@@ -39,14 +47,13 @@ def save_model(model, fname, separately, sep_limit, ignore, pickle_protocol) -> 
     """Write ``model`` to ``fname`` atomically (see :meth:`hsw2v.Word2Vec.save`)."""
     if model.tree is None:
         raise RuntimeError("nothing to save: build the vocabulary first")
-    stored = ("wv", "syn1", "syn1neg", "tree", *SAVED)
+    stored = ("wv", *OUTPUTS, "tree", *SAVED)
     explain_save_options(separately, sep_limit, ignore, pickle_protocol, stored)
     meta = {name: getattr(model, name) for name in SAVED}
     meta["index_to_key"] = model.wv.index_to_key
     arrays = {
         "vectors": model.wv.vectors,
-        "syn1": model.syn1,
-        **({"syn1neg": model.syn1neg} if model.negative else {}),
+        **saved_outputs(model),  # syn1 (always), syn1neg (with negative)
         "count": np.asarray(model.wv.expandos["count"]),
         "sample_int": np.asarray(model.wv.expandos["sample_int"]),
         "codes": model.tree.codes,
@@ -87,27 +94,23 @@ def load_model(cls, fname, mmap=None):
     model.wv.key_to_index = {key: i for i, key in enumerate(keys)}
     model.wv.vectors = arrays["vectors"]
     model.wv.expandos = {"count": arrays["count"], "sample_int": arrays["sample_int"]}
-    model.syn1 = arrays.get("syn1", np.zeros((0, model.vector_size), np.float32))
-    model.syn1neg = arrays.get("syn1neg", np.zeros((0, model.vector_size), np.float32))
-    model.tree = HuffmanTree(
-        codes=arrays["codes"], points=arrays["points"], lengths=arrays["lengths"]
-    )
+    for name in OUTPUTS:  # syn1, syn1neg: 0 rows where the file holds none
+        setattr(model, name, arrays.get(name, np.zeros((0, model.vector_size), np.float32)))
+    tree = HuffmanTree(codes=arrays["codes"], points=arrays["points"], lengths=arrays["lengths"])
     n = len(keys)
     d = model.vector_size
+    shapes = matrix_shapes(switches_of(model), n, d)
     if not (
         model.wv.vectors.shape == (n, d)
-        and model.syn1.shape == (n if model.hs else 0, d)
-        and model.syn1neg.shape == (n if model.negative else 0, d)
-        and len(model.tree.lengths) == n
+        and all(getattr(model, name).shape == shape for name, shape in shapes.items())
+        and len(tree.lengths) == n
     ):
         raise ValueError(f"{fname}: the model's arrays disagree with its vocabulary of {n}")
-    model._expose_tree()
-    model.cum_table = None
-    if model.negative:
-        try:
-            model.make_cum_table()
-        except ValueError as exc:
-            raise ValueError(f"{fname}: the negative-sampling draw table: {exc}") from None
+    model._install_tree(tree, model.semantic_pending)
+    try:
+        rebuild_lookups(model)  # negative sampling's cum_table
+    except ValueError as exc:
+        raise ValueError(f"{fname}: an objective's lookup table: {exc}") from None
     return model
 
 
@@ -142,8 +145,9 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
 
     if not isinstance(meta, dict):
         raise bad("its metadata is not a JSON object")
-    hs, negative = meta.get("hs", 1), meta.get("negative", 0)
-    if not hs and not negative:
+    # a file written before an objective existed lacks its switch: off (hs: on, the default)
+    switches = switches_of({"hs": 1, **meta})
+    if not any(switches.values()):
         raise bad("hs is 0 and negative is 0: no output layer to train")
     check_word2vec_params(meta, where=where)
     keys = meta.get("index_to_key")
@@ -154,12 +158,15 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
     n, d = len(keys), meta.get("vector_size", 100)
     if not n:
         raise bad("the vocabulary is empty")
-    if not hs and arrays.get("syn1") is not None and arrays["syn1"].shape != (0, d):
-        raise bad(f"array 'syn1' should be <f4 of shape (0, {d}) since hs is 0")
-    if not negative and "syn1neg" in arrays:
-        raise bad("it holds syn1neg but negative is 0")
+    for o in OBJECTIVES:
+        if switches[o.switch] or arrays.get(o.matrix) is None:
+            continue
+        if not o.kept_when_off:
+            raise bad(f"it holds {o.matrix} but {o.switch} is 0")
+        if arrays[o.matrix].shape != (0, d):
+            raise bad(f"array {o.matrix!r} should be <f4 of shape (0, {d}) since {o.switch} is 0")
     try:
-        check_word2vec_arrays(arrays, n, d, bool(hs), negative, lambda key: f"array {key!r}")
+        check_word2vec_arrays(arrays, n, d, switches, lambda key: f"array {key!r}")
     except ValueError as exc:
         raise bad(str(exc)) from None
 

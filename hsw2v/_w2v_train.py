@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from hsw2v import progress as _progress
 from hsw2v._corpus_file import FileTrainer, Vocab, byte_ranges
 from hsw2v._make_trainer import hot_rows, kernel_variant, make_trainer
+from hsw2v._objectives import active
 from hsw2v._schedule import Schedule
 from hsw2v._train import (
     Job,
@@ -219,7 +220,7 @@ class TrainingMixin:
         the workers, or the corpus iterable, read each epoch unless proven unchanged since
         the ids kept in memory were read (:func:`hsw2v.corpora.corpus_identity`; see
         ``cache_words``). The scan's token recording is used once: later calls read."""
-        recorded, self._recording = self._recording, None
+        recorded = self._take_recording()
         path = file_mode_path(corpus_file)
         if path is not None:
             return _FilePasses(self, path, trainer, schedule)
@@ -236,7 +237,7 @@ class TrainingMixin:
         """Train ``schedule.epochs`` epochs, calling the callbacks around the run and each
         epoch; returns ``(trained_words, raw_words)`` summed over the epochs."""
         self.running_training_loss = 0.0
-        self.wv.norms = None
+        self._weights_changed()
         trained = raw = 0
         on_progress = _progress.resolve(progress)
         started = time.perf_counter()
@@ -261,7 +262,7 @@ class TrainingMixin:
             raise self._diverged(exc.epoch, schedule.epochs) from None
         finally:
             self.total_train_time += time.perf_counter() - started
-            self.wv.norms = None
+            self._weights_changed()
             if hasattr(on_progress, "close"):
                 on_progress.close()
         return trained, raw
@@ -272,9 +273,7 @@ class TrainingMixin:
         training must run again."""
         if not (self.semantic_pending and len(self.wv.index_to_key) > 1):
             return False
-        self.tree = semantic_tree(self.wv.vectors, seed=self.seed)
-        self.semantic_pending = 0
-        self._expose_tree()
+        self._install_tree(semantic_tree(self.wv.vectors, seed=self.seed), semantic_pending=0)
         self.prepare_weights()
         self.min_alpha_yet_reached = self.alpha
         return True
@@ -289,13 +288,8 @@ class TrainingMixin:
         return hot_rows(self, self.workers)
 
     def _nonfinite_rows(self) -> dict:
-        return count_nonfinite_rows(
-            {
-                "wv.vectors": self.wv.vectors,
-                "syn1": self.syn1 if self.hs else None,
-                "syn1neg": self.syn1neg if self.negative else None,
-            }
-        )
+        trained = {o.matrix: getattr(self, o.matrix) for o in active(self)}  # syn1, syn1neg
+        return count_nonfinite_rows({"wv.vectors": self.wv.vectors, **trained})
 
     def _check_finite_weights(self) -> None:
         """Refuse to train weights that already hold NaN or inf (one pass over them)."""

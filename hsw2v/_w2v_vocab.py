@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from hsw2v._corpus_file import byte_ranges, count_range
+from hsw2v._objectives import rebuild_lookups, reset_matrices
 from hsw2v._threads import Workers
 from hsw2v.corpora import COMPRESSED_SUFFIXES, corpus_identity
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
@@ -234,8 +235,7 @@ class VocabularyMixin:
         self.sample = sample
         self.effective_min_count = vocab.effective_min_count
         self._install_vocabulary(vocab)
-        if self.negative:
-            self.make_cum_table()
+        rebuild_lookups(self)  # negative sampling's cum_table (hsw2v._objectives)
         logger.info(
             "kept %i unique words (min_count=%i), %i of %i raw words; subsampling leaves about %i",
             len(vocab.index_to_key),
@@ -280,9 +280,28 @@ class VocabularyMixin:
                 "this model was saved with a callable tree, which is not stored: set "
                 "model._tree_builder to the callable before building a new vocabulary"
             )
-        self.tree = word2vec_tree(self._tree_builder or self.tree_type, vocab.counts)
-        self.semantic_pending = int(self.tree_type == "semantic")
+        tree = word2vec_tree(self._tree_builder or self.tree_type, vocab.counts)
+        self._install_tree(tree, semantic_pending=self.tree_type == "semantic")
+
+    # The one writer of ``tree``, ``semantic_pending``, ``_recording`` and ``wv.norms`` among
+    # Word2Vec's files: the others (training, loading, conversion, the vocabulary update)
+    # call these methods.
+    def _install_tree(self, tree, semantic_pending=0) -> None:
+        """Make ``tree`` the model's tree (``semantic_pending``: 1 while a semantic tree waits
+        for its first training) and expose its codes and paths on ``wv``."""
+        self.tree = tree
+        self.semantic_pending = int(semantic_pending)
         self._expose_tree()
+
+    def _take_recording(self):
+        """The scan's token recording, handed over once (None if there is none): training
+        uses it for one pass and reads the corpus after."""
+        recorded, self._recording = self._recording, None
+        return recorded
+
+    def _weights_changed(self) -> None:
+        """Forget ``wv``'s cached vector norms: the vectors were trained or replaced."""
+        self.wv.norms = None
 
     def _expose_tree(self) -> None:
         """Make each word's code and path readable as ``wv.get_vecattr(word, "code"|"point")``
@@ -311,9 +330,10 @@ class VocabularyMixin:
         self.cum_table = make_cum_table(self.wv.expandos["count"], self.ns_exponent, domain)
 
     def prepare_weights(self, update=False):
-        """Initialise ``wv.vectors`` uniformly in [-1/d, 1/d) from ``seed`` (as gensim 4), the
-        inner-node vectors ``syn1`` (with ``hs=1``; else empty) and the negative-sampling
-        output vectors ``syn1neg`` (with ``negative > 0``; else empty) at zero.
+        """Initialise ``wv.vectors`` uniformly in [-1/d, 1/d) from ``seed`` (as gensim 4) and
+        every objective's output matrix at zero (:mod:`hsw2v._objectives`): the inner-node
+        vectors ``syn1`` (with ``hs=1``; else empty) and the negative-sampling output vectors
+        ``syn1neg`` (with ``negative > 0``; else empty).
 
         Examples
         --------
@@ -336,9 +356,8 @@ class VocabularyMixin:
         vectors -= 1.0
         vectors /= d
         self.wv.vectors = vectors
-        self.wv.norms = None
-        self.syn1 = np.zeros((n if self.hs else 0, d), dtype=np.float32)
-        self.syn1neg = np.zeros((n if self.negative else 0, d), dtype=np.float32)
+        self._weights_changed()
+        reset_matrices(self, n)
 
 
 def file_mode_path(corpus_file) -> str | None:

@@ -55,7 +55,7 @@ def run(
 ) -> Any:
     """Train word2vec on the demo corpus, print a short report to ``out`` and return the model.
 
-    The model is ``Word2Vec(sg=1, hs=1, vector_size=100, window=5, min_count=5)``
+    The model is ``Word2Vec(sg=1, hs=1, negative=0, vector_size=100, window=5, min_count=5)``
     trained on :func:`hsw2v.datasets.demo_corpus` (the King James Bible). The
     report gives the corpus and vocabulary sizes, the time taken to build the
     vocabulary and to train, the training speed in words per second, the
@@ -110,6 +110,7 @@ def run(
     model = _model_class(
         sg=1,
         hs=1,
+        negative=0,
         vector_size=100,
         window=5,
         min_count=5,

@@ -53,7 +53,8 @@ from typing import Any
 
 from hsw2v import _dist_tasks as tasks
 from hsw2v import progress as _progress
-from hsw2v._make_trainer import objective, trainer_settings
+from hsw2v._make_trainer import trainer_settings
+from hsw2v._objectives import MATRICES, describe, outputs_of
 from hsw2v._schedule import Schedule
 from hsw2v._shards import cut_shard, expand_paths, plan_ranges, splittable_size
 from hsw2v._train import Progress
@@ -351,7 +352,7 @@ class _Run:
         spec = run_spec(model, self.run_id, max_sentence_length)
         spec_f = client.scatter(spec, broadcast=True, hash=False)
         # a list of one item: scatter would otherwise scatter the tuple's items one by one
-        weights = (model.wv.vectors, model.syn1, model.syn1neg)
+        weights = (model.wv.vectors, *outputs_of(model).values())  # in MATRICES order
         [snapshot] = client.scatter([weights], broadcast=True, hash=False)
         addresses = sorted(client.scheduler_info()["workers"])
         schedule = spec.schedule
@@ -396,9 +397,11 @@ class _Run:
         self.futures = [s for _, _, s in stats] + [final]
         del snapshot, updates  # the scheduler keeps what later tasks still need
         self._watch(stats, schedule, len(self.shards))
-        syn0, syn1, syn1neg = self.result(final, "collecting the trained model")
-        model.wv.vectors, model.syn1, model.syn1neg = syn0, syn1, syn1neg
-        model.wv.norms = None
+        trained = self.result(final, "collecting the trained model")
+        model.wv.vectors = trained[0]
+        for name, matrix in zip(MATRICES[1:], trained[1:], strict=True):  # syn1, syn1neg
+            setattr(model, name, matrix)
+        model._weights_changed()
         client.cancel(spec_f)
 
     def _watch(self, stats, schedule, n_shards):
@@ -443,7 +446,7 @@ class _Run:
             rows_per_round=rows / n,
             bytes_in_per_round=bytes_in / n,
             bytes_out_per_round=bytes_out / n,
-            model_bytes=model.wv.vectors.nbytes + model.syn1.nbytes + model.syn1neg.nbytes,
+            model_bytes=sum(m.nbytes for m in (model.wv.vectors, *outputs_of(model).values())),
             snapshots=self.n_snapshots,
         )
         logger.info(
@@ -461,7 +464,7 @@ def run_spec(model: Word2Vec, run_id: str, max_sentence_length: int) -> tasks.Ru
     task), so every setting trains as ``Word2Vec.train`` trains it on one machine, and the
     run's learning-rate schedule and seed (:class:`hsw2v._schedule.Schedule`)."""
     settings = trainer_settings(model, threads=1)
-    logger.info("distributed training: %s", objective(model))
+    logger.info("distributed training: %s", describe(model))
     return tasks.RunSpec(
         run_id=run_id,
         index_to_key=list(model.wv.index_to_key),

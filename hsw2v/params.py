@@ -121,11 +121,14 @@ PARAMS: tuple[Param, ...] = (
     _p("min_alpha", "real", 0.0, FLOAT32_MAX, 0.0001, cli=("--min-alpha",)),
     _p("sg", "flag", 0, 1, 0, cli=("--sg",), cli_help="1: skip-gram, 0: CBOW (default 0)",
        cli_options={"default": None, **_FLAG}),
-    _p("hs", "flag", 0, 1, 1, cli=("--hs", "-hs"), cli_help="hierarchical softmax (0/1)",
+    # hs and negative: None means "not given"; hsw2v._objectives.resolve_hs_negative gives
+    # the other gensim's default when one is given, (1, 0) when neither is
+    _p("hs", "flag", 0, 1, None, cli=("--hs", "-hs"),
+       cli_help="hierarchical softmax (0/1; default 1, or gensim's 0 with --negative)",
        cli_options=_FLAG),
     _p("negative", "int", 0, INT32_MAX - 1, None,
-       cli=("--negative", "-negative"), cli_help="negative samples (0: none)",
-       cli_options={"default": 0}),
+       cli=("--negative", "-negative"),
+       cli_help="negative samples (0: none; default 0, or gensim's 5 with --hs)"),
     _p("ns_exponent", "real", -FLOAT32_MAX, FLOAT32_MAX, 0.75,
        cli=("--ns-exponent",), cli_help="negative draw shape"),
     _p("cbow_mean", "flag", 0, 1, 1, cli=("--cbow-mean",), cli_options=_FLAG),
@@ -235,7 +238,9 @@ def check_word2vec_params(values: dict, where: str | None = None) -> None:
         if not values["hs"] and not values["negative"]:
             problem = (
                 "You must set either 'hs' or 'negative' to be positive for proper training. "
-                "When both 'hs=0' and 'negative=0', there will be no training."
+                "When both 'hs=0' and 'negative=0', there will be no training. "
+                "Give hs=1 (hierarchical softmax), negative > 0 (negative sampling) or both; "
+                "negative=0 alone leaves hs at gensim's default 0"
             )
     if problem is not None:
         raise ValueError(problem if where is None else f"{where}: {problem}")

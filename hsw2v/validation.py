@@ -1,7 +1,8 @@
 """Every index a Word2Vec model's kernels follow, checked where the arrays enter.
 
-The nogil kernels read rows of ``wv.vectors``, ``syn1`` and ``syn1neg`` at word ids and
-tree node ids without bounds checks (that is what makes them fast). So each array is checked
+The nogil kernels read rows of ``wv.vectors`` and of each objective's output matrix
+(``syn1``, ``syn1neg``; :mod:`hsw2v._objectives`) at word ids and tree node ids without
+bounds checks (that is what makes them fast). So each array is checked
 once on its way in, by :func:`check_word2vec_arrays`:
 
 * :meth:`hsw2v.Word2Vec.load` (through :func:`hsw2v._w2v_schema.check_word2vec_bundle`), with
@@ -25,19 +26,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from hsw2v._objectives import OBJECTIVES, active, matrix_shapes, outputs_of, switches_of
 from hsw2v.params import WORD2VEC_PARAMS, check_word2vec_params
 from hsw2v.trees import check_tree_indices
 
 _ATTRIBUTES = {
     "vectors": "model.wv.vectors",
-    "syn1": "model.syn1",
-    "syn1neg": "model.syn1neg",
+    **{o.matrix: f"model.{o.matrix}" for o in OBJECTIVES},  # syn1, syn1neg
     "count": "model.wv.expandos['count']",
     "sample_int": "model.wv.expandos['sample_int']",
     "codes": "model.tree.codes",
     "points": "model.tree.points",
     "lengths": "model.tree.lengths",
-    "cum_table": "model.cum_table",
+    **{key: f"model.{key}" for o in OBJECTIVES for key in o.lookup_keywords},  # cum_table
 }
 
 
@@ -48,19 +49,23 @@ def _describe(arr) -> str:
     return f"{arr.dtype} {arr.shape}{order}"
 
 
-def check_word2vec_arrays(arrays: dict, n: int, d: int, hs: bool, negative: int, name=None):
-    """Check a Word2Vec model's arrays (keys as in a saved model: ``vectors``, ``syn1``,
-    ``syn1neg``, ``count``, ``sample_int``, ``codes``, ``points``, ``lengths`` and optionally
-    ``cum_table``) for ``n`` words of ``d`` dimensions. ``name(key)`` gives the name to report.
-    Raises ValueError naming the array and what it should be.
+def check_word2vec_arrays(arrays: dict, n: int, d: int, switches: dict, name=None):
+    """Check a Word2Vec model's arrays (keys as in a saved model: ``vectors``, the output
+    matrices ``syn1`` and ``syn1neg``, ``count``, ``sample_int``, ``codes``, ``points``,
+    ``lengths`` and optionally ``cum_table``) for ``n`` words of ``d`` dimensions, with the
+    objectives ``switches`` turns on (``{"hs": 1, "negative": 0}``, see
+    :func:`hsw2v._objectives.switches_of`): each output matrix of an objective that is on
+    must be ``n x d``. ``name(key)`` gives the name to report. Raises ValueError naming the
+    array and what it should be.
 
     >>> from hsw2v.huffman import build_huffman_tree
     >>> t = build_huffman_tree([3, 2, 1])
     >>> good = {"vectors": np.zeros((3, 4), np.float32), "syn1": np.zeros((3, 4), np.float32),
     ...         "count": np.array([3, 2, 1]), "sample_int": np.zeros(3, np.uint32),
     ...         "codes": t.codes, "points": t.points, "lengths": t.lengths}
-    >>> check_word2vec_arrays(good, 3, 4, hs=True, negative=0)
-    >>> check_word2vec_arrays(dict(good, vectors=np.zeros((3, 5), np.float32)), 3, 4, True, 0)
+    >>> on = {"hs": 1, "negative": 0}
+    >>> check_word2vec_arrays(good, 3, 4, on)
+    >>> check_word2vec_arrays(dict(good, vectors=np.zeros((3, 5), np.float32)), 3, 4, on)
     Traceback (most recent call last):
         ...
     ValueError: vectors must be a C-contiguous float32 array of shape (3, 4), got float32 (3, 5)
@@ -68,10 +73,8 @@ def check_word2vec_arrays(arrays: dict, n: int, d: int, hs: bool, negative: int,
     name = name or (lambda key: key)
     want = {"vectors": (np.float32, (n, d)), "count": (np.int64, (n,))}
     want["sample_int"] = (np.uint32, (n,))
-    if hs:
-        want["syn1"] = (np.float32, (n, d))
-    if negative:
-        want["syn1neg"] = (np.float32, (n, d))
+    shapes = matrix_shapes(switches, n, d)
+    want.update({o.matrix: (np.float32, shapes[o.matrix]) for o in active(switches)})
     for key, (dtype, shape) in want.items():
         arr = arrays.get(key)
         if (
@@ -84,22 +87,10 @@ def check_word2vec_arrays(arrays: dict, n: int, d: int, hs: bool, negative: int,
                 f"{name(key)} must be a C-contiguous {np.dtype(dtype)} array of shape {shape}, "
                 f"got {_describe(arr)}"
             )
-    if negative and n and arrays["count"].min() < 0:
-        raise ValueError(
-            f"{name('count')}: a word count is negative (negative sampling draws words by count)"
-        )
+    for objective in active(switches):  # its lookup beyond the tree (cum_table)
+        if objective.check_lookup is not None:
+            objective.check_lookup(arrays, n, name, _describe)
     check_tree_indices(arrays.get("codes"), arrays.get("points"), arrays.get("lengths"), n, name)
-    table = arrays.get("cum_table")
-    if negative and table is not None:
-        if not isinstance(table, np.ndarray) or table.dtype != np.uint32 or table.shape != (n,):
-            raise ValueError(
-                f"{name('cum_table')} must be a uint32 array of shape ({n},), got {_describe(table)}"
-            )
-        if n and (table[-1] == 0 or (np.diff(table.astype(np.int64)) < 0).any()):
-            raise ValueError(
-                f"{name('cum_table')} must be non-decreasing with a positive last entry "
-                "(rebuild it with model.make_cum_table())"
-            )
 
 
 def check_model_for_training(model) -> None:
@@ -114,17 +105,16 @@ def check_model_for_training(model) -> None:
     tree = model.tree
     arrays = {
         "vectors": wv.vectors,
-        "syn1": model.syn1,
-        "syn1neg": model.syn1neg,
+        **outputs_of(model),  # syn1, syn1neg
         "count": wv.expandos.get("count"),
         "sample_int": wv.expandos.get("sample_int"),
         "codes": getattr(tree, "codes", None),
         "points": getattr(tree, "points", None),
         "lengths": getattr(tree, "lengths", None),
-        "cum_table": model.cum_table,
+        **{key: getattr(model, key, None) for o in OBJECTIVES for key in o.lookup_keywords},
     }
-    check_word2vec_arrays(arrays, n, d, bool(model.hs), model.negative, _ATTRIBUTES.get)
-    trained = ["vectors"] + ["syn1"] * bool(model.hs) + ["syn1neg"] * bool(model.negative)
+    check_word2vec_arrays(arrays, n, d, switches_of(model), _ATTRIBUTES.get)
+    trained = ["vectors"] + [o.matrix for o in active(model)]
     for key in trained:
         if not arrays[key].flags.writeable:
             raise ValueError(

@@ -49,6 +49,7 @@ import logging
 
 import numpy as np
 
+from hsw2v._objectives import grow_matrices
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
 from hsw2v.vocab import NULL_WORD, keep_probabilities, keep_vocab_item
 
@@ -232,9 +233,8 @@ def update_vocabulary(model, trim_rule=None, min_count=None, sample=None, dry_ru
             grown[: len(values)] = values
             extras[name] = grown
     wv.expandos = extras
-    model.tree = tree
     model.sample = sample
-    model._expose_tree()
+    model._install_tree(tree, model.semantic_pending)
     logger.info(
         "added %i new unique words and increased the count of %i pre-existing words; new "
         "words grafted %s",
@@ -246,9 +246,10 @@ def update_vocabulary(model, trim_rule=None, min_count=None, sample=None, dry_ru
 
 
 def grow_weights(model) -> None:
-    """``prepare_weights(update=True)``: keep every old row of ``wv.vectors``, ``syn1`` and
-    ``syn1neg``; new words get gensim's seeded random vectors, new inner nodes and new
-    negative-sampling rows zero rows.
+    """``prepare_weights(update=True)``: keep every old row of ``wv.vectors`` and of each
+    objective's output matrix (``syn1``, ``syn1neg``; :mod:`hsw2v._objectives`); new words
+    get gensim's seeded random vectors, new inner nodes and new negative-sampling rows zero
+    rows (as gensim's).
 
     Examples
     --------
@@ -276,12 +277,5 @@ def grow_weights(model) -> None:
     vectors /= d
     vectors[:n_old] = model.wv.vectors
     model.wv.vectors = vectors
-    model.wv.norms = None
-    if model.hs:
-        syn1 = np.zeros((n, d), dtype=np.float32)
-        syn1[: len(model.syn1)] = model.syn1
-        model.syn1 = syn1
-    if model.negative:  # as gensim: the new words' output rows start at zero
-        syn1neg = np.zeros((n, d), dtype=np.float32)
-        syn1neg[: len(model.syn1neg)] = model.syn1neg
-        model.syn1neg = syn1neg
+    model._weights_changed()
+    grow_matrices(model, n)

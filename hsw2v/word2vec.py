@@ -21,6 +21,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from hsw2v._gensim_convert import from_gensim, to_gensim
+from hsw2v._objectives import active, reset_matrices, resolve_hs_negative
 from hsw2v._w2v_query import QueryMixin
 from hsw2v._w2v_schema import load_model, no_lock_factors, save_model
 from hsw2v._w2v_train import TrainingMixin
@@ -34,43 +35,6 @@ from hsw2v.trees import TREE_KINDS
 logger = logging.getLogger(__name__)
 
 MAX_WORDS_IN_BATCH = 10000
-# With several workers, each job trains a private copy of the HOT_NODES hottest inner nodes
-# (the top six levels of the tree, on nearly every path) and adds its change back every
-# HOT_SYNC centre words (hsw2v._inner.Trainer; Vuurens et al. 2016), so that threads do not
-# fight over those rows' cache lines. Measured on the benchmark corpus with 2 workers
-# (benchmarks/RESULTS.md, "Private top nodes"): for skip-gram, 63 nodes synced every 100
-# words gives most of the speed of 1,024 synced every 1,000 without their cost in analogy
-# accuracy. CBOW walks one path per centre word (skip-gram about six), so the same staleness
-# allows a sync every 1,000 centre words, and 255 nodes (eight levels) then measured fastest,
-# at the same quality as no private rows ("Private top nodes for CBOW").
-HOT_NODES = 63  # skip-gram
-HOT_SYNC = 100  # trained centre words between two syncs of the private rows (skip-gram)
-HOT_NODES_CBOW = 255
-HOT_SYNC_CBOW = 1000
-HOT_VISITS = 2**30  # a private row is synced alone after this many visits (centre words)
-HOT_VISITS_CBOW = 2**30
-HOT_MERGE = "sum"  # "sum": add each job's change back; "mean": add change / workers
-GENSIM_NEGATIVE = 5  # gensim's default `negative`
-
-
-def default_negative(hs, negative):
-    """``negative`` as given, or its default when it is None: 0 beside hierarchical softmax
-    (hsw2v's default, ``hs=1``), gensim's 5 when ``hs`` is off, so that gensim code writing
-    ``Word2Vec(..., hs=0)`` trains negative sampling as it does under gensim.
-
-    >>> default_negative(1, None), default_negative(0, None), default_negative(0, 10)
-    (0, 5, 10)
-    """
-    if negative is not None:
-        return negative
-    if hs is not None and not hs:
-        logger.info(
-            "hs=0 and no negative given: training negative sampling with gensim's default "
-            "negative=%i",
-            GENSIM_NEGATIVE,
-        )
-        return GENSIM_NEGATIVE
-    return 0
 
 
 _SAVED_PARAMS = SAVED  # what a model file holds: the table's (hsw2v.params)
@@ -79,12 +43,15 @@ _SAVED_PARAMS = SAVED  # what a model file holds: the table's (hsw2v.params)
 class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
     """Train word vectors with hierarchical softmax (skip-gram or CBOW).
 
-    The parameters, defaults and methods are gensim 4.4's ``Word2Vec`` except ``hs=1`` and
-    ``negative=0`` by default (hierarchical softmax is what this library is built for). gensim
-    code that turns hierarchical softmax off (``hs=0``) without giving ``negative`` trains
-    negative sampling with gensim's default ``negative=5``, as it does under gensim.
-    Negative sampling (``negative > 0``, ``ns_exponent``; weights ``syn1neg``, draw table
-    ``cum_table``) trains as gensim does, alone (``hs=0``) or after each hs step (``hs=1``).
+    The parameters, defaults and methods are gensim 4.4's ``Word2Vec`` except the objective
+    when neither ``hs`` nor ``negative`` is given: hierarchical softmax alone (``hs=1,
+    negative=0``; it is what this library is built for), where gensim trains negative
+    sampling (``hs=0, negative=5``). Naming one of the two gives the other gensim's default,
+    so gensim code trains what it trains under gensim: ``hs=1`` alone trains hierarchical
+    softmax and negative sampling with ``negative=5``, ``negative=10`` (or ``hs=0``) alone
+    negative sampling without hierarchical softmax. Negative sampling (``negative > 0``,
+    ``ns_exponent``; weights ``syn1neg``, draw table ``cum_table``) trains as gensim does,
+    alone (``hs=0``) or after each hs step (``hs=1``).
     Beyond gensim:
 
     Corpora are read as gensim reads them, once for the vocabulary and once per epoch, so an
@@ -155,13 +122,13 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         The learning rate falls linearly to this over all epochs; in [0, ``alpha``].
     sg : {0, 1}, default 0
         1: skip-gram; 0: CBOW.
-    hs : {0, 1}, default 1
-        1: hierarchical softmax; 0: negative sampling alone (then ``negative`` must be > 0).
-        gensim's default is 0.
+    hs : {0, 1}, optional
+        1: hierarchical softmax; 0: none (then ``negative`` must be > 0). None (default):
+        gensim's default 0 when ``negative`` is given, else 1.
     negative : int, optional
         Negative sampling with that many noise words per step (5-20 are usual) when above 0;
-        0: none. Must be >= 0, with ``hs`` or ``negative`` on. None (default): 0 with
-        ``hs=1``, gensim's default 5 with ``hs=0``.
+        0: none. Must be >= 0, with ``hs`` or ``negative`` on. None (default): gensim's
+        default 5 when ``hs`` is given, else 0 (hierarchical softmax alone).
     ns_exponent : float, default 0.75
         Exponent of the count in the negative-sampling distribution: 1.0 samples in
         proportion to the counts, 0.0 uniformly, a negative value favours rare words.
@@ -241,7 +208,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         workers=3,
         min_alpha=0.0001,
         sg=0,
-        hs=1,
+        hs=None,
         negative=None,
         ns_exponent=0.75,
         cbow_mean=1,
@@ -262,7 +229,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
     ):
         # every argument the table checks, checked once (hsw2v.params); keep this line first
         given = {name: value for name, value in locals().items() if name in ARGUMENTS}
-        given["negative"] = negative = default_negative(hs, negative)
+        given["hs"], given["negative"] = hs, negative = resolve_hs_negative(hs, negative)
         check_word2vec_params(given)
         self.vector_size = int(vector_size)
         self.alpha = float(alpha)
@@ -319,8 +286,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         self.tree: HuffmanTree | None = None
         self.wv = KeyedVectors(self.vector_size)
         self.wv.vectors_lockf = no_lock_factors()
-        self.syn1 = np.zeros((0, self.vector_size), dtype=np.float32)
-        self.syn1neg = np.zeros((0, self.vector_size), dtype=np.float32)
+        reset_matrices(self, 0)  # syn1, syn1neg: each objective's output matrix, empty
         self.cum_table = None  # negative sampling's draw table (make_cum_table)
 
         if sentences is not None or corpus_file is not None:
@@ -363,7 +329,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         self.wv.index_to_key = other_model.wv.index_to_key
         self.wv.key_to_index = other_model.wv.key_to_index
         self.wv.expandos = other_model.wv.expandos
-        self.tree = other_model.tree
+        self._install_tree(other_model.tree, other_model.semantic_pending)
         self.corpus_count = other_model.corpus_count
         self.prepare_weights()
 
@@ -388,10 +354,8 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         report = report or {}
         report["vocab"] = vocab_size * (700 if self.hs else 500)
         report["vectors"] = vocab_size * self.vector_size * np.dtype(np.float32).itemsize
-        if self.hs:
-            report["syn1"] = vocab_size * self.vector_size * np.dtype(np.float32).itemsize
-        if self.negative:
-            report["syn1neg"] = vocab_size * self.vector_size * np.dtype(np.float32).itemsize
+        for objective in active(self):  # syn1, syn1neg
+            report[objective.matrix] = vocab_size * self.vector_size * 4  # float32
         report["total"] = sum(report.values())
         logger.info(
             "estimated required memory for %i words and %i dimensions: %i bytes",

@@ -265,7 +265,7 @@ def in_workdir(workdir, monkeypatch, capsys):
         (["train", "-o", "x.hsw2v"], 2, "CORPUS"),
         (["train", "corpus.txt", "-o", "x.hsw2v", "--size", "0"], 2, "--size"),
         (["train", "corpus.txt", "-o", "x.hsw2v", "--sg", "2"], 2, "--sg"),
-        (["train", "corpus.txt", "-o", "x.hsw2v", "-hs", "0"], 2, "--negative"),
+        (["train", "corpus.txt", "-o", "x.hsw2v", "-hs", "0", "-negative", "0"], 2, "--negative"),
         (["train", "corpus.txt", "-o", "x.hsw2v", "--sg", "1", "-cbow", "1"], 2, "contradict"),
         (["train", "corpus.txt", "-o", "x.hsw2v", "--binary"], 2, "--word2vec"),
         (["train", "corpus.txt", "-o", "no/such/dir/x.hsw2v"], 1, "does not exist"),
@@ -355,3 +355,30 @@ def test_ctrl_c_during_train_keeps_existing_model(workdir):
     assert out == ""
     assert hashlib.sha256(target.read_bytes()).hexdigest() == before
     assert [p.name for p in workdir.iterdir() if p.name.startswith(".")] == []
+
+
+@pytest.mark.parametrize(
+    "flags, objective",
+    [([], (1, 0)), (["--hs", "1"], (1, 5)), (["-negative", "3"], (0, 3)),
+     (["--hs", "0"], (0, 5)), (["--hs", "1", "--negative", "2"], (1, 2))],
+    ids=["neither", "hs", "negative", "hs0", "both"],
+)
+def test_train_reads_hs_and_negative_as_gensim_does(in_workdir, flags, objective):
+    """A flag named alone gives the other gensim's (and word2vec.c's) default; neither:
+    hierarchical softmax alone. The model keeps what it trained."""
+    args = ["train", "corpus.txt", "-o", "obj.hsw2v", "--size", "8", "--epochs", "1"]
+    assert cli.main([*args, "--workers", "1", "--no-progress", *flags]) == 0
+    model = hsw2v.Word2Vec.load("obj.hsw2v")
+    assert (model.hs, model.negative) == objective
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [(["--negative", "0"], "--negative 0 alone leaves --hs at gensim's default 0"),
+     (["--hs", "0", "--negative", "0"], "--hs 0 with --negative 0")],
+)
+def test_train_refuses_no_objective(in_workdir, flags, message):
+    assert cli.main(["train", "corpus.txt", "-o", "none.hsw2v", *flags]) == 2
+    err = in_workdir.readouterr().err
+    assert message in err and "give --hs 1 or --negative N" in err
+    assert not os.path.exists("none.hsw2v")

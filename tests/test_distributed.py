@@ -401,7 +401,8 @@ def test_tasks_build_the_trainer_one_machine_builds(objective, sg):
             assert there is not None and np.array_equal(value, there), name
         else:
             assert there == value, name
-    assert spec.trainer.hs == bool(model.hs) and spec.trainer.negative == model.negative
+    assert spec.trainer.objective["hs"] == bool(model.hs)
+    assert spec.trainer.objective["negative"] == model.negative
 
 
 # ------------------------------------------------------------------ on a local cluster
@@ -522,6 +523,18 @@ def test_negative_sampling_trains_distributed_as_on_one_machine(client, tmp_path
     assert cluster_recovery(model.wv, clusters) >= 0.9
     cluster_words = [w for c in clusters for w in c]
     assert neighbour_overlap(model.wv, single.wv, cluster_words) >= 0.5
+
+
+@pytest.mark.parametrize("named, objective", [({}, (1, 0)), ({"hs": 1}, (1, 5)),
+                                               ({"negative": 3}, (0, 3))], ids=str)
+def test_distributed_reads_hs_and_negative_as_gensim_does(client, tmp_path, named, objective):
+    """The distributed trainer names its objective as the constructor does: one of ``hs`` and
+    ``negative`` alone gives the other gensim's default."""
+    sentences, _ = planted_corpus(n_sentences=300, seed=4)
+    path = write_corpus(tmp_path / "planted.txt", sentences)
+    model = distributed.train(client, path, sync_every=4000, **named, **dict(PARAMS, epochs=1))
+    assert (model.hs, model.negative) == objective
+    assert model.syn1neg.shape == ((len(model.wv) if objective[1] else 0), PARAMS["vector_size"])
 
 
 def test_killing_a_worker_mid_run_still_completes(client, tmp_path):

@@ -20,7 +20,7 @@ def planted():
     return planted_corpus(n_clusters=4, words_per_cluster=8, n_sentences=600, seed=5)
 
 
-# ------------------------------------------------------------------ hs=0 alone (issue item 2)
+# ------------------------------------------ the objective an explicit hs or negative names
 @pytest.mark.parametrize("library", ["hsw2v", "gensim"])
 @pytest.mark.parametrize("sg", [0, 1])
 def test_hs0_alone_trains_negative_sampling_with_gensims_default(library, sg, planted):
@@ -34,30 +34,74 @@ def test_hs0_alone_trains_negative_sampling_with_gensims_default(library, sg, pl
     assert cluster_recovery(model.wv, clusters) >= 0.9
 
 
-def test_hs0_default_negative_is_logged_and_hs_stays_the_default(caplog):
+# Each way of naming the objective, as gensim 4.4 reads it (its defaults: hs=0, negative=5);
+# hsw2v's own default, hierarchical softmax alone, applies only when neither is named.
+NAMED_OBJECTIVES = [{"hs": 1}, {"hs": 0}, {"negative": 10}, {"hs": 1, "negative": 3},
+                    {"hs": 0, "negative": 7}, {"hs": 1, "negative": 0}]
+REFUSED_OBJECTIVES = [{"hs": 0, "negative": 0}, {"negative": 0}]
+
+
+@pytest.mark.parametrize("named", NAMED_OBJECTIVES, ids=str)
+def test_a_named_hs_or_negative_gives_the_other_gensims_default(named):
+    ours = hsw2v.Word2Vec(**named, **SMALL)
+    theirs = gensim_models.Word2Vec(**named, **SMALL)
+    assert (ours.hs, ours.negative) == (theirs.hs, theirs.negative), named
+
+
+def test_neither_named_is_hierarchical_softmax_alone():
+    assert (hsw2v.Word2Vec(**SMALL).hs, hsw2v.Word2Vec(**SMALL).negative) == (1, 0)
+    theirs = gensim_models.Word2Vec(**SMALL)
+    assert (theirs.hs, theirs.negative) == (0, 5)  # the one documented difference
+
+
+@pytest.mark.parametrize("named", REFUSED_OBJECTIVES, ids=str)
+def test_no_objective_is_refused_as_gensim_refuses_it(named):
+    sentences = [["a", "b", "c", "d"]] * 20
+    for library in ("hsw2v", "gensim"):
+        with pytest.raises(ValueError, match="You must set either 'hs' or 'negative'"):
+            LIBRARIES[library].Word2Vec(sentences, **named, **SMALL)
+    with pytest.raises(ValueError, match="negative=0 alone leaves hs at gensim's default 0"):
+        hsw2v.Word2Vec(**named, **SMALL)
+
+
+@pytest.mark.parametrize("library", ["hsw2v", "gensim"])
+def test_hs1_alone_trains_both_layers_and_gensims_line_is_logged(library, caplog):
+    """DeepWalk's ``Word2Vec(walks, hs=1, ...)``: both output layers train, as under gensim,
+    with gensim's warning that both are active."""
+    sentences = [["a", "b", "c", "d"]] * 20
+    with caplog.at_level(logging.INFO):
+        model = LIBRARIES[library].Word2Vec(sentences, hs=1, sg=1, **SMALL)
+    assert (model.hs, model.negative) == (1, 5)
+    assert np.abs(model.syn1).sum() > 0 and np.abs(model.syn1neg).sum() > 0
+    assert "Both hierarchical softmax and negative sampling are activated" in caplog.text
+    if library == "hsw2v":
+        assert "negative takes gensim's default negative=5" in caplog.text
+        assert "hierarchical softmax and negative sampling (negative=5)" in caplog.text
+
+
+def test_negative_alone_trains_negative_sampling_without_the_warning(caplog):
     sentences = [["a", "b", "c", "d"]] * 20
     with caplog.at_level(logging.INFO, logger="hsw2v"):
-        model = hsw2v.Word2Vec(sentences, hs=0, sg=1, **SMALL)
-    text = caplog.text
-    assert "gensim's default negative=5" in text
-    assert "training skip-gram with negative sampling (negative=5)" in text
-    default = hsw2v.Word2Vec(**SMALL)
-    assert (default.hs, default.negative) == (1, 0)
-    assert (model.hs, model.negative) == (0, 5)
-    # an explicit choice is kept: negative=0 with hs=0 is still refused, as gensim refuses it
-    assert hsw2v.Word2Vec(hs=0, negative=3, **SMALL).negative == 3
-    with pytest.raises(ValueError, match="You must set either 'hs' or 'negative'"):
-        hsw2v.Word2Vec(sentences, hs=0, negative=0, **SMALL)
-    with pytest.raises(ValueError, match="You must set either 'hs' or 'negative'"):
-        gensim_models.Word2Vec(sentences, hs=0, negative=0, **SMALL)
+        model = hsw2v.Word2Vec(sentences, negative=10, sg=1, **SMALL)
+    assert (model.hs, model.negative) == (0, 10)
+    assert model.syn1.shape == (0, SMALL["vector_size"])
+    assert "Both hierarchical softmax" not in caplog.text
+    assert "training skip-gram with negative sampling (negative=10)" in caplog.text
 
 
-def test_hs0_model_saves_and_loads_with_its_negative(tmp_path):
-    model = hsw2v.Word2Vec([["a", "b", "c"]] * 20, hs=0, **SMALL)
+@pytest.mark.parametrize("named", [{}, *NAMED_OBJECTIVES], ids=str)
+def test_a_saved_model_and_its_gensim_twin_keep_what_it_trained(named, tmp_path):
+    sentences = [["a", "b", "c", "d"]] * 20
+    model = hsw2v.Word2Vec(sentences, **named, **SMALL)
     model.save(str(tmp_path / "m"))
     loaded = hsw2v.Word2Vec.load(str(tmp_path / "m"))
-    assert (loaded.hs, loaded.negative) == (0, 5)
-    np.testing.assert_array_equal(loaded.syn1neg, model.syn1neg)
+    g = model.to_gensim()
+    back = hsw2v.Word2Vec.from_gensim(g)
+    for other in (loaded, g, back):
+        assert (other.hs, other.negative) == (model.hs, model.negative), type(other)
+    if model.negative:
+        np.testing.assert_array_equal(loaded.syn1neg, model.syn1neg)
+        np.testing.assert_array_equal(back.syn1neg, model.syn1neg)
 
 
 # ------------------------------------------------------------------ exception types

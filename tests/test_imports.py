@@ -38,19 +38,15 @@ def _modules() -> list[str]:
     return sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
 
 
-# The one import back up, from a function: the trainer reads the private-row tuning constants
-# on ``hsw2v.word2vec``, where the benchmarks set them (benchmarks/ab_builds.py, DIR@JSON).
-ALLOWED_BACK_EDGES = {("_make_trainer", "word2vec")}
-
-
-def _circles(edges_left_out=frozenset()) -> list[list[str]]:
-    """The import circles among the package's modules: each strongly connected group of more
-    than one module (Tarjan 1972), sorted."""
+def _package_graph() -> dict[str, list[str]]:
+    """Each module of the package and the package modules it imports (lazy imports too)."""
     graph = {m: sorted(_imports(m) - {"__init__"}) for m in _modules()}
-    graph = {
-        m: [n for n in out if n in graph and (m, n) not in edges_left_out]
-        for m, out in graph.items()
-    }
+    return {m: [n for n in out if n in graph] for m, out in graph.items()}
+
+
+def _circles(graph: dict[str, list[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: each strongly connected group of more than one module
+    (Tarjan 1972), sorted."""
     index, low, stack, on_stack, groups = {}, {}, [], set(), []
 
     def visit(m):
@@ -81,12 +77,17 @@ def _circles(edges_left_out=frozenset()) -> list[list[str]]:
 
 
 def test_no_import_circle():
-    assert _circles(ALLOWED_BACK_EDGES) == []
+    """None at all, lazy imports inside functions included."""
+    assert _circles(_package_graph()) == []
 
 
 def test_the_circle_check_sees_circles():
-    # the control: with the allowed back edge counted, its circle is found
-    circles = _circles()
+    # the control: the package's own graph with one edge back up (the trainer reading its
+    # tuning constants from the model module, as it once did) has a circle, and it is found
+    graph = _package_graph()
+    assert "word2vec" not in graph["_make_trainer"]
+    graph["_make_trainer"] = [*graph["_make_trainer"], "word2vec"]
+    circles = _circles(graph)
     assert len(circles) == 1 and {"word2vec", "_make_trainer"} <= set(circles[0]), circles
 
 
@@ -104,10 +105,9 @@ def test_models_never_reach_the_gensim_face():
     for model in ("word2vec", "keyedvectors"):
         assert "gensim_compat" not in _reach(model), model
     assert "keyedvectors" not in _reach("keyedvectors")
-    # the one way back to word2vec: the trainer reads the private-row tuning constants
-    # there, where the benchmarks set them (benchmarks/ab_builds.py, DIR@JSON)
+    # no way back to word2vec: the trainer reads its tuning constants from hsw2v._tuning
     back = {name for name in _reach("word2vec") if "word2vec" in _imports(name)}
-    assert back == {"_make_trainer"}
+    assert back == set()
 
 
 def test_the_face_imports_the_models():
@@ -118,3 +118,51 @@ def test_the_model_file_schema_lives_beside_the_model():
     assert "persist" in _imports("_w2v_schema")
     persist_source = (PACKAGE / "persist.py").read_text(encoding="utf-8")
     assert "Word2Vec" not in persist_source.split('"""', 2)[2]  # the generic format only
+
+
+# ------------------------------------------------------------------ one owner per attribute
+# Word2Vec's state that its files used to share: each attribute is assigned in one module
+# (besides the constructor, which declares it), and the others call that module's methods.
+OWNED = {"tree": "_w2v_vocab", "semantic_pending": "_w2v_vocab", "_recording": "_w2v_vocab",
+         "norms": "_w2v_vocab"}
+# (_w2v_intersect is KeyedVectors.intersect_word2vec_format, which resets its own norms.)
+MODEL_FILES = ("word2vec", "_w2v_train", "_w2v_vocab", "_w2v_query", "_w2v_schema",
+               "vocab_update", "distributed", "_gensim_convert", "_make_trainer", "_dist_tasks")
+
+
+def _writers(source: str) -> dict[str, set[str]]:
+    """``{attribute: {function names}}`` of the attributes of :data:`OWNED` a module's source
+    assigns (``x.attr = ...``, also in tuples and augmented assignments)."""
+    found: dict[str, set[str]] = {}
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    for func in [n for n in ast.walk(ast.parse(source)) if isinstance(n, functions)]:
+        for node in ast.walk(func):
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            for target in targets:
+                for t in ast.walk(target):
+                    if not isinstance(t, ast.Attribute) or t.attr not in OWNED:
+                        continue
+                    if t.attr == "norms" and getattr(t.value, "attr", None) != "wv":
+                        continue  # a KeyedVectors' own norms (kv.norms), not a model's wv
+                    found.setdefault(t.attr, set()).add(func.name)
+    return found
+
+
+def test_each_shared_attribute_has_one_owner():
+    for module in MODEL_FILES:
+        writers = _writers((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
+        for attribute, functions in writers.items():
+            if module == "word2vec":
+                assert functions == {"__init__"}, (module, attribute, functions)
+            else:
+                assert module == OWNED[attribute], (module, attribute, functions)
+
+
+def test_the_owner_check_sees_a_second_writer():
+    # the control: a training module that resets the norms itself is caught
+    source = "def train(self):\n    self.wv.norms = None\n    (a.tree, b) = 1, 2\n    kv.norms = 0\n"
+    assert _writers(source) == {"norms": {"train"}, "tree": {"train"}}

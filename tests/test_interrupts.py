@@ -203,7 +203,7 @@ def test_ctrl_c_while_an_epoch_starts_its_threads(monkeypatch, at, before):
     """Start calls 1-3 are epoch 1's producer and two workers, 5 epoch 2's first worker; the
     interrupt lands before the thread is started or once it runs."""
     corpus = sentences(300)
-    model = trained_model(corpus, workers=2, negative=3)
+    model = trained_model(corpus, workers=2, hs=1, negative=3)
     patch = PatchedCalls(monkeypatch, Workers, "start", at, before)
     run = lambda: model.train(corpus, total_examples=len(corpus), epochs=3)  # noqa: E731
     assert_stops_everything(run, w2v_arrays(model), patch)

@@ -234,7 +234,7 @@ from hsw2v import Word2Vec
 rng = np.random.default_rng(0)
 words = [f"w{i}" for i in range(300)]
 S = [[str(t) for t in rng.choice(words, 20)] for _ in range(400)]
-base = Word2Vec(vector_size=8, min_count=1, workers=1, epochs=1, negative=NEGATIVE)
+base = Word2Vec(vector_size=8, min_count=1, workers=1, epochs=1, hs=1, negative=NEGATIVE)
 base.build_vocab(S)
 """
 TRAIN = "; model.train(S[:50], total_examples=50, epochs=1)"

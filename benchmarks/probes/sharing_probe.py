@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # common.py
 
 from common import ensure_corpus  # noqa: E402
 
-import hsw2v.word2vec as w2v  # noqa: E402
+import hsw2v._tuning as w2v  # noqa: E402
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
 from hsw2v._inner import Trainer  # noqa: E402
 from hsw2v._train import iter_jobs  # noqa: E402

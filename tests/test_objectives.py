@@ -1,0 +1,157 @@
+"""The objective table (hsw2v._objectives): what each row gives, that the code reads it instead
+of listing the output matrices itself, and that model files keep their format across it."""
+
+from __future__ import annotations
+
+import ast
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hsw2v
+from hsw2v import Word2Vec, _objectives
+from hsw2v._objectives import (
+    MATRICES,
+    OBJECTIVES,
+    OUTPUTS,
+    kernel_arguments,
+    kernel_objective,
+    matrix_shapes,
+    touched_rows,
+)
+
+PACKAGE = Path(hsw2v.__file__).resolve().parent
+DATA = Path(__file__).resolve().parent / "data"
+SENTENCES = [[f"w{(i * 7 + j * 3) % 12}" for j in range(6)] for i in range(60)]
+COMMON = dict(vector_size=4, window=2, min_count=1, workers=1, epochs=1, seed=5, sample=0)
+SETTINGS = {"hs": dict(hs=1, negative=0), "ns": dict(hs=0, negative=3),
+            "hs_ns": dict(hs=1, negative=2)}
+
+
+def test_the_table_names_every_trained_matrix():
+    assert OUTPUTS == ("syn1", "syn1neg")
+    assert MATRICES == ("syn0", "syn1", "syn1neg")
+    assert [o.switch for o in OBJECTIVES] == ["hs", "negative"]
+
+
+@pytest.mark.parametrize("name", SETTINGS)
+def test_a_model_has_each_matrix_its_switches_ask_for(name):
+    model = Word2Vec(SENTENCES, **SETTINGS[name], **COMMON)
+    n, d = len(model.wv), COMMON["vector_size"]
+    shapes = matrix_shapes(_objectives.switches_of(model), n, d)
+    assert shapes == {"syn1": (n if model.hs else 0, d), "syn1neg": (n if model.negative else 0, d)}
+    for matrix, shape in shapes.items():
+        assert getattr(model, matrix).shape == shape
+    assert (model.cum_table is not None) == bool(model.negative)
+    model.build_vocab([["new", "words", "here"]] * 5, update=True)  # grown with zero rows
+    for o in OBJECTIVES:
+        if getattr(model, o.switch):
+            grown = getattr(model, o.matrix)
+            assert grown.shape == (n + 3, d) and not grown[n:].any()
+    assert model.estimate_memory().keys() == {"vocab", "vectors", "total"} | {
+        o.matrix for o in _objectives.active(model)
+    }
+
+
+def test_kernel_arguments_give_each_objective_its_matrix_or_none():
+    model = Word2Vec(SENTENCES, hs=0, negative=3, **COMMON)
+    args = kernel_arguments(kernel_objective(model), (model.syn1, model.syn1neg))
+    assert args["hs"] is False and args["negative"] == 3
+    assert args["syn1"] is model.syn1  # kept when off: 0 rows, as the kernel expects
+    assert args["syn1neg"] is model.syn1neg and args["cum_table"] is model.cum_table
+    model = Word2Vec(SENTENCES, hs=1, negative=0, **COMMON)
+    args = kernel_arguments(kernel_objective(model), (model.syn1, model.syn1neg))
+    assert args["hs"] is True and args["negative"] == 0
+    assert args["syn1neg"] is None and args["cum_table"] is None
+
+
+def test_a_stale_draw_table_is_rebuilt_for_the_kernel():
+    model = Word2Vec(SENTENCES, hs=0, negative=3, **COMMON)
+    model.cum_table = model.cum_table[:-1]
+    assert len(kernel_objective(model)["cum_table"]) == len(model.wv)
+
+
+def test_touched_rows_match_a_reference():
+    """The rows a distributed piece may change: the inner nodes on its words' paths (weighted
+    by occurrences), and every negative-sampling row (occurrences plus expected draws)."""
+    from hsw2v._make_trainer import trainer_settings
+
+    model = Word2Vec(SENTENCES, hs=1, negative=2, **COMMON)
+    settings = trainer_settings(model, threads=1)
+    occurrences = np.zeros(len(model.wv), dtype=np.int64)
+    occurrences[[0, 5]] = [3, 1]
+    (tree_rows, tree_w), (ns_rows, ns_w) = touched_rows(
+        settings, occurrences, (model.syn1, model.syn1neg)
+    )
+    expected = np.zeros(len(model.syn1))
+    for word, times in ((0, 3), (5, 1)):
+        for node in model.tree.points[word, : model.tree.lengths[word]]:
+            expected[node] += times
+    np.testing.assert_array_equal(tree_w, expected)
+    np.testing.assert_array_equal(tree_rows, np.flatnonzero(expected))
+    share = np.diff(model.cum_table.astype(np.float64), prepend=0.0) / model.cum_table[-1]
+    np.testing.assert_allclose(ns_w, occurrences + 2 * 4 * share)
+    np.testing.assert_array_equal(ns_rows, np.arange(len(model.wv)))
+
+
+def _code_names(source: str, names: set) -> set:
+    """The names among ``names`` a module's code uses as an attribute or as a whole string
+    (prose in docstrings and comments never is one)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            found.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names:
+            found.add(node.value)
+    return found
+
+
+# The table, and the query modules of one objective each (hierarchical softmax's scoring,
+# negative sampling's softmax over syn1neg).
+READS_MATRICES = {"_objectives", "scoring", "negative"}
+
+
+def test_only_the_table_names_the_output_matrices():
+    for path in sorted(PACKAGE.glob("*.py")):
+        named = _code_names(path.read_text(encoding="utf-8"), set(OUTPUTS))
+        assert not named or path.stem in READS_MATRICES, (path.stem, named)
+
+
+def test_the_matrix_name_check_sees_a_listing():
+    # the control: code that lists the matrices itself is caught, attribute or string
+    assert _code_names("x = (model.syn1, d['syn1neg'])", set(OUTPUTS)) == {"syn1", "syn1neg"}
+
+
+# ----------------------------------------------------------------------- file format
+@pytest.mark.parametrize("name", SETTINGS)
+def test_files_saved_before_the_table_load_and_save_unchanged(name, tmp_path):
+    """tests/data holds models saved by the code before the objective table (one per setting):
+    they load with their objective, train on, and saved again they give the same file
+    content: the same members, metadata, dtypes, shapes and array checksums."""
+    path = DATA / f"before_objectives_{name}.hsw2v"
+    model = Word2Vec.load(path)
+    assert (model.hs, model.negative) == tuple(SETTINGS[name].values())
+    model.save(tmp_path / "again.hsw2v")
+    with zipfile.ZipFile(path) as old, zipfile.ZipFile(tmp_path / "again.hsw2v") as new:
+        assert old.namelist() == new.namelist()
+        assert json.loads(old.read("meta.json")) == json.loads(new.read("meta.json"))
+    model.train(SENTENCES, total_examples=len(SENTENCES), epochs=1)
+    for o in _objectives.active(model):
+        assert np.isfinite(getattr(model, o.matrix)).all()
+
+
+@pytest.mark.parametrize("name", SETTINGS)
+def test_files_saved_now_have_the_format_of_before(name, tmp_path):
+    """A model trained now (same corpus and settings) writes the same members and the same
+    array names, dtypes and shapes as the file of before."""
+    Word2Vec(SENTENCES, **SETTINGS[name], **COMMON).save(tmp_path / "now.hsw2v")
+    path = DATA / f"before_objectives_{name}.hsw2v"
+    with zipfile.ZipFile(path) as old, zipfile.ZipFile(tmp_path / "now.hsw2v") as new:
+        assert old.namelist() == new.namelist()
+        old_meta, new_meta = (json.loads(z.read("meta.json")) for z in (old, new))
+    strip = lambda arrays: {k: (v["dtype"], v["shape"]) for k, v in arrays.items()}  # noqa: E731
+    assert strip(old_meta["arrays"]) == strip(new_meta["arrays"])
+    assert old_meta["meta"].keys() == new_meta["meta"].keys()
