@@ -78,7 +78,7 @@ def resolve_hs_negative(hs, negative) -> tuple:
 
 
 # ------------------------------------------------------------------------------ the table
-def _tree_rows_touched(settings, occurrences: np.ndarray, n_rows: int) -> np.ndarray:
+def _tree_rows_touched(settings, occurrences: np.ndarray, n_rows: int) -> tuple:
     """The ``syn1`` rows on the paths of the piece's words, each weighted by the occurrences of
     the words whose path passes through it."""
     words = np.flatnonzero(occurrences)
@@ -90,7 +90,7 @@ def _tree_rows_touched(settings, occurrences: np.ndarray, n_rows: int) -> np.nda
     return np.flatnonzero(weights).astype(np.int32), weights
 
 
-def _draw_rows_touched(settings, occurrences: np.ndarray, n_rows: int) -> np.ndarray:
+def _draw_rows_touched(settings, occurrences: np.ndarray, n_rows: int) -> tuple:
     """Every ``syn1neg`` row (any word may be drawn as a negative), weighted by the word's
     occurrences plus its expected draws (``negative`` per word of the piece, by its share of
     ``cum_table``)."""

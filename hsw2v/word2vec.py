@@ -329,7 +329,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         self.wv.index_to_key = other_model.wv.index_to_key
         self.wv.key_to_index = other_model.wv.key_to_index
         self.wv.expandos = other_model.wv.expandos
-        self._install_tree(other_model.tree, other_model.semantic_pending)
+        self._install_tree(other_model.tree, getattr(other_model, "semantic_pending", 0))
         self.corpus_count = other_model.corpus_count
         self.prepare_weights()
 
