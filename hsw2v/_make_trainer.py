@@ -4,8 +4,8 @@ Every way of training (``Word2Vec.train`` over an iterable, ``corpus_file`` mode
 task of distributed training, :mod:`hsw2v._dist_tasks`) builds its trainer here, so a setting
 that trains on one machine trains the same way everywhere: the objectives (the rows of
 :data:`hsw2v._objectives.OBJECTIVES`: their switches, matrices and lookups), the window,
-sg/CBOW, ``cbow_mean``, ``shrink_windows``, ``compute_loss``, the kernel variant, the private hot rows and the lock
-factors (``wv.vectors_lockf``).
+sg/CBOW, ``cbow_mean``, ``shrink_windows``, ``compute_loss``, the kernel variant, the private
+hot rows and the lock factors (``wv.vectors_lockf``).
 
 :func:`trainer_settings` reads everything but the weights from a model into a picklable
 :class:`TrainerSettings` (what distributed training ships to its workers once);

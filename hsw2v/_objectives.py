@@ -286,7 +286,8 @@ def saved_outputs(model) -> dict:
     """The output matrices a model file holds: each objective's when on, and ``syn1`` (0 rows)
     when off, as files of every version hold it."""
     on = switches_of(model)
-    return {o.matrix: getattr(model, o.matrix) for o in OBJECTIVES if on[o.switch] or o.kept_when_off}
+    kept = [o for o in OBJECTIVES if on[o.switch] or o.kept_when_off]
+    return {o.matrix: getattr(model, o.matrix) for o in kept}
 
 
 def ready_lookups(model) -> None:

@@ -11,8 +11,9 @@ zip); this module, beside the model, knows what a Word2Vec bundle holds:
 arrays
     ``vectors`` (V x d), each objective's output matrix (:mod:`hsw2v._objectives`: ``syn1``,
     V x d with ``hs``, else 0 x d; ``syn1neg``, V x d, only with ``negative``), ``count``
-    (int64), ``sample_int`` (uint32), the tree's ``codes``, ``points`` and ``lengths`` (:class:`hsw2v.huffman.HuffmanTree`), and ``vectors_lockf``
-    (float32, one or more factors; files of earlier versions have none: one factor of 1.0).
+    (int64), ``sample_int`` (uint32), the tree's ``codes``, ``points`` and ``lengths``
+    (:class:`hsw2v.huffman.HuffmanTree`), and ``vectors_lockf`` (float32, one or more
+    factors; files of earlier versions have none: one factor of 1.0).
 
 Nothing a file holds is trusted: :func:`check_word2vec_bundle` checks every parameter and
 index before a model is built on it.

@@ -2,8 +2,8 @@
 
 The nogil kernels read rows of ``wv.vectors`` and of each objective's output matrix
 (``syn1``, ``syn1neg``; :mod:`hsw2v._objectives`) at word ids and tree node ids without
-bounds checks (that is what makes them fast). So each array is checked
-once on its way in, by :func:`check_word2vec_arrays`:
+bounds checks (that is what makes them fast). So each array is checked once on its way in,
+by :func:`check_word2vec_arrays`:
 
 * :meth:`hsw2v.Word2Vec.load` (through :func:`hsw2v._w2v_schema.check_word2vec_bundle`), with
   and without ``mmap``, names the file and the array;
