@@ -13,18 +13,22 @@ ReLU) and predicts the next word with one of:
 * ``hs-wide``: the same with a per-node bias and a wide root of ``--root-width`` children.
 
 Classes: the corpus's most frequent words, an ``<unk>`` class when the vocabulary is larger
-than V, and synthetic classes that never occur up to V (10k, 100k, 1M by default). Every
-layer trains ``--steps`` Adam steps (lr ``--lr``) on the same batches; reported: the median
-time of a training step (forward, backward, optimiser; after 3 warm-up steps), peak memory
-(CPU: peak resident memory of a fresh process per run minus its memory before the model was
-built; GPU: ``torch.cuda.max_memory_allocated``), and validation perplexity after the
-budget. A run that would exceed ``--max-memory-gb`` on the CPU is not started (its estimate
-is reported: the machine is shared); on a GPU a run that runs out of memory is reported as
-such. ``--budget`` caps the whole run's seconds: each run gets an equal share of what is
-left and stops training early when its share is spent (its row says how many steps it
-made).
+than V, and synthetic classes that never occur up to V (10k, 100k, 1M by default). At each
+class count every layer trains ``--steps`` Adam steps (lr ``--lr``) on the same batches, one
+step of each layer in turn (the first of each round rotating), so that a busy machine slows
+them alike (on the CPU, one fresh process per class count). Reported: the median time of a
+training step (forward, backward, optimiser; after 3 warm-up steps), validation perplexity
+after the budget, and peak memory, from a separate run of 3 steps per layer (CPU: the growth
+of a fresh process's peak resident memory after a warm-up step; GPU:
+``torch.cuda.max_memory_allocated`` above what was allocated before). A full softmax that
+would exceed ``--max-memory-gb`` on the CPU is not started (its estimate is reported: the
+machine may be shared); on a GPU a layer that runs out of memory is reported as such, and
+``--oom-batch`` (16384 by default there) tries the full softmax and ``hs`` at the largest
+class count with that batch. ``--budget`` caps the seconds of training: each
+class count gets an equal share of what is left, each layer an equal part of that, and a
+layer that spends its part stops early (its row says after how many steps).
 
-    python3 benchmarks/torch_layer.py --out benchmarks/torch_layer_cpu          # CPU
+    python3 benchmarks/torch_layer.py --out DIR                                 # CPU
     python3 benchmarks/torch_layer.py --device cuda --out DIR                   # GPU
     python3 benchmarks/torch_layer.py --quick                                   # smoke test
 """
@@ -34,6 +38,7 @@ from __future__ import annotations
 import argparse
 import collections
 import functools
+import gc
 import gzip
 import json
 import math
@@ -131,71 +136,159 @@ def full_softmax_bytes(n_classes: int, args) -> float:
     return 4.0 * (4 * n_classes * (args.dim + 1) + 3 * args.batch * n_classes)
 
 
-def run_one(kind: str, n_classes: int, args, time_cap: float) -> dict:
-    """Train one layer at one size; the result row."""
+def _data(n_classes: int, args, device):
+    X, y, Xv, yv, counts, n_inputs = prepare_file(args.corpus, n_classes, args.context,
+                                                  args.valid)
+    t = [torch.from_numpy(a).to(device) for a in (X, y, Xv, yv)]
+    return t, counts, n_inputs
+
+
+def _step(model, optimizers, x, y):
+    loss = model.loss(x, y)
+    for opt in optimizers:
+        opt.zero_grad(set_to_none=True)
+    loss.backward()
+    for opt in optimizers:
+        opt.step()
+
+
+def train_size(kinds, n_classes: int, args, time_cap: float) -> list[dict]:
+    """Train every layer at one class count on the same batches, one step of each in turn
+    (the first layer of each round rotates), so that a busy machine slows them alike. A
+    layer stops at ``--steps`` or when it has spent its share of ``time_cap``."""
     device = torch.device(args.device)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    X, y, Xv, yv, counts, n_inputs = prepare_file(args.corpus, n_classes, args.context,
-                                                  args.valid)
-    row = {"layer": kind, "classes": n_classes, "batch": args.batch, "device": args.device}
+    (Xt, yt, Xvt, yvt), counts, n_inputs = _data(n_classes, args, device)
+    rows, live = {}, {}
+    for kind in kinds:
+        rows[kind] = {"layer": kind, "classes": n_classes, "batch": args.batch,
+                      "device": args.device}
+        if kind == "full" and device.type == "cpu":
+            need = full_softmax_bytes(n_classes, args) / 2**30
+            if need > args.max_memory_gb:
+                rows[kind]["status"] = (f"not run: needs about {need:.1f} GB > "
+                                        f"--max-memory-gb {args.max_memory_gb}")
+                continue
+        try:
+            model = NextWord(kind, n_inputs, n_classes, counts, args).to(device)
+            live[kind] = (model, model.optimizers(args.lr))
+        except torch.OutOfMemoryError:
+            rows[kind]["status"] = "out of memory (building the model)"
+    share = time_cap / max(1, len(live))
+    spent = dict.fromkeys(live, 0.0)
+    times = {k: [] for k in live}
+    steps = dict.fromkeys(live, 0)
+    for step in range(args.steps):
+        if not live:
+            break
+        idx = torch.from_numpy(rng.integers(0, len(Xt), args.batch)).to(device)
+        x, y = Xt[idx], yt[idx]
+        order = list(live)
+        order = order[step % len(order):] + order[: step % len(order)]
+        for kind in order:
+            model, optimizers = live[kind]
+            _sync(device)
+            t0 = time.perf_counter()
+            try:
+                _step(model, optimizers, x, y)
+                _sync(device)
+            except torch.OutOfMemoryError:
+                rows[kind]["status"] = f"out of memory at step {step}"
+                del live[kind]
+                continue
+            dt = time.perf_counter() - t0
+            spent[kind] += dt
+            steps[kind] += 1
+            if step >= 3:
+                times[kind].append(dt)
+            if spent[kind] > share and steps[kind] < args.steps:
+                rows[kind]["status"] = f"stopped at its time share after {steps[kind]} steps"
+                rows[kind].update(_finish(kind, live.pop(kind)[0], steps, spent, times,
+                                          Xvt, yvt))
+    for kind in list(live):
+        rows[kind]["status"] = "ok"
+        rows[kind].update(_finish(kind, live.pop(kind)[0], steps, spent, times, Xvt, yvt))
+    return [rows[k] for k in kinds]
+
+
+def _finish(kind, model, steps, spent, times, Xvt, yvt) -> dict:
+    """The row's numbers once a layer stops: step time and validation perplexity."""
+    with torch.no_grad():
+        nll = sum(model.loss(Xvt[i : i + 1024], yvt[i : i + 1024]).item()
+                  * len(yvt[i : i + 1024]) for i in range(0, len(yvt), 1024)) / len(yvt)
+    return {"steps": steps[kind], "train_s": round(spent[kind], 2),
+            "step_ms": 1000 * float(np.median(times[kind])) if times[kind] else float("nan"),
+            "valid_ppl": math.exp(nll), "parameters": sum(p.numel() for p in model.parameters())}
+
+
+def memory_probe(kind: str, n_classes: int, args, steps: int = 3) -> dict:
+    """Peak memory of building one layer's model and training it ``steps`` steps: on a GPU
+    ``torch.cuda.max_memory_allocated``; on the CPU the growth of this process's peak
+    resident memory over a baseline taken after one warm-up step of a throw-away copy."""
+    device = torch.device(args.device)
+    rng = np.random.default_rng(args.seed)
+    (Xt, yt, _, _), counts, n_inputs = _data(n_classes, args, device)
+    out = {"layer": kind, "classes": n_classes, "batch": args.batch}
     if kind == "full" and device.type == "cpu":
         need = full_softmax_bytes(n_classes, args) / 2**30
         if need > args.max_memory_gb:
-            row.update(status=f"not run: needs about {need:.1f} GB > --max-memory-gb "
-                              f"{args.max_memory_gb}")
-            return row
+            return {**out, "memory_status": f"not run: needs about {need:.1f} GB"}
     if kind.startswith("hs"):
-        import hsw2v.torch  # noqa: F401 (imported before the clock and the memory baseline)
-    rss_before = _rss_mb()
+        import hsw2v.torch  # noqa: F401 (before the memory baseline)
+    if device.type == "cpu":  # the runtime's first-use memory (code pages, pools) out of it
+        warm = NextWord(kind, n_inputs, n_classes, counts, args)
+        _step(warm, warm.optimizers(args.lr), Xt[:8], yt[:8])
+        del warm
+        gc.collect()
+    base = _reset_peak_rss()
     if device.type == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats(device)
-    Xt, yt = torch.from_numpy(X).to(device), torch.from_numpy(y).to(device)
-    Xvt, yvt = torch.from_numpy(Xv).to(device), torch.from_numpy(yv).to(device)
+        base = torch.cuda.memory_allocated(device) / 2**20
     try:
         model = NextWord(kind, n_inputs, n_classes, counts, args).to(device)
         optimizers = model.optimizers(args.lr)
-        start = time.perf_counter()
-        times, steps = [], 0
-        for step in range(args.steps):
-            idx = torch.from_numpy(rng.integers(0, len(X), args.batch)).to(device)
-            _sync(device)
-            t0 = time.perf_counter()
-            loss = model.loss(Xt[idx], yt[idx])
-            for opt in optimizers:
-                opt.zero_grad(set_to_none=True)
-            loss.backward()
-            for opt in optimizers:
-                opt.step()
-            _sync(device)
-            if step >= 3:
-                times.append(time.perf_counter() - t0)
-            steps += 1
-            if time.perf_counter() - start > time_cap:
-                break
-        train_s = time.perf_counter() - start
-        with torch.no_grad():
-            nll = sum(model.loss(Xvt[i : i + 1024], yvt[i : i + 1024]).item()
-                      * len(yvt[i : i + 1024]) for i in range(0, len(yvt), 1024)) / len(yvt)
+        for _ in range(steps):
+            idx = torch.from_numpy(rng.integers(0, len(Xt), args.batch)).to(device)
+            _step(model, optimizers, Xt[idx], yt[idx])
+        _sync(device)
     except torch.OutOfMemoryError as exc:
-        row.update(status="out of memory", error=str(exc).splitlines()[0][:200])
-        return row
-    row.update(
-        status="ok" if steps == args.steps else f"stopped at the time cap after {steps} steps",
-        steps=steps, step_ms=1000 * float(np.median(times)) if times else float("nan"),
-        train_s=round(train_s, 2), valid_ppl=math.exp(nll),
-        parameters=sum(p.numel() for p in model.parameters()))
+        return {**out, "memory_status": "out of memory",
+                "error": str(exc).splitlines()[0][:160]}
     if device.type == "cuda":
-        row["peak_mb"] = torch.cuda.max_memory_allocated(device) / 2**20
+        peak = torch.cuda.max_memory_allocated(device) / 2**20 - base
+        del model, optimizers
+        torch.cuda.empty_cache()
     else:
-        row["peak_mb"] = _rss_mb() - rss_before
-    return row
+        peak = _peak_rss_mb() - base
+    return {**out, "memory_status": "ok", "peak_mb": peak}
 
 
-def _rss_mb() -> float:
-    """Peak resident memory of this process so far (Linux reports KB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _reset_peak_rss() -> float:
+    """Reset this process's peak resident memory where Linux allows it (``clear_refs``), and
+    return the resident memory now, in MB (the peak so far where it cannot be reset)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return _status_mb("VmRSS")
+    except OSError:
+        return _peak_rss_mb()
+
+
+def _peak_rss_mb() -> float:
+    try:
+        return _status_mb("VmHWM")
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KB
+
+
+def _status_mb(field: str) -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    raise OSError(f"no {field} in /proc/self/status")
 
 
 def _sync(device):
@@ -203,14 +296,13 @@ def _sync(device):
         torch.cuda.synchronize(device)
 
 
-def run_isolated(kind: str, n_classes: int, args, time_cap: float) -> dict:
-    """``run_one`` in a fresh process, so that its peak memory is its own."""
-    cmd = [sys.executable, __file__, "--one", kind, str(n_classes), str(time_cap)] + args.passed
+def _isolated(args, *extra) -> list:
+    """This script with ``extra`` in a fresh process: its JSON lines."""
+    cmd = [sys.executable, __file__, *extra, *args.passed]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-        return {"layer": kind, "classes": n_classes, "batch": args.batch,
-                "device": args.device, "status": f"failed (exit {proc.returncode}): {tail[0]}"}
+        raise RuntimeError(f"{' '.join(extra)} failed (exit {proc.returncode}): {tail[0]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -227,7 +319,7 @@ def markdown(rows: list[dict], meta: dict) -> str:
             return format(r[key], fmt) if key in r else "-"
 
         lines.append(f"| {r['classes']:,} | {r['layer']} | {r['batch']} | {f('step_ms', '.1f')} | "
-                     f"{f('peak_mb', '.0f')} | {f('valid_ppl', '.1f')} | {r.get('steps', '-')} "
+                     f"{f('peak_mb', '.0f') if 'peak_mb' in r else r.get('memory_status', '-')} | {f('valid_ppl', '.1f')} | {r.get('steps', '-')} "
                      f"| {r['status']} |")
     return "\n".join(lines) + "\n"
 
@@ -259,12 +351,11 @@ def main(argv=None):
                    help="torch CPU threads (0: 1 on the CPU, torch's default with a GPU)")
     p.add_argument("--quick", action="store_true", help="tiny smoke run (1k and 5k classes)")
     p.add_argument("--out", default=None, help="folder for torch_layer.md and .json")
-    p.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
+    p.add_argument("--one-size", nargs=2, help=argparse.SUPPRESS)
+    p.add_argument("--one-memory", nargs=2, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     cuda = args.device.startswith("cuda")
     args.passed = [a for a in (argv if argv is not None else sys.argv[1:])]
-    if args.one is None and "--one" in args.passed:
-        raise SystemExit("--one is internal")
     if args.corpus is None:
         from hsw2v.datasets import demo_corpus_path
 
@@ -280,22 +371,40 @@ def main(argv=None):
         args.oom_batch = 16384 if cuda else 0
     if args.threads or not cuda:
         torch.set_num_threads(args.threads or 1)
-    if args.one:
-        kind, n, cap = args.one
-        print(json.dumps(run_one(kind, int(n), args, float(cap))))
+    if args.one_size:
+        n, cap = args.one_size
+        print(json.dumps(train_size(args.layers, int(n), args, float(cap))))
         return
-    runs = [(n, kind) for n in args.classes for kind in args.layers]
+    if args.one_memory:
+        kind, n = args.one_memory
+        print(json.dumps(memory_probe(kind, int(n), args)))
+        return
     rows, deadline = [], time.perf_counter() + args.budget
-    for i, (n, kind) in enumerate(runs):
-        cap = max(1.0, (deadline - time.perf_counter()) / (len(runs) - i) * 0.8)
-        row = run_one(kind, n, args, cap) if cuda else run_isolated(kind, n, args, cap)
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+    for i, n in enumerate(args.classes):
+        cap = max(1.0, (deadline - time.perf_counter()) / (len(args.classes) - i) * 0.85)
+        if cuda:
+            found = train_size(args.layers, n, args, cap)
+        else:
+            try:
+                found = _isolated(args, "--one-size", str(n), str(cap))
+            except RuntimeError as exc:
+                found = [{"layer": k, "classes": n, "batch": args.batch, "device": args.device,
+                          "status": str(exc)} for k in args.layers]
+        for row in found:
+            try:
+                mem = (memory_probe(row["layer"], n, args) if cuda else
+                       _isolated(args, "--one-memory", row["layer"], str(n)))
+            except RuntimeError as exc:
+                mem = {"memory_status": str(exc)}
+            row.update({k: v for k, v in mem.items() if k in ("peak_mb", "memory_status")})
+            rows.append(row)
+            print(json.dumps(row), flush=True)
     if cuda and args.oom_batch:
         saved, args.batch = args.batch, args.oom_batch
         for kind in ("full", "hs"):
-            row = run_one(kind, max(args.classes), args, 10.0)
-            row["probe"] = "oom-batch"
+            row = memory_probe(kind, max(args.classes), args)
+            row.update(probe="oom-batch", device=args.device,
+                       status=f"3 training steps at batch {args.oom_batch}")
             rows.append(row)
             print(json.dumps(row), flush=True)
         args.batch = saved

@@ -52,6 +52,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from hsw2v._layer_root import WideRoot
+from hsw2v._layer_search import best_first_topk
 from hsw2v._torch_plan import level_plan, padded_paths
 from hsw2v.huffman import HuffmanTree, build_huffman_tree, child_table
 from hsw2v.trees import balanced_tree, check_tree, top_down_order
@@ -178,13 +179,13 @@ class HierarchicalSoftmaxLoss(nn.Module):
             elif dtype is not None:
                 tensor = tensor.to(dtype)
             self.register_buffer(name, tensor.to(device), persistent=False)
-        self._layer = None  # the NumPy layer topk searches with, built on first use
 
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_layer(cls, layer, *, sparse: bool = False, device=None):
         """A module with the tree and a copy of the weights of a
-        :class:`hsw2v.HierarchicalSoftmax` (``layer.to_torch()`` calls this)."""
+        :class:`hsw2v.HierarchicalSoftmax` (``layer.to_torch()`` calls this; the way back is
+        ``HierarchicalSoftmax.from_torch(module)``)."""
         module = cls(layer.dim, layer.n_classes, layer.tree, bias=layer.intercept is not None,
                      root_width=layer.root_width, sparse=sparse, device=device)
         with torch.no_grad():
@@ -197,16 +198,10 @@ class HierarchicalSoftmaxLoss(nn.Module):
                 module.root_bias.copy_(torch.from_numpy(layer.root_intercept))
         return module
 
-    def to_layer(self):
-        """A :class:`hsw2v.HierarchicalSoftmax` with this tree and a float32 copy of the
-        weights (``HierarchicalSoftmax.from_torch(module)`` calls this)."""
-        layer = self._numpy_layer()
-        layer.weights = layer.weights.copy()
-        for name in ("intercept", "root_weights", "root_intercept"):
-            if getattr(layer, name) is not None:
-                setattr(layer, name, getattr(layer, name).copy())
-        self._layer = None
-        return layer
+    @property
+    def root_width(self) -> int | None:
+        """K, the number of children of the wide root (None for the binary root)."""
+        return None if self._wide is None else self._wide.width
 
     # ------------------------------------------------------------------ parameters
     def sparse_parameters(self) -> list:
@@ -287,10 +282,13 @@ class HierarchicalSoftmaxLoss(nn.Module):
         if method is None:
             method = "search" if input.device.type == "cpu" else "scan"
         if method == "search":
-            layer = self._numpy_layer()
-            idx, p = layer.topk(input.detach().to("cpu", torch.float64).numpy(), k)
-            with np.errstate(divide="ignore"):
-                logp = np.log(p)
+            wide = {} if self._wide is None else {
+                "wide_children": self._wide.children, "root_weights": _host(self.root_weight),
+                "root_intercept": None if self.root_bias is None else _host(self.root_bias)}
+            idx, logp = best_first_topk(
+                input.detach().to("cpu", torch.float64).numpy(), _host(self.weight),
+                None if self.bias is None else _host(self.bias), self._children, self._root,
+                k, **wide)
             values = torch.from_numpy(logp).to(input.device, torch.float32)
             result = TopK(values, torch.from_numpy(idx).to(input.device))
         elif method == "scan":
@@ -311,25 +309,6 @@ class HierarchicalSoftmaxLoss(nn.Module):
         return self.topk(input, 1).indices[..., 0]
 
     # ------------------------------------------------------------------ helpers
-    def _numpy_layer(self):
-        """The NumPy layer over this tree, sharing (on the CPU, float32) or holding a copy of
-        the current weights."""
-        from hsw2v.layer import HierarchicalSoftmax
-
-        if self._layer is None:
-            self._layer = HierarchicalSoftmax(
-                self.tree, self.in_features, intercept=self.bias is not None,
-                root_width=None if self._wide is None else self._wide.width, _trusted=True)
-        layer = self._layer
-        layer.weights = _host(self.weight)
-        if self.bias is not None:
-            layer.intercept = _host(self.bias)
-        if self.root_weight is not None:
-            layer.root_weights = _host(self.root_weight)
-        if self.root_bias is not None:
-            layer.root_intercept = _host(self.root_bias)
-        return layer
-
     def _check(self, input, target):
         if not isinstance(input, torch.Tensor):
             raise TypeError(f"input must be a torch.Tensor, got {type(input).__name__}")
@@ -379,7 +358,8 @@ class _SparseGather(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         (nodes,) = ctx.saved_tensors
-        g = torch.sparse_coo_tensor(nodes.reshape(1, -1), grad.reshape(-1), (ctx.n,))
+        g = torch.sparse_coo_tensor(nodes.reshape(1, -1), grad.reshape(-1), (ctx.n,),
+                                    check_invariants=False)
         return g, None
 
 
