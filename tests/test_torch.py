@@ -299,3 +299,19 @@ def test_errors_say_what_was_wrong():
         m.topk(torch.randn(1, 4), 11)
     with pytest.raises(TypeError, match="HierarchicalSoftmaxLoss"):
         HierarchicalSoftmax.from_torch(torch.nn.Linear(2, 2))
+
+
+@pytest.mark.parametrize("layer", ["full", "adaptive", "hs"])
+def test_the_example_runs_with_each_output_layer(layer):
+    from pathlib import Path
+
+    import hsw2v
+
+    script = Path(hsw2v.__file__).resolve().parents[1] / "examples" / "next_word.py"
+    if not script.exists():
+        pytest.skip("the examples are not installed with the package")
+    out = subprocess.run([sys.executable, str(script), "--layer", layer, "--steps", "2",
+                          "--batch", "32", "--max-words", "20000"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert f"{layer}: validation perplexity" in out.stdout
+    assert out.stdout.count(" -> [") == 3
