@@ -306,6 +306,22 @@ def _isolated(args, *extra) -> list:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return f"{line.split(':', 1)[1].strip()} ({os.cpu_count()} cores)"
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _title(meta: dict) -> str:
+    return (f"next-word model on {meta['device_name']}, batch {meta['batch']}, dim "
+            f"{meta['dim']}, {meta['steps']} Adam steps")
+
+
 def markdown(rows: list[dict], meta: dict) -> str:
     lines = [
         f"device: {meta['device_name']}; torch {meta['torch']}; batch {meta['batch']}, dim "
@@ -322,6 +338,33 @@ def markdown(rows: list[dict], meta: dict) -> str:
                      f"{f('peak_mb', '.0f') if 'peak_mb' in r else r.get('memory_status', '-')} | {f('valid_ppl', '.1f')} | {r.get('steps', '-')} "
                      f"| {r['status']} |")
     return "\n".join(lines) + "\n"
+
+
+def plot(rows: list[dict], path: str, title: str) -> None:
+    """Step time, peak memory and perplexity against the number of classes, per layer."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    panels = (("step_ms", "time per training step (ms)"), ("peak_mb", "peak memory (MB)"),
+              ("valid_ppl", "validation perplexity"))
+    for ax, (key, label) in zip(axes, panels, strict=True):
+        for kind in LAYERS:
+            pts = [(r["classes"], r[key]) for r in rows
+                   if r["layer"] == kind and key in r and "probe" not in r]
+            if pts:
+                ax.plot(*zip(*pts, strict=True), marker="o", label=kind)
+        ax.set_xscale("log")
+        if key != "valid_ppl":
+            ax.set_yscale("log")
+        ax.set_xlabel("classes")
+        ax.set_title(label, fontsize=10)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 def main(argv=None):
@@ -351,6 +394,9 @@ def main(argv=None):
                    help="torch CPU threads (0: 1 on the CPU, torch's default with a GPU)")
     p.add_argument("--quick", action="store_true", help="tiny smoke run (1k and 5k classes)")
     p.add_argument("--out", default=None, help="folder for torch_layer.md and .json")
+    p.add_argument("--plot", default=None, help="also draw the results into this PNG")
+    p.add_argument("--plot-from", default=None,
+                   help="draw --plot from a torch_layer.json written before (no training)")
     p.add_argument("--one-size", nargs=2, help=argparse.SUPPRESS)
     p.add_argument("--one-memory", nargs=2, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -371,6 +417,11 @@ def main(argv=None):
         args.oom_batch = 16384 if cuda else 0
     if args.threads or not cuda:
         torch.set_num_threads(args.threads or 1)
+    if args.plot_from:
+        with open(args.plot_from) as f:
+            saved = json.load(f)
+        plot(saved["rows"], args.plot or "torch_layer.png", _title(saved["meta"]))
+        return
     if args.one_size:
         n, cap = args.one_size
         print(json.dumps(train_size(args.layers, int(n), args, float(cap))))
@@ -408,11 +459,12 @@ def main(argv=None):
             rows.append(row)
             print(json.dumps(row), flush=True)
         args.batch = saved
-    meta = {"device_name": torch.cuda.get_device_name() if cuda else platform.processor()
-            or platform.machine(), "torch": torch.__version__, "batch": args.batch,
+    meta = {"device_name": torch.cuda.get_device_name() if cuda else _cpu_name(), "torch": torch.__version__, "batch": args.batch,
             "dim": args.dim, "context": args.context, "steps": args.steps, "lr": args.lr,
             "threads": torch.get_num_threads(), "python": platform.python_version()}
     table = markdown(rows, meta)
+    if args.plot:
+        plot(rows, args.plot, _title(meta))
     print(table)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
