@@ -17,7 +17,8 @@ than V, and synthetic classes that never occur up to V (10k, 100k, 1M by default
 class count every layer trains ``--steps`` Adam steps (lr ``--lr``) on the same batches, one
 step of each layer in turn (the first of each round rotating), so that a busy machine slows
 them alike (on the CPU, one fresh process per class count). Reported: the median time of a
-training step (forward, backward, optimiser; after 3 warm-up steps), validation perplexity
+training step (forward, backward, optimiser; after 3 warm-up steps, or after 1 for a layer
+that made fewer than 4), validation perplexity
 after the budget, and peak memory, from a separate run of 3 steps per layer (CPU: the growth
 of a fresh process's peak resident memory after a warm-up step; GPU:
 ``torch.cuda.max_memory_allocated`` above what was allocated before). A full softmax that
@@ -200,8 +201,7 @@ def train_size(kinds, n_classes: int, args, time_cap: float) -> list[dict]:
             dt = time.perf_counter() - t0
             spent[kind] += dt
             steps[kind] += 1
-            if step >= 3:
-                times[kind].append(dt)
+            times[kind].append(dt)
             if spent[kind] > share and steps[kind] < args.steps:
                 rows[kind]["status"] = f"stopped at its time share after {steps[kind]} steps"
                 rows[kind].update(_finish(kind, live.pop(kind)[0], steps, spent, times,
@@ -217,8 +217,9 @@ def _finish(kind, model, steps, spent, times, Xvt, yvt) -> dict:
     with torch.no_grad():
         nll = sum(model.loss(Xvt[i : i + 1024], yvt[i : i + 1024]).item()
                   * len(yvt[i : i + 1024]) for i in range(0, len(yvt), 1024)) / len(yvt)
-    return {"steps": steps[kind], "train_s": round(spent[kind], 2),
-            "step_ms": 1000 * float(np.median(times[kind])) if times[kind] else float("nan"),
+    timed = times[kind][3:] or times[kind][1:] or times[kind]  # after the warm-up steps
+    return {"steps": steps[kind], "train_s": round(spent[kind], 2), "timed_steps": len(timed),
+            "step_ms": 1000 * float(np.median(timed)) if timed else float("nan"),
             "valid_ppl": math.exp(nll), "parameters": sum(p.numel() for p in model.parameters())}
 
 
