@@ -31,7 +31,7 @@ from hsw2v._layer_args import positive_int as _positive_int
 from hsw2v._layer_files import LayerFiles
 from hsw2v._layer_fit import LayerFitting
 from hsw2v._layer_root import WideRoot, root_gradient, root_log_softmax
-from hsw2v._query import top_leaves_batch
+from hsw2v._layer_search import best_first_topk
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
 from hsw2v.params import VECTOR_SIZE_MAX
 from hsw2v.scoring import child_table
@@ -253,6 +253,38 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         )
         return cls(tree, dim, seed, intercept=intercept, root_width=root_width)
 
+    def to_torch(self, *, sparse: bool = False, device=None):
+        """This layer as a PyTorch module, :class:`hsw2v.torch.HierarchicalSoftmaxLoss`, with
+        the same tree and a copy of the weights (needs ``pip install "hsw2v[torch]"``): train
+        here with the Cython kernels, fine-tune inside a network (``docs/torch.md``)."""
+        from hsw2v.torch import HierarchicalSoftmaxLoss
+
+        return HierarchicalSoftmaxLoss.from_layer(self, sparse=sparse, device=device)
+
+    @classmethod
+    def from_torch(cls, module):
+        """The layer of a :class:`hsw2v.torch.HierarchicalSoftmaxLoss`: its tree and a float32
+        copy of its weights, on the CPU (the inverse of :meth:`to_torch`)."""
+        if not all(hasattr(module, a) for a in ("tree", "weight", "in_features", "root_weight")):
+            raise TypeError(
+                f"from_torch takes an hsw2v.torch.HierarchicalSoftmaxLoss, got "
+                f"{type(module).__name__}"
+            )
+        layer = cls(module.tree, module.in_features, intercept=module.bias is not None,
+                    root_width=module.root_width, _trusted=True)
+
+        def host(param):
+            return np.ascontiguousarray(param.detach().cpu().float().numpy(), dtype=np.float32)
+
+        layer.weights = host(module.weight).copy()
+        if module.bias is not None:
+            layer.intercept = host(module.bias).copy()
+        if module.root_weight is not None:
+            layer.root_weights = host(module.root_weight).copy()
+        if module.root_bias is not None:
+            layer.root_intercept = host(module.root_bias).copy()
+        return layer
+
     @property
     def root_width(self) -> int | None:
         """K, the number of children of the wide root (None for the binary root)."""
@@ -378,30 +410,12 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         k = _positive_int(k, "k")
         if k > self.n_classes:
             raise ValueError(f"k must be at most n_classes={self.n_classes}, got {k}")
-        weights = self.weights
-        if self.intercept is None:
-            H = np.ascontiguousarray(H, dtype=np.float64)
-        else:  # a constant-1 coordinate carries the intercept (no copy of H beyond float64's)
-            H1 = np.empty((len(H), self.dim + 1))
-            H1[:, : self.dim], H1[:, self.dim] = H, 1.0
-            H, weights = H1, np.hstack([weights, self.intercept[:, None]])
-        if self._wide is None:
-            words, logp = top_leaves_batch(H, weights, self.children, self.root, k)
-            return words.astype(np.int64), np.exp(logp)
-        # the search starts from the root's children at their probabilities, computed for a
-        # chunk of rows at a time (a quarter of _SCORE_BUDGET of them: 8 MB of float64)
-        words = np.empty((len(H), k), dtype=np.int64)
-        probs = np.empty((len(H), k), dtype=np.float64)
-        rows = max(1, _SCORE_BUDGET // 4 // self._wide.width)
-        for start in range(0, len(H), rows):
-            chunk = H[start : start + rows]
-            root_lp = root_log_softmax(chunk[:, : self.dim], self.root_weights,
-                                       self.root_intercept)
-            w, lp = top_leaves_batch(chunk, weights, self.children, self.root, k,
-                                     self._wide.children, root_lp)
-            words[start : start + len(chunk)] = w
-            np.exp(lp, out=probs[start : start + len(chunk)])
-        return words, probs
+        wide = {} if self._wide is None else {
+            "wide_children": self._wide.children, "root_weights": self.root_weights,
+            "root_intercept": self.root_intercept}
+        words, logp = best_first_topk(H, self.weights, self.intercept, self.children,
+                                      self.root, k, **wide)
+        return words, np.exp(logp)
 
     # ------------------------------------------------------------------ training
     def backward(self, H, y, *, nodes: bool = False):
