@@ -8,6 +8,9 @@ process is bound to; ``HSW2V_CPU=baseline|avx2|avx512`` runs them at another
 (tests/test_dispatch.py compares every level with the baseline).
 """
 
+import platform
+import sys
+
 import numpy as np
 import pytest
 
@@ -94,3 +97,44 @@ def test_window_kernel_at_every_width(d, block):
     assert np.allclose(win0, seq0, atol=3e-6) and np.allclose(win1, seq1, atol=3e-6)
     assert not np.allclose(seq1, start1, atol=1e-4)  # control: the job did train
     assert loss_w == pytest.approx(loss_s, rel=1e-5)
+
+
+V16 = ["-DHSW2V_FORCE_V16", "-Wno-psabi"]  # psabi: 64-byte vectors without AVX-512
+AVX2 = ["-mavx2", "-mfma"]
+AVX512 = [*AVX2, "-mavx512f", "-mavx512cd", "-mavx512vl", "-mavx512bw", "-mavx512dq"]
+
+
+def _cpu_has(flag: str) -> bool:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and flag in line.split() for line in f)
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="compiled with a GCC-style command line")
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="x86-64 flags")
+@pytest.mark.parametrize(
+    "flags",
+    [V16, [*AVX2, *V16], AVX2, AVX512],
+    ids=["v16-generic", "v16-on-avx2", "avx2", "avx512"],
+)
+def test_c_primitives_and_window_block_at_every_step_width(tmp_path, flags):
+    """``tests/c/kernels_check.c`` (primitives and the window block at widths 1-300) built with
+    the 16-float steps of the avx512 level against the plain scalar path. ``HSW2V_FORCE_V16``
+    selects the 16-float code without AVX-512 instructions (GCC lowers the 64-byte vectors to
+    the instructions the target has), so that code is checked on every x86-64 CPU; the real
+    ``-mavx512f`` build runs only where the CPU has AVX-512."""
+    if flags is AVX512 and not _cpu_has("avx512f"):
+        pytest.skip("this CPU has no AVX-512")
+    if flags is AVX2 and not (_cpu_has("avx2") and _cpu_has("fma")):
+        pytest.skip("this CPU has no AVX2/FMA")
+    if "-mavx2" in flags and not (_cpu_has("avx2") and _cpu_has("fma")):
+        pytest.skip("this CPU has no AVX2/FMA")
+    from test_portable_c import _run
+
+    vector = _run(tmp_path, "vector", flags)
+    scalar = _run(tmp_path, "scalar", ["-DHSW2V_NO_VECTOR_EXT", "-Wpedantic"])
+    assert len(vector) == len(scalar) > 10_000
+    assert np.isfinite(vector).all()
+    np.testing.assert_allclose(scalar, vector, rtol=2e-6, atol=2e-5)

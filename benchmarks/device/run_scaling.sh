@@ -10,7 +10,7 @@
 #                     smart_open where the machine lacks them; no network needed)
 #     CORPUS          the training text, plain or .gz (default: devdata/gcide.txt.gz, else
 #                     devdata/gcide.txt); it is copied and repeated in /tmp, never written here
-#     BUDGET          seconds for the whole script (default 470)
+#     BUDGET          seconds for the whole script (default 470); BUILD_LIMIT: the build's (200)
 #     COPIES          copies of the corpus for the scaling table (default 2)
 #     WORKERS         worker counts (default 1,2,4,8,16, cut at the machine's CPUs)
 # Results in $OUT (at most 8 files, flat): summary.txt (CPU, build info, every part's time and
@@ -58,7 +58,7 @@ python3 -c 'import gensim; print("gensim", gensim.__version__)' >>"$SUMMARY" 2>&
     log "gensim is not importable: the gensim columns will fail"
 
 # ---- 2. build in place with every core -----------------------------------------------------
-part build 200 "$OUT/build.log" python3 setup.py build_ext --inplace -j "$JOBS" || {
+part build "${BUILD_LIMIT:-200}" "$OUT/build.log" python3 setup.py build_ext --inplace -j "$JOBS" || {
     log "build failed: see build.log"
     tail -30 "$OUT/build.log"
     exit 1
