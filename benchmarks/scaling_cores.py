@@ -11,7 +11,8 @@ What it does:
 2. Trains, each run in a fresh subprocess (``systems.py``; single-threaded BLAS), hierarchical
    softmax, ``--epochs`` epochs, one seed: hsw2v (iterable mode, ``hsw2v.LineSentence``),
    gensim's ``corpus_file`` mode and gensim's iterable mode (``LineSentence``), at every worker
-   count. The C tool ``word2vec`` is not run: it is not on every machine this runs on.
+   count, and the C tool ``word2vec`` when ``--systems`` names ``w2v-c`` (``systems.py`` finds
+   the binary, e.g. through ``W2V_C_BIN``; its time includes its vocabulary pass).
 3. Scores each hsw2v run on analogies (gensim's ``questions-words.txt``, restrict_vocab
    30,000; ``evaluate.py``).
 4. With ``--hot-study``: at the largest worker counts, hsw2v skip-gram with other settings of
@@ -85,7 +86,7 @@ def plan(args) -> list[dict]:
     modes = [m.strip() for m in args.modes.split(",")]
     runs = []
     for mode in modes:
-        order = [s for s in systems if s != "gensim-iter"]
+        order = [s for s in systems if s not in ("gensim-iter", "w2v-c")]
         for system in order:
             runs += [dict(system=system, mode=mode, workers=w, constants={}) for w in workers]
             if system.startswith("hsw2v") and args.hot_study and mode == "sg":
@@ -95,14 +96,15 @@ def plan(args) -> list[dict]:
                         dict(system=system, mode=mode, workers=w, constants=c, study=True)
                         for c in HOT_VARIANTS[1:]
                     ]
-        if "gensim-iter" in systems:
-            runs += [
-                dict(system="gensim-iter", mode=mode, workers=w, constants={}) for w in workers
-            ]
+        for late in ("gensim-iter", "w2v-c"):
+            if late not in systems:
+                continue
+            runs += [dict(system=late, mode=mode, workers=w, constants={}) for w in workers]
     # the private-rows study after gensim's corpus_file mode: move it behind the main table
     main = [r for r in runs if not r.get("study")]
     study = [r for r in runs if r.get("study")]
-    first_iter = next((i for i, r in enumerate(main) if r["system"] == "gensim-iter"), len(main))
+    late = ("gensim-iter", "w2v-c")
+    first_iter = next((i for i, r in enumerate(main) if r["system"] in late), len(main))
     return main[:first_iter] + study + main[first_iter:]
 
 

@@ -8,6 +8,8 @@
 # Inputs (all optional):
 #     .whl/*.whl      wheels installed with pip --no-index --no-deps into /tmp/site (gensim and
 #                     smart_open where the machine lacks them; no network needed)
+#     .whl/word2vec-*.tar.gz  the PyPI sdist of `word2vec`: its word2vec.c is compiled here
+#                     and the C tool joins the scaling table (last, as time allows)
 #     CORPUS          the training text, plain or .gz (default: devdata/gcide.txt.gz, else
 #                     devdata/gcide.txt); it is copied and repeated in /tmp, never written here
 #     BUDGET          seconds for the whole script (default 470); BUILD_LIMIT: the build's (200)
@@ -56,6 +58,19 @@ if ls .whl/*.whl >/dev/null 2>&1; then
 fi
 python3 -c 'import gensim; print("gensim", gensim.__version__)' >>"$SUMMARY" 2>&1 ||
     log "gensim is not importable: the gensim columns will fail"
+# the C tool, compiled from the PyPI sdist of `word2vec` if one travels in .whl/ (with the
+# flags that package's own build uses); without it the scaling table has no C-tool rows
+SYSTEMS=hsw2v,gensim-file,gensim-iter
+if ls .whl/word2vec-*.tar.gz >/dev/null 2>&1; then
+    mkdir -p /tmp/w2vc && tar xzf "$(ls .whl/word2vec-*.tar.gz | head -1)" -C /tmp/w2vc &&
+        src=$(find /tmp/w2vc -path '*includes/word2vec.c' | head -1) && [ -n "$src" ] &&
+        gcc "$src" -o /tmp/w2vc/word2vec -lm -pthread -Ofast -Wall -march=native -funroll-loops \
+            -Wno-unused-result >>"$OUT/build.log" 2>&1 &&
+        export W2V_C_BIN=/tmp/w2vc/word2vec && SYSTEMS=$SYSTEMS,w2v-c
+    log "C tool: ${W2V_C_BIN:-not built}"
+else
+    log "C tool: no word2vec sdist in .whl/, left out"
+fi
 
 # ---- 2. build in place with every core -----------------------------------------------------
 part build "${BUILD_LIMIT:-200}" "$OUT/build.log" python3 setup.py build_ext --inplace -j "$JOBS" || {
@@ -122,6 +137,7 @@ SBUDGET=$(($(left) - 45))
 if [ "$SBUDGET" -gt 30 ]; then
     part scaling $((SBUDGET + 40)) "$OUT/summary.txt" python3 benchmarks/scaling_cores.py \
         --corpus "$CORPUS" --out "$OUT" --copies "$COPIES" --workers "$WORKERS" --hot-study \
+        --systems "$SYSTEMS" \
         --budget "$SBUDGET"
 else
     log "scaling: skipped, only $(left)s left"
