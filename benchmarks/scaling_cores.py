@@ -15,7 +15,7 @@ What it does:
    the binary, e.g. through ``W2V_C_BIN``; its time includes its vocabulary pass).
 3. Scores each hsw2v run on analogies (gensim's ``questions-words.txt``, restrict_vocab
    30,000; ``evaluate.py``).
-4. With ``--hot-study``: at the largest worker counts, hsw2v skip-gram with other settings of
+4. With ``--hot-study``: at the largest worker count (``--study-workers``), hsw2v skip-gram with other settings of
    the private rows (``HOT_NODES``: how many of the top tree nodes each job trains on a private
    copy, ``HOT_SYNC``: centre words between two syncs; ``hsw2v.word2vec``).
 
@@ -27,7 +27,8 @@ a run not made is listed as such. After every run the tables are written again t
 Usage:
     python3 benchmarks/scaling_cores.py --corpus ../data/gcide.txt --out OUT \\
         [--copies 2] [--max-words 0] [--workers 1,2,4,8,16] [--modes sg] [--size 100] \\
-        [--epochs 1] [--systems hsw2v,gensim-file,gensim-iter] [--hot-study] [--budget 300]
+        [--epochs 1] [--systems hsw2v,gensim-file,gensim-iter,w2v-c] [--hot-study] \\
+        [--study-workers 8,16] [--budget 300]
 """
 
 from __future__ import annotations
@@ -84,18 +85,20 @@ def plan(args) -> list[dict]:
     workers = [int(w) for w in args.workers.split(",")]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     modes = [m.strip() for m in args.modes.split(",")]
+    study_workers = (
+        [int(w) for w in args.study_workers.split(",")] if args.study_workers else [max(workers)]
+    )
     runs = []
     for mode in modes:
         order = [s for s in systems if s not in ("gensim-iter", "w2v-c")]
         for system in order:
             runs += [dict(system=system, mode=mode, workers=w, constants={}) for w in workers]
             if system.startswith("hsw2v") and args.hot_study and mode == "sg":
-                big = [w for w in workers if w >= 8] or workers[-1:]
-                for w in sorted(big, reverse=True):
-                    runs += [
-                        dict(system=system, mode=mode, workers=w, constants=c, study=True)
-                        for c in HOT_VARIANTS[1:]
-                    ]
+                runs += [
+                    dict(system=system, mode=mode, workers=w, constants=c, study=True)
+                    for w in study_workers
+                    for c in HOT_VARIANTS[1:]
+                ]
         for late in ("gensim-iter", "w2v-c"):
             if late not in systems:
                 continue
@@ -218,6 +221,9 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hot-study", action="store_true")
+    ap.add_argument(
+        "--study-workers", default="", help="worker counts of the study (default: the largest)"
+    )
     ap.add_argument("--no-eval", action="store_true", help="do not score hsw2v's vectors")
     ap.add_argument("--budget", type=float, default=0, help="seconds for all runs (0: no limit)")
     ap.add_argument("--tmp", default=None, help="folder for the corpus copy (default: a temp dir)")

@@ -84,10 +84,15 @@ static inline float hsw2v_sigmoid(const hsw2v_sigmoid_table *t, float f) {
  * with HSW2V_NO_VECTOR_EXT defined (which tests/test_portable_c.py uses to check that path
  * with GCC), every loop below runs its plain scalar form.
  *
- * Widths. A row of d floats is cut into steps of 16 (avx512 only), 8 and 4 floats, then a
- * scalar tail of at most 3 (HSW2V_STEPS below): 300 = 18 x 16 + 8 + 4 at avx512, 37 x 8 + 4
- * otherwise; 100 = 6 x 16 + 4 or 12 x 8 + 4; 50 = 3 x 16 + 2 or 6 x 8 + 2. Every dot product
- * sums its steps in the same order (hsw2v_dot and the fused passes give the same bits). */
+ * Widths. A row of d floats is cut into steps of 16 (avx512 only) and 8 floats; element-wise
+ * updates then take one 4-float step and a scalar tail of at most 3: 300 = 18 x 16 + 8 + 4 at
+ * avx512, 37 x 8 + 4 otherwise; 100 = 6 x 16 + 4 or 12 x 8 + 4; 50 = 3 x 16 + 2 or 6 x 8 + 2.
+ * Dot products sum their last d mod 8 floats one by one after the vector sum, in the same
+ * order everywhere (hsw2v_dot and the fused passes give the same bits): a 4-float partial sum
+ * there would let the compiler contract its products into fused multiply-adds differently
+ * at each inlined call site (reassociation is on, setup.py), and the same dot product could
+ * round differently in two kernels. The element-wise 4-float step changes no bits: each
+ * element gets the same (fused where the level has FMA) multiply-add as the scalar loop. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(HSW2V_NO_VECTOR_EXT)
 #define HSW2V_VECTOR 1
 typedef float hsw2v_v8 __attribute__((vector_size(32), aligned(4)));
@@ -99,10 +104,6 @@ typedef float hsw2v_v4 __attribute__((vector_size(16), aligned(4)));
 
 static inline float hsw2v_hsum(hsw2v_v8 v) {
     return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
-}
-
-static inline float hsw2v_hsum4(hsw2v_v4 v) {
-    return (v[0] + v[2]) + (v[1] + v[3]);
 }
 
 #if defined(__AVX512F__) || defined(HSW2V_FORCE_V16) /* the latter: tests only */
@@ -126,7 +127,6 @@ static inline float hsw2v_dot(int d, const float *x, const float *y) {
     float s = 0.0f;
 #ifdef HSW2V_VECTOR
     hsw2v_v8 a0 = {0}, a1 = {0};
-    hsw2v_v4 c = {0};
 #ifdef HSW2V_V16
     hsw2v_v16 w0 = {0}, w1 = {0};
     for (; k + 32 <= d; k += 32) {
@@ -144,11 +144,7 @@ static inline float hsw2v_dot(int d, const float *x, const float *y) {
 #endif
     for (; k + 8 <= d; k += 8)
         a0 += HSW2V_LOAD(x + k) * HSW2V_LOAD(y + k);
-    if (k + 4 <= d) {
-        c = HSW2V_LOAD4(x + k) * HSW2V_LOAD4(y + k);
-        k += 4;
-    }
-    s = hsw2v_hsum(a0 + a1) + hsw2v_hsum4(c);
+    s = hsw2v_hsum(a0 + a1);
 #endif
     for (; k < d; k++)
         s += x[k] * y[k];
@@ -174,15 +170,15 @@ static inline void hsw2v_axpy(int d, float a, const float *x, float *y) {
         y[k] += a * x[k];
 }
 
-/* One pass: work += g*row; row += g*h; returns h . next_row (summed as hsw2v_dot sums).
+/* One pass: work += g*row; row += g*h; returns h . next_row (summed as hsw2v_dot sums, the
+ * same bits).
  * (row, work, h and next_row are distinct, non-overlapping vectors.) */
 static inline float hsw2v_update_then_dot(int d, float g, const float *h, float *row,
                                           float *work, const float *next_row) {
-    int k = 0;
+    int k = 0, tail = 0;
     float s = 0.0f;
 #ifdef HSW2V_VECTOR
     hsw2v_v8 a0 = {0}, a1 = {0};
-    hsw2v_v4 c = {0};
 #ifdef HSW2V_V16
     hsw2v_v16 w0 = {0}, w1 = {0};
     for (; k + 32 <= d; k += 32) {
@@ -220,20 +216,21 @@ static inline float hsw2v_update_then_dot(int d, float g, const float *h, float 
         HSW2V_STORE(row + k, r0 + g * h0);
         a0 += h0 * HSW2V_LOAD(next_row + k);
     }
-    if (k + 4 <= d) {
+    s = hsw2v_hsum(a0 + a1);
+    tail = k;
+    if (k + 4 <= d) { /* the updates only: the dot's tail is summed below, as hsw2v_dot's */
         hsw2v_v4 r0 = HSW2V_LOAD4(row + k), h0 = HSW2V_LOAD4(h + k);
         HSW2V_STORE4(work + k, HSW2V_LOAD4(work + k) + g * r0);
         HSW2V_STORE4(row + k, r0 + g * h0);
-        c = h0 * HSW2V_LOAD4(next_row + k);
         k += 4;
     }
-    s = hsw2v_hsum(a0 + a1) + hsw2v_hsum4(c);
 #endif
+    for (int i = tail; i < d; i++)
+        s += h[i] * next_row[i];
     for (; k < d; k++) {
         float r = row[k];
         work[k] += g * r;
         row[k] = r + g * h[k];
-        s += h[k] * next_row[k];
     }
     return s;
 }

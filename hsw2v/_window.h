@@ -55,10 +55,13 @@
  * (benchmarks/RESULTS.md, "Window block size"): the Gram terms grow as B^2. */
 #define HSW2V_MAX_BLOCK 4
 
-/* Widths: rows are cut into vector steps as in _vec.h (16 floats at the avx512 level, then 8,
- * then 4; a scalar tail of at most 3). Each step width W has its own B accumulators (AW) and
- * its own range [K0, K1) of the row; the passes below are written once per step as macros
- * over the vector type. Without vector extensions every range is empty but the scalar one. */
+/* Widths: rows are cut into vector steps as in _vec.h (16 floats at the avx512 level, then 8;
+ * element-wise updates then one 4-float step; scalar tails). Each dot-product step width W has
+ * its own B accumulators (AW) and its own range [K0, K1) of the row; the passes below are
+ * written once per step as macros over the vector type. The last d mod 8 floats of each dot
+ * product are summed one by one after the vector sum (_vec.h, "Widths"), the element-wise
+ * updates of [d8, d4) take a 4-float step. Without vector extensions every vector range is
+ * empty and the scalar loops cover all d. */
 #ifdef HSW2V_VECTOR
 /* AW[b] += x[b] . y over [K0, K1) in steps of W */
 #define HSW2V_DOTS_STEP(VT, LD, W, AW, K0, K1, y_row)                           \
@@ -78,7 +81,7 @@
         }                                                                       \
         ST(yj + k, step);                                                       \
     }
-/* the last node's B updates over [K0, K1) in steps of W */
+/* node j's B updates (no dot products) over [K0, K1) in steps of W */
 #define HSW2V_UPDATE_STEP(VT, LD, ST, W, K0, K1)                                \
     for (int k = (K0); k < (K1); k += (W)) {                                    \
         VT r = LD(yj + k), step = r;                                            \
@@ -106,16 +109,11 @@
 #define HSW2V_BLOCK_DOTS(y_row)                                                 \
     do {                                                                        \
         HSW2V_ZERO16();                                                         \
-        for (int b = 0; b < B; b++) {                                           \
-            acc8[b] = (hsw2v_v8){0};                                            \
-            acc4[b] = (hsw2v_v4){0};                                            \
-        }                                                                       \
+        for (int b = 0; b < B; b++) acc8[b] = (hsw2v_v8){0};                    \
         HSW2V_DOTS16(y_row);                                                    \
         HSW2V_DOTS_STEP(hsw2v_v8, HSW2V_LOAD, 8, acc8, d16, d8, y_row)          \
-        HSW2V_DOTS_STEP(hsw2v_v4, HSW2V_LOAD4, 4, acc4, d8, d4, y_row)          \
     } while (0)
-#define HSW2V_ACC_SUM(b) \
-    (hsw2v_hsum(HSW2V_FOLD16(b) + acc8[b]) + hsw2v_hsum4(acc4[b]))
+#define HSW2V_ACC_SUM(b) hsw2v_hsum(HSW2V_FOLD16(b) + acc8[b])
 #else
 #define HSW2V_BLOCK_DOTS(y_row) ((void)0)
 #define HSW2V_ACC_SUM(b) 0.0f
@@ -134,9 +132,8 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
 #endif
     const int d8 = d & ~7, d4 = d & ~3;
     hsw2v_v8 acc8[HSW2V_MAX_BLOCK];
-    hsw2v_v4 acc4[HSW2V_MAX_BLOCK];
 #else
-    const int d4 = 0;
+    const int d8 = 0, d4 = 0;
 #endif
     float K[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK], f[HSW2V_MAX_BLOCK], g[HSW2V_MAX_BLOCK];
     float mix[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];
@@ -153,7 +150,7 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
     HSW2V_BLOCK_DOTS(y[0]);
     for (int b = 0; b < B; b++) {
         f[b] = HSW2V_ACC_SUM(b);
-        for (int k = d4; k < d; k++)
+        for (int k = d8; k < d; k++)
             f[b] += x[b][k] * y[0][k];
     }
     for (int j = 0; j < L; j++) {
@@ -174,22 +171,23 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
             const float *yn = y[j + 1];
 #ifdef HSW2V_VECTOR
             HSW2V_ZERO16();
-            for (int b = 0; b < B; b++) {
-                acc8[b] = (hsw2v_v8){0};
-                acc4[b] = (hsw2v_v4){0};
-            }
+            for (int b = 0; b < B; b++) acc8[b] = (hsw2v_v8){0};
             HSW2V_UPDATE_DOT16();
             HSW2V_UPDATE_DOT_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, acc8, d16, d8)
-            HSW2V_UPDATE_DOT_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, acc4, d8, d4)
 #endif
-            for (int b = 0; b < B; b++)
+            for (int b = 0; b < B; b++) {
                 f[b] = HSW2V_ACC_SUM(b);
+                for (int k = d8; k < d; k++) /* the dot tail first: yn is not updated here */
+                    f[b] += x[b][k] * yn[k];
+            }
+#ifdef HSW2V_VECTOR
+            HSW2V_UPDATE_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
+#endif
             for (int k = d4; k < d; k++) {
                 float r = yj[k], step = r;
                 for (int b = 0; b < B; b++) {
                     work[b][k] += g[b] * r;
                     step += g[b] * x[b][k];
-                    f[b] += x[b][k] * yn[k];
                 }
                 yj[k] = step;
             }
