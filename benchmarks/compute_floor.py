@@ -31,8 +31,8 @@ time a word can take); a system's fraction of it is its words/s / the ceiling.
 
 Widths. ``--widths 50,100,200,300`` repeats both halves per vector size and prints one table:
 the FMA/s of the ``hs`` loops at that d, the words/s ceilings, the arithmetic intensity and,
-with ``--hsw2v``, hsw2v's own one-worker words/s (median of ``--repeats`` fresh runs) and its
-fraction of the ceiling. ``--machine-only`` skips the corpus (FMA rates and intensity only).
+with ``--hsw2v``, hsw2v's own one-worker words per CPU-second (median of ``--repeats`` fresh
+runs) and its fraction of the ceiling. ``--machine-only`` skips the corpus (FMA rates and intensity only).
 
 Arithmetic intensity here is multiply-adds per byte that the inner pass of a node moves
 between registers and L1 (every row is in L1 or L2 during a walk; the path rows are shared by
@@ -500,7 +500,10 @@ def intensity(block: int) -> float:
 
 
 def hsw2v_words_per_s(corpus: str, mode: str, d: int, repeats: int) -> list[float]:
-    """One-worker training words/s of hsw2v (fresh subprocesses, systems.py), ``repeats`` runs."""
+    """One-worker training words per CPU-second of hsw2v (fresh subprocesses, systems.py),
+    ``repeats`` runs. CPU time of the training call, not wall time: on a shared machine a
+    one-thread run's wall time counts the time other processes held its core (the FMA rates
+    above are the best of several timings, which other load can only lower)."""
     from systems import get_system
 
     words = count_words(corpus)
@@ -510,7 +513,7 @@ def hsw2v_words_per_s(corpus: str, mode: str, d: int, repeats: int) -> list[floa
             r = get_system("hsw2v").train(
                 corpus, mode, 1, 1, vector_size=d, out_dir=tmp, corpus_words=words
             )
-            out.append(r.words_per_second)
+            out.append(r.words / r.extra["train_cpu_seconds"])
             os.remove(r.vectors_path)
     return out
 
