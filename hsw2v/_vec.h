@@ -175,7 +175,7 @@ static inline void hsw2v_axpy(int d, float a, const float *x, float *y) {
  * (row, work, h and next_row are distinct, non-overlapping vectors.) */
 static inline float hsw2v_update_then_dot(int d, float g, const float *h, float *row,
                                           float *work, const float *next_row) {
-    int k = 0, tail = 0;
+    int k = 0;
     float s = 0.0f;
 #ifdef HSW2V_VECTOR
     hsw2v_v8 a0 = {0}, a1 = {0};
@@ -217,20 +217,20 @@ static inline float hsw2v_update_then_dot(int d, float g, const float *h, float 
         a0 += h0 * HSW2V_LOAD(next_row + k);
     }
     s = hsw2v_hsum(a0 + a1);
-    tail = k;
-    if (k + 4 <= d) { /* the updates only: the dot's tail is summed below, as hsw2v_dot's */
+    if (k + 4 <= d) { /* 4 updates at once; the dot's tail summed one by one, as hsw2v_dot's */
         hsw2v_v4 r0 = HSW2V_LOAD4(row + k), h0 = HSW2V_LOAD4(h + k);
         HSW2V_STORE4(work + k, HSW2V_LOAD4(work + k) + g * r0);
         HSW2V_STORE4(row + k, r0 + g * h0);
+        for (int i = k; i < k + 4; i++)
+            s += h[i] * next_row[i];
         k += 4;
     }
 #endif
-    for (int i = tail; i < d; i++)
-        s += h[i] * next_row[i];
     for (; k < d; k++) {
         float r = row[k];
         work[k] += g * r;
         row[k] = r + g * h[k];
+        s += h[k] * next_row[k];
     }
     return s;
 }

@@ -175,19 +175,22 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
             HSW2V_UPDATE_DOT16();
             HSW2V_UPDATE_DOT_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, acc8, d16, d8)
 #endif
-            for (int b = 0; b < B; b++) {
+            for (int b = 0; b < B; b++)
                 f[b] = HSW2V_ACC_SUM(b);
-                for (int k = d8; k < d; k++) /* the dot tail first: yn is not updated here */
-                    f[b] += x[b][k] * yn[k];
-            }
 #ifdef HSW2V_VECTOR
-            HSW2V_UPDATE_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
+            if (d4 > d8) { /* 4 updates at once; the dots' tails one by one (yn is not updated) */
+                HSW2V_UPDATE_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
+                for (int b = 0; b < B; b++)
+                    for (int k = d8; k < d4; k++)
+                        f[b] += x[b][k] * yn[k];
+            }
 #endif
             for (int k = d4; k < d; k++) {
                 float r = yj[k], step = r;
                 for (int b = 0; b < B; b++) {
                     work[b][k] += g[b] * r;
                     step += g[b] * x[b][k];
+                    f[b] += x[b][k] * yn[k];
                 }
                 yj[k] = step;
             }
