@@ -217,13 +217,22 @@ static inline float hsw2v_update_then_dot(int d, float g, const float *h, float 
         a0 += h0 * HSW2V_LOAD(next_row + k);
     }
     s = hsw2v_hsum(a0 + a1);
-    if (k + 4 <= d) { /* 4 updates at once; the dot's tail summed one by one, as hsw2v_dot's */
+    if (k + 4 <= d) {
+        /* 4 updates at once; the dot's tail is summed below in one loop from here to d, the
+         * loop hsw2v_dot ends with (a loop of a constant 4 steps here would be vectorised by
+         * the compiler, and round unlike hsw2v_dot's) */
+        const int tail = k;
         hsw2v_v4 r0 = HSW2V_LOAD4(row + k), h0 = HSW2V_LOAD4(h + k);
         HSW2V_STORE4(work + k, HSW2V_LOAD4(work + k) + g * r0);
         HSW2V_STORE4(row + k, r0 + g * h0);
-        for (int i = k; i < k + 4; i++)
+        for (k += 4; k < d; k++) {
+            float r = row[k];
+            work[k] += g * r;
+            row[k] = r + g * h[k];
+        }
+        for (int i = tail; i < d; i++)
             s += h[i] * next_row[i];
-        k += 4;
+        return s;
     }
 #endif
     for (; k < d; k++) {
