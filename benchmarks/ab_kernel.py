@@ -12,7 +12,7 @@ the epoch's jobs ``--inner`` times from those weights and reports the fastest pa
 medians over repeats and their ratio to the first build close the output.
 
     python3 benchmarks/ab_kernel.py --corpus CORPUS --build OLD_CHECKOUT --build . \\
-        [--settings sg,cbow,sg-ns] [--repeats 7] [--words 600000] [--kernel loop]
+        [--settings sg,cbow,sg-ns] [--repeats 7] [--words 600000] [--kernel loop] [--size 100]
 
 ``--kernel`` times one path walk by name ("window", "fused", "reference", "loop", "blas"; the
 Trainer's ``kernel``, not a parameter of Word2Vec) instead of the one Word2Vec picks; it
@@ -40,7 +40,9 @@ SETTINGS = {  # name: (sg, hs, negative); kernels as Word2Vec picks them
 }
 
 
-def child(corpus: str, words: int, setting: str, inner: int, kernel: str | None = None) -> dict:
+def child(
+    corpus: str, words: int, setting: str, inner: int, kernel: str | None = None, size: int = 100
+) -> dict:
     """One run (in the subprocess): the fastest of ``inner`` timed passes over the jobs."""
     import time
 
@@ -55,7 +57,9 @@ def child(corpus: str, words: int, setting: str, inner: int, kernel: str | None 
         n += len(sentence)
         if n >= words:
             break
-    model = Word2Vec(sentences, sg=sg, hs=hs, negative=negative, workers=1, epochs=1, seed=1)
+    model = Word2Vec(
+        sentences, sg=sg, hs=hs, negative=negative, workers=1, epochs=1, seed=1, vector_size=size
+    )
     jobs = list(iter_jobs(sentences, model.wv.key_to_index, model.batch_words))
     weights = (model.wv.vectors, model.syn1, model.syn1neg)
     best, kept_words = float("inf"), 0
@@ -86,6 +90,7 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=600_000)
     parser.add_argument("--inner", type=int, default=3)
     parser.add_argument("--kernel", help="a path walk by name (default: Word2Vec's choice)")
+    parser.add_argument("--size", type=int, default=100, help="vector_size")
     parser.add_argument("--child")
     args = parser.parse_args()
     if args.child:
@@ -100,7 +105,9 @@ def main() -> None:
             for build in args.build if repeat % 2 == 0 else args.build[::-1]:
                 env = child_env()
                 env["PYTHONPATH"] = str(Path(build).resolve())
-                spec = json.dumps([args.corpus, args.words, setting, args.inner, args.kernel])
+                spec = json.dumps(
+                    [args.corpus, args.words, setting, args.inner, args.kernel, args.size]
+                )
                 out = subprocess.run(
                     [sys.executable, __file__, "--child", spec],
                     env=env, capture_output=True, text=True, check=True,

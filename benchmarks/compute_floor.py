@@ -29,7 +29,24 @@ The words/s ceiling on one core is FMA/s of the ``hs`` kernel / multiply-adds pe
 with k workers on k physical cores it is k times that. "Floor" below means this bound (the least
 time a word can take); a system's fraction of it is its words/s / the ceiling.
 
+Widths. ``--widths 50,100,200,300`` repeats both halves per vector size and prints one table:
+the FMA/s of the ``hs`` loops at that d, the words/s ceilings, the arithmetic intensity and,
+with ``--hsw2v``, hsw2v's own one-worker words per CPU-second (median of ``--repeats`` fresh
+runs) and its fraction of the ceiling. ``--machine-only`` skips the corpus (FMA rates and intensity only).
+
+Arithmetic intensity here is multiply-adds per byte that the inner pass of a node moves
+between registers and L1 (every row is in L1 or L2 during a walk; the path rows are shared by
+the window's contexts). The fused reference pass (update node j, dot node j+1) does 3d
+multiply-adds and moves 6 rows of d floats (loads: node, next node, h, work; stores: node,
+work): 3 / 24 = 0.125 FMA/byte at every d. The window block of B contexts does 3dB and moves
+(3 + 3B) rows (node, next node and the node's store; per context its row and work in and
+work out): 3B / (12 + 12B), 0.20 FMA/byte at B = 4. Both are independent of d, so what
+changes with the width is the fixed cost per node (sigmoid, the horizontal sums of the dot
+products, loop tails: d mod 8 or 16 floats) against the 3d multiply-adds.
+
 Usage:  python3 benchmarks/compute_floor.py --corpus PATH [--max-words N] [--vector-size 100]
+        python3 benchmarks/compute_floor.py --corpus PATH --widths 50,100,200,300 [--hsw2v]
+        python3 benchmarks/compute_floor.py --machine-only --widths 50,100,200,300
 """
 
 from __future__ import annotations
@@ -49,7 +66,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ensure_corpus, make_slice  # noqa: E402
+from common import count_words, ensure_corpus, make_slice  # noqa: E402
 
 C_FLAGS = [
     "-O3",
@@ -476,22 +493,117 @@ def describe(floor: dict) -> str:
     return "\n".join(lines)
 
 
+def intensity(block: int) -> float:
+    """Multiply-adds per L1 byte of one node's pass for a block of ``block`` contexts (module
+    note): 3 d B multiply-adds over (3 + 3 B) rows of 4 d bytes."""
+    return 3 * block / (4 * (3 + 3 * block))
+
+
+def hsw2v_words_per_s(corpus: str, mode: str, d: int, repeats: int) -> list[float]:
+    """One-worker training words per CPU-second of hsw2v (fresh subprocesses, systems.py),
+    ``repeats`` runs. CPU time of the training call, not wall time: on a shared machine a
+    one-thread run's wall time counts the time other processes held its core (the FMA rates
+    above are the best of several timings, which other load can only lower)."""
+    from systems import get_system
+
+    words = count_words(corpus)
+    out = []
+    with tempfile.TemporaryDirectory(prefix="floor-hsw2v-") as tmp:
+        for _ in range(repeats):
+            r = get_system("hsw2v").train(
+                corpus, mode, 1, 1, vector_size=d, out_dir=tmp, corpus_words=words
+            )
+            out.append(r.words / r.extra["train_cpu_seconds"])
+            os.remove(r.vectors_path)
+    return out
+
+
+def widths_table(corpus, widths, args) -> tuple[list[dict], str]:
+    """Per width: FMA rates, intensity, ceilings and (with --hsw2v) hsw2v's fraction."""
+    rows = []
+    for d in widths:
+        fma = measure_fma_rate(d)
+        row = {
+            "d": d,
+            "hs_fma_per_s": fma["hs_best_fma_per_s"],
+            "dot_fma_per_s": fma["dot_fma_per_s"],
+            "axpy_fma_per_s": fma["axpy_fma_per_s"],
+            "intensity_ref": intensity(1),
+            "intensity_block4": intensity(4),
+        }
+        if corpus:
+            floor = compute_floor(corpus, d, args.window, args.min_count, args.sample, fma=fma)
+            row["ceiling"] = dict(floor["words_per_s_1core"])
+            if args.hsw2v:
+                for mode in ("sg", "cbow"):
+                    runs = hsw2v_words_per_s(corpus, mode, d, args.repeats)
+                    med = float(np.median(runs))
+                    row[f"hsw2v_{mode}"] = med
+                    row[f"hsw2v_{mode}_runs"] = runs
+                    row[f"fraction_{mode}"] = med / row["ceiling"][mode]
+        rows.append(row)
+        print(f"[floor] d={d} done", file=sys.stderr, flush=True)
+    lines = [
+        "| d | HS loop G FMA/s | dot | axpy | FMA/byte (ref, block 4) "
+        + ("| ceiling sg M w/s | ceiling cbow | " if corpus else "|")
+        + (
+            "hsw2v sg | fraction sg | hsw2v cbow | fraction cbow |" if corpus and args.hsw2v else ""
+        ),
+        "|---:|---:|---:|---:|---:|"
+        + ("---:|---:|" if corpus else "")
+        + ("---:|---:|---:|---:|" if corpus and args.hsw2v else ""),
+    ]
+    for r in rows:
+        cells = [
+            str(r["d"]),
+            f"{r['hs_fma_per_s'] / 1e9:.2f}",
+            f"{r['dot_fma_per_s'] / 1e9:.2f}",
+            f"{r['axpy_fma_per_s'] / 1e9:.2f}",
+            f"{r['intensity_ref']:.3f}, {r['intensity_block4']:.3f}",
+        ]
+        if corpus:
+            cells += [f"{r['ceiling']['sg'] / 1e6:.3f}", f"{r['ceiling']['cbow'] / 1e6:.3f}"]
+            if args.hsw2v:
+                cells += [
+                    f"{r['hsw2v_sg'] / 1e6:.3f}",
+                    f"{100 * r['fraction_sg']:.0f}%",
+                    f"{r['hsw2v_cbow'] / 1e6:.3f}",
+                    f"{100 * r['fraction_cbow']:.0f}%",
+                ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return rows, "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Single-core HS word2vec words/s ceiling.")
-    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--corpus")
     ap.add_argument("--max-words", type=int, default=0, help="use only the first N words")
     ap.add_argument("--vector-size", type=int, default=100)
+    ap.add_argument("--widths", help="comma-separated vector sizes: one table row each")
+    ap.add_argument("--machine-only", action="store_true", help="FMA rates only, no corpus")
+    ap.add_argument("--hsw2v", action="store_true", help="with --widths: train hsw2v too")
+    ap.add_argument("--repeats", type=int, default=3, help="hsw2v runs per cell (--hsw2v)")
     ap.add_argument("--window", type=int, default=5)
     ap.add_argument("--min-count", type=int, default=5)
     ap.add_argument("--sample", type=float, default=1e-3)
     ap.add_argument("--json", action="store_true", help="print JSON instead of text")
     args = ap.parse_args(argv)
-    corpus = ensure_corpus(args.corpus)
+    if not args.corpus and not args.machine_only:
+        ap.error("--corpus is required (or --machine-only)")
     with tempfile.TemporaryDirectory(prefix="floor-") as tmp:
-        if args.max_words:
+        corpus = None if args.machine_only else ensure_corpus(args.corpus)
+        if corpus and args.max_words:
             sliced = os.path.join(tmp, "slice.txt")
             make_slice(corpus, sliced, args.max_words)
             corpus = sliced
+        if args.widths:
+            widths = [int(w) for w in args.widths.split(",")]
+            rows, table = widths_table(corpus and str(corpus), widths, args)
+            print(json.dumps(rows, indent=1) if args.json else table)
+            return 0
+        if corpus is None:
+            print(json.dumps(measure_fma_rate(args.vector_size), indent=1))
+            return 0
         floor = compute_floor(corpus, args.vector_size, args.window, args.min_count, args.sample)
     print(json.dumps(floor, indent=1) if args.json else describe(floor))
     return 0

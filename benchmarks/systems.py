@@ -239,6 +239,7 @@ class PythonSystem(System):
             alpha=alpha,
             vectors=stem + ".bin",
             corpus_kind=extra.get("corpus_kind", "linesentence"),
+            constants=extra.get("constants") or {},
         )
         cmd = [sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)]
         rc, wall, peak = _run_measured(cmd, stem + ".out", stem + ".err", timeout)
@@ -626,6 +627,15 @@ def _child(spec: dict) -> dict:
                 except ImportError:
                     LineSentence = _LineSentenceClone
             out["extra"]["line_sentence"] = f"{LineSentence.__module__}.{LineSentence.__name__}"
+            # tuning constants of hsw2v.word2vec for this run (e.g. {"HOT_NODES": 255})
+            import hsw2v.word2vec as tuning
+
+            for name, value in spec.get("constants", {}).items():
+                if not hasattr(tuning, name):
+                    raise ValueError(f"hsw2v.word2vec has no constant {name!r}")
+                setattr(tuning, name, value)
+            out["extra"]["constants"] = spec.get("constants", {})
+            out["extra"]["level"] = getattr(sys.modules.get("hsw2v._cpu"), "level", None)
         else:
             from gensim.models.word2vec import LineSentence, Word2Vec
         out["base_rss_bytes"] = _rss_now()

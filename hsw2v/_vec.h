@@ -8,7 +8,8 @@
  * Why not plain loops: a dot product written as one loop has one accumulator, and every
  * fused multiply-add waits for the previous one (4-5 cycles each), so a 100-float dot takes
  * ~25 dependent steps whatever the vector width. Here every reduction keeps two independent
- * 8-float accumulators, and each pass over the data does all the work that reads it.
+ * vector accumulators (8 floats, 16 at the avx512 level), and each pass over the data does all
+ * the work that reads it.
  *
  * GCC/Clang vector extensions compile to SSE/AVX/NEON as the target allows; the typedef with
  * 4-byte alignment permits unaligned loads (rows of a V x d matrix are 4-byte aligned).
@@ -78,18 +79,46 @@ static inline float hsw2v_sigmoid(const hsw2v_sigmoid_table *t, float f) {
 }
 
 /* GCC and Clang vector extensions: 8-float vectors the compiler maps to the level's registers
- * (SSE2 pairs, AVX2, AVX-512's lower half). Elsewhere (MSVC), or with HSW2V_NO_VECTOR_EXT
- * defined (which tests/test_portable_c.py uses to check that path with GCC), every loop below
- * runs its plain scalar form. */
+ * (SSE2 pairs, AVX2), 4-float vectors for the tails (d = 100 and 300 end in 4 floats), and at
+ * the avx512 level (__AVX512F__) 16-float vectors for the main loops. Elsewhere (MSVC), or
+ * with HSW2V_NO_VECTOR_EXT defined (which tests/test_portable_c.py uses to check that path
+ * with GCC), every loop below runs its plain scalar form.
+ *
+ * Widths. A row of d floats is cut into steps of 16 (avx512 only) and 8 floats; element-wise
+ * updates then take one 4-float step and a scalar tail of at most 3: 300 = 18 x 16 + 8 + 4 at
+ * avx512, 37 x 8 + 4 otherwise; 100 = 6 x 16 + 4 or 12 x 8 + 4; 50 = 3 x 16 + 2 or 6 x 8 + 2.
+ * Dot products sum their last d mod 8 floats one by one after the vector sum, in the same
+ * order everywhere (hsw2v_dot and the fused passes give the same bits): a 4-float partial sum
+ * there would let the compiler contract its products into fused multiply-adds differently
+ * at each inlined call site (reassociation is on, setup.py), and the same dot product could
+ * round differently in two kernels. The element-wise 4-float step changes no bits: each
+ * element gets the same (fused where the level has FMA) multiply-add as the scalar loop. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(HSW2V_NO_VECTOR_EXT)
 #define HSW2V_VECTOR 1
 typedef float hsw2v_v8 __attribute__((vector_size(32), aligned(4)));
+typedef float hsw2v_v4 __attribute__((vector_size(16), aligned(4)));
 #define HSW2V_LOAD(p) (*(const hsw2v_v8 *)(p))
 #define HSW2V_STORE(p, v) (*(hsw2v_v8 *)(p) = (v))
+#define HSW2V_LOAD4(p) (*(const hsw2v_v4 *)(p))
+#define HSW2V_STORE4(p, v) (*(hsw2v_v4 *)(p) = (v))
 
 static inline float hsw2v_hsum(hsw2v_v8 v) {
     return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
 }
+
+#if defined(__AVX512F__) || defined(HSW2V_FORCE_V16) /* the latter: tests only */
+#define HSW2V_V16 1
+typedef float hsw2v_v16 __attribute__((vector_size(64), aligned(4)));
+#define HSW2V_LOAD16(p) (*(const hsw2v_v16 *)(p))
+#define HSW2V_STORE16(p, v) (*(hsw2v_v16 *)(p) = (v))
+
+/* the two 8-float halves of a 16-float vector, added */
+static inline hsw2v_v8 hsw2v_fold16(hsw2v_v16 v) {
+    union { hsw2v_v16 w; hsw2v_v8 h[2]; } u;
+    u.w = v;
+    return u.h[0] + u.h[1];
+}
+#endif
 #endif
 
 /* x . y */
@@ -98,10 +127,21 @@ static inline float hsw2v_dot(int d, const float *x, const float *y) {
     float s = 0.0f;
 #ifdef HSW2V_VECTOR
     hsw2v_v8 a0 = {0}, a1 = {0};
+#ifdef HSW2V_V16
+    hsw2v_v16 w0 = {0}, w1 = {0};
+    for (; k + 32 <= d; k += 32) {
+        w0 += HSW2V_LOAD16(x + k) * HSW2V_LOAD16(y + k);
+        w1 += HSW2V_LOAD16(x + k + 16) * HSW2V_LOAD16(y + k + 16);
+    }
+    for (; k + 16 <= d; k += 16)
+        w0 += HSW2V_LOAD16(x + k) * HSW2V_LOAD16(y + k);
+    a0 = hsw2v_fold16(w0 + w1);
+#else
     for (; k + 16 <= d; k += 16) {
         a0 += HSW2V_LOAD(x + k) * HSW2V_LOAD(y + k);
         a1 += HSW2V_LOAD(x + k + 8) * HSW2V_LOAD(y + k + 8);
     }
+#endif
     for (; k + 8 <= d; k += 8)
         a0 += HSW2V_LOAD(x + k) * HSW2V_LOAD(y + k);
     s = hsw2v_hsum(a0 + a1);
@@ -115,14 +155,23 @@ static inline float hsw2v_dot(int d, const float *x, const float *y) {
 static inline void hsw2v_axpy(int d, float a, const float *x, float *y) {
     int k = 0;
 #ifdef HSW2V_VECTOR
+#ifdef HSW2V_V16
+    for (; k + 16 <= d; k += 16)
+        HSW2V_STORE16(y + k, HSW2V_LOAD16(y + k) + a * HSW2V_LOAD16(x + k));
+#endif
     for (; k + 8 <= d; k += 8)
         HSW2V_STORE(y + k, HSW2V_LOAD(y + k) + a * HSW2V_LOAD(x + k));
+    if (k + 4 <= d) {
+        HSW2V_STORE4(y + k, HSW2V_LOAD4(y + k) + a * HSW2V_LOAD4(x + k));
+        k += 4;
+    }
 #endif
     for (; k < d; k++)
         y[k] += a * x[k];
 }
 
-/* One pass: work += g*row; row += g*h; returns h . next_row.
+/* One pass: work += g*row; row += g*h; returns h . next_row (summed as hsw2v_dot sums, the
+ * same bits).
  * (row, work, h and next_row are distinct, non-overlapping vectors.) */
 static inline float hsw2v_update_then_dot(int d, float g, const float *h, float *row,
                                           float *work, const float *next_row) {
@@ -130,6 +179,26 @@ static inline float hsw2v_update_then_dot(int d, float g, const float *h, float 
     float s = 0.0f;
 #ifdef HSW2V_VECTOR
     hsw2v_v8 a0 = {0}, a1 = {0};
+#ifdef HSW2V_V16
+    hsw2v_v16 w0 = {0}, w1 = {0};
+    for (; k + 32 <= d; k += 32) {
+        hsw2v_v16 r0 = HSW2V_LOAD16(row + k), r1 = HSW2V_LOAD16(row + k + 16);
+        hsw2v_v16 h0 = HSW2V_LOAD16(h + k), h1 = HSW2V_LOAD16(h + k + 16);
+        HSW2V_STORE16(work + k, HSW2V_LOAD16(work + k) + g * r0);
+        HSW2V_STORE16(work + k + 16, HSW2V_LOAD16(work + k + 16) + g * r1);
+        HSW2V_STORE16(row + k, r0 + g * h0);
+        HSW2V_STORE16(row + k + 16, r1 + g * h1);
+        w0 += h0 * HSW2V_LOAD16(next_row + k);
+        w1 += h1 * HSW2V_LOAD16(next_row + k + 16);
+    }
+    for (; k + 16 <= d; k += 16) {
+        hsw2v_v16 r0 = HSW2V_LOAD16(row + k), h0 = HSW2V_LOAD16(h + k);
+        HSW2V_STORE16(work + k, HSW2V_LOAD16(work + k) + g * r0);
+        HSW2V_STORE16(row + k, r0 + g * h0);
+        w0 += h0 * HSW2V_LOAD16(next_row + k);
+    }
+    a0 = hsw2v_fold16(w0 + w1);
+#else
     for (; k + 16 <= d; k += 16) {
         hsw2v_v8 r0 = HSW2V_LOAD(row + k), r1 = HSW2V_LOAD(row + k + 8);
         hsw2v_v8 h0 = HSW2V_LOAD(h + k), h1 = HSW2V_LOAD(h + k + 8);
@@ -140,6 +209,7 @@ static inline float hsw2v_update_then_dot(int d, float g, const float *h, float 
         a0 += h0 * HSW2V_LOAD(next_row + k);
         a1 += h1 * HSW2V_LOAD(next_row + k + 8);
     }
+#endif
     for (; k + 8 <= d; k += 8) {
         hsw2v_v8 r0 = HSW2V_LOAD(row + k), h0 = HSW2V_LOAD(h + k);
         HSW2V_STORE(work + k, HSW2V_LOAD(work + k) + g * r0);
@@ -147,6 +217,23 @@ static inline float hsw2v_update_then_dot(int d, float g, const float *h, float 
         a0 += h0 * HSW2V_LOAD(next_row + k);
     }
     s = hsw2v_hsum(a0 + a1);
+    if (k + 4 <= d) {
+        /* 4 updates at once; the dot's tail is summed below in one loop from here to d, the
+         * loop hsw2v_dot ends with (a loop of a constant 4 steps here would be vectorised by
+         * the compiler, and round unlike hsw2v_dot's) */
+        const int tail = k;
+        hsw2v_v4 r0 = HSW2V_LOAD4(row + k), h0 = HSW2V_LOAD4(h + k);
+        HSW2V_STORE4(work + k, HSW2V_LOAD4(work + k) + g * r0);
+        HSW2V_STORE4(row + k, r0 + g * h0);
+        for (k += 4; k < d; k++) {
+            float r = row[k];
+            work[k] += g * r;
+            row[k] = r + g * h[k];
+        }
+        for (int i = tail; i < d; i++)
+            s += h[i] * next_row[i];
+        return s;
+    }
 #endif
     for (; k < d; k++) {
         float r = row[k];
@@ -161,10 +248,23 @@ static inline float hsw2v_update_then_dot(int d, float g, const float *h, float 
 static inline void hsw2v_update_last(int d, float g, float *h, float *row, const float *work) {
     int k = 0;
 #ifdef HSW2V_VECTOR
+#ifdef HSW2V_V16
+    for (; k + 16 <= d; k += 16) {
+        hsw2v_v16 r = HSW2V_LOAD16(row + k), hv = HSW2V_LOAD16(h + k);
+        HSW2V_STORE16(row + k, r + g * hv);
+        HSW2V_STORE16(h + k, hv + (HSW2V_LOAD16(work + k) + g * r));
+    }
+#endif
     for (; k + 8 <= d; k += 8) {
         hsw2v_v8 r = HSW2V_LOAD(row + k), hv = HSW2V_LOAD(h + k);
         HSW2V_STORE(row + k, r + g * hv);
         HSW2V_STORE(h + k, hv + (HSW2V_LOAD(work + k) + g * r));
+    }
+    if (k + 4 <= d) {
+        hsw2v_v4 r = HSW2V_LOAD4(row + k), hv = HSW2V_LOAD4(h + k);
+        HSW2V_STORE4(row + k, r + g * hv);
+        HSW2V_STORE4(h + k, hv + (HSW2V_LOAD4(work + k) + g * r));
+        k += 4;
     }
 #endif
     for (; k < d; k++) {

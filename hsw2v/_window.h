@@ -41,8 +41,8 @@
 
 #include "_vec.h"
 
-/* Without vector extensions (MSVC; see _vec.h) the 8-float vector part is empty (d8 = 0) and
- * the scalar tail loops, which compute the same sums one float at a time, cover all d. */
+/* Without vector extensions (MSVC; see _vec.h) the vector steps are empty (d4 = 0) and the
+ * scalar tail loops, which compute the same sums one float at a time, cover all d. */
 #if defined(_MSC_VER)
 #define HSW2V_ALWAYS_INLINE static __forceinline
 #elif defined(__GNUC__) || defined(__clang__)
@@ -55,19 +55,67 @@
  * (benchmarks/RESULTS.md, "Window block size"): the Gram terms grow as B^2. */
 #define HSW2V_MAX_BLOCK 4
 
+/* Widths: rows are cut into vector steps as in _vec.h (16 floats at the avx512 level, then 8;
+ * element-wise updates then one 4-float step; scalar tails). Each dot-product step width W has
+ * its own B accumulators (AW) and its own range [K0, K1) of the row; the passes below are
+ * written once per step as macros over the vector type. The last d mod 8 floats of each dot
+ * product are summed one by one after the vector sum (_vec.h, "Widths"), the element-wise
+ * updates of [d8, d4) take a 4-float step. Without vector extensions every vector range is
+ * empty and the scalar loops cover all d. */
 #ifdef HSW2V_VECTOR
-/* acc[b] = x[b] . y over the first d8 floats (vector part). */
-#define HSW2V_BLOCK_DOTS(B, y_row)                                              \
-    do {                                                                        \
-        for (int b = 0; b < B; b++) acc[b] = (hsw2v_v8){0};                     \
-        for (int k = 0; k < d8; k += 8) {                                       \
-            hsw2v_v8 yv = HSW2V_LOAD((y_row) + k);                              \
-            for (int b = 0; b < B; b++) acc[b] += HSW2V_LOAD(x[b] + k) * yv;    \
+/* AW[b] += x[b] . y over [K0, K1) in steps of W */
+#define HSW2V_DOTS_STEP(VT, LD, W, AW, K0, K1, y_row)                           \
+    for (int k = (K0); k < (K1); k += (W)) {                                    \
+        VT yv = LD((y_row) + k);                                                \
+        for (int b = 0; b < B; b++) AW[b] += LD(x[b] + k) * yv;                 \
+    }
+/* node j's B updates and node j+1's B dot products over [K0, K1) in steps of W */
+#define HSW2V_UPDATE_DOT_STEP(VT, LD, ST, W, AW, K0, K1)                        \
+    for (int k = (K0); k < (K1); k += (W)) {                                    \
+        VT r = LD(yj + k), nv = LD(yn + k), step = r;                           \
+        for (int b = 0; b < B; b++) {                                           \
+            VT xv = LD(x[b] + k);                                               \
+            ST(work[b] + k, LD(work[b] + k) + g[b] * r);                        \
+            step += g[b] * xv;                                                  \
+            AW[b] += xv * nv;                                                   \
         }                                                                       \
-    } while (0)
-#define HSW2V_ACC_SUM(b) hsw2v_hsum(acc[b])
+        ST(yj + k, step);                                                       \
+    }
+/* node j's B updates (no dot products) over [K0, K1) in steps of W */
+#define HSW2V_UPDATE_STEP(VT, LD, ST, W, K0, K1)                                \
+    for (int k = (K0); k < (K1); k += (W)) {                                    \
+        VT r = LD(yj + k), step = r;                                            \
+        for (int b = 0; b < B; b++) {                                           \
+            ST(work[b] + k, LD(work[b] + k) + g[b] * r);                        \
+            step += g[b] * LD(x[b] + k);                                        \
+        }                                                                       \
+        ST(yj + k, step);                                                       \
+    }
+#ifdef HSW2V_V16
+#define HSW2V_ZERO16() for (int b = 0; b < B; b++) acc16[b] = (hsw2v_v16){0}
+#define HSW2V_DOTS16(y_row) HSW2V_DOTS_STEP(hsw2v_v16, HSW2V_LOAD16, 16, acc16, 0, d16, y_row)
+#define HSW2V_UPDATE_DOT16() \
+    HSW2V_UPDATE_DOT_STEP(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16, acc16, 0, d16)
+#define HSW2V_UPDATE16() HSW2V_UPDATE_STEP(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16, 0, d16)
+#define HSW2V_FOLD16(b) hsw2v_fold16(acc16[b])
 #else
-#define HSW2V_BLOCK_DOTS(B, y_row) ((void)0)
+#define HSW2V_ZERO16() ((void)0)
+#define HSW2V_DOTS16(y_row) ((void)0)
+#define HSW2V_UPDATE_DOT16() ((void)0)
+#define HSW2V_UPDATE16() ((void)0)
+#define HSW2V_FOLD16(b) ((hsw2v_v8){0})
+#endif
+/* all accumulators to zero, then the vector steps of y_row's dots with the B rows */
+#define HSW2V_BLOCK_DOTS(y_row)                                                 \
+    do {                                                                        \
+        HSW2V_ZERO16();                                                         \
+        for (int b = 0; b < B; b++) acc8[b] = (hsw2v_v8){0};                    \
+        HSW2V_DOTS16(y_row);                                                    \
+        HSW2V_DOTS_STEP(hsw2v_v8, HSW2V_LOAD, 8, acc8, d16, d8, y_row)          \
+    } while (0)
+#define HSW2V_ACC_SUM(b) hsw2v_hsum(HSW2V_FOLD16(b) + acc8[b])
+#else
+#define HSW2V_BLOCK_DOTS(y_row) ((void)0)
 #define HSW2V_ACC_SUM(b) 0.0f
 #endif
 
@@ -76,15 +124,19 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
     const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, int compute_loss,
     double *check, const float *lock) {
 #ifdef HSW2V_VECTOR
-    const int d8 = d & ~7;
+#ifdef HSW2V_V16
+    const int d16 = d & ~15;
+    hsw2v_v16 acc16[HSW2V_MAX_BLOCK];
 #else
-    const int d8 = 0;
+    const int d16 = 0;
+#endif
+    const int d8 = d & ~7, d4 = d & ~3;
+    hsw2v_v8 acc8[HSW2V_MAX_BLOCK];
+#else
+    const int d8 = 0, d4 = 0;
 #endif
     float K[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK], f[HSW2V_MAX_BLOCK], g[HSW2V_MAX_BLOCK];
     float mix[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];
-#ifdef HSW2V_VECTOR
-    hsw2v_v8 acc[HSW2V_MAX_BLOCK];
-#endif
     double loss = 0.0, fsum = 0.0;
 
     for (int b = 0; b < B; b++) {
@@ -95,7 +147,7 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
         for (int k = 0; k < d; k++)
             work[b][k] = 0.0f;
     }
-    HSW2V_BLOCK_DOTS(B, y[0]);
+    HSW2V_BLOCK_DOTS(y[0]);
     for (int b = 0; b < B; b++) {
         f[b] = HSW2V_ACC_SUM(b);
         for (int k = d8; k < d; k++)
@@ -118,21 +170,22 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
             /* one pass: node j's B updates and node j+1's B dot products */
             const float *yn = y[j + 1];
 #ifdef HSW2V_VECTOR
-            for (int b = 0; b < B; b++) acc[b] = (hsw2v_v8){0};
-            for (int k = 0; k < d8; k += 8) {
-                hsw2v_v8 r = HSW2V_LOAD(yj + k), nv = HSW2V_LOAD(yn + k), step = r;
-                for (int b = 0; b < B; b++) {
-                    hsw2v_v8 xv = HSW2V_LOAD(x[b] + k);
-                    HSW2V_STORE(work[b] + k, HSW2V_LOAD(work[b] + k) + g[b] * r);
-                    step += g[b] * xv;
-                    acc[b] += xv * nv;
-                }
-                HSW2V_STORE(yj + k, step);
-            }
+            HSW2V_ZERO16();
+            for (int b = 0; b < B; b++) acc8[b] = (hsw2v_v8){0};
+            HSW2V_UPDATE_DOT16();
+            HSW2V_UPDATE_DOT_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, acc8, d16, d8)
 #endif
             for (int b = 0; b < B; b++)
                 f[b] = HSW2V_ACC_SUM(b);
-            for (int k = d8; k < d; k++) {
+#ifdef HSW2V_VECTOR
+            if (d4 > d8) { /* 4 updates at once; the dots' tails one by one (yn is not updated) */
+                HSW2V_UPDATE_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
+                for (int b = 0; b < B; b++)
+                    for (int k = d8; k < d4; k++)
+                        f[b] += x[b][k] * yn[k];
+            }
+#endif
+            for (int k = d4; k < d; k++) {
                 float r = yj[k], step = r;
                 for (int b = 0; b < B; b++) {
                     work[b][k] += g[b] * r;
@@ -143,16 +196,11 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
             }
         } else {
 #ifdef HSW2V_VECTOR
-            for (int k = 0; k < d8; k += 8) {
-                hsw2v_v8 r = HSW2V_LOAD(yj + k), step = r;
-                for (int b = 0; b < B; b++) {
-                    HSW2V_STORE(work[b] + k, HSW2V_LOAD(work[b] + k) + g[b] * r);
-                    step += g[b] * HSW2V_LOAD(x[b] + k);
-                }
-                HSW2V_STORE(yj + k, step);
-            }
+            HSW2V_UPDATE16();
+            HSW2V_UPDATE_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, d16, d8)
+            HSW2V_UPDATE_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
 #endif
-            for (int k = d8; k < d; k++) {
+            for (int k = d4; k < d; k++) {
                 float r = yj[k], step = r;
                 for (int b = 0; b < B; b++) {
                     work[b][k] += g[b] * r;

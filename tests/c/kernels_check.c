@@ -27,7 +27,7 @@ int main(void) {
     static float table_values[HSW2V_SIGMOID_TABLE_SIZE + 1];
     hsw2v_sigmoid_table sig;
     hsw2v_sigmoid_table_init(&sig, table_values);
-    const int dims[] = {1, 7, 8, 13, 16, 31, 100, 300};
+    const int dims[] = {1, 7, 8, 13, 16, 20, 28, 31, 44, 50, 100, 200, 300};
     enum { MAXD = 300, L = 6 };
     static float x[4][MAXD], work[4][MAXD], y[L][MAXD], h[MAXD], row[MAXD], nxt[MAXD];
     for (unsigned t = 0; t < sizeof(dims) / sizeof(dims[0]); t++) {
