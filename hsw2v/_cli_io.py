@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from typing import Any
+
+from hsw2v._paths import require_regular_file
+from hsw2v.persist import atomic_temp
 
 PROG = "hsw2v"
 
@@ -70,6 +72,10 @@ def _need_file(path: str, what: str = "") -> None:
         raise CommandError(f"{path}: no such file" + (f" ({what})" if what else ""))
     if os.path.isdir(path):
         raise CommandError(f"{path}: is a directory, expected a file")
+    try:
+        require_regular_file(path)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _need_writable(path: str) -> None:
@@ -80,13 +86,12 @@ def _need_writable(path: str) -> None:
         raise CommandError(f"{path}: cannot write there, folder {folder} does not exist")
     if os.path.isdir(path):
         raise CommandError(f"{path}: is a directory, expected a file name")
-    try:  # what a save does first: a temporary file next to the target (os.access is not
-        # enough: it ignores read-only mounts and answers yes to root everywhere)
-        fd, probe = tempfile.mkstemp(prefix=".hsw2v-write-test-", dir=folder)
+    try:  # what a save does first: its temporary file beside the (real) target (os.access
+        # is not enough: it ignores read-only mounts and answers yes to root everywhere)
+        fd, probe = atomic_temp(path)
     except OSError as exc:
         raise CommandError(
-            f"{path}: cannot write there, folder {folder} is not writable ({exc.strerror}); "
-            "choose another output path"
+            f"{path}: cannot write there ({exc.strerror}); choose another output path"
         ) from None
     os.close(fd)
     os.unlink(probe)

@@ -58,6 +58,7 @@ from hsw2v._schedule import Schedule
 from hsw2v._shards import cut_shard, expand_paths, plan_ranges, splittable_size
 from hsw2v._train import Progress
 from hsw2v.corpora import MAX_WORDS_IN_BATCH
+from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.params import TASK
 from hsw2v.word2vec import Word2Vec
@@ -397,6 +398,9 @@ class _Run:
         del snapshot, updates  # the scheduler keeps what later tasks still need
         self._watch(stats, schedule, len(self.shards))
         syn0, syn1, syn1neg = self.result(final, "collecting the trained model")
+        rows = count_nonfinite_rows({"wv.vectors": syn0, "syn1": syn1, "syn1neg": syn1neg})
+        if any(rows.values()):  # a merge of finite deltas can still overflow
+            raise _diverged(model, model.epochs - 1, "when the rounds were merged", rows)
         model.wv.vectors, model.syn1, model.syn1neg = syn0, syn1, syn1neg
         model.wv.norms = None
         client.cancel(spec_f)
@@ -408,6 +412,8 @@ class _Run:
         loss = 0.0
         for g, (epoch, done, future) in enumerate(stats):
             s = self.result(future, f"round {g + 1} of {len(stats)} (epoch {epoch + 1})")
+            if not math.isfinite(s["loss"]):  # a job met non-finite weights (the kernels' check)
+                raise _diverged(model, epoch, f"in round {g + 1} of {len(stats)}")
             trained += s["kept"]
             raw += s["raw"]
             loss += s["loss"]
@@ -453,6 +459,19 @@ class _Run:
             raw / max(seconds, 1e-9),
             len(stats),
         )
+
+
+def _diverged(model, epoch: int, where: str, rows: dict | None = None):
+    """The error of distributed training whose weights became NaN or infinite: the same
+    :class:`~hsw2v.divergence.TrainingDivergedError` one machine raises (no model is
+    returned)."""
+    return TrainingDivergedError(
+        f"distributed training diverged in epoch {epoch + 1} of {model.epochs} ({where}): the "
+        f"weights became NaN or infinite at alpha={model.alpha:g}. Train again with a lower "
+        f"alpha, e.g. alpha={model.alpha / 10:g}",
+        nonfinite_rows=rows,
+        epoch=epoch,
+    )
 
 
 def run_spec(model: Word2Vec, run_id: str, max_sentence_length: int) -> tasks.RunSpec:

@@ -27,6 +27,7 @@ import numpy as np
 
 from hsw2v._layer import fill_log_proba, path_batch
 from hsw2v._layer_args import check_seed as _seed
+from hsw2v._layer_args import checked_features
 from hsw2v._layer_args import positive_int as _positive_int
 from hsw2v._layer_files import LayerFiles
 from hsw2v._layer_fit import LayerFitting
@@ -171,6 +172,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
                 self.root_intercept = np.zeros(self._wide.width, dtype=np.float32)
         self.input_weights: np.ndarray | None = None
         self.history: list[float] = []
+        self._structure = self._freeze_structure()
         # row-wise AdaGrad accumulators of `fit(optimizer="adagrad")`: (W_in rows, inner nodes)
         self._adagrad: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -280,6 +282,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         >>> layer.log_prob(np.zeros((2, 2)), [0, 3]).round(4).tolist()  # log(1/4)
         [-1.3863, -1.3863]
         """
+        self._check_state()
         H = self._hidden(H, "log_prob")
         y = self._labels(y, len(H))
         loss, _ = path_batch(H, self.weights, *self._tree_arrays(), y, False, 0.0, self.intercept)
@@ -316,6 +319,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         return self._distribution(self._hidden(H, "proba"), out, exp=True)
 
     def _distribution(self, H, out, exp: bool) -> np.ndarray:
+        self._check_state()
         V = self.n_classes
         if out is None:
             out = np.empty((len(H), V), dtype=np.float64)
@@ -374,6 +378,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         >>> idx.tolist(), p.round(3).tolist()
         ([[1, 0]], [[0.644, 0.237]])
         """
+        self._check_state()
         H = self._hidden(H, "topk")
         k = _positive_int(k, "k")
         if k > self.n_classes:
@@ -425,6 +430,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         >>> g.nodes.tolist(), g.rows.astype(float).round(4).tolist()  # (sigmoid(1) - 1) * h
         ([0], [[-0.2689, -0.2689]])
         """
+        self._check_state()
         H = self._hidden(H, "backward")
         y = self._labels(y, len(H))
         tree = self._tree_arrays()
@@ -486,11 +492,56 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         lr = float(lr)
         if not np.isfinite(lr) or lr <= 0:
             raise ValueError(f"lr must be a positive finite number, got {lr}")
+        self._check_state()
         H = self._hidden(H, "update")
         y = self._labels(y, len(H))
+        saved = self._rows_on_paths(y)
         root = self._root_step(H, y, lr)
         _, grad = path_batch(H, self.weights, *self._tree_arrays(), y, True, lr, self.intercept)
+        self._refuse_divergence(saved, lr)
         return grad if root is None else grad + root[0]
+
+    def _rows_on_paths(self, y) -> tuple:
+        """The inner nodes the batch's paths visit, and a copy of every parameter
+        :meth:`update` may change there (restored if the step diverges)."""
+        codes, points, lengths = self._tree_arrays()
+        width = points.shape[1] if points.ndim == 2 else 0
+        on_path = np.arange(width) < lengths[y][:, None]
+        nodes = np.unique(points[y][on_path])
+        copies = {"weights": self.weights[nodes]}
+        if self.intercept is not None:
+            copies["intercept"] = self.intercept[nodes]
+        for name in ("root_weights", "root_intercept"):
+            if getattr(self, name) is not None:
+                copies[name] = getattr(self, name).copy()
+        return nodes, copies
+
+    def _refuse_divergence(self, saved, lr: float) -> None:
+        """After a step: if a changed parameter is no longer finite, put every changed one
+        back and raise :class:`~hsw2v.divergence.TrainingDivergedError` (as ``fit`` does)."""
+        nodes, copies = saved
+        changed = {
+            name: (getattr(self, name)[nodes] if name in ("weights", "intercept")
+                   else getattr(self, name))
+            for name in copies
+        }
+        bad = {name: int((~np.isfinite(arr)).any(axis=-1).sum()) if arr.ndim > 1
+               else int((~np.isfinite(arr)).sum()) for name, arr in changed.items()}
+        if not any(bad.values()):
+            return
+        for name, before in copies.items():
+            if name in ("weights", "intercept"):
+                getattr(self, name)[nodes] = before
+            else:
+                getattr(self, name)[...] = before
+        from hsw2v.divergence import TrainingDivergedError
+
+        raise TrainingDivergedError(
+            f"update diverged at lr={lr:g}: the step made weights NaN or infinite "
+            f"({', '.join(f'{k}: {v} rows' for k, v in bad.items() if v)}); they were put "
+            "back as they were before the step. Lower lr or scale H",
+            nonfinite_rows={k: v for k, v in bad.items() if v},
+        )
 
     def transform(self, X) -> np.ndarray:
         """The hidden vectors ``h = x W_in`` of the fitted classifier (float32 n x dim) from
@@ -502,6 +553,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
                 "driven by your own model takes hidden vectors: log_proba(H), proba(H), "
                 "topk(H, k))"
             )
+        self._check_state()
         X = self._features(X, "transform")
         return np.ascontiguousarray(X @ self.input_weights, dtype=np.float32)
 
@@ -516,6 +568,92 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         return self.topk(self.transform(X), 1)[0][:, 0]
 
     # ------------------------------------------------------------------ helpers
+    def _structure_arrays(self) -> list:
+        """Every array the kernels follow as indices (the tree, its child table and order,
+        the wide root's frontier), as the layer holds them now."""
+        arrays = [self.tree, self.tree.codes, self.tree.points, self.tree.lengths,
+                  self.children, self.order]
+        if self._wide is not None:
+            below = self._wide.below
+            arrays += [self._wide, self._wide.children, self._wide.slot, self._wide.expanded,
+                       below, below.codes, below.points, below.lengths]
+        return arrays
+
+    def _freeze_structure(self) -> tuple:
+        """Make the checked index arrays read-only (an in-place edit then raises numpy's
+        "assignment destination is read-only") and remember them (:meth:`_check_state`)."""
+        arrays = self._structure_arrays()
+        for arr in arrays:
+            if isinstance(arr, np.ndarray):
+                arr.flags.writeable = False
+        return (tuple(arrays), self.n_classes, self.root)
+
+    def _check_state(self) -> None:
+        """Before each kernel call, in O(1): the index arrays are those checked when the
+        layer was built, and every weight array has the shape and dtype the kernels index
+        (a ValueError naming the attribute otherwise). The kernels do not check bounds, so
+        an attribute replaced after construction must not reach them."""
+        structure = getattr(self, "_structure", None)
+        now = self._structure_arrays()
+        if (
+            structure is None
+            or len(now) != len(structure[0])
+            or any(a is not b for a, b in zip(now, structure[0], strict=False))
+            or (self.n_classes, self.root) != structure[1:]
+        ):
+            self._recheck_tree()
+        n_classes = self.n_classes
+        inner = n_classes - 1
+        expect = {"weights": ((inner, self.dim), np.float32)}
+        if self.intercept is not None:
+            expect["intercept"] = ((inner,), np.float32)
+        if self._wide is not None:
+            expect["root_weights"] = ((self._wide.width, self.dim), np.float32)
+            if self.root_intercept is not None:
+                expect["root_intercept"] = ((self._wide.width,), np.float32)
+        if self.input_weights is not None:
+            m = getattr(self.input_weights, "shape", (0,))[0]
+            expect["input_weights"] = ((m, self.dim), np.float32)
+        for name, (shape, dtype) in expect.items():
+            arr = getattr(self, name)
+            if (
+                not isinstance(arr, np.ndarray)
+                or arr.shape != shape
+                or arr.dtype != dtype
+                or not arr.flags.c_contiguous
+            ):
+                got = (
+                    f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray)
+                    else type(arr).__name__
+                )
+                raise ValueError(
+                    f"layer.{name} must be a C-contiguous {np.dtype(dtype)} array of "
+                    f"shape {shape}, got {got}: assign e.g. "
+                    f"np.ascontiguousarray(values, dtype=np.float32) of that shape"
+                )
+
+    def _recheck_tree(self) -> None:
+        """The tree was replaced (or the layer unpickled): check it in full, as the
+        constructor does, and derive the child table, order and wide root again from it."""
+        tree = self.tree
+        codes = np.ascontiguousarray(tree.codes, dtype=np.uint8)
+        points = np.ascontiguousarray(tree.points, dtype=np.int32)
+        lengths = np.ascontiguousarray(tree.lengths, dtype=np.int32)
+        try:
+            children, root, order = check_tree(codes, points, lengths)
+        except ValueError as exc:
+            raise ValueError(f"layer.tree was replaced by an invalid tree: {exc}") from None
+        if len(lengths) != self.n_classes:
+            raise ValueError(
+                f"layer.tree was replaced by a tree of {len(lengths)} classes, but the layer "
+                f"has {self.n_classes}: build a new layer for another number of classes"
+            )
+        self.tree = HuffmanTree(codes=codes, points=points, lengths=lengths)
+        self.children, self.root, self.order = children, root, order
+        if self._wide is not None:
+            self._wide = WideRoot(self.tree, children, order, self._wide.width)
+        self._structure = self._freeze_structure()
+
     def _tree_arrays(self):
         """The paths the kernels walk: the whole tree's, or below a wide root's children."""
         tree = self.tree if self._wide is None else self._wide.below
@@ -566,14 +704,13 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
     def _features(self, X, method: str):
         """Features, dense C-contiguous float32 or CSR with float32 data, checked finite, with
         the fitted number of columns (once fitted), or an error that says what was expected."""
-        import scipy.sparse as sp
 
         m = None if self.input_weights is None else self.input_weights.shape[0]
         want = f"{method}(X) takes features, a 2-D numeric array or SciPy CSR matrix (n, " + (
             f"{m})" if m is not None else "m)"
         )
         if _is_sparse(X):
-            X = sp.csr_matrix(X, dtype=np.float32)
+            X = checked_features(X)  # every id checked before any product reads with it
             values = X.data
         else:
             X = np.asarray(X)
