@@ -5,6 +5,7 @@ bundle, word2vec.c text or binary) by its name or first bytes.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import zipfile
@@ -90,8 +91,12 @@ def _need_writable(path: str) -> None:
         # is not enough: it ignores read-only mounts and answers yes to root everywhere)
         fd, probe = atomic_temp(path)
     except OSError as exc:
+        where = (
+            "the file name is too long" if exc.errno == errno.ENAMETOOLONG
+            else f"folder {os.path.dirname(os.path.realpath(path))} is not writable"
+        )  # fmt: skip
         raise CommandError(
-            f"{path}: cannot write there ({exc.strerror}); choose another output path"
+            f"{path}: cannot write there, {where} ({exc.strerror}); choose another output path"
         ) from None
     os.close(fd)
     os.unlink(probe)

@@ -170,6 +170,21 @@ class CorpusReadError(ValueError):
     that are not UTF-8. The message names the file and the line."""
 
 
+class CorpusDecodeError(CorpusReadError, UnicodeDecodeError):
+    """A corpus line that is not UTF-8: a :class:`CorpusReadError` naming the file and line,
+    and still the ``UnicodeDecodeError`` (with its position) that code written for gensim
+    catches."""
+
+    def __init__(self, message: str, cause: UnicodeDecodeError):
+        UnicodeDecodeError.__init__(
+            self, cause.encoding, cause.object, cause.start, cause.end, cause.reason
+        )
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 def _file_lines(fin, name) -> Iterator[str]:
     """The lines of an open binary file, decoded, each at most :data:`MAX_LINE_BYTES`
     long; every read or decode failure becomes a :class:`CorpusReadError` naming ``name``
@@ -200,9 +215,10 @@ def _file_lines(fin, name) -> Iterator[str]:
         try:
             yield line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise CorpusReadError(
+            raise CorpusDecodeError(
                 f"{where}: line {number} is not UTF-8 ({exc.reason} at byte {exc.start}): "
-                "convert the file to UTF-8 first"
+                "convert the file to UTF-8 first",
+                exc,
             ) from None
 
 

@@ -273,6 +273,11 @@ class _Run:
         model, started = self.model, time.perf_counter()
         sizes = [splittable_size(p) for p in paths]
         self.shards = [s for s in plan_ranges(paths, n_shards, sizes) if s]
+        if not self.shards:  # every file empty: nothing to count (as Word2Vec's own error)
+            raise EmptyCorpusError(
+                f"the corpus is empty: no bytes in {', '.join(map(repr, paths))}; give "
+                "files with one sentence per line"
+            )
         mark_every = max(1, min(10_000, sync_every // (4 * len(self.shards) or 1)))
         counts, self.marks = [], []
         for k, shard in enumerate(self.shards):

@@ -34,6 +34,7 @@ Example
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -157,6 +158,17 @@ def atomic_temp(path) -> tuple[int, str]:
     """
     target = _real_target(path)
     directory, base = os.path.split(target)
+    try:
+        name_max = os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    if len(os.fsencode(base)) > name_max:  # fail before writing, not at the final rename
+        raise OSError(
+            errno.ENAMETOOLONG,
+            f"file name of {len(os.fsencode(base))} bytes, longer than the {name_max} the "
+            "folder allows",
+            target,
+        )
     prefix, suffix = _temp_affixes(base)
     try:
         mode = os.stat(target).st_mode & 0o7777
