@@ -495,52 +495,83 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         self._check_state()
         H = self._hidden(H, "update")
         y = self._labels(y, len(H))
-        saved = self._rows_on_paths(y)
+        # Divergence check (design note in _refuse_divergence): a step of at most
+        # lr * B * max|h| <= 1e30 per weight cannot turn finite weights infinite, so only
+        # a larger step copies the rows it may change first.
+        careful = not lr * len(H) * float(np.abs(H).max(initial=0.0)) <= _SAFE_STEP
+        saved = self._rows_on_paths(y, nodes=careful)
         root = self._root_step(H, y, lr)
-        _, grad = path_batch(H, self.weights, *self._tree_arrays(), y, True, lr, self.intercept)
-        self._refuse_divergence(saved, lr)
+        loss, grad = path_batch(
+            H, self.weights, *self._tree_arrays(), y, True, lr, self.intercept
+        )
+        if careful or not (np.isfinite(loss).all() and np.isfinite(grad).all()):
+            self._refuse_divergence(y, saved, lr)
+        elif root is not None and not all(
+            np.isfinite(a).all() for a in (self.root_weights, self.root_intercept) if a is not None
+        ):
+            self._refuse_divergence(y, saved, lr)
         return grad if root is None else grad + root[0]
 
-    def _rows_on_paths(self, y) -> tuple:
-        """The inner nodes the batch's paths visit, and a copy of every parameter
-        :meth:`update` may change there (restored if the step diverges)."""
+    def _nodes_on_paths(self, y) -> np.ndarray:
+        """The inner nodes (rows of ``weights``) the paths of classes ``y`` visit."""
         codes, points, lengths = self._tree_arrays()
         width = points.shape[1] if points.ndim == 2 else 0
         on_path = np.arange(width) < lengths[y][:, None]
-        nodes = np.unique(points[y][on_path])
-        copies = {"weights": self.weights[nodes]}
-        if self.intercept is not None:
-            copies["intercept"] = self.intercept[nodes]
+        return np.unique(points[y][on_path])
+
+    def _rows_on_paths(self, y, nodes: bool = True) -> dict:
+        """A copy of every parameter :meth:`update` may change (the rows on the batch's
+        paths only when ``nodes``; the wide root's always, K rows), put back if the step
+        diverges."""
+        copies = {}
+        if nodes:
+            rows = self._nodes_on_paths(y)
+            copies["weights"] = (rows, self.weights[rows])
+            if self.intercept is not None:
+                copies["intercept"] = (rows, self.intercept[rows])
         for name in ("root_weights", "root_intercept"):
             if getattr(self, name) is not None:
-                copies[name] = getattr(self, name).copy()
-        return nodes, copies
+                copies[name] = (slice(None), getattr(self, name).copy())
+        return copies
 
-    def _refuse_divergence(self, saved, lr: float) -> None:
-        """After a step: if a changed parameter is no longer finite, put every changed one
-        back and raise :class:`~hsw2v.divergence.TrainingDivergedError` (as ``fit`` does)."""
-        nodes, copies = saved
-        changed = {
-            name: (getattr(self, name)[nodes] if name in ("weights", "intercept")
-                   else getattr(self, name))
-            for name in copies
-        }
-        bad = {name: int((~np.isfinite(arr)).any(axis=-1).sum()) if arr.ndim > 1
-               else int((~np.isfinite(arr)).sum()) for name, arr in changed.items()}
-        if not any(bad.values()):
-            return
-        for name, before in copies.items():
-            if name in ("weights", "intercept"):
-                getattr(self, name)[nodes] = before
-            else:
-                getattr(self, name)[...] = before
+    def _refuse_divergence(self, y, saved: dict, lr: float) -> None:
+        """After a step: if a parameter it changed is no longer finite, put back what was
+        copied and raise :class:`~hsw2v.divergence.TrainingDivergedError` (as ``fit`` does).
+
+        Design note. The copy is taken only for steps that could overflow: a weight changes
+        by at most ``lr * |g| * |h| <= lr * max|h|`` per example (``|g| <= 1``), so by at most
+        ``lr * B * max|h|`` per batch; at or below 1e30, less than half a float32 unit in the
+        last place at the largest finite value (2**104), a finite weight stays finite. A NaN
+        can then only come from a dot product that overflowed on weights already near the
+        float32 limit, which the step's loss or gradient shows (non-finite); those rows are
+        then found but cannot be put back, and the error says so."""
         from hsw2v.divergence import TrainingDivergedError
 
+        rows = saved["weights"][0] if "weights" in saved else self._nodes_on_paths(y)
+        bad = {"weights": int((~np.isfinite(self.weights[rows])).any(axis=1).sum())}
+        if self.intercept is not None:
+            bad["intercept"] = int((~np.isfinite(self.intercept[rows])).sum())
+        for name in ("root_weights", "root_intercept"):
+            arr = getattr(self, name)
+            if arr is not None:
+                bad[name] = int((~np.isfinite(arr.reshape(len(arr), -1))).any(axis=1).sum())
+        bad = {k: v for k, v in bad.items() if v}
+        if not bad:
+            return
+        for name, (where, before) in saved.items():
+            getattr(self, name)[where] = before
+        restored = all(name in saved for name in bad)
         raise TrainingDivergedError(
             f"update diverged at lr={lr:g}: the step made weights NaN or infinite "
-            f"({', '.join(f'{k}: {v} rows' for k, v in bad.items() if v)}); they were put "
-            "back as they were before the step. Lower lr or scale H",
-            nonfinite_rows={k: v for k, v in bad.items() if v},
+            f"({', '.join(f'{k}: {v} rows' for k, v in bad.items())}); "
+            + (
+                "they were put back as they were before the step. Lower lr or scale H"
+                if restored
+                else "the weights on those paths were already near the float32 limit before "
+                "the step, and are left as they are: reset them (e.g. layer.weights[:] = 0) "
+                "and lower lr"
+            ),
+            nonfinite_rows=bad,
         )
 
     def transform(self, X) -> np.ndarray:
@@ -751,6 +782,9 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
     def __repr__(self) -> str:
         wide = "" if self._wide is None else f", root_width={self._wide.width}"
         return f"HierarchicalSoftmax(n_classes={self.n_classes}, dim={self.dim}{wide})"
+
+
+_SAFE_STEP = 1e30  # see HierarchicalSoftmax._refuse_divergence
 
 
 def _is_sparse(a) -> bool:

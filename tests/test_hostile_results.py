@@ -145,3 +145,15 @@ def test_a_two_class_layer_gives_exact_distributions():
     assert np.allclose(np.exp(layer.log_prob(H, [0, 0])), P[:, 0])
     idx, p = layer.topk(H, 2)
     assert np.allclose(p.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("lr", [0.1, 1e3, 1e30])
+def test_update_on_weights_near_the_float32_limit_never_leaves_them_nonfinite(lr):
+    layer = HierarchicalSoftmax.balanced(4, dim=2)
+    layer.weights[:] = [[3e38, -3e38]] * 3  # finite, but their products with H overflow
+    H = np.full((2, 2), 10.0, dtype=np.float32)
+    try:
+        layer.update(H, [0, 3], lr=lr)
+    except TrainingDivergedError as exc:
+        assert "update diverged" in str(exc)
+    assert np.isfinite(layer.weights).all()
