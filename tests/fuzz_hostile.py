@@ -452,7 +452,9 @@ def run_batch(cases: list[dict], timeout: float) -> dict:
     return {"outcomes": outcomes, "failures": failures}
 
 
-def fuzz(family: str, inputs: int, batch: int, seed: int, seconds: float = 0.0) -> dict:
+def fuzz(
+    family: str, inputs: int, batch: int, seed: int, seconds: float = 0.0, verbose: bool = False
+) -> dict:
     """Run ``inputs`` cases of ``family`` (or for ``seconds``); returns the tally and the
     failures."""
     rng = random.Random(seed)
@@ -461,7 +463,7 @@ def fuzz(family: str, inputs: int, batch: int, seed: int, seconds: float = 0.0) 
     while tried < inputs or (seconds and time.perf_counter() - started < seconds):
         size = min(batch, inputs - tried) if inputs else batch
         cases = [{"family": family, "rng": rng.randrange(2**32)} for _ in range(size)]
-        result = run_batch(cases, timeout=max(120.0, size * 1.0))
+        result = run_batch(cases, timeout=max(300.0, size * 3.0))
         tried += len(cases)
         for outcome in result["outcomes"].values():
             key = outcome.split(":")[0]
@@ -472,6 +474,9 @@ def fuzz(family: str, inputs: int, batch: int, seed: int, seconds: float = 0.0) 
         failures += result["failures"]
         for case, why in result["failures"]:
             print(f"FAILURE: {why}\n  case: {json.dumps(case)}", flush=True)
+        if verbose:
+            print(f"{time.perf_counter() - started:7.0f}s  cases: {tried}  failures: "
+                  f"{len(failures)}  {json.dumps(dict(sorted(tally.items())))}", flush=True)  # fmt: skip
         if not seconds and inputs == 0:
             break
     return {"tried": tried, "seconds": time.perf_counter() - started, "tally": tally,
@@ -493,7 +498,7 @@ def main(argv=None) -> int:
         result = run_batch([json.loads(args.replay)], timeout=300)
         print(result)
         return 1 if result["failures"] else 0
-    result = fuzz(args.family, args.inputs, args.batch, args.seed)
+    result = fuzz(args.family, args.inputs, args.batch, args.seed, verbose=True)
     print(f"family {args.family}: {result['tried']} cases in {result['seconds']:.0f}s; "
           f"failures: {len(result['failures'])}")  # fmt: skip
     for key, n in sorted(result["tally"].items()):

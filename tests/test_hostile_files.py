@@ -301,3 +301,22 @@ def test_ctrl_c_while_the_temporary_file_is_removed_still_removes_it(tmp_path, m
             os.close(fd)
             raise RuntimeError("the write failed")
     assert leftovers(tmp_path) == [] and not (tmp_path / "x.bin").exists()
+
+
+def test_keyed_vectors_save_never_writes_what_load_would_refuse(tmp_path):
+    model = small_model()
+    path = tmp_path / "kv.hsw2v"
+    model.wv.save(path)
+    before = path.read_bytes()
+    model.wv.vectors = np.zeros((len(model.wv) + 40, model.vector_size), np.float32)
+    with pytest.raises(ValueError, match="KeyedVectors.load\\(\\) would refuse"):
+        model.wv.save(path)
+    assert path.read_bytes() == before and leftovers(tmp_path) == []
+
+
+def test_a_layer_with_misshapen_weights_is_not_saved(tmp_path):
+    layer = HierarchicalSoftmax.balanced(4, dim=3)
+    layer.weights = np.zeros((1, 3), np.float32)
+    with pytest.raises(ValueError, match="layer.weights must be"):
+        layer.save(tmp_path / "layer.hsw2v")
+    assert not (tmp_path / "layer.hsw2v").exists()
