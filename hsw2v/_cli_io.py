@@ -5,12 +5,15 @@ bundle, word2vec.c text or binary) by its name or first bytes.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from typing import Any
+
+from hsw2v._paths import require_regular_file
+from hsw2v.persist import atomic_temp
 
 PROG = "hsw2v"
 
@@ -70,6 +73,10 @@ def _need_file(path: str, what: str = "") -> None:
         raise CommandError(f"{path}: no such file" + (f" ({what})" if what else ""))
     if os.path.isdir(path):
         raise CommandError(f"{path}: is a directory, expected a file")
+    try:
+        require_regular_file(path)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _need_writable(path: str) -> None:
@@ -80,13 +87,16 @@ def _need_writable(path: str) -> None:
         raise CommandError(f"{path}: cannot write there, folder {folder} does not exist")
     if os.path.isdir(path):
         raise CommandError(f"{path}: is a directory, expected a file name")
-    try:  # what a save does first: a temporary file next to the target (os.access is not
-        # enough: it ignores read-only mounts and answers yes to root everywhere)
-        fd, probe = tempfile.mkstemp(prefix=".hsw2v-write-test-", dir=folder)
+    try:  # what a save does first: its temporary file beside the (real) target (os.access
+        # is not enough: it ignores read-only mounts and answers yes to root everywhere)
+        fd, probe = atomic_temp(path)
     except OSError as exc:
+        where = (
+            "the file name is too long" if exc.errno == errno.ENAMETOOLONG
+            else f"folder {os.path.dirname(os.path.realpath(path))} is not writable"
+        )  # fmt: skip
         raise CommandError(
-            f"{path}: cannot write there, folder {folder} is not writable ({exc.strerror}); "
-            "choose another output path"
+            f"{path}: cannot write there, {where} ({exc.strerror}); choose another output path"
         ) from None
     os.close(fd)
     os.unlink(probe)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 
+from hsw2v._paths import require_regular_file
+
 # logged under the public module's name, which users (and their log filters) know
 logger = logging.getLogger("hsw2v.gensim_compat")
 
@@ -20,9 +22,10 @@ def is_pickle(path) -> bool:
     """Whether ``path`` starts like a pickle of protocol 2 or later (what gensim's ``save()``
     writes), judged from its first byte; the file is not unpickled."""
     try:
+        require_regular_file(path)  # a FIFO would block the open
         with open(path, "rb") as fh:
             return fh.read(1) == _PICKLE_PROTOCOL_MARK
-    except OSError:
+    except (OSError, ValueError):
         return False
 
 

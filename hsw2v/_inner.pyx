@@ -356,26 +356,46 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
 # Corpus to ids (holds the GIL: dictionary lookups), and exact log-probabilities.
 # --------------------------------------------------------------------------------------------
 
-def encode_sentences(list sentences, dict key_to_index):
+def encode_sentences(list sentences, dict key_to_index, Py_ssize_t n_words=-1):
     """Map a list of token lists to ``(ids int32, ends int64, raw_words)``; unknown tokens are
-    dropped (as gensim does), sentences are kept whole however long."""
-    cdef Py_ssize_t total = 0, k = 0, s = 0
+    dropped (as gensim does), sentences are kept whole however long.
+
+    Nothing about the user's objects is trusted: a sentence that is not exactly a ``list``
+    (a list subclass, a tuple, a lazy sequence) is read once into a list, whatever its
+    ``len()`` says, and the write into the id buffer is bounded by its size even so (a
+    token's ``__hash__`` may run code that changes a sentence). With ``n_words >= 0`` every
+    id must lie in ``[0, n_words)`` (the rows the kernels will index)."""
+    cdef Py_ssize_t total = 0, k = 0, s = 0, id_
     cdef object sentence, token, index
+    cdef list read = []
     for sentence in sentences:
         if isinstance(sentence, (str, bytes)):
             raise TypeError(
                 "a sentence is a string; each sentence must be a list of str tokens "
                 "(split your text first, or use LineSentence)")
-        total += len(sentence)
+        if type(sentence) is not list:
+            sentence = list(sentence)
+        read.append(sentence)
+        total += len(<list>sentence)
     ids = np.empty(total, dtype=np.int32)
-    ends = np.empty(len(sentences), dtype=np.int64)
+    ends = np.empty(len(read), dtype=np.int64)
     cdef int32_t[::1] ids_view = ids
     cdef int64_t[::1] ends_view = ends
-    for sentence in sentences:
-        for token in sentence:
+    for sentence in read:
+        for token in <list>sentence:
             index = key_to_index.get(token)
             if index is not None:
-                ids_view[k] = <int32_t>index
+                id_ = index
+                if k >= total:
+                    raise RuntimeError(
+                        f"sentence #{s} changed while its tokens were read (it now holds more "
+                        "tokens than it did): do not change the corpus while training reads it")
+                if n_words >= 0 and not 0 <= id_ < n_words:
+                    raise RuntimeError(
+                        f"the vocabulary maps token {token!r} to id {id_}, outside the "
+                        f"{n_words} rows of the weights: do not change wv.key_to_index while "
+                        "training runs")
+                ids_view[k] = <int32_t>id_
                 k += 1
         ends_view[s] = k
         s += 1

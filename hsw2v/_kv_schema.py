@@ -17,6 +17,7 @@ object is built on it.
 
 from __future__ import annotations
 
+import json
 import logging
 
 import numpy as np
@@ -35,6 +36,15 @@ def save_kv(kv, fname, separately, sep_limit, ignore, pickle_protocol):
     stored = ("vectors", "index_to_key", "key_to_index", "expandos", "vector_size")
     explain_save_options(separately, sep_limit, ignore, pickle_protocol, stored)
     meta, arrays = kv_bundle_parts(kv)
+    try:  # save() never writes what load() would refuse: load's checks first
+        kv_from_bundle_parts(type(kv), meta, arrays, source=str(fname))
+        json.dumps(meta["index_to_key"], ensure_ascii=False).encode("utf-8")
+    except (ValueError, TypeError) as exc:
+        detail = str(exc).split("holds inconsistent KeyedVectors data: ", 1)[-1]
+        raise ValueError(
+            f"not saved to {str(fname)!r}: KeyedVectors.load() would refuse these vectors "
+            f"({detail}); nothing was written"
+        ) from None
     save_bundle(fname, BUNDLE_KIND, meta, arrays)
 
 

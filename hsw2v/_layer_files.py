@@ -32,6 +32,7 @@ class LayerFiles:
         >>> HierarchicalSoftmax.load(path).n_classes
         5
         """
+        self._check_state()  # a replaced tree or misshapen weights: refused, nothing written
         arrays = {
             "weights": self.weights,
             "codes": self.tree.codes,

@@ -75,6 +75,7 @@ class LayerFitting:
                 f"optimizer={optimizer!r} does not train a wide root (root_width="
                 f"{len(self.root_weights)}): use optimizer='sgd', or a layer without root_width"
             )
+        self._check_state()
         X = self._features(X, "fit")
         n, m = X.shape
         if isinstance(X, np.ndarray):

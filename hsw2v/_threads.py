@@ -29,6 +29,15 @@ The contract instead:
 
 Finally each thread is joined for a moment, so that none is still listed by
 ``threading.enumerate()`` when the ``with`` block ends.
+
+5. One exception: a thread started with ``abandon_after=SECONDS`` runs only user code that
+   never writes the model (the producer that reads the user's corpus iterator and turns it
+   into jobs). If the pool is stopping and such a thread has not finished SECONDS later, it
+   is stuck in the user's code (a network stream, a queue whose producer died) and the
+   wait stops waiting for it: Ctrl-C then returns promptly. Whatever it makes afterwards is
+   dropped (the job queue refuses items once ``stop`` is set), and it ends, unlisted by no
+   one, when the user's iterator returns; it is a daemon thread, so it never keeps the
+   interpreter alive.
 """
 
 from __future__ import annotations
@@ -44,13 +53,14 @@ _TIDY_SECONDS = 1.0  # how long the final joins wait for threads already marked 
 
 
 class _Worker:
-    __slots__ = ("thread", "done", "finished")
+    __slots__ = ("thread", "done", "finished", "abandon_after")
 
-    def __init__(self) -> None:
+    def __init__(self, abandon_after: float | None = None) -> None:
         self.thread: threading.Thread | None = None
         self.done = _thread.allocate_lock()
         self.done.acquire()  # released by the worker as its last act
         self.finished = False
+        self.abandon_after = abandon_after  # rule 5 of the module docstring
 
 
 class Workers:
@@ -72,11 +82,20 @@ class Workers:
         self._stop = stop
         self._workers: list[_Worker] = []
         self.stopping = False
+        self._stopped_at: float | None = None
         self.error: BaseException | None = None
 
-    def start(self, target: Callable[..., object], *args: object, name: str) -> None:
-        """Run ``target(*args)`` in a new daemon thread called ``name``."""
-        worker = _Worker()
+    def start(
+        self,
+        target: Callable[..., object],
+        *args: object,
+        name: str,
+        abandon_after: float | None = None,
+    ) -> None:
+        """Run ``target(*args)`` in a new daemon thread called ``name``. With
+        ``abandon_after``, a ``target`` that never writes the model is no longer waited for
+        that many seconds after the pool began stopping (rule 5 of the module docstring)."""
+        worker = _Worker(abandon_after)
         worker.thread = threading.Thread(
             target=self._run, args=(worker, target, args), name=name, daemon=True
         )
@@ -85,6 +104,8 @@ class Workers:
 
     def stop(self) -> None:
         """Ask every worker to end after its current job."""
+        if self._stopped_at is None:
+            self._stopped_at = time.monotonic()
         self.stopping = True
         self._stop()
 
@@ -138,12 +159,23 @@ class Workers:
             return True
         if not self.stopping:
             return False
+        if self._abandoned(worker):
+            return True
         # Once the pool is stopping, a thread that has not entered the wrapper never runs its
         # target (rule 4): one without an ident, or not (or not yet) alive, e.g. one whose
         # start() was cut short so that it never reached, or is stuck before, its run().
         # A thread inside its target holds its state lock and is alive.
         thread = worker.thread
         return thread.ident is None or not thread.is_alive()
+
+    def _abandoned(self, worker: _Worker) -> bool:
+        """A thread of user code only, stuck there since the pool began stopping (rule 5)."""
+        return (
+            worker.abandon_after is not None
+            and not worker.finished
+            and self._stopped_at is not None
+            and time.monotonic() - self._stopped_at >= worker.abandon_after
+        )
 
     def _run(self, worker: _Worker, target: Callable[..., object], args: tuple) -> None:
         try:
@@ -164,6 +196,8 @@ class Workers:
         thread list is what decides."""
         interrupted = None
         for worker in self._workers:
+            if self._abandoned(worker):
+                continue
             thread = worker.thread
             deadline = time.monotonic() + _TIDY_SECONDS
             while time.monotonic() < deadline:

@@ -40,6 +40,7 @@ from hsw2v.vocab import check_sentence
 logger = logging.getLogger(__name__)
 
 _POLL_SECONDS = 0.1
+_ABANDON_SECONDS = 0.5  # how long a stopped epoch waits for a producer stuck in user code
 
 
 @dataclass
@@ -52,21 +53,26 @@ class Job:
     n_sentences: int
 
 
-def iter_jobs(corpus: Iterable, key_to_index: dict, batch_words: int) -> Iterator[Job]:
-    """Group a corpus into jobs of about ``batch_words`` raw tokens, whole sentences only."""
+def iter_jobs(
+    corpus: Iterable, key_to_index: dict, batch_words: int, n_words: int = -1
+) -> Iterator[Job]:
+    """Group a corpus into jobs of about ``batch_words`` raw tokens, whole sentences only;
+    with ``n_words >= 0`` every id must lie below it (the rows the kernels index). A
+    sentence that is not exactly a list (e.g. a list subclass whose ``len()`` disagrees with
+    what it yields) is read once into a list."""
     batch: list = []
     raw = 0
     for index, sentence in enumerate(corpus):
-        if not isinstance(sentence, list):
+        if type(sentence) is not list:
             check_sentence(sentence, index)
             sentence = list(sentence)
         batch.append(sentence)
         raw += len(sentence)
         if raw >= batch_words:
-            yield _make_job(batch, key_to_index)
+            yield _make_job(batch, key_to_index, n_words)
             batch, raw = [], 0
     if batch:
-        yield _make_job(batch, key_to_index)
+        yield _make_job(batch, key_to_index, n_words)
 
 
 def jobs_from_recording(recording, batch_words: int) -> list[Job]:
@@ -95,8 +101,8 @@ def jobs_from_recording(recording, batch_words: int) -> list[Job]:
     return jobs
 
 
-def _make_job(batch: list, key_to_index: dict) -> Job:
-    ids, ends, raw = encode_sentences(batch, key_to_index)
+def _make_job(batch: list, key_to_index: dict, n_words: int = -1) -> Job:
+    ids, ends, raw = encode_sentences(batch, key_to_index, n_words)
     return Job(ids=ids, ends=ends, raw_words=raw, n_sentences=len(batch))
 
 
@@ -208,7 +214,9 @@ def run_epoch(
     # The producer and the workers end when they see ``stop`` (set on any error or
     # interrupt); leaving the block waits for them all (hsw2v._threads).
     with Workers(stop.set) as pool:
-        pool.start(produce, name="hsw2v-producer")
+        # the producer runs the user's corpus iterator, which may block for good (a dead
+        # stream): after Ctrl-C it is waited for at most _ABANDON_SECONDS (hsw2v._threads)
+        pool.start(produce, name="hsw2v-producer", abandon_after=_ABANDON_SECONDS)
         for i in range(workers):
             pool.start(work, name=f"hsw2v-worker-{i}")
         while finished_workers < workers:

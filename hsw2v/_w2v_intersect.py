@@ -20,9 +20,9 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-import smart_open
 
 from hsw2v._w2v_format import _parse_header, _read_binary, _read_text
+from hsw2v.corpora import open_source
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ def intersect_word2vec(
     lockf = float(lockf)
     if not np.isfinite(lockf):
         raise ValueError(f"lockf must be a finite number, got {lockf}")
-    with smart_open.open(fname, "rb") as fin:
+    with open_source(fname, "rb") as fin:
         header = fin.readline()
         vocab_size, vector_size = _parse_header(fname, header, encoding)
         if vector_size != kv.vector_size:

@@ -19,7 +19,13 @@ from collections.abc import Iterator
 
 from hsw2v import progress as _progress
 from hsw2v._corpus_file import FileTrainer, Vocab, byte_ranges
-from hsw2v._make_trainer import hot_rows, kernel_variant, make_trainer
+from hsw2v._guard import Guard, training
+from hsw2v._make_trainer import (
+    check_training_vocabulary,
+    hot_rows,
+    kernel_variant,
+    make_trainer,
+)
 from hsw2v._objectives import active
 from hsw2v._schedule import Schedule
 from hsw2v._train import (
@@ -127,21 +133,32 @@ class TrainingMixin:
         >>> model.train(sentences, total_examples=model.corpus_count, epochs=2)
         (120, 120)
         """
-        corpus = self._check_train_call(
-            corpus_iterable, corpus_file, total_examples, total_words, epochs
-        )
-        epochs = int(epochs)
-        callbacks = tuple(callbacks or ())
-        schedule = self._take_call_settings(
-            start_alpha, end_alpha, epochs, compute_loss, total_examples, total_words
-        )
-        trainer = make_trainer(self)
-        passes = self._epoch_passes(corpus, corpus_file, trainer, schedule)
-        supplied = None if isinstance(passes, _FilePasses) else (total_examples, total_words)
-        trained, raw = self._run_epochs(
-            passes, schedule, callbacks, supplied, report_delay, progress
-        )
-        self.train_count += 1  # train() calls, as gensim counts them
+        with training(self):  # refuses a second train() and vocabulary changes meanwhile
+            corpus = self._check_train_call(
+                corpus_iterable, corpus_file, total_examples, total_words, epochs
+            )
+            epochs = int(epochs)
+            callbacks = tuple(callbacks or ())
+            kept_settings = self._call_settings()
+            try:
+                schedule = self._take_call_settings(
+                    start_alpha, end_alpha, epochs, compute_loss, total_examples, total_words
+                )
+                trainer = make_trainer(self)
+            except BaseException:  # a refused call leaves the model as it was
+                self.__dict__.update(kept_settings)
+                raise
+            passes = self._epoch_passes(corpus, corpus_file, trainer, schedule)
+            supplied = None if isinstance(passes, _FilePasses) else (total_examples, total_words)
+            guard = Guard(self)
+            guard.freeze()
+            try:
+                trained, raw = self._run_epochs(
+                    passes, schedule, callbacks, supplied, report_delay, progress, guard
+                )
+            finally:
+                guard.thaw()
+            self.train_count += 1  # train() calls, as gensim counts them
         for callback in callbacks:
             callback.on_train_end(self)
         if self._rebuild_semantic_tree():
@@ -168,7 +185,7 @@ class TrainingMixin:
     def _check_train_call(self, corpus_iterable, corpus_file, total_examples, total_words, epochs):
         """The corpus to train on, once the call and the model are checked fit to train."""
         corpus = self._corpus(corpus_iterable, corpus_file)
-        if self.tree is None or not len(self.wv.index_to_key):
+        if not len(self.wv.index_to_key):  # gensim's RuntimeError, in gensim's order
             raise RuntimeError("build the vocabulary first: call build_vocab(corpus)")
         if epochs is None:
             raise ValueError("you must specify an explicit epochs count, e.g. epochs=model.epochs")
@@ -180,6 +197,13 @@ class TrainingMixin:
         epochs = int(epochs)
         if epochs < 1:
             raise ValueError(f"epochs must be >= 1, got {epochs}")
+        if self.tree is None:  # model.wv assigned vectors, but no vocabulary was built
+            check_training_vocabulary(self)
+            raise ValueError(
+                "the model has no tree over model.wv's words: model.wv was assigned rather "
+                "than built. Build the vocabulary with build_vocab(corpus) (then "
+                "intersect_word2vec_format() to start from pretrained vectors)"
+            )
         if isinstance(corpus, Iterator) and epochs > 1:
             raise TypeError(
                 f"the corpus is a one-shot iterator (e.g. a generator) but {epochs} epochs "
@@ -193,6 +217,11 @@ class TrainingMixin:
             )
         self._check_finite_weights()
         return corpus
+
+    def _call_settings(self) -> dict:
+        """The settings a ``train()`` call makes the model's (restored if it is refused)."""
+        names = ("alpha", "min_alpha", "epochs", "compute_loss", "cum_table")
+        return {name: self.__dict__[name] for name in names if name in self.__dict__}
 
     def _take_call_settings(
         self, start_alpha, end_alpha, epochs, compute_loss, total_examples, total_words
@@ -233,7 +262,7 @@ class TrainingMixin:
             passes.replay(jobs_from_recording(recorded[2], self.batch_words), recorded[1])
         return passes
 
-    def _run_epochs(self, passes, schedule, callbacks, supplied, report_delay, progress):
+    def _run_epochs(self, passes, schedule, callbacks, supplied, report_delay, progress, guard):
         """Train ``schedule.epochs`` epochs, calling the callbacks around the run and each
         epoch; returns ``(trained_words, raw_words)`` summed over the epochs."""
         self.running_training_loss = 0.0
@@ -247,6 +276,7 @@ class TrainingMixin:
             for epoch in range(schedule.epochs):
                 for callback in callbacks:
                     callback.on_epoch_begin(self)
+                guard.check(f"before epoch {epoch + 1} of {schedule.epochs}")
                 report = passes.run(epoch, report_delay, on_progress)
                 self.min_alpha_yet_reached = schedule.alpha(epoch, schedule.total)
                 self.latest_epoch_report = report
@@ -258,6 +288,7 @@ class TrainingMixin:
                     raise EmptyCorpusError("the corpus yielded no sentences during training")
                 for callback in callbacks:
                     callback.on_epoch_end(self)
+            guard.check(f"after epoch {schedule.epochs} of {schedule.epochs}")
         except TrainingDivergedError as exc:
             raise self._diverged(exc.epoch, schedule.epochs) from None
         finally:
@@ -444,6 +475,7 @@ class _CorpusPasses:
     def __init__(self, model, corpus, trainer, schedule: Schedule):
         self.model, self.corpus, self.trainer, self.schedule = model, corpus, trainer, schedule
         self.cache = _JobCache(model.cache_words)
+        self.n_words = len(model.wv.vectors)  # the rows the trainer's kernels index
 
     def replay(self, jobs: list[Job], identity) -> None:
         """Train every epoch from ``jobs`` (the scan's recording) while ``identity`` holds."""
@@ -459,7 +491,7 @@ class _CorpusPasses:
         else:
             cache.reset()
             cache.identity = model._identity(self.corpus)  # taken before the read
-            jobs = iter_jobs(self.corpus, model.wv.key_to_index, model.batch_words)
+            jobs = iter_jobs(self.corpus, model.wv.key_to_index, model.batch_words, self.n_words)
             on_job = cache.add if cache.identity is not None else None
         report = run_epoch(
             self.trainer,

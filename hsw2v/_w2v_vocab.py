@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from hsw2v._corpus_file import byte_ranges, count_range
+from hsw2v._guard import refuse_while_training
 from hsw2v._objectives import rebuild_lookups, reset_matrices
 from hsw2v._threads import Workers
 from hsw2v.corpora import COMPRESSED_SUFFIXES, corpus_identity
@@ -23,7 +24,7 @@ from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.negative import make_cum_table
 from hsw2v.trees import word2vec_tree
-from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, scan_counts
+from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, check_keys, scan_counts
 
 logger = logging.getLogger("hsw2v.word2vec")  # the model's log, as users know it
 
@@ -94,6 +95,7 @@ class VocabularyMixin:
         >>> model.wv.index_to_key
         ['a', 'b']
         """
+        refuse_while_training(self, "build_vocab()")
         self.scan_vocab(
             corpus_iterable, corpus_file, progress_per=progress_per, trim_rule=trim_rule
         )
@@ -115,7 +117,8 @@ class VocabularyMixin:
         >>> model.wv.index_to_key, model.corpus_total_words, model.wv.vectors.shape
         (['b', 'a', 'c'], 9, (3, 8))
         """
-        self.raw_vocab = dict(word_freq)
+        refuse_while_training(self, "build_vocab_from_freq()")
+        self.raw_vocab = check_keys(dict(word_freq), "word_freq holds")
         self._recording = None  # counts from elsewhere: no recording of their corpus
         self.corpus_count = corpus_count or 0
         self.corpus_total_words = int(sum(self.raw_vocab.values()))
@@ -142,6 +145,7 @@ class VocabularyMixin:
         >>> model.raw_vocab, model.corpus_count
         ({'a': 40, 'b': 20}, 20)
         """
+        refuse_while_training(self, "scan_vocab()")
         corpus = self._corpus(corpus_iterable, corpus_file)
         started = time.perf_counter()
         path = file_mode_path(corpus_file)
@@ -194,6 +198,7 @@ class VocabularyMixin:
         >>> report["drop_unique"], report["num_retained_words"], model.wv.index_to_key
         (2, 1, ['a'])
         """
+        refuse_while_training(self, "prepare_vocab()")
         if update:  # graft the new words onto the trained tree (hsw2v.vocab_update)
             from hsw2v.vocab_update import update_vocabulary
 
@@ -345,6 +350,7 @@ class VocabularyMixin:
         >>> bool((model.wv.vectors == before).all()), float(abs(model.syn1).sum())
         (True, 0.0)
         """
+        refuse_while_training(self, "prepare_weights()")
         if update:  # keep the trained rows; seeded vectors for the new words only
             from hsw2v.vocab_update import grow_weights
 

@@ -29,7 +29,7 @@ except ImportError as exc:  # an optional dependency: say how to get it
         f"'hsw2v[sklearn]' (or scikit-learn) ({exc})"
     ) from exc
 
-from hsw2v._layer_args import OPTIMIZERS
+from hsw2v._layer_args import OPTIMIZERS, checked_features
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.label_trees import label_tree
 from hsw2v.layer import HierarchicalSoftmax
@@ -173,7 +173,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float32, order="C", reset=True
+            self, checked_features(X), y, accept_sparse="csr", dtype=np.float32, order="C", reset=True
         )
         codes, classes = encode_labels(y)
         _check_targets(classes, len(codes))
@@ -216,7 +216,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit")
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float32, order="C", reset=first
+            self, checked_features(X), y, accept_sparse="csr", dtype=np.float32, order="C", reset=first
         )
         if first:
             _, all_classes = encode_labels(np.asarray(classes).ravel())
@@ -256,7 +256,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         seed = layer.seed
         n = X.shape[0]
         best, best_weights, stale = np.inf, None, 0
-        scale = 1.0  # falls tenfold each time an epoch diverges (unscaled features)
+        backoffs = 0  # the step size is 10**-backoffs times the schedule's: counted in integers
         try:
             for epoch in range(epochs):
                 t0 = time.perf_counter()
@@ -269,16 +269,26 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
                 # the layer shuffles by (seed, epoch 0) in each one-epoch call: a new seed per
                 # epoch gives a new order (the input matrix was seeded at the first call)
                 layer.seed = int(rng.randint(np.iinfo(np.int32).max))
-                for _ in range(BACKOFFS + 1):
+                while True:
+                    scale = 10.0**-backoffs
                     try:
                         layer.fit(Xe, ye, epochs=1, lr=a0 * scale, min_lr=a1 * scale,
                                   workers=self.workers, job_size=self.job_size,
                                   optimizer=self.optimizer)  # fmt: skip
                         break
                     except TrainingDivergedError as exc:  # the layer restored the weights
-                        if scale <= 10.0**-BACKOFFS:
-                            raise
-                        scale /= 10
+                        if backoffs >= BACKOFFS:
+                            raise TrainingDivergedError(
+                                f"{exc.args[0].split(':')[0]} even at lr={a0 * scale:g}, "
+                                f"{BACKOFFS} times ten times lower than scheduled: the "
+                                "features are too large or not finite in effect. Scale them "
+                                "(e.g. StandardScaler or unit-norm rows) or lower lr; the "
+                                "weights are those before the diverging epoch",
+                                nonfinite_rows=exc.nonfinite_rows,
+                                epoch=self.n_iter_,
+                            ) from None
+                        backoffs += 1
+                        scale = 10.0**-backoffs
                         warnings.warn(
                             f"{exc.args[0].split(':')[0]} at lr={a0 * scale * 10:g}: the "
                             f"epoch is run again at lr={a0 * scale:g} (and the rest of the "
@@ -360,7 +370,8 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     def _hidden(self, X) -> np.ndarray:
         check_is_fitted(self, "layer_")
         X = validate_data(
-            self, X, accept_sparse="csr", dtype=np.float32, order="C", reset=False
+            self, checked_features(X), accept_sparse="csr", dtype=np.float32, order="C",
+            reset=False,
         )
         return self.layer_.transform(X)
 

@@ -90,6 +90,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
-    except (CommandError, OSError, ValueError, KeyError, NotImplementedError, ImportError) as err:
+    except (
+        CommandError,
+        OSError,
+        ValueError,
+        KeyError,
+        NotImplementedError,
+        ImportError,
+        EOFError,  # e.g. a compressed stream cut short, where a reader did not name it
+        MemoryError,
+    ) as err:
         print(f"{PROG}: error: {_one_line(err)}", file=sys.stderr)
         return 1

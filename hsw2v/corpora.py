@@ -28,9 +28,12 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from hsw2v._paths import require_regular_file
+
 __all__ = [
     "MAX_WORDS_IN_BATCH",
     "CorpusNotFoundError",
+    "CorpusReadError",
     "FixedCorpus",
     "LineSentence",
     "PathLineSentences",
@@ -140,6 +143,8 @@ def open_source(source, mode: str = "r", **kwargs) -> IO:
     ...     fin.read()
     b'a b'
     """
+    if "r" in mode and _is_path(source) and "://" not in os.fsdecode(os.fspath(source)):
+        require_regular_file(source)  # a FIFO would block, a device never end
     if is_plain_local_file(source):
         return open(source, mode, **kwargs)
     import smart_open
@@ -151,6 +156,70 @@ def _to_str(line: str | bytes) -> str:
     if isinstance(line, bytes):
         return line.decode("utf-8")
     return line
+
+
+#: The longest line :class:`LineSentence` and :class:`PathLineSentences` read (a whole line
+#: is held in memory before it is split): longer ones, or a damaged stream that inflates
+#: without a newline, stop with a CorpusReadError naming the file and line.
+MAX_LINE_BYTES = 1 << 30
+
+
+class CorpusReadError(ValueError):
+    """A corpus file that cannot be read as lines of UTF-8 text: a truncated or damaged
+    ``.gz``/``.bz2``/``.xz`` stream, a line longer than :data:`MAX_LINE_BYTES`, or bytes
+    that are not UTF-8. The message names the file and the line."""
+
+
+class CorpusDecodeError(CorpusReadError, UnicodeDecodeError):
+    """A corpus line that is not UTF-8: a :class:`CorpusReadError` naming the file and line,
+    and still the ``UnicodeDecodeError`` (with its position) that code written for gensim
+    catches."""
+
+    def __init__(self, message: str, cause: UnicodeDecodeError):
+        UnicodeDecodeError.__init__(
+            self, cause.encoding, cause.object, cause.start, cause.end, cause.reason
+        )
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _file_lines(fin, name) -> Iterator[str]:
+    """The lines of an open binary file, decoded, each at most :data:`MAX_LINE_BYTES`
+    long; every read or decode failure becomes a :class:`CorpusReadError` naming ``name``
+    and the line number (gzip and bz2 name neither)."""
+    import zlib
+
+    number = 0
+    where = f"{os.fspath(name)!r}"
+    while True:
+        try:
+            line = fin.readline(MAX_LINE_BYTES + 1)
+        except (EOFError, OSError, zlib.error, MemoryError) as exc:
+            hint = "" if isinstance(exc, MemoryError) else " (a truncated or damaged file?)"
+            raise CorpusReadError(
+                f"{where}: cannot read line {number + 1}: {type(exc).__name__}: "
+                f"{exc or 'out of memory'}{hint}"
+            ) from None
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_LINE_BYTES:
+            raise CorpusReadError(
+                f"{where}: line {number} is longer than {MAX_LINE_BYTES} bytes, the longest "
+                "line LineSentence reads (a damaged or decompressing stream, or a file "
+                "without newlines): put one sentence per line, or read a file that is one "
+                "huge line of tokens with Text8Corpus"
+            )
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CorpusDecodeError(
+                f"{where}: line {number} is not UTF-8 ({exc.reason} at byte {exc.start}): "
+                "convert the file to UTF-8 first",
+                exc,
+            ) from None
 
 
 def _chunked_lines(
@@ -224,7 +293,8 @@ class LineSentence:
     def __iter__(self) -> Iterator[list[str]]:
         if _is_path(self.source):
             with open_source(self.source, "rb") as fin:
-                yield from _chunked_lines(fin, self.limit, self.max_sentence_length)
+                lines = _file_lines(fin, self.source)
+                yield from _chunked_lines(lines, self.limit, self.max_sentence_length)
         else:
             self.source.seek(0)
             yield from _chunked_lines(self.source, self.limit, self.max_sentence_length)
@@ -301,7 +371,8 @@ class PathLineSentences:
     def __iter__(self) -> Iterator[list[str]]:
         for name in self.input_files:
             with open_source(name, "rb") as fin:
-                yield from _chunked_lines(fin, self.limit, self.max_sentence_length)
+                lines = _file_lines(fin, name)
+                yield from _chunked_lines(lines, self.limit, self.max_sentence_length)
 
     def __repr__(self) -> str:
         return (

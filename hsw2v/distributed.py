@@ -59,6 +59,7 @@ from hsw2v._schedule import Schedule
 from hsw2v._shards import cut_shard, expand_paths, plan_ranges, splittable_size
 from hsw2v._train import Progress
 from hsw2v.corpora import MAX_WORDS_IN_BATCH
+from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.params import TASK
 from hsw2v.word2vec import Word2Vec
@@ -273,6 +274,11 @@ class _Run:
         model, started = self.model, time.perf_counter()
         sizes = [splittable_size(p) for p in paths]
         self.shards = [s for s in plan_ranges(paths, n_shards, sizes) if s]
+        if not self.shards:  # every file empty: nothing to count (as Word2Vec's own error)
+            raise EmptyCorpusError(
+                f"the corpus is empty: no bytes in {', '.join(map(repr, paths))}; give "
+                "files with one sentence per line"
+            )
         mark_every = max(1, min(10_000, sync_every // (4 * len(self.shards) or 1)))
         counts, self.marks = [], []
         for k, shard in enumerate(self.shards):
@@ -398,6 +404,10 @@ class _Run:
         del snapshot, updates  # the scheduler keeps what later tasks still need
         self._watch(stats, schedule, len(self.shards))
         trained = self.result(final, "collecting the trained model")
+        labels = ("wv.vectors", *MATRICES[1:])
+        rows = count_nonfinite_rows(dict(zip(labels, trained, strict=True)))
+        if any(rows.values()):  # a merge of finite deltas can still overflow
+            raise _diverged(model, model.epochs - 1, "when the rounds were merged", rows)
         model.wv.vectors = trained[0]
         for name, matrix in zip(MATRICES[1:], trained[1:], strict=True):  # syn1, syn1neg
             setattr(model, name, matrix)
@@ -411,6 +421,8 @@ class _Run:
         loss = 0.0
         for g, (epoch, done, future) in enumerate(stats):
             s = self.result(future, f"round {g + 1} of {len(stats)} (epoch {epoch + 1})")
+            if not math.isfinite(s["loss"]):  # a job met non-finite weights (the kernels' check)
+                raise _diverged(model, epoch, f"in round {g + 1} of {len(stats)}")
             trained += s["kept"]
             raw += s["raw"]
             loss += s["loss"]
@@ -456,6 +468,19 @@ class _Run:
             raw / max(seconds, 1e-9),
             len(stats),
         )
+
+
+def _diverged(model, epoch: int, where: str, rows: dict | None = None):
+    """The error of distributed training whose weights became NaN or infinite: the same
+    :class:`~hsw2v.divergence.TrainingDivergedError` one machine raises (no model is
+    returned)."""
+    return TrainingDivergedError(
+        f"distributed training diverged in epoch {epoch + 1} of {model.epochs} ({where}): the "
+        f"weights became NaN or infinite at alpha={model.alpha:g}. Train again with a lower "
+        f"alpha, e.g. alpha={model.alpha / 10:g}",
+        nonfinite_rows=rows,
+        epoch=epoch,
+    )
 
 
 def run_spec(model: Word2Vec, run_id: str, max_sentence_length: int) -> tasks.RunSpec:

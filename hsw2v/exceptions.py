@@ -27,6 +27,7 @@ from __future__ import annotations
 __all__ = [
     "EmptyCorpusError",
     "LoadOnInstanceError",
+    "TrainingRunningError",
     "TruncatedFileError",
     "WrongFileKindError",
     "class_only_method",
@@ -35,6 +36,12 @@ __all__ = [
 
 class EmptyCorpusError(ValueError, RuntimeError):
     """The corpus yielded no sentences, or no word passed ``min_count`` (gensim: RuntimeError)."""
+
+
+class TrainingRunningError(RuntimeError):
+    """A call that would change the vocabulary, the tree or the weights while ``train()`` runs
+    on the model (from a callback or another thread), or a model found changed between two
+    epochs (:mod:`hsw2v._guard`)."""
 
 
 class TruncatedFileError(ValueError, EOFError):

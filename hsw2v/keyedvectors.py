@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from hsw2v._evaluate import Evaluations
+from hsw2v._guard import refuse_while_training
 from hsw2v._kv_files import KeyedVectorsFiles
 from hsw2v._similarity import KEY_TYPES, REAL, SimilarityQueries, unknown_key
 
@@ -189,6 +190,7 @@ class KeyedVectors(SimilarityQueries, Evaluations, KeyedVectorsFiles):
         >>> kv.vectors.shape
         (3, 4)
         """
+        refuse_while_training(self, "wv.resize_vectors()")
         shape = (len(self.index_to_key), self.vector_size)
         if self.vectors.shape != shape:
             dtype = self.vectors.dtype if self.vectors.dtype in (np.float32, np.float64) else REAL
@@ -212,6 +214,7 @@ class KeyedVectors(SimilarityQueries, Evaluations, KeyedVectorsFiles):
         >>> kv.sort_by_descending_frequency(); kv.index_to_key
         ['b', 'a']
         """
+        refuse_while_training(self, "wv.sort_by_descending_frequency()")
         if not len(self):
             return
         counts = np.asarray(self.expandos["count"], dtype=np.int64)
@@ -295,6 +298,7 @@ class KeyedVectors(SimilarityQueries, Evaluations, KeyedVectorsFiles):
         >>> kv.add_vector("a", [1.0, 2.0]), kv.index_to_key
         (0, ['a'])
         """
+        refuse_while_training(self, "wv.add_vector()")
         target = self.next_index
         if target >= len(self) or self.index_to_key[target] is not None:
             target = len(self)
@@ -332,6 +336,7 @@ class KeyedVectors(SimilarityQueries, Evaluations, KeyedVectorsFiles):
         >>> kv.add_vectors(["b", "c"], [[9.0], [3.0]]); kv.vectors.ravel().tolist()
         [1.0, 2.0, 3.0]
         """
+        refuse_while_training(self, "wv.add_vectors()")
         if isinstance(keys, KEY_TYPES):
             keys = [keys]
             weights = np.asarray(weights).reshape(1, -1)

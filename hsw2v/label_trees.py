@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hsw2v._layer_args import checked_features
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
 from hsw2v.trees import balanced_tree, level_tree
 
@@ -78,7 +79,7 @@ def label_centroids(X, y, n_classes: int) -> np.ndarray | object:
 
     n = len(y)
     if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float32)
+        X = checked_features(X)  # every id checked before SciPy's products use it
     else:
         X = np.asarray(X, dtype=np.float32)
         if X.ndim != 2:
@@ -155,7 +156,7 @@ def kmeans_tree(
         raise ValueError(f"iterations must be at least 1, got {iterations}")
     rng = np.random.default_rng(seed)
     if sp.issparse(vectors):
-        x = sp.csr_matrix(vectors, dtype=np.float32)
+        x = checked_features(vectors)
         values = x.data
     else:
         x = np.asarray(vectors, dtype=np.float32)

@@ -27,6 +27,7 @@ import numpy as np
 
 from hsw2v._layer import fill_log_proba, path_batch
 from hsw2v._layer_args import check_seed as _seed
+from hsw2v._layer_args import checked_features
 from hsw2v._layer_args import positive_int as _positive_int
 from hsw2v._layer_files import LayerFiles
 from hsw2v._layer_fit import LayerFitting
@@ -171,6 +172,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
                 self.root_intercept = np.zeros(self._wide.width, dtype=np.float32)
         self.input_weights: np.ndarray | None = None
         self.history: list[float] = []
+        self._structure = self._freeze_structure()
         # row-wise AdaGrad accumulators of `fit(optimizer="adagrad")`: (W_in rows, inner nodes)
         self._adagrad: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -312,6 +314,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         >>> layer.log_prob(np.zeros((2, 2)), [0, 3]).round(4).tolist()  # log(1/4)
         [-1.3863, -1.3863]
         """
+        self._check_state()
         H = self._hidden(H, "log_prob")
         y = self._labels(y, len(H))
         loss, _ = path_batch(H, self.weights, *self._tree_arrays(), y, False, 0.0, self.intercept)
@@ -348,6 +351,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         return self._distribution(self._hidden(H, "proba"), out, exp=True)
 
     def _distribution(self, H, out, exp: bool) -> np.ndarray:
+        self._check_state()
         V = self.n_classes
         if out is None:
             out = np.empty((len(H), V), dtype=np.float64)
@@ -406,6 +410,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         >>> idx.tolist(), p.round(3).tolist()
         ([[1, 0]], [[0.644, 0.237]])
         """
+        self._check_state()
         H = self._hidden(H, "topk")
         k = _positive_int(k, "k")
         if k > self.n_classes:
@@ -439,6 +444,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         >>> g.nodes.tolist(), g.rows.astype(float).round(4).tolist()  # (sigmoid(1) - 1) * h
         ([0], [[-0.2689, -0.2689]])
         """
+        self._check_state()
         H = self._hidden(H, "backward")
         y = self._labels(y, len(H))
         tree = self._tree_arrays()
@@ -500,11 +506,87 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         lr = float(lr)
         if not np.isfinite(lr) or lr <= 0:
             raise ValueError(f"lr must be a positive finite number, got {lr}")
+        self._check_state()
         H = self._hidden(H, "update")
         y = self._labels(y, len(H))
+        # Divergence check (design note in _refuse_divergence): a step of at most
+        # lr * B * max|h| <= 1e30 per weight cannot turn finite weights infinite, so only
+        # a larger step copies the rows it may change first.
+        careful = not lr * len(H) * float(np.abs(H).max(initial=0.0)) <= _SAFE_STEP
+        saved = self._rows_on_paths(y, nodes=careful)
         root = self._root_step(H, y, lr)
-        _, grad = path_batch(H, self.weights, *self._tree_arrays(), y, True, lr, self.intercept)
+        loss, grad = path_batch(
+            H, self.weights, *self._tree_arrays(), y, True, lr, self.intercept
+        )
+        if careful or not (np.isfinite(loss).all() and np.isfinite(grad).all()):
+            self._refuse_divergence(y, saved, lr)
+        elif root is not None and not all(
+            np.isfinite(a).all() for a in (self.root_weights, self.root_intercept) if a is not None
+        ):
+            self._refuse_divergence(y, saved, lr)
         return grad if root is None else grad + root[0]
+
+    def _nodes_on_paths(self, y) -> np.ndarray:
+        """The inner nodes (rows of ``weights``) the paths of classes ``y`` visit."""
+        codes, points, lengths = self._tree_arrays()
+        width = points.shape[1] if points.ndim == 2 else 0
+        on_path = np.arange(width) < lengths[y][:, None]
+        return np.unique(points[y][on_path])
+
+    def _rows_on_paths(self, y, nodes: bool = True) -> dict:
+        """A copy of every parameter :meth:`update` may change (the rows on the batch's
+        paths only when ``nodes``; the wide root's always, K rows), put back if the step
+        diverges."""
+        copies = {}
+        if nodes:
+            rows = self._nodes_on_paths(y)
+            copies["weights"] = (rows, self.weights[rows])
+            if self.intercept is not None:
+                copies["intercept"] = (rows, self.intercept[rows])
+        for name in ("root_weights", "root_intercept"):
+            if getattr(self, name) is not None:
+                copies[name] = (slice(None), getattr(self, name).copy())
+        return copies
+
+    def _refuse_divergence(self, y, saved: dict, lr: float) -> None:
+        """After a step: if a parameter it changed is no longer finite, put back what was
+        copied and raise :class:`~hsw2v.divergence.TrainingDivergedError` (as ``fit`` does).
+
+        Design note. The copy is taken only for steps that could overflow: a weight changes
+        by at most ``lr * |g| * |h| <= lr * max|h|`` per example (``|g| <= 1``), so by at most
+        ``lr * B * max|h|`` per batch; at or below 1e30, less than half a float32 unit in the
+        last place at the largest finite value (2**104), a finite weight stays finite. A NaN
+        can then only come from a dot product that overflowed on weights already near the
+        float32 limit, which the step's loss or gradient shows (non-finite); those rows are
+        then found but cannot be put back, and the error says so."""
+        from hsw2v.divergence import TrainingDivergedError
+
+        rows = saved["weights"][0] if "weights" in saved else self._nodes_on_paths(y)
+        bad = {"weights": int((~np.isfinite(self.weights[rows])).any(axis=1).sum())}
+        if self.intercept is not None:
+            bad["intercept"] = int((~np.isfinite(self.intercept[rows])).sum())
+        for name in ("root_weights", "root_intercept"):
+            arr = getattr(self, name)
+            if arr is not None:
+                bad[name] = int((~np.isfinite(arr.reshape(len(arr), -1))).any(axis=1).sum())
+        bad = {k: v for k, v in bad.items() if v}
+        if not bad:
+            return
+        for name, (where, before) in saved.items():
+            getattr(self, name)[where] = before
+        restored = all(name in saved for name in bad)
+        raise TrainingDivergedError(
+            f"update diverged at lr={lr:g}: the step made weights NaN or infinite "
+            f"({', '.join(f'{k}: {v} rows' for k, v in bad.items())}); "
+            + (
+                "they were put back as they were before the step. Lower lr or scale H"
+                if restored
+                else "the weights on those paths were already near the float32 limit before "
+                "the step, and are left as they are: reset them (e.g. layer.weights[:] = 0) "
+                "and lower lr"
+            ),
+            nonfinite_rows=bad,
+        )
 
     def transform(self, X) -> np.ndarray:
         """The hidden vectors ``h = x W_in`` of the fitted classifier (float32 n x dim) from
@@ -516,6 +598,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
                 "driven by your own model takes hidden vectors: log_proba(H), proba(H), "
                 "topk(H, k))"
             )
+        self._check_state()
         X = self._features(X, "transform")
         return np.ascontiguousarray(X @ self.input_weights, dtype=np.float32)
 
@@ -530,6 +613,92 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         return self.topk(self.transform(X), 1)[0][:, 0]
 
     # ------------------------------------------------------------------ helpers
+    def _structure_arrays(self) -> list:
+        """Every array the kernels follow as indices (the tree, its child table and order,
+        the wide root's frontier), as the layer holds them now."""
+        arrays = [self.tree, self.tree.codes, self.tree.points, self.tree.lengths,
+                  self.children, self.order]
+        if self._wide is not None:
+            below = self._wide.below
+            arrays += [self._wide, self._wide.children, self._wide.slot, self._wide.expanded,
+                       below, below.codes, below.points, below.lengths]
+        return arrays
+
+    def _freeze_structure(self) -> tuple:
+        """Make the checked index arrays read-only (an in-place edit then raises numpy's
+        "assignment destination is read-only") and remember them (:meth:`_check_state`)."""
+        arrays = self._structure_arrays()
+        for arr in arrays:
+            if isinstance(arr, np.ndarray):
+                arr.flags.writeable = False
+        return (tuple(arrays), self.n_classes, self.root)
+
+    def _check_state(self) -> None:
+        """Before each kernel call, in O(1): the index arrays are those checked when the
+        layer was built, and every weight array has the shape and dtype the kernels index
+        (a ValueError naming the attribute otherwise). The kernels do not check bounds, so
+        an attribute replaced after construction must not reach them."""
+        structure = getattr(self, "_structure", None)
+        now = self._structure_arrays()
+        if (
+            structure is None
+            or len(now) != len(structure[0])
+            or any(a is not b for a, b in zip(now, structure[0], strict=False))
+            or (self.n_classes, self.root) != structure[1:]
+        ):
+            self._recheck_tree()
+        n_classes = self.n_classes
+        inner = n_classes - 1
+        expect = {"weights": ((inner, self.dim), np.float32)}
+        if self.intercept is not None:
+            expect["intercept"] = ((inner,), np.float32)
+        if self._wide is not None:
+            expect["root_weights"] = ((self._wide.width, self.dim), np.float32)
+            if self.root_intercept is not None:
+                expect["root_intercept"] = ((self._wide.width,), np.float32)
+        if self.input_weights is not None:
+            m = getattr(self.input_weights, "shape", (0,))[0]
+            expect["input_weights"] = ((m, self.dim), np.float32)
+        for name, (shape, dtype) in expect.items():
+            arr = getattr(self, name)
+            if (
+                not isinstance(arr, np.ndarray)
+                or arr.shape != shape
+                or arr.dtype != dtype
+                or not arr.flags.c_contiguous
+            ):
+                got = (
+                    f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray)
+                    else type(arr).__name__
+                )
+                raise ValueError(
+                    f"layer.{name} must be a C-contiguous {np.dtype(dtype)} array of "
+                    f"shape {shape}, got {got}: assign e.g. "
+                    f"np.ascontiguousarray(values, dtype=np.float32) of that shape"
+                )
+
+    def _recheck_tree(self) -> None:
+        """The tree was replaced (or the layer unpickled): check it in full, as the
+        constructor does, and derive the child table, order and wide root again from it."""
+        tree = self.tree
+        codes = np.ascontiguousarray(tree.codes, dtype=np.uint8)
+        points = np.ascontiguousarray(tree.points, dtype=np.int32)
+        lengths = np.ascontiguousarray(tree.lengths, dtype=np.int32)
+        try:
+            children, root, order = check_tree(codes, points, lengths)
+        except ValueError as exc:
+            raise ValueError(f"layer.tree was replaced by an invalid tree: {exc}") from None
+        if len(lengths) != self.n_classes:
+            raise ValueError(
+                f"layer.tree was replaced by a tree of {len(lengths)} classes, but the layer "
+                f"has {self.n_classes}: build a new layer for another number of classes"
+            )
+        self.tree = HuffmanTree(codes=codes, points=points, lengths=lengths)
+        self.children, self.root, self.order = children, root, order
+        if self._wide is not None:
+            self._wide = WideRoot(self.tree, children, order, self._wide.width)
+        self._structure = self._freeze_structure()
+
     def _tree_arrays(self):
         """The paths the kernels walk: the whole tree's, or below a wide root's children."""
         tree = self.tree if self._wide is None else self._wide.below
@@ -580,14 +749,13 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
     def _features(self, X, method: str):
         """Features, dense C-contiguous float32 or CSR with float32 data, checked finite, with
         the fitted number of columns (once fitted), or an error that says what was expected."""
-        import scipy.sparse as sp
 
         m = None if self.input_weights is None else self.input_weights.shape[0]
         want = f"{method}(X) takes features, a 2-D numeric array or SciPy CSR matrix (n, " + (
             f"{m})" if m is not None else "m)"
         )
         if _is_sparse(X):
-            X = sp.csr_matrix(X, dtype=np.float32)
+            X = checked_features(X)  # every id checked before any product reads with it
             values = X.data
         else:
             X = np.asarray(X)
@@ -628,6 +796,9 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
     def __repr__(self) -> str:
         wide = "" if self._wide is None else f", root_width={self._wide.width}"
         return f"HierarchicalSoftmax(n_classes={self.n_classes}, dim={self.dim}{wide})"
+
+
+_SAFE_STEP = 1e30  # see HierarchicalSoftmax._refuse_divergence
 
 
 def _is_sparse(a) -> bool:

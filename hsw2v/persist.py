@@ -34,6 +34,7 @@ Example
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -45,6 +46,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from hsw2v._paths import require_regular_file
 from hsw2v.exceptions import WrongFileKindError
 
 __all__ = [
@@ -64,7 +66,9 @@ _LOCAL_HEADER = struct.Struct("<4s5H3L2H")  # 30 bytes, APPNOTE 4.3.7
 _LOCAL_MAGIC = b"PK\x03\x04"
 _ZIP64_EXTRA_LEN = 20  # header id, size, uncompressed and compressed sizes (force_zip64)
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,199}\Z")
-_MMAP_MODES = ("r", "c", "r+")
+# 'r+' (writes into the bundle itself) is refused: training or any edit would change the
+# arrays in place under their recorded checksums, and the file would no longer load.
+_MMAP_MODES = ("r", "c")
 # meta.json holds the parameters and the vocabulary (about 20 bytes a word): 512 MiB fits
 # some 25 million words. A compressed member may inflate at most _MAX_RATIO times (JSON
 # deflates about 5-10 times; a zip bomb about 1000 times).
@@ -113,11 +117,37 @@ def _umask() -> int:
     return old
 
 
+def _real_target(path) -> str:
+    """Where a save of ``path`` writes: through symbolic links (``latest.model -> v3.model``
+    replaces ``v3.model`` and keeps the link), as an absolute path."""
+    return os.path.realpath(os.fspath(path))
+
+
+def _temp_affixes(base: str) -> tuple[str, str]:
+    """``(prefix, suffix)`` of the temporary name for a target named ``base``: hidden,
+    beginning with the target's name and keeping its extension, but cut so that the whole
+    name (with mkstemp's 8 random characters) stays within 255 bytes, the usual limit."""
+    ext = os.path.splitext(base)[1]
+    if len(os.fsencode(ext)) > 32:
+        ext = ""
+    suffix = f".tmp{ext}"
+    room = 255 - len(os.fsencode(suffix)) - 8 - 2  # 8 random characters, two dots
+    stem = os.fsencode(base)[:room]
+    while True:  # cut on a character boundary
+        try:
+            return f".{os.fsdecode(stem)}.", suffix
+        except UnicodeDecodeError:  # pragma: no cover - fsdecode escapes undecodable bytes
+            stem = stem[:-1]
+
+
 def atomic_temp(path) -> tuple[int, str]:
     """Create a temporary file next to `path` for an atomic replace; return ``(fd, tmp_path)``.
 
-    The temporary name keeps the extension of `path`, so tools that choose a compression from
-    the extension treat both alike.
+    The temporary file lies beside the real target when `path` is a symbolic link (the link
+    is kept), has the target's permission bits when it exists (a 0600 file stays 0600; else
+    the umask's default), and keeps the extension of `path`, so tools that choose a
+    compression from the extension treat both alike. Its name fits the 255-byte limit
+    whatever the length of `path`'s name.
 
     Example
     -------
@@ -126,19 +156,35 @@ def atomic_temp(path) -> tuple[int, str]:
     >>> os.close(fd); tmp.endswith(".gz")
     True
     """
-    path = os.fspath(path)
-    directory, base = os.path.split(os.path.abspath(path))
-    ext = os.path.splitext(base)[1]
-    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=f".tmp{ext}", dir=directory)
+    target = _real_target(path)
+    directory, base = os.path.split(target)
     try:
-        os.chmod(tmp, 0o666 & ~_umask())
+        name_max = os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    if len(os.fsencode(base)) > name_max:  # fail before writing, not at the final rename
+        raise OSError(
+            errno.ENAMETOOLONG,
+            f"file name of {len(os.fsencode(base))} bytes, longer than the {name_max} the "
+            "folder allows",
+            target,
+        )
+    prefix, suffix = _temp_affixes(base)
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except OSError:
+        mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=directory)
+    try:
+        os.fchmod(fd, mode)
     except OSError:
         pass
     return fd, tmp
 
 
 def atomic_commit(tmp: str, path) -> None:
-    """Move a finished temporary file from :func:`atomic_temp` onto `path`, atomically.
+    """Move a finished temporary file from :func:`atomic_temp` onto `path` (through symbolic
+    links, onto the real target), atomically.
 
     Example
     -------
@@ -149,9 +195,10 @@ def atomic_commit(tmp: str, path) -> None:
     >>> open(path, "rb").read()
     b'hi'
     """
-    os.replace(tmp, path)
+    target = _real_target(path)
+    os.replace(tmp, target)
     try:  # make the rename itself durable, where directories can be opened
-        dir_fd = os.open(os.path.dirname(os.path.abspath(os.fspath(path))), os.O_RDONLY)
+        dir_fd = os.open(os.path.dirname(target), os.O_RDONLY)
     except OSError:
         return
     try:
@@ -162,12 +209,28 @@ def atomic_commit(tmp: str, path) -> None:
         os.close(dir_fd)
 
 
+def _discard(tmp: str) -> None:
+    """Remove an unfinished temporary file, even if Ctrl-C lands while it is removed (the
+    interrupt is raised again once it is gone)."""
+    interrupted = None
+    for _ in range(5):
+        try:
+            os.unlink(tmp)
+            break
+        except OSError:
+            break
+        except KeyboardInterrupt as exc:
+            interrupted = exc
+    if interrupted is not None:
+        raise interrupted
+
+
 @contextmanager
 def atomic_file(path):
     """Write `path` atomically: yields ``(fd, tmp)`` from :func:`atomic_temp`; when the block
     ends, the temporary file (closed and synced by the block) replaces `path`
-    (:func:`atomic_commit`); when it fails, the temporary file is removed and `path` is left as
-    it was.
+    (:func:`atomic_commit`); when it fails or is interrupted (Ctrl-C), the temporary file is
+    removed and `path` is left as it was.
 
     Example
     -------
@@ -179,15 +242,14 @@ def atomic_file(path):
     (b'hi', ['a.txt'])
     """
     fd, tmp = atomic_temp(path)
+    committed = False
     try:
         yield fd, tmp
         atomic_commit(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        committed = True
+    finally:
+        if not committed:
+            _discard(tmp)
 
 
 def _write_npy_member(zf: zipfile.ZipFile, fh, name: str, arr: np.ndarray) -> dict:
@@ -210,8 +272,39 @@ def _write_npy_member(zf: zipfile.ZipFile, fh, name: str, arr: np.ndarray) -> di
     with zf.open(info, "w", force_zip64=True) as out:
         if fh.tell() % _ALIGN:  # the layout of zipfile's local header changed under us
             raise RuntimeError(f"could not align member {member!r}")
-        np.lib.format.write_array(out, arr, allow_pickle=False)
-    return {"dtype": _descr(arr.dtype), "shape": list(arr.shape), "sha256": _data_sha256(arr)}
+        digest = _write_npy(out, arr)
+    return {"dtype": _descr(arr.dtype), "shape": list(arr.shape), "sha256": digest}
+
+
+_CHUNK = 16 << 20  # bytes copied, digested and written at a time
+
+
+def _write_npy(out, arr: np.ndarray) -> str:
+    """Write ``arr`` (C-contiguous) as a ``.npy`` file into ``out``; return the SHA-256 of
+    the data bytes written. Each chunk is copied once, then digested and written from that
+    copy, so the recorded digest is always that of the bytes in the file, even while
+    another thread writes the array (a ``save()`` during ``train()``): such a file holds
+    each chunk as it was when copied, and always loads.
+
+    >>> import io
+    >>> buf, arr = io.BytesIO(), np.arange(6, dtype=np.int32).reshape(2, 3)
+    >>> _write_npy(buf, arr) == _data_sha256(arr)
+    True
+    >>> _ = buf.seek(0); np.lib.format.read_array(buf).tolist()
+    [[0, 1, 2], [3, 4, 5]]
+    """
+    header = np.lib.format.header_data_from_array_1_0(arr)
+    try:
+        np.lib.format.write_array_header_1_0(out, header)
+    except ValueError:  # a header over 64 KiB (a very long shape or dtype)
+        np.lib.format.write_array_header_2_0(out, header)
+    digest = hashlib.sha256()
+    data = arr.reshape(-1).view(np.uint8) if arr.size else np.zeros(0, np.uint8)
+    for start in range(0, len(data), _CHUNK):
+        chunk = data[start : start + _CHUNK].tobytes()
+        digest.update(chunk)
+        out.write(chunk)
+    return digest.hexdigest()
 
 
 def save_bundle(path, kind: str, meta: dict, arrays: dict[str, np.ndarray]) -> None:
@@ -399,11 +492,11 @@ def load_bundle(path, mmap=None, kind=None) -> tuple[dict, dict]:
     ----------
     path : str or os.PathLike
         The bundle file.
-    mmap : {None, 'r', 'c', 'r+'}, optional
+    mmap : {None, 'r', 'c'}, optional
         None reads every array into memory and verifies its SHA-256 digest. Otherwise each
         array is a :class:`numpy.memmap` view into the file with this mode: ``'r'`` read-only,
-        ``'c'`` copy-on-write, ``'r+'`` writes go into the bundle itself (after which a load
-        without mmap reports a checksum mismatch). Memory-mapped arrays are checked against
+        ``'c'`` copy-on-write. ``'r+'`` is refused with a ValueError: writes would go into
+        the bundle itself, under its checksums, and it would no longer load. Memory-mapped arrays are checked against
         the header and the file size, but their digests are not verified, since that would
         read every byte.
     kind : str, optional
@@ -426,9 +519,17 @@ def load_bundle(path, mmap=None, kind=None) -> tuple[dict, dict]:
     ('memmap', 6.0)
     """
     path = os.fspath(path)
+    if mmap == "r+":
+        raise ValueError(
+            f"mmap='r+' is not supported: writes (training, or any edit of the arrays) would "
+            f"go into {path!r} itself, under the checksums it records, and the file would no "
+            "longer load. Use mmap='c' (copy on write: edits stay in memory) and save() to "
+            "keep them, or mmap='r' (read-only) or None"
+        )
     if mmap not in (None, *_MMAP_MODES):
         raise ValueError(f"mmap must be None or one of {_MMAP_MODES}, not {mmap!r}")
     damaged = f"{path!r} is truncated or corrupted"
+    require_regular_file(path)
     with open(path, "rb") as fh:
         head = fh.read(4)
         file_size = fh.seek(0, os.SEEK_END)

@@ -126,7 +126,7 @@ def score_sentences(
         _f32(model.syn1),
         model.tree.codes,
         model.tree.points,
-        model.tree.lengths,
+        _query_lengths(model.tree.lengths),
         int(model.window),
         bool(model.sg),
         bool(model.cbow_mean),
@@ -153,6 +153,7 @@ def score_sentences(
     next_report = started + report_delay
     count = scored = 0
     key_to_index = model.wv.key_to_index
+    n_words = min(len(model.wv.vectors), len(model.tree.lengths))  # the rows scored ids index
     iterator = iter(sentences)
     # The workers end when they see ``stop`` (set on any error or interrupt); leaving the
     # block waits for them all (hsw2v._threads).
@@ -163,7 +164,7 @@ def score_sentences(
             chunk = list(itertools.islice(iterator, min(chunksize, total_sentences - count)))
             if not chunk:
                 break
-            ids, ends, _ = encode_sentences(chunk, key_to_index)
+            ids, ends, _ = encode_sentences(chunk, key_to_index, n_words)
             put_unless_stopped(jobs, (count, ids, ends), stop)
             count += len(chunk)
             while not done.empty():
@@ -192,6 +193,20 @@ def score_sentences(
         count / max(elapsed, 1e-9),
     )
     return scores[:count]
+
+
+def _query_lengths(lengths: np.ndarray) -> np.ndarray:
+    """The path lengths a query walks. A one-word vocabulary's tree gives its word a one-node
+    path so that training stays defined, but in a query that word has probability 1 (there
+    is no decision to make), so its path is walked as empty: log-probability 0, as gensim's
+    one-word tree (an empty code) gives.
+
+    >>> _query_lengths(np.array([1], dtype=np.int32)).tolist()
+    [0]
+    """
+    if len(lengths) == 1:
+        return np.zeros(1, dtype=np.int32)
+    return lengths
 
 
 # ---------------------------------------------------------------------------- prediction

@@ -23,7 +23,7 @@ import logging
 import math
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,6 +99,73 @@ def check_sentence(sentence, index: int) -> None:
             "of str tokens: split your text first, e.g. [line.split() for line in lines], or "
             "use LineSentence"
         )
+
+
+class UnencodableTokenError(ValueError):
+    """A token UTF-8 cannot encode (a lone surrogate); ``token`` holds it."""
+
+    def __init__(self, message: str, token: str):
+        super().__init__(message)
+        self.token = token
+
+
+def check_keys(counts: dict, where: str = "the vocabulary holds") -> dict:
+    """The one check of every route into a vocabulary (a corpus's counts, or the mapping
+    :meth:`hsw2v.Word2Vec.build_vocab_from_freq` takes): every key a ``str`` (a subclass,
+    such as ``numpy.str_``, becomes the equal plain ``str``) that UTF-8 can encode, as a
+    saved model stores it. Returns ``counts``, or a copy with plain ``str`` keys.
+
+    A key of another type raises TypeError; a key holding a lone surrogate (e.g. text
+    decoded with ``errors="surrogateescape"``) raises :class:`UnencodableTokenError` (a
+    ValueError naming it): it would train, but no file could ever store it.
+
+    >>> check_keys({"a": 1})
+    {'a': 1}
+    >>> check_keys({1: 2})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    TypeError: the vocabulary holds a token of type int (1); tokens must be str: ...
+    """
+    subclassed = False
+    for word in counts:
+        if type(word) is not str:
+            if not isinstance(word, str):
+                raise TypeError(
+                    f"{where} a token of type {type(word).__name__} ({word!r}); tokens must "
+                    "be str: convert them first, e.g. [str(t) for t in sentence]"
+                )
+            subclassed = True
+    if subclassed:  # str subclasses (numpy.str_) count as the equal str; keys become plain str
+        counts = {word if type(word) is str else str(word): n for word, n in counts.items()}
+    try:
+        "".join(counts).encode("utf-8")
+    except UnicodeEncodeError:
+        for word in counts:
+            try:
+                word.encode("utf-8")
+            except UnicodeEncodeError:
+                raise UnencodableTokenError(
+                    f"{where} the token {word!r}, which holds a lone surrogate that UTF-8 "
+                    "cannot encode, so no model file could store it: decode the text with "
+                    "errors='replace' (or 'ignore') rather than 'surrogateescape'",
+                    word,
+                ) from None
+    return counts
+
+
+def _first_position(corpus, word: str) -> str:
+    """Where ``word`` first occurs in ``corpus`` (read again, unless it is a one-shot
+    iterator), for an error message."""
+    if isinstance(corpus, Iterator):
+        return ""
+    try:
+        for s, sentence in enumerate(corpus):
+            for t, token in enumerate(sentence):
+                if token == word:
+                    return f" (first at sentence #{s}, token #{t})"
+    except Exception:  # noqa: BLE001 - only a hint for the message
+        pass
+    return ""
 
 
 def prune_counts(counts: dict, min_reduce: int, trim_rule: Callable | None = None) -> int:
@@ -230,17 +297,12 @@ def scan_counts(
             min_reduce += 1
     if recording:
         counts = _counts_of(index, ids)
-    subclassed = False
-    for word in counts:
-        if type(word) is not str:
-            if not isinstance(word, str):
-                raise TypeError(
-                    f"the corpus contains a token of type {type(word).__name__} ({word!r}); "
-                    "tokens must be str: convert them first, e.g. [str(t) for t in sentence]"
-                )
-            subclassed = True
-    if subclassed:  # str subclasses (numpy.str_) count as the equal str; keys become plain str
-        counts = {word if type(word) is str else str(word): n for word, n in counts.items()}
+    try:
+        counts = check_keys(counts, "the corpus contains")
+    except UnencodableTokenError as exc:  # a lone surrogate: say where it first occurs
+        raise UnencodableTokenError(
+            f"{exc}{_first_position(corpus, exc.token)}", exc.token
+        ) from None
     logger.info(
         "collected %i word types from a corpus of %i raw words and %i sentences",
         len(counts),

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from hsw2v._gensim_convert import from_gensim, to_gensim
+from hsw2v._guard import refuse_while_training
 from hsw2v._objectives import active, reset_matrices, resolve_hs_negative
 from hsw2v._w2v_query import QueryMixin
 from hsw2v._w2v_schema import load_model, no_lock_factors, save_model
@@ -324,6 +325,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         >>> second.wv.index_to_key, second.wv.vectors.shape, second.corpus_count
         (['a', 'b'], (2, 4), 20)
         """
+        refuse_while_training(self, "reset_from()")
         self.wv = KeyedVectors(self.vector_size)
         self.wv.vectors_lockf = no_lock_factors()
         self.wv.index_to_key = other_model.wv.index_to_key

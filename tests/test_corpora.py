@@ -160,7 +160,7 @@ def test_line_sentence_missing_file_names_it(tmp_path):
 def test_line_sentence_rejects_invalid_utf8(tmp_path):
     path = tmp_path / "latin1.txt"
     path.write_bytes("caf\u00e9\n".encode("latin-1"))
-    with pytest.raises(UnicodeDecodeError):
+    with pytest.raises(UnicodeDecodeError, match="latin1.txt.*line 1 is not UTF-8"):
         list(LineSentence(path))
 
 

@@ -66,6 +66,12 @@ CRASH_SCRIPT = textwrap.dedent(
     m.wv.expandos["count"] = rng.permutation(np.asarray(m.wv.expandos["count"]))
     w = int(np.argmax(m.tree.lengths))
     m.tree.points[w, m.tree.lengths[w] - 1] = n - 1
+    try:
+        m.save(sys.argv[1])  # save() refuses what load() would refuse...
+    except ValueError as exc:
+        print("save refused:", exc)
+    import hsw2v._w2v_schema as schema
+    schema.refuse_unloadable = lambda *args: None  # ...so write it as a hostile writer would
     m.save(sys.argv[1])
     try:
         m2 = Word2Vec.load(sys.argv[1])
@@ -91,6 +97,7 @@ def test_a_path_naming_inner_node_n_minus_1_is_refused_at_load(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     assert "refused:" in run.stdout and "node-n-minus-1.hsw2v" in run.stdout
     assert "inner-node ids must be in [0, 298] for 300 leaves" in run.stdout
+    assert "save refused:" in run.stdout and "would refuse" in run.stdout
 
 
 def set_item(name, index, value):
