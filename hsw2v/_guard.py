@@ -32,6 +32,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from hsw2v._objectives import OBJECTIVES
 from hsw2v.exceptions import TrainingRunningError
 
 __all__ = ["Guard", "refuse_while_training", "training"]
@@ -58,21 +59,22 @@ def _tracked(model) -> dict:
     wv = model.wv
     tree = model.tree
     expandos = getattr(wv, "expandos", {})
-    return {
+    tracked = {
         "model.wv": wv,
         "model.wv.vectors": wv.vectors,
         "model.wv.key_to_index": wv.key_to_index,
         "model.wv.index_to_key": wv.index_to_key,
         "model.wv.expandos['sample_int']": expandos.get("sample_int"),
         "model.wv.vectors_lockf": getattr(wv, "vectors_lockf", None),
-        "model.syn1": model.syn1,
-        "model.syn1neg": model.syn1neg,
-        "model.cum_table": model.cum_table,
         "model.tree": tree,
         "model.tree.codes": tree.codes,
         "model.tree.points": tree.points,
         "model.tree.lengths": tree.lengths,
     }
+    for objective in OBJECTIVES:  # each output matrix and its lookup arrays (the table's rows)
+        for name in (objective.matrix, *objective.lookup_keywords):
+            tracked[f"model.{name}"] = getattr(model, name, None)
+    return tracked
 
 
 class Guard:
