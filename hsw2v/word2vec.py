@@ -227,6 +227,13 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
     (16,)
     """
 
+    def __getattr__(self, name):
+        """Only for names normal lookup missed: gensim 3's names (``model.syn0``,
+        ``model.most_similar``, ``model.iter``, ...) get gensim 4's migration hint."""
+        from hsw2v._gensim3_names import missing_attribute
+
+        raise missing_attribute(self, "model", name)
+
     def __init__(
         self,
         sentences=None,
