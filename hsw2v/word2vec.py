@@ -497,6 +497,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         ['a', 'b']
         """
         save_model(self, fname, separately, sep_limit, ignore, pickle_protocol)
+        logger.info("saved %s", fname)  # gensim's line
 
     @class_only_method
     def load(cls, fname, mmap=None):
@@ -535,6 +536,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         >>> model.wv.index_to_key, model.wv.vectors.shape, model.wv.vectors.flags.writeable
         (['a', 'b'], (2, 4), False)
         """
+        logger.info("loading %s object from %s", cls.__name__, fname)  # gensim's line
         return load_model(cls, fname, mmap)
 
     def __str__(self):
