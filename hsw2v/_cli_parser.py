@@ -32,7 +32,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """Keep the examples' line breaks and show defaults."""
+    """Keep the examples' line breaks and show defaults: once (not where the help already
+    names its default) and not where there is none (None)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or "default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
 
 
 def _positive_int(text: str) -> int:
@@ -122,7 +128,8 @@ def _add_train(commands: Any) -> None:
             "already tokenized. Writes the native model (-o) and/or the word vectors in "
             "word2vec.c's format (--word2vec). Options follow gensim's Word2Vec; the "
             "single-dash spellings are word2vec.c's. Defaults are gensim's (CBOW, "
-            "alpha 0.025)."
+            "alpha 0.025), except the objective: hierarchical softmax (--hs 1 --negative 0), "
+            "where gensim trains negative sampling (hs=0, negative=5)."
         ),
         examples="""
 hsw2v train corpus.txt -o corpus.hsw2v

@@ -46,3 +46,12 @@ def test_gensim_pickle_on_the_command_line_names_the_way_out(native_model, capsy
     assert "a pickle, as gensim's save() writes" in err
     assert "load_gensim_pickle(path, trusted=True)" in err
     assert "neither an hsw2v file" not in err
+
+
+def test_train_help_prints_each_default_once_and_names_the_objective(capsys):
+    assert cli.main(["train", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    assert "(default: None)" not in out
+    assert "CPUs) (default" not in out and "(default 0) (default" not in out  # not twice
+    assert "except the objective: hierarchical softmax (--hs 1 --negative 0)" in out
+    assert "(default: 0.025)" in out and "training threads (default: number of CPUs)" in out
