@@ -218,7 +218,20 @@ def _run_convert(args: argparse.Namespace) -> int:
     _need_writable(args.output)
     if not _is_url(args.input) and os.path.abspath(args.input) == os.path.abspath(args.output):
         raise UsageError("INPUT and OUTPUT are the same file")
-    _, kv, source = _load(args.input, args.source_format)
+    model, kv, source = _load(args.input, args.source_format)
+    if target == "gensim":  # gensim's own save() file, for a service that loads with gensim
+        try:
+            converted = (model if model is not None else kv).to_gensim()
+        except ImportError as exc:
+            raise CommandError(f"--to gensim: {exc}") from None
+        converted.save(args.output)
+        what = "model" if model is not None else "vectors"
+        _say(
+            f"wrote a gensim {type(converted).__name__} ({what}: {len(kv):,} words of "
+            f"{kv.vector_size} dimensions): {source} -> gensim; load it with gensim's "
+            f"{type(converted).__name__}.load()"
+        )
+        return 0
     if target == "native":
         kv.save(args.output)
     else:

@@ -111,6 +111,15 @@ def _sniff_word2vec(path: str) -> str:
         sample = fin.read(1 << 16)
     parts = header.split()
     if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        from hsw2v._gensim_files import is_pickle
+
+        if not _is_url(path) and is_pickle(path):
+            raise CommandError(
+                f"{path}: a pickle, as gensim's save() writes; hsw2v never unpickles files "
+                "(loading a pickle can run any code it holds). Convert a file you trust in "
+                "Python: hsw2v.gensim_compat.load_gensim_pickle(path, trusted=True)"
+                ".save('model.hsw2v'), or export it from gensim with save_word2vec_format()"
+            )
         raise CommandError(
             f"{path}: not a model: neither an hsw2v file nor a word2vec file "
             "(whose first line is 'count dimensions')"

@@ -32,10 +32,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """Keep the examples' line breaks and show defaults (unless the help states its own)."""
+    """Keep the examples' line breaks and show defaults: once (not where the help already
+    names its default) and not where there is none (None)."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        if "default" in (action.help or ""):
+        if action.default is None or "default" in (action.help or ""):
             return action.help
         return super()._get_help_string(action)
 
@@ -127,7 +128,8 @@ def _add_train(commands: Any) -> None:
             "already tokenized. Writes the native model (-o) and/or the word vectors in "
             "word2vec.c's format (--word2vec). Options follow gensim's Word2Vec; the "
             "single-dash spellings are word2vec.c's. Defaults are gensim's (CBOW, "
-            "alpha 0.025)."
+            "alpha 0.025), except the objective: hierarchical softmax (--hs 1 --negative 0), "
+            "where gensim trains negative sampling (hs=0, negative=5)."
         ),
         examples="""
 hsw2v train corpus.txt -o corpus.hsw2v
@@ -289,24 +291,30 @@ hsw2v eval vectors.bin --pairs wordsim353.tsv --analogies questions-words.txt
     convert = _add_command(
         commands,
         "convert",
-        help="convert between native and word2vec formats",
+        help="convert between native, word2vec and gensim formats",
         description=(
             "Convert INPUT to OUTPUT. Formats: 'native' (hsw2v's own file), 'text' and "
-            "'binary' (word2vec.c's). By default they are recognised from the file contents "
-            "(INPUT) and the extension (OUTPUT: .bin binary; .txt/.vec text; .hsw2v native). "
-            "A native full model converts to word vectors only."
+            "'binary' (word2vec.c's), and as OUTPUT only 'gensim' (gensim 4.4's save() file, "
+            "which gensim's Word2Vec.load / KeyedVectors.load read; needs gensim installed). "
+            "By default they are recognised from the file contents (INPUT) and the extension "
+            "(OUTPUT: .bin binary; .txt/.vec text; .hsw2v native). A native full model "
+            "converts to word vectors only, except to gensim, where it stays a whole model "
+            "that gensim can train further."
         ),
         examples="""
 hsw2v convert corpus.hsw2v vectors.bin
 hsw2v convert vectors.txt vectors.hsw2v
 hsw2v convert vectors.out vectors.w2v --from binary --to text
+hsw2v convert corpus.hsw2v corpus.model --to gensim
 """,
     )
     convert.add_argument("input", metavar="INPUT")
     convert.add_argument("output", metavar="OUTPUT")
     formats = ("native", "text", "binary")
     convert.add_argument("--from", dest="source_format", choices=formats, help="INPUT's format")
-    convert.add_argument("--to", dest="target_format", choices=formats, help="OUTPUT's format")
+    convert.add_argument(
+        "--to", dest="target_format", choices=(*formats, "gensim"), help="OUTPUT's format"
+    )
     convert.set_defaults(handler=_run_convert)
 
     info = _add_command(

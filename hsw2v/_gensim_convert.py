@@ -170,8 +170,14 @@ def from_gensim(gensim_model, cls):
     n = len(gwv.index_to_key)
     if n == 0 or any(not hasattr(gensim_model, o.matrix) for o in on):
         raise ValueError("nothing to convert: the gensim model has no vocabulary yet")
-    settings = {name: getattr(gensim_model, name) for name in GENSIM_SETTINGS}
-    settings["workers"] = max(1, int(settings["workers"]))
+    # A model saved by gensim 3 (or older) and loaded by gensim 4.4 lacks the settings that
+    # came later (``comment``, ``compute_loss``, ...): those take their defaults.
+    settings = {
+        name: getattr(gensim_model, name) for name in GENSIM_SETTINGS if hasattr(gensim_model, name)
+    }
+    settings["workers"] = max(1, int(settings.get("workers", 1)))
+    for name in SWITCHES:
+        settings.setdefault(name, int(getattr(gensim_model, name)))
     model = cls(**settings)
     model.wv = kv_from_gensim(gwv, type(model.wv))
     model.wv.vectors = np.array(gwv.vectors, dtype=np.float32, copy=True, order="C")
@@ -204,8 +210,8 @@ def from_gensim(gensim_model, cls):
             )
         setattr(model, name, weights)
     rebuild_lookups(model)  # cum_table from the counts, as hsw2v builds it
-    for name in GENSIM_STATE:
-        if hasattr(gensim_model, name):
+    for name in GENSIM_STATE:  # gensim 3 files may hold None (corpus_total_words): default
+        if getattr(gensim_model, name, None) is not None:
             setattr(model, name, getattr(gensim_model, name))
     model.running_training_loss = float(model.running_training_loss)
     if hasattr(gensim_model, "min_alpha_yet_reached"):  # where gensim's schedule got to

@@ -133,6 +133,9 @@ from hsw2v._vecops cimport (
     SIGMOID_TABLE_SIZE, hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, hsw2v_sigmoid_table_init,
     hsw2v_update_last, hsw2v_update_then_dot, neg_log_sigmoid, sigmoid_lookup,
 )
+from hsw2v._vecops cimport (
+    hsw2v_loss_acc, loss_init, loss_push, loss_total, neg_log_sigmoid_sum,
+)
 
 # One job each, included in this order (structs before their users):
 include "_inner_loops.pxi"    # vector loops (reference, plain, BLAS), sigmoid table, prefetch

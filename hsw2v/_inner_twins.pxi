@@ -45,6 +45,14 @@ def py_axpy(float a, const float[::1] x, float[::1] y, bint use_blas=False, prim
     paxpy(prims_of(prims, use_blas), x.shape[0], a, &x[0], &y[0])
 
 
+def py_neg_log_sigmoid_sum(const float[::1] y):
+    """sum_i -log sigmoid(y[i]) in float64, as the training walks tally their loss (_loss.h:
+    eight float32 terms at a time); twin of ``numpy.logaddexp(0, -y).sum()``."""
+    if y.shape[0] == 0:
+        return 0.0
+    return neg_log_sigmoid_sum(&y[0], <int>y.shape[0])
+
+
 def py_sigmoid(float f):
     """Twin of the table sigmoid."""
     return sigmoid(f)

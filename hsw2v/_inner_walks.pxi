@@ -114,13 +114,15 @@ cdef inline double hs_path_fused(
     cdef float f, g
     cdef float *row = rows[0]
     cdef float *next_row
-    cdef double loss = 0.0, fsum = 0.0
+    cdef double fsum = 0.0
+    cdef hsw2v_loss_acc loss
+    loss_init(&loss)
     memset(work, 0, d * sizeof(float))
     f = hsw2v_dot(d, h, row)
     for j in range(length):
         fsum += f
         if compute_loss:
-            loss += neg_log_sigmoid((1.0 - 2.0 * code[j]) * f)
+            loss_push(&loss, (1.0 - 2.0 * code[j]) * f)  # reduced in blocks (_loss.h)
         g = (1.0 - code[j] - sigmoid(f)) * alpha
         if j + 1 < length:
             next_row = rows[j + 1]
@@ -135,4 +137,4 @@ cdef inline double hs_path_fused(
             hsw2v_axpy(d, g, row, work)
             hsw2v_axpy(d, g, h, row)
     check[0] += fsum
-    return loss
+    return loss_total(&loss) if compute_loss else 0.0

@@ -8,9 +8,13 @@ formats), :mod:`hsw2v._w2v_intersect` and :mod:`hsw2v._gensim_convert`.
 
 from __future__ import annotations
 
+import logging
+
 from hsw2v import _kv_schema, _w2v_format
 from hsw2v._gensim_convert import kv_from_gensim, kv_to_gensim
 from hsw2v._similarity import REAL
+
+logger = logging.getLogger("hsw2v.keyedvectors")  # the KeyedVectors' log, as users know it
 
 __all__ = ["KeyedVectorsFiles"]
 
@@ -228,6 +232,7 @@ class KeyedVectorsFiles:
         [1.0, 2.0]
         """
         _kv_schema.save_kv(self, fname, separately, sep_limit, ignore, pickle_protocol)
+        logger.info("saved %s", fname)  # gensim's line
 
     @classmethod
     def load(cls, fname, mmap=None):
@@ -261,4 +266,5 @@ class KeyedVectorsFiles:
         >>> type(KeyedVectors.load(path, mmap="r").vectors).__name__
         'memmap'
         """
+        logger.info("loading %s object from %s", cls.__name__, fname)  # gensim's line
         return _kv_schema.load_kv(cls, fname, mmap)

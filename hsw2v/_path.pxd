@@ -76,6 +76,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from hsw2v._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_exact, sigmoid_lookup,
 )
+from hsw2v._vecops cimport hsw2v_loss_acc, loss_init, loss_push, loss_total
 
 # The smallest |g| of a wide root's child that still steps (design note E)
 DEF SOFTMAX_MIN_G = 1e-20
@@ -262,7 +263,9 @@ cdef inline double ns_step(
     cdef int k
     cdef float f, g, a, label
     cdef float *row
-    cdef double loss = 0.0, fsum = 0.0
+    cdef double fsum = 0.0
+    cdef hsw2v_loss_acc loss
+    loss_init(&loss)
     for k in range(d):
         work[k] = 0.0
     for k in range(count):
@@ -271,7 +274,7 @@ cdef inline double ns_step(
         f = dot(d, h, row) if dot != NULL else hsw2v_dot(d, h, row)
         fsum += f
         if compute_loss:
-            loss += neg_log_sigmoid((2.0 * label - 1.0) * f)
+            loss_push(&loss, (2.0 * label - 1.0) * f)  # reduced in blocks (_loss.h)
         g = sigmoid_lookup(table, f) - label
         a = -alpha * g
         if a == 0.0:
@@ -279,4 +282,4 @@ cdef inline double ns_step(
         step_axpy(axpy, d, a, row, work)
         step_axpy(axpy, d, a, h, row)
     check[0] += fsum
-    return loss
+    return loss_total(&loss) if compute_loss else 0.0

@@ -28,3 +28,14 @@ cdef extern from "_vec.h" nogil:
     float hsw2v_update_then_dot(int d, float g, const float *h, float *row, float *work,
                                 const float *next_row)
     void hsw2v_update_last(int d, float g, float *h, float *row, const float *work)
+
+
+cdef extern from "_loss.h" nogil:
+    # the walks' loss tally: push -log sigmoid(y) terms, reduced eight at a time (_loss.h)
+    ctypedef struct hsw2v_loss_acc:
+        int n
+        double sum
+    void loss_init "hsw2v_loss_init" (hsw2v_loss_acc *a)
+    void loss_push "hsw2v_loss_push" (hsw2v_loss_acc *a, float y)
+    double loss_total "hsw2v_loss_total" (hsw2v_loss_acc *a)
+    double neg_log_sigmoid_sum "hsw2v_neg_log_sigmoid_sum" (const float *y, int count)

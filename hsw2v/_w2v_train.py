@@ -148,6 +148,19 @@ class TrainingMixin:
             except BaseException:  # a refused call leaves the model as it was
                 self.__dict__.update(kept_settings)
                 raise
+            logger.info(  # gensim's line, the one pasted into bug reports
+                "training model with %d workers on %d vocabulary and %d features, using sg=%d "
+                "hs=%d sample=%s negative=%d window=%d shrink_windows=%s",
+                self.workers,
+                len(self.wv),
+                self.vector_size,
+                int(self.sg),
+                int(self.hs),
+                self.sample,
+                int(self.negative),
+                self.window,
+                bool(self.shrink_windows),
+            )
             passes = self._epoch_passes(corpus, corpus_file, trainer, schedule)
             supplied = None if isinstance(passes, _FilePasses) else (total_examples, total_words)
             guard = Guard(self)
@@ -292,10 +305,18 @@ class TrainingMixin:
         except TrainingDivergedError as exc:
             raise self._diverged(exc.epoch, schedule.epochs) from None
         finally:
-            self.total_train_time += time.perf_counter() - started
+            elapsed = time.perf_counter() - started
+            self.total_train_time += elapsed
             self._weights_changed()
             if hasattr(on_progress, "close"):
                 on_progress.close()
+        logger.info(  # gensim's wording
+            "training on %d raw words (%d effective words) took %.1fs, %.0f effective words/s",
+            raw,
+            trained,
+            elapsed,
+            trained / elapsed if elapsed > 0 else 0.0,
+        )
         return trained, raw
 
     def _rebuild_semantic_tree(self) -> bool:

@@ -249,6 +249,7 @@ class VocabularyMixin:
             vocab.retained_total + vocab.dropped_total,
             vocab.downsampled_total,
         )
+        self.estimate_memory()  # logs gensim's "estimated required memory" line
         self._finalize_recording()
         if not keep_raw_vocab:
             self.raw_vocab = None

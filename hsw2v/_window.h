@@ -39,6 +39,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "_loss.h"
 #include "_vec.h"
 
 /* Without vector extensions (MSVC; see _vec.h) the vector steps are empty (d4 = 0) and the
@@ -137,8 +138,10 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
 #endif
     float K[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK], f[HSW2V_MAX_BLOCK], g[HSW2V_MAX_BLOCK];
     float mix[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];
-    double loss = 0.0, fsum = 0.0;
+    double fsum = 0.0;
+    hsw2v_loss_acc loss;
 
+    hsw2v_loss_init(&loss);
     for (int b = 0; b < B; b++) {
         for (int b2 = 0; b2 < b; b2++) {
             K[b][b2] = hsw2v_dot(d, x[b], x[b2]);
@@ -161,7 +164,7 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
             for (int b2 = 0; b2 < b; b2++)
                 fb += g[b2] * K[b][b2];
             if (compute_loss)
-                loss += hsw2v_neg_log_sigmoid((double)(2.0f * label - 1.0f) * fb);
+                hsw2v_loss_push(&loss, (2.0f * label - 1.0f) * fb);
             g[b] = (label - hsw2v_sigmoid(sig, fb)) * alpha;
             for (int b2 = 0; b2 < b; b2++)
                 mix[b][b2] += g[b] * g[b2];
@@ -222,7 +225,7 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
         fsum += x[b][0];
     }
     *check += fsum;
-    return loss;
+    return compute_loss ? hsw2v_loss_total(&loss) : 0.0;
 }
 
 /* Walk the path of one centre for B (1..HSW2V_MAX_BLOCK) distinct context rows; returns -log-likelihood

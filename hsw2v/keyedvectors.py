@@ -68,6 +68,13 @@ class KeyedVectors(SimilarityQueries, Evaluations, KeyedVectorsFiles):
     (2, [0.0, 2.0, 0.0], False)
     """
 
+    def __getattr__(self, name):
+        """Only for names normal lookup missed: gensim 3's names (``vocab``,
+        ``index2word``, ``vectors_norm``, ``syn0``, ...) get gensim 4's migration hint."""
+        from hsw2v._gensim3_names import missing_attribute
+
+        raise missing_attribute(self, "kv", name)
+
     def __init__(self, vector_size, count=0, dtype=np.float32):
         self.vector_size = vector_size
         self.index_to_key = [None] * count

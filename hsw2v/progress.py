@@ -71,7 +71,7 @@ class ProgressBar:
             "unit": "%",
             "file": sys.stderr if file is None else file,
             "dynamic_ncols": True,
-            "bar_format": "{l_bar}{bar}| {n:.1f}/100% [{elapsed}<{remaining}{postfix}]",
+            "bar_format": "{l_bar}{bar}| [{elapsed}<{remaining}{postfix}]",
         }
         options.update(tqdm_options)
         self._bar = tqdm(**options)
@@ -83,7 +83,11 @@ class ProgressBar:
         self._bar.set_description(f"epoch {info.epoch + 1}/{info.epochs}", refresh=False)
         speed = info.trained_words / info.seconds if info.seconds > 0 else 0.0
         self._bar.set_postfix_str(f"{speed:,.0f} words/s, alpha {info.alpha:.5f}", refresh=False)
-        self._bar.update(max(percent - self.percent, 0.0))
+        step = max(percent - self.percent, 0.0)
+        if percent >= 100.0:  # the end: close() prints the final line, once
+            self._bar.n += step
+        else:
+            self._bar.update(step)
         self.percent = max(percent, self.percent)
 
     def close(self) -> None:
@@ -95,7 +99,7 @@ class ProgressBar:
         >>> out = io.StringIO()
         >>> bar = ProgressBar(file=out)
         >>> bar.close()
-        >>> "0.0/100%" in out.getvalue(), out.getvalue().endswith("\\n")
+        >>> "  0%|" in out.getvalue(), out.getvalue().endswith("\\n")
         (True, True)
         """
         self._bar.close()

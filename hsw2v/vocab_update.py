@@ -235,12 +235,17 @@ def update_vocabulary(model, trim_rule=None, min_count=None, sample=None, dry_ru
     wv.expandos = extras
     model.sample = sample
     model._install_tree(tree, model.semantic_pending)
+    if not new_words:  # nothing grafted: the tree is unchanged
+        where = "no new words, the tree is unchanged"
+    elif site == ROOT:
+        where = "new words grafted above the old root"
+    else:
+        where = f"new words grafted at old leaf #{site}"
     logger.info(
-        "added %i new unique words and increased the count of %i pre-existing words; new "
-        "words grafted %s",
+        "added %i new unique words and increased the count of %i pre-existing words; %s",
         len(new_words),
         pre_exist,
-        "above the old root" if site == ROOT else f"at old leaf #{site}",
+        where,
     )
     return report
 

@@ -153,8 +153,9 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         sentence makes a job of its own and is trained whole (gensim cuts sentences at 10,000
         tokens).
     compute_loss : bool, default False
-        Tally the training loss, read with :meth:`get_latest_training_loss`: here the exact
-        negative log-likelihood of every trained pair, summed in float64.
+        Tally the training loss, read with :meth:`get_latest_training_loss`: here the
+        negative log-likelihood of every trained pair, each term to float32 precision (no
+        term skipped), summed in float64; it costs a few percent of training time.
     callbacks : sequence of CallbackAny2Vec, default ()
         Callbacks run at the start and end of training and of each epoch (gensim's and
         :mod:`hsw2v.callbacks`' both work).
@@ -194,6 +195,13 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
     >>> model.wv["cat"].shape
     (16,)
     """
+
+    def __getattr__(self, name):
+        """Only for names normal lookup missed: gensim 3's names (``model.syn0``,
+        ``model.most_similar``, ``model.iter``, ...) get gensim 4's migration hint."""
+        from hsw2v._gensim3_names import missing_attribute
+
+        raise missing_attribute(self, "model", name)
 
     def __init__(
         self,
@@ -456,6 +464,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         ['a', 'b']
         """
         save_model(self, fname, separately, sep_limit, ignore, pickle_protocol)
+        logger.info("saved %s", fname)  # gensim's line
 
     @class_only_method
     def load(cls, fname, mmap=None):
@@ -494,6 +503,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         >>> model.wv.index_to_key, model.wv.vectors.shape, model.wv.vectors.flags.writeable
         (['a', 'b'], (2, 4), False)
         """
+        logger.info("loading %s object from %s", cls.__name__, fname)  # gensim's line
         return load_model(cls, fname, mmap)
 
     def __str__(self):

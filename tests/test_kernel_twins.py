@@ -106,7 +106,7 @@ def test_word2vec_walk_is_the_reference_step_with_table_and_step_scale():
 @pytest.mark.parametrize("apply_to_h", [False, True])
 def test_fused_walk_is_the_reference_bit_for_bit(apply_to_h):
     """``hs_path_fused`` (each update fused with the next dot product) against the reference
-    walk with the same ``_vec.h`` loops: identical syn1, work and loss; with ``apply_to_h``
+    walk with the same ``_vec.h`` loops: identical syn1 and work, the loss to 2e-7; with ``apply_to_h``
     (skip-gram without lock factors: ``h += work`` folded into the last node's pass) ``h``
     to one rounding of that add."""
     _, tree, syn1, h = path_case(5)
@@ -116,7 +116,7 @@ def test_fused_walk_is_the_reference_bit_for_bit(apply_to_h):
         fused_h = h.copy()
         work_f, loss_f = _inner.py_hs_path_fused(fused_h, fused_syn1, code, point, 0.05, apply_to_h)
         work_r, loss_r = _inner.py_hs_path(h, ref_syn1, code, point, 0.05, prims="vec")
-        assert loss_f == loss_r
+        assert loss_f == pytest.approx(loss_r, rel=2e-7)  # _loss.h's tally against libm's
         assert np.array_equal(fused_syn1, ref_syn1)
         if apply_to_h:  # h += work fused into the last node's pass: one add reassociated
             expected = h.copy()
@@ -191,7 +191,9 @@ LOCKF = [None, np.linspace(0.0, 1.0, 40, dtype=np.float32)]
 def test_fused_job_is_the_reference_job_bit_for_bit(sg, cbow_mean, hs, negative, lockf):
     """The fused walk trains the reference's bits, except skip-gram hs without lock factors,
     where the context row's ``+= work`` is folded into the last node's pass (one add
-    reassociated, then carried through the job): there to 1e-6."""
+    reassociated, then carried through the job): there to 1e-6. The hs loss: the fused walk
+    tallies it through ``_loss.h`` (float32 terms), the reference with libm per node: to 2e-7
+    (tests/test_loss_tally.py)."""
     ref, kept_r, loss_r = job_case(sg, "reference", hs, negative, bool(cbow_mean), lockf)
     fused, kept_f, loss_f = job_case(sg, "fused", hs, negative, bool(cbow_mean), lockf)
     assert kept_f == kept_r
@@ -200,7 +202,7 @@ def test_fused_job_is_the_reference_job_bit_for_bit(sg, cbow_mean, hs, negative,
         for a, b in zip(fused, ref, strict=True):
             assert np.allclose(a, b, rtol=0, atol=1e-6)
         return
-    assert loss_f == loss_r
+    assert loss_f == (pytest.approx(loss_r, rel=2e-7) if hs else loss_r)
     for a, b in zip(fused, ref, strict=True):
         assert np.array_equal(a, b)
 

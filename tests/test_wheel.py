@@ -39,7 +39,11 @@ def test_wheel_holds_every_level_and_no_sources():
     assert not [n for n in names if n.endswith((".c", ".o"))]
 
 
-def test_wheel_runs_the_demo_without_a_compiler(tmp_path):
+@pytest.fixture(scope="module")
+def fresh_install(tmp_path_factory):
+    """The wheel installed into a fresh venv: ``(python, bindir, env, tmp_path)``, with a
+    PATH that holds no compiler."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
     bindir = env_dir / ("Scripts" if sys.platform == "win32" else "bin")
@@ -58,6 +62,22 @@ def test_wheel_runs_the_demo_without_a_compiler(tmp_path):
     )  # fmt: skip
     assert where.returncode == 0, where.stderr[-3000:]
     assert Path(where.stdout.strip()).is_relative_to(env_dir), where.stdout
+    return python, bindir, env, tmp_path
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/quickstart.md", "docs/progress.md"])
+def test_newcomer_pages_run_as_written_on_a_fresh_install(fresh_install, page, tmp_path):
+    """A newcomer's walkthrough: README's "Use" block, the quickstart and the progress page,
+    every ```python block in order, on the installed wheel (tests/test_doc_blocks.py)."""
+    from tests.test_doc_blocks import ROOT, run_page
+
+    python, _, env, _ = fresh_install
+    result = run_page(ROOT / page, tmp_path, python=str(python), env=env)
+    assert result.returncode == 0, result.stderr[-4000:]
+
+
+def test_wheel_runs_the_demo_without_a_compiler(fresh_install):
+    python, bindir, env, tmp_path = fresh_install
     demo = subprocess.run(
         [bindir / "hsw2v", "demo"],
         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300,

@@ -1,0 +1,114 @@
+"""Word Mover's Distance per call: hsw2v's ``wmdistance`` against gensim 4.4's (which needs
+POT), on the same vectors, at several document sizes; and gensim's ``WmdSimilarity`` over
+either library's vectors. The values are compared too (they must agree).
+
+The vectors are random (the cost depends on the documents' sizes, not on what the vectors
+mean): a vocabulary of ``--vocab`` words, documents drawn from it with replacement. Every
+(size, system) pair times ``--calls`` calls in CPU time of this process, alternated over
+``--repeats`` rounds; the table holds the medians, in CPU milliseconds per call. hsw2v is
+timed with each of its solvers (``auto``: POT when importable; ``highs``: the built-in).
+
+    python benchmarks/wmd_cost.py [--sizes 5,20,50,100] [--calls 20] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="5,20,50,100")
+    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--vocab", type=int, default=2000)
+    args = parser.parse_args()
+
+    from gensim.similarities import WmdSimilarity
+
+    from hsw2v import KeyedVectors, _wmd
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(args.vocab)]
+    ours = KeyedVectors(100)
+    ours.add_vectors(words, rng.normal(size=(args.vocab, 100)).astype(np.float32))
+    theirs = ours.to_gensim()
+
+    def timed(fn, pairs):
+        started = time.process_time()
+        out = [fn(d1, d2) for d1, d2 in pairs]
+        return (time.process_time() - started) / len(pairs) * 1e3, out
+
+    def ours_with(solver):
+        def call(d1, d2):
+            _wmd.SOLVER = solver
+            try:
+                return ours.wmdistance(d1, d2)
+            finally:
+                _wmd.SOLVER = "auto"
+
+        return call
+
+    systems = {
+        "hsw2v (auto: POT)": ours_with("auto"),
+        "hsw2v (built-in HiGHS)": ours_with("highs"),
+        "gensim + POT": theirs.wmdistance,
+    }
+    sizes = [int(s) for s in args.sizes.split(",")]
+    rows = []
+    for size in sizes:
+        pairs = [
+            (list(rng.choice(words, size)), list(rng.choice(words, size)))
+            for _ in range(args.calls)
+        ]
+        for fn in systems.values():  # warm-up: imports, caches
+            fn(*pairs[0])
+        times = {name: [] for name in systems}
+        values = {}
+        for _ in range(args.repeats):
+            for name, fn in systems.items():
+                ms, values[name] = timed(fn, pairs)
+                times[name].append(ms)
+        ref = np.array(values["gensim + POT"])
+        diffs = {name: float(np.max(np.abs(np.array(v) - ref))) for name, v in values.items()}
+        rows.append((size, {name: statistics.median(t) for name, t in times.items()}, diffs))
+        print(size, rows[-1][1], diffs, flush=True)
+
+    # WmdSimilarity: a 50-document index of 20-word documents, 5 queries of 20 words
+    corpus = [list(rng.choice(words, 20)) for _ in range(50)]
+    queries = [list(rng.choice(words, 20)) for _ in range(5)]
+    sim_times = {}
+    for name, kv in (("hsw2v vectors (POT)", ours), ("gensim vectors", theirs)):
+        index = WmdSimilarity(corpus, kv, num_best=5)
+        index[queries[0]]
+        runs = []
+        for _ in range(args.repeats):
+            started = time.process_time()
+            tops = [index[q] for q in queries]
+            runs.append((time.process_time() - started) / len(queries) * 1e3)
+        sim_times[name] = (statistics.median(runs), tops)
+    same = [[i for i, _ in t] for t in sim_times["hsw2v vectors (POT)"][1]] == [
+        [i for i, _ in t] for t in sim_times["gensim vectors"][1]
+    ]
+
+    names = list(systems)
+    print()
+    print("| words per document | " + " | ".join(names) + " | largest difference from gensim |")
+    print("|---:|" + "---:|" * len(names) + "---:|")
+    for size, med, diffs in rows:
+        cells = " | ".join(f"{med[n]:.2f}" for n in names)
+        print(f"| {size} | {cells} | {max(diffs.values()):.1e} |")
+    print()
+    print("| WmdSimilarity, 50 documents x 20 words, per query | CPU ms |")
+    print("|---|---:|")
+    for name, (ms, _) in sim_times.items():
+        print(f"| {name} | {ms:.1f} |")
+    print(f"\nsame top-5 documents for every query: {same}")
+
+
+if __name__ == "__main__":
+    main()
