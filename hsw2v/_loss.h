@@ -30,6 +30,17 @@
 
 #define HSW2V_LOSS_BUF 64 /* a multiple of 8 */
 
+/* Forced inline: a walk's buffer is a local array, and once its address reaches a function
+ * the compiler did not inline, the walk's float stores and loads may alias it; measured, that
+ * cost the skip-gram window walk as much as the libm calls it replaces. */
+#if defined(_MSC_VER)
+#define HSW2V_LOSS_INLINE static __forceinline
+#elif defined(__GNUC__) || defined(__clang__)
+#define HSW2V_LOSS_INLINE static inline __attribute__((always_inline))
+#else
+#define HSW2V_LOSS_INLINE static inline
+#endif
+
 typedef struct {
     float y[HSW2V_LOSS_BUF]; /* pending arguments of -log sigmoid */
     int n;                   /* pending count */
@@ -45,7 +56,7 @@ typedef double hsw2v_v8d __attribute__((vector_size(64)));
 /* acc += eight terms -log sigmoid(y[k]) = max(z, 0) + log1p(exp(-|z|)), z = -y, in float64;
  * lanes at or past ``valid`` add 0. Where |z| > 87, exp(-|z|) is below float32's smallest
  * normal number and the log part (< 1.7e-38) is taken as 0. */
-static inline void hsw2v_loss_terms8(const float *yp, int valid, hsw2v_v8d *acc) {
+HSW2V_LOSS_INLINE void hsw2v_loss_terms8(const float *yp, int valid, hsw2v_v8d *acc) {
     const hsw2v_v8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
     hsw2v_v8a y, zero = {0};
     memcpy(&y, yp, sizeof(y));
@@ -84,7 +95,7 @@ static inline void hsw2v_loss_terms8(const float *yp, int valid, hsw2v_v8d *acc)
 }
 
 /* sum_i -log sigmoid(y[i]) for i < count, in float64. */
-static inline double hsw2v_neg_log_sigmoid_sum(const float *y, int count) {
+HSW2V_LOSS_INLINE double hsw2v_neg_log_sigmoid_sum(const float *y, int count) {
     hsw2v_v8d acc = {0};
     float pad[8];
     double s = 0.0;
@@ -101,7 +112,7 @@ static inline double hsw2v_neg_log_sigmoid_sum(const float *y, int count) {
     return s;
 }
 #else
-static inline double hsw2v_neg_log_sigmoid_sum(const float *y, int count) {
+HSW2V_LOSS_INLINE double hsw2v_neg_log_sigmoid_sum(const float *y, int count) {
     double s = 0.0;
     for (int i = 0; i < count; i++)
         s += hsw2v_neg_log_sigmoid((double)y[i]);
@@ -109,13 +120,13 @@ static inline double hsw2v_neg_log_sigmoid_sum(const float *y, int count) {
 }
 #endif
 
-static inline void hsw2v_loss_init(hsw2v_loss_acc *a) {
+HSW2V_LOSS_INLINE void hsw2v_loss_init(hsw2v_loss_acc *a) {
     a->n = 0;
     a->sum = 0.0;
 }
 
 /* Queue the term -log sigmoid(y). */
-static inline void hsw2v_loss_push(hsw2v_loss_acc *a, float y) {
+HSW2V_LOSS_INLINE void hsw2v_loss_push(hsw2v_loss_acc *a, float y) {
     a->y[a->n++] = y;
     if (a->n == HSW2V_LOSS_BUF) {
         a->sum += hsw2v_neg_log_sigmoid_sum(a->y, a->n);
@@ -124,7 +135,7 @@ static inline void hsw2v_loss_push(hsw2v_loss_acc *a, float y) {
 }
 
 /* Every term pushed so far, summed. */
-static inline double hsw2v_loss_total(hsw2v_loss_acc *a) {
+HSW2V_LOSS_INLINE double hsw2v_loss_total(hsw2v_loss_acc *a) {
     if (a->n) {
         a->sum += hsw2v_neg_log_sigmoid_sum(a->y, a->n);
         a->n = 0;
