@@ -68,6 +68,13 @@ def main(argv=None):
         "private row is synced alone)",
     )
     parser.add_argument(
+        "--hot-words",
+        type=int,
+        default=None,
+        help="override hsw2v._make_trainer.HOT_WORDS (private syn1neg rows per job with "
+        "several workers)",
+    )
+    parser.add_argument(
         "--hot-merge",
         choices=("sum", "mean"),
         default=None,
@@ -84,6 +91,10 @@ def main(argv=None):
         hsw2v.word2vec.HOT_VISITS = hsw2v.word2vec.HOT_VISITS_CBOW = args.hot_visits
     if args.hot_merge is not None:
         hsw2v.word2vec.HOT_MERGE = args.hot_merge
+    if args.hot_words is not None:
+        from hsw2v import _make_trainer as make_trainer_module
+
+        make_trainer_module.HOT_WORDS = args.hot_words
 
     settings = dict(  # the same model for both systems
         vector_size=100,

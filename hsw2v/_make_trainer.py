@@ -49,6 +49,7 @@ class TrainerSettings:
     hot_visits: int
     hot_scale: float
     lockf: np.ndarray | None = None  # wv.vectors_lockf: scales each word's syn0 update
+    hot_words: np.ndarray | None = None  # syn1neg rows each job trains a private copy of
 
     def build(self, syn0: np.ndarray, syn1: np.ndarray, syn1neg: np.ndarray) -> Trainer:
         """The trainer over these weights (borrowed, trained in place); ``syn1`` may have 0
@@ -75,6 +76,7 @@ class TrainerSettings:
             cum_table=self.cum_table if self.negative else None,
             negative=self.negative,
             lockf=self.lockf,
+            hot_words=self.hot_words,
         )
 
 
@@ -144,6 +146,23 @@ def hot_rows(model, threads: int) -> np.ndarray:
     return model.tree.most_visited_nodes(model.wv.expandos["count"], n)
 
 
+# Negative sampling with several threads: each job trains a private copy of the syn1neg rows
+# of the HOT_WORDS most frequent words (every thread draws them as negatives), synced with
+# the private inner nodes (benchmarks/RESULTS.md, "Negative sampling as fast as hierarchical
+# softmax").
+HOT_WORDS = 64
+
+
+def hot_words(model, threads: int) -> np.ndarray | None:
+    """The words whose syn1neg rows each job trains a private copy of when ``threads``
+    threads share the weights: the :data:`HOT_WORDS` most frequent; none for one thread or
+    without negative sampling."""
+    if threads < 2 or not model.negative or HOT_WORDS < 1:
+        return None
+    counts = np.asarray(model.wv.expandos["count"])
+    return np.argsort(-counts, kind="stable")[:HOT_WORDS].astype(np.int32)
+
+
 def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
     """The trainer settings of a model with a vocabulary, for ``threads`` threads sharing one
     copy of the weights (default ``model.workers``; a distributed task trains its replica on
@@ -183,6 +202,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
         hot_visits=tuning.HOT_VISITS if sg else tuning.HOT_VISITS_CBOW,
         hot_scale=1.0 / max(threads, 1) if tuning.HOT_MERGE == "mean" else 1.0,
         lockf=getattr(model.wv, "vectors_lockf", None),
+        hot_words=hot_words(model, threads),
     )
 
 
