@@ -241,8 +241,8 @@ cdef inline int pairs_max(const ModelView *m) noexcept nogil:
     return 2 * m.window if m.sg else 1
 
 
-cdef void draw_centre(const ModelView *m, JobState *st, int64_t start, int64_t end,
-                      int64_t i, int slot) noexcept nogil:
+cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, int64_t end,
+                             int64_t i, int slot) noexcept nogil:
     """Draw what centre ``i`` of kept[start:end] needs from the job's stream, in the order
     gensim's loops would: its reduced window (into ``win_lo/win_hi[slot]``), then with
     negative sampling the negatives of each of its pairs (skip-gram: one per context, in
