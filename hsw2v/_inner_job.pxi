@@ -57,6 +57,7 @@ cdef struct JobState:
     int32_t *negs     # negative sampling: the words of two centres' (target, negatives)
                       # sets, drawn ahead (2 x pairs_max x (negative + 1); see draw_centre)
     int *neg_counts   # the entries of each set (2 x pairs_max)
+    int64_t pairs     # pairs_max of this job (the slot size of negs / neg_counts)
     int64_t win_lo[2]  # the two centres' windows kept[lo:hi] (see draw_centre)
     int64_t win_hi[2]
     uint64_t rng
@@ -236,9 +237,11 @@ cdef inline void cbow_spread(const ModelView *m, JobState *st, int64_t lo, int64
                        m.syn0 + <int64_t>st.kept[j] * m.d)
 
 
-cdef inline int pairs_max(const ModelView *m) noexcept nogil:
-    """The most (h, target) pairs of one centre word: its contexts (skip-gram), or 1 (CBOW)."""
-    return 2 * m.window if m.sg else 1
+cdef inline int64_t pairs_max(const ModelView *m, int64_t n_ids) noexcept nogil:
+    """The most (h, target) pairs of one centre word in a job of ``n_ids`` ids: its contexts
+    (skip-gram; fewer than the job's ids, however large the window), or 1 (CBOW)."""
+    cdef int64_t pairs = 2 * <int64_t>m.window if m.sg else 1
+    return pairs if pairs < n_ids else n_ids
 
 
 cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, int64_t end,
@@ -262,13 +265,13 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
     st.win_hi[slot] = hi
     if not m.negative:
         return
-    negs = st.negs + <int64_t>slot * pairs_max(m) * stride
-    counts = st.neg_counts + slot * pairs_max(m)
+    negs = st.negs + <int64_t>slot * st.pairs * stride
+    counts = st.neg_counts + <int64_t>slot * st.pairs
     if m.sg:
         for j in range(lo, hi):
             if j != i:
-                counts[p] = draw_negatives(&m.neg, st.kept[i], m.negative, negs + p * stride,
-                                           &st.rng)
+                counts[p] = draw_negatives(&m.neg, st.kept[i], m.negative,
+                                           negs + <int64_t>p * stride, &st.rng)
                 p += 1
     elif hi - lo > 1:
         counts[0] = draw_negatives(&m.neg, st.kept[i], m.negative, negs, &st.rng)
@@ -333,13 +336,13 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
         hi = st.win_hi[slot]
         drawn = False
         if m.negative:
-            negs = st.negs + <int64_t>slot * pairs_max(m) * stride
-            counts = st.neg_counts + slot * pairs_max(m)
+            negs = st.negs + <int64_t>slot * st.pairs * stride
+            counts = st.neg_counts + <int64_t>slot * st.pairs
             if i + 1 < end:
                 draw_centre(m, st, start, end, i + 1, 1 - slot)
                 drawn = True
-                next_negs = st.negs + <int64_t>(1 - slot) * pairs_max(m) * stride
-                next_counts = st.neg_counts + (1 - slot) * pairs_max(m)
+                next_negs = st.negs + <int64_t>(1 - slot) * st.pairs * stride
+                next_counts = st.neg_counts + <int64_t>(1 - slot) * st.pairs
             if m.prefetch and fresh and hi - lo > 1:  # else prefetched with centre i - 1
                 prefetch_negs(m, negs, counts[0])
         centre = st.kept[i]
@@ -379,10 +382,11 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                 if m.negative:
                     if m.prefetch:  # the next pair's rows (of this centre or the next one)
                         if p + 1 < npairs:
-                            prefetch_negs(m, negs + (p + 1) * stride, counts[p + 1])
+                            prefetch_negs(m, negs + <int64_t>(p + 1) * stride, counts[p + 1])
                         elif drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
                             prefetch_negs(m, next_negs, next_counts[0])
-                    st.loss += ns_pair(m, st, ctx, negs + p * stride, counts[p], alpha)
+                    st.loss += ns_pair(m, st, ctx, negs + <int64_t>p * stride, counts[p],
+                                       alpha)
                     hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                 p += 1
         else:
