@@ -107,6 +107,13 @@ def parse_args(argv=None):
     )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
+        "--negative",
+        type=int,
+        default=0,
+        help="0: hierarchical softmax (hs=1, negative=0, the default); N > 0: negative "
+        "sampling alone (hs=0, negative=N; hsw2v and gensim only)",
+    )
+    ap.add_argument(
         "--eval",
         choices=("all", "median", "none"),
         default=None,
@@ -184,7 +191,7 @@ def run_all(args, corpus: str, corpus_words: int, systems: list[str], tmp: str) 
             for name in systems:
                 i += 1
                 rec = {"repeat": rep, "mode": mode, "workers": workers, "system": name, "order": i}
-                kw = {}
+                kw = {"negative": args.negative} if args.negative else {}
                 if name == "w2v-c":
                     kw["vocab_estimate"] = not args.no_c_vocab_estimate
                 try:
@@ -534,8 +541,8 @@ def render_markdown(data, args, systems, unavailable, png_name) -> str:
         "for every system.",
         "",
         f"Settings for every system: vector_size {args.vector_size}, window {args.window}, "
-        f"min_count {args.min_count}, sample {args.sample:g}, alpha {args.alpha:g}, hs=1, "
-        f"negative=0, seed {args.seed} (the C tool and this fastText take no seed). "
+        f"min_count {args.min_count}, sample {args.sample:g}, alpha {args.alpha:g}, "
+        f"hs={0 if args.negative else 1}, negative={args.negative}, seed {args.seed} (the C tool and this fastText take no seed). "
         f"{args.repeats} repeat(s), runs alternated (for each repeat, for each (mode, "
         "workers), each system once in turn), each run in a fresh subprocess with "
         "single-threaded BLAS.",

@@ -68,6 +68,13 @@ def main(argv=None):
         "private row is synced alone)",
     )
     parser.add_argument(
+        "--hot-words",
+        type=int,
+        default=None,
+        help="override hsw2v._tuning.HOT_WORDS (private syn1neg rows per job with "
+        "several workers)",
+    )
+    parser.add_argument(
         "--hot-merge",
         choices=("sum", "mean"),
         default=None,
@@ -84,6 +91,8 @@ def main(argv=None):
         hsw2v._tuning.HOT_VISITS = hsw2v._tuning.HOT_VISITS_CBOW = args.hot_visits
     if args.hot_merge is not None:
         hsw2v._tuning.HOT_MERGE = args.hot_merge
+    if args.hot_words is not None:
+        hsw2v._tuning.HOT_WORDS = args.hot_words
 
     settings = dict(  # the same model for both systems
         vector_size=100,

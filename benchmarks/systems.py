@@ -14,7 +14,8 @@ used: on Linux it keeps the high-water mark of the parent's memory copied at for
 so every child would report at least the benchmark driver's size.) Children get single-threaded BLAS
 (OPENBLAS/OMP/MKL_NUM_THREADS=1) and PYTHONHASHSEED=0.
 
-Systems (all hierarchical softmax, no negative sampling):
+Systems (hierarchical softmax, no negative sampling; hsw2v and gensim also train negative
+sampling alone with ``negative=N``, ``bench_speed.py --negative N``):
 
 - ``hsw2v``: ``hsw2v.Word2Vec`` fed by ``hsw2v.corpora.LineSentence`` (iterable mode).
 - ``hsw2v-file``: ``hsw2v.Word2Vec(corpus_file=...)`` (workers read the file themselves).
@@ -240,7 +241,11 @@ class PythonSystem(System):
             vectors=stem + ".bin",
             corpus_kind=extra.get("corpus_kind", "linesentence"),
             constants=extra.get("constants") or {},
+            negative=int(extra.get("negative", 0)),
         )
+        if spec["negative"] and self.name not in ("hsw2v", "hsw2v-file", "gensim-iter",
+                                                  "gensim-file"):
+            raise SystemUnavailable(f"{self.name}: negative sampling is not wired here")
         cmd = [sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)]
         rc, wall, peak = _run_measured(cmd, stem + ".out", stem + ".err", timeout)
         if rc != 0:
@@ -609,8 +614,8 @@ def _child(spec: dict) -> dict:
         seed=spec["seed"],
         workers=spec["workers"],
         sg=sg,
-        hs=1,
-        negative=0,
+        hs=0 if spec.get("negative") else 1,  # negative sampling alone, or hs alone
+        negative=spec.get("negative", 0),
         epochs=spec["epochs"],
     )
     out: dict = {"extra": {}}

@@ -16,12 +16,14 @@ B. What is shared. Only the weight matrices ``syn0``, ``syn1`` and ``syn1neg`` a
    copy of the hottest inner nodes (Vuurens et al. 2016), so threads do not pass those cache
    lines back and forth. A private row is pulled from the shared row at its first visit, and
    its change is added back after ``hot_visits`` visits (then pulled again), at the latest
-   every ``hot_sync`` centre words and at the job's end; see ``node_row``. The shared copy
+   every ``hot_sync`` centre words and at the job's end; see ``private_row``. With negative
+   sampling the same holds for the rows of syn1neg of the most frequent words
+   (``hot_words``), which every thread draws as negatives. The shared copy
    of a private row is never prefetched (``is_private``): the prefetch asks for the lines in
    order to write them, which would take them from the other cores. Everything else a job
    touches is its own: the ``JobState`` struct (hidden vector, error accumulator, subsampled
    ids, path row pointers, private hot rows, drawn negatives, random stream, loss tally) lives
-   on that call's stack and heap. ``cum_table`` is shared read-only.
+   on that call's stack and heap. ``cum_table`` and its bucket index are shared read-only.
 
 C. Notation (word2vec.c heritage; ``d`` = vector size, ``V`` = vocabulary size).
 
@@ -56,24 +58,28 @@ D. The path walks. The hierarchical-softmax gradient has one home, the reference
    dL/df`` bit for bit (``_path.pxd``, note A). Skip-gram and CBOW differ only in how ``h``
    is formed and where ``work`` goes afterwards.
 
-D'. The one negative-sampling step (Mikolov et al. 2013, "Distributed Representations of
-   Words and Phrases", negative sampling objective): ``ns_step`` of ``_path.pxd`` (here
-   ``ns_path``), ``hs_step``'s sibling: for one ``h`` it walks the target and its drawn
-   negatives instead of the nodes of a path, with label 1 for the target and 0 for the
-   negatives, ``g = dL/df = sigmoid(f) - label``, ``work -= alpha g syn1neg[w]``,
-   ``syn1neg[w] -= alpha g h``. ``draw_negatives`` draws the words first
-   (gensim's draw: a uniform integer below ``cum_table[-1]``, bisected into ``cum_table``; a
-   draw equal to the target is skipped, not redrawn); the draws do not depend on the weights,
-   so drawing before the walk is the same as gensim's interleaving. With ``negative > 0`` the
-   sg and CBOW callers run, per (h, target), first the hierarchical-softmax walk (if ``hs``)
-   and its update of the input rows, then the negative-sampling walk with its own ``work``
-   and the same update, exactly gensim's order (gensim's ``train_batch_sg`` / ``_cbow`` call
-   ``fast_sentence_*_hs`` then ``fast_sentence_*_neg``; CBOW forms ``h`` again from the
-   updated rows for the second). The hs code is untouched: ``negative == 0`` costs a branch per
-   (context, centre) pair outside the walks. The "window" kernel is hs-only (its blocks move
-   a window's contexts together, which would reorder the ns steps), so with ``negative > 0``
-   skip-gram takes the "fused" hs walk; "fused" and "window" models use ``_vec.h`` loops for
-   the ns walk, "loop" plain loops and "blas" BLAS, as for hs.
+D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Words and
+   Phrases", negative sampling objective). Its step is the reference ``ns_step`` of
+   ``_path.pxd``, a loop of the same ``node_step`` as ``hs_step``: for one ``h`` it walks the
+   target (label 1) and its drawn negatives (label 0), ``g = dL/df = sigmoid(f) - label``,
+   ``work -= alpha g syn1neg[w]``, ``syn1neg[w] -= alpha g h`` (``ns_path`` here, the
+   "reference", "loop" and "blas" variants). The default ("fused") is ``ns_path_fused``, each
+   word's update fused with the next word's dot product: the reference's bits (its twin
+   test). The draw is gensim's: a uniform integer below ``cum_table[-1]``, the first table
+   entry ``>=`` it (a draw equal to the target is skipped, not redrawn), found through a
+   bucket index over the integer's top bits (``neg_index``: a few entries bisected instead
+   of V, the same word). ``draw_centre`` draws a centre's reduced window and all its
+   negatives at once, one centre ahead of training (the draws do not depend on the weights,
+   and the stream's order is kept, so the results are those of drawing each pair's words
+   just before its step), and each pair prefetches the next pair's rows. With several
+   workers each job trains private copies of the most frequent words' rows (``hot_words``,
+   design note B). With ``negative > 0`` the sg and CBOW callers run, per (h, target), first
+   the hierarchical-softmax walk (if ``hs``) and its update of the input rows, then the
+   negative-sampling walk with its own ``work`` and the same update, exactly gensim's order
+   (gensim's ``train_batch_sg`` / ``_cbow`` call ``fast_sentence_*_hs`` then
+   ``fast_sentence_*_neg``; CBOW forms ``h`` again from the updated rows for the second). The
+   "window" kernel is hs-only (its blocks move a window's contexts together, which would
+   reorder the ns steps), so with ``negative > 0`` skip-gram takes the "fused" walks.
 
 E. Departures from word2vec.c/gensim, on purpose: a node with |f| beyond the sigmoid table's
    range is not skipped; sigmoid saturates to 0 or 1 there, so a confidently wrong node still
@@ -111,8 +117,8 @@ tests compare with NumPy references and with the reference steps of ``_path.pxd`
 
 I. Files. This module is one translation unit (the compiler sees every call and inlines the
    walks into the job loop), written in files with one job each, included below: the vector
-   loops and sigmoid table (``_inner_loops.pxi``), the random streams and negative draw
-   (``_inner_rng.pxi``), the walks (``_inner_walks.pxi``), the private hot rows
+   loops and sigmoid table (``_inner_loops.pxi``), the random streams and negative draw with
+   its bucket index (``_inner_rng.pxi``), the walks (``_inner_walks.pxi``), the private hot rows
    (``_inner_hot.pxi``), one job (``_inner_job.pxi``) and the twins (``_inner_twins.pxi``).
    This file keeps the ``Trainer`` (the model's arrays checked and borrowed), the nogil job
    entry ``train_job_nogil`` and ``encode_sentences``.
@@ -128,7 +134,7 @@ import numpy as np
 
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
-from hsw2v._path cimport hs_path_nll, hs_step, ns_step as ns_ref_step
+from hsw2v._path cimport hs_path_nll, hs_step, ns_step
 from hsw2v._vecops cimport (
     SIGMOID_TABLE_SIZE, hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, hsw2v_sigmoid_table_init,
     hsw2v_update_last, hsw2v_update_then_dot, neg_log_sigmoid, sigmoid_lookup,
@@ -159,6 +165,8 @@ cdef class Trainer:
     cdef ModelView m
     cdef object _keep_alive
     cdef object _hot_arrays
+    cdef object _neg_index
+    cdef object _hot_word_arrays
     cdef readonly object lockf  # the lock factors in use (float32), None when all are 1
     cdef Py_ssize_t n_hot
 
@@ -170,7 +178,7 @@ cdef class Trainer:
                  int hot_visits=2**30, float hot_scale=1.0, hot_rows=None, int block=4,
                  bint hs=True,
                  float[:, ::1] syn1neg=None, const uint32_t[::1] cum_table=None,
-                 int negative=0, lockf=None):
+                 int negative=0, lockf=None, hot_words=None):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
         if negative < 0:
@@ -210,7 +218,16 @@ cdef class Trainer:
         self.m.hs = hs
         self.m.negative = negative
         self.m.syn1neg = &syn1neg[0, 0] if negative else NULL
-        self.m.cum_table = &cum_table[0] if negative else NULL
+        # the negative draw: the table and its bucket index (``neg_index``)
+        cdef const int32_t[::1] index_view
+        self._neg_index = None
+        memset(&self.m.neg, 0, sizeof(NegTable))
+        if negative:
+            self._neg_index, self.m.neg.shift = neg_index(cum_table)
+            index_view = self._neg_index
+            self.m.neg.cum = &cum_table[0]
+            self.m.neg.n = V
+            self.m.neg.index = &index_view[0]
         self.m.n_words = V
         self.m.codes = &codes[0, 0]
         self.m.points = &points[0, 0]
@@ -254,6 +271,18 @@ cdef class Trainer:
             hot_rows = np.arange(inner - n, inner, dtype=np.int32)
         self._hot_arrays = _fill_hot_set(&self.m.hot_nodes, hot_rows, inner)
         self.n_hot = len(hot_rows)
+        # The same for negative sampling: every thread draws the most frequent words as
+        # negatives, so ``hot_words`` (word ids, rows of syn1neg; Word2Vec gives the most
+        # frequent ones with several workers) are trained as private copies, synced as above.
+        if hot_words is not None and negative:
+            ids = np.asarray(hot_words, dtype=np.int64).ravel()
+            if len(np.unique(ids)) != len(ids) or (
+                    len(ids) and (ids.min() < 0 or ids.max() >= V)):
+                raise ValueError(f"hot_words must be distinct words in 0..{V - 1}")
+            hot_words = ids.astype(np.int32)
+        else:
+            hot_words = np.zeros(0, dtype=np.int32)
+        self._hot_word_arrays = _fill_hot_set(&self.m.hot_words, hot_words, V)
         self.m.hot_sync = max(hot_sync, 1)
         self.m.hot_visits = max(hot_visits, 1)
         self.m.hot_scale = hot_scale
@@ -330,12 +359,16 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     st.yrows = <float **>malloc(m.max_length * sizeof(float *))
     st.W = <float *>malloc(MAX_BLOCK * m.d * sizeof(float))
     st.xlock = <float *>malloc(MAX_BLOCK * sizeof(float))
-    st.negs = <int32_t *>malloc((m.negative + 1) * sizeof(int32_t))
+    st.pairs = pairs_max(m, n_ids)
+    st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (m.negative + 1) * sizeof(int32_t))
+    st.neg_counts = <int *>malloc(2 * <size_t>st.pairs * sizeof(int))
+    st.nrows = <float **>malloc((m.negative + 1) * sizeof(float *))
     rc_nodes = alloc_hot_copy(&st.nodes, m.hot_nodes.n, m.d)
+    rc_nodes |= alloc_hot_copy(&st.words, m.hot_words.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
             or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
-            or st.xlock == NULL):
+            or st.neg_counts == NULL or st.nrows == NULL or st.xlock == NULL):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):
@@ -346,7 +379,7 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
         if st.ends[s] - start > 1:
             train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1)
         start = st.ends[s]
-    if m.hot_nodes.n:
+    if m.hot_nodes.n or m.hot_words.n:
         flush_hot(m, &st)
     kept[0] = total
     # design note G: a job that met a non-finite weight reports a NaN loss

@@ -1,12 +1,13 @@
 # The private hot rows: each job's own copy of the hottest inner nodes. Included by _inner.pyx.
 #
 # Design note: see _inner design note B. With several workers each job trains a private copy
-# of the most visited inner nodes (rows of syn1) and adds its change back (Vuurens et al.
+# of the most visited inner nodes (rows of syn1) and of the most frequent words' rows of
+# syn1neg (every thread draws them as negatives), and adds its change back (Vuurens et al.
 # 2016), so threads do not pass those cache lines back and forth. ``HotSet`` names the rows
-# (shared, read-only), ``HotCopy`` is one job's copies; ``node_row`` and ``flush_hot`` (in
+# (shared, read-only), ``HotCopy`` is one job's copies; ``private_row`` and ``flush_rows`` (in
 # _inner_job.pxi, beside the job's state) pull and push them.
 
-cdef struct HotSet:  # which inner nodes (rows of syn1) each job trains a private copy of
+cdef struct HotSet:  # which rows (of syn1 or syn1neg) each job trains a private copy of
     int n             # private rows (0: none)
     int lo            # when slot is NULL: the private rows are rows lo .. lo + n - 1
     const int32_t *ids   # n: the shared row of each private row
@@ -71,12 +72,14 @@ cdef void free_hot_copy(HotCopy *c) noexcept nogil:
 
 cdef tuple _fill_hot_set(HotSet *hs, ids, Py_ssize_t n_rows):
     """Fill ``hs`` for the private rows ``ids`` of a matrix of ``n_rows`` rows: a plain range
-    when they are the highest ids, else a slot table. Returns the arrays ``hs`` points into
-    (keep them alive)."""
+    when they are the highest ids (the top of a tree) or the lowest (the most frequent words),
+    else a slot table. Returns the arrays ``hs`` points into (keep them alive)."""
     cdef Py_ssize_t n = len(ids)
     cdef int32_t[::1] ids_view
     cdef int32_t[::1] slot_view
     lo = n_rows - n
+    if n and np.array_equal(np.sort(ids), np.arange(n)):
+        lo = 0
     hs.n = <int>n
     hs.lo = <int>lo
     hs.slot = NULL

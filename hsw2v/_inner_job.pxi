@@ -26,13 +26,14 @@ cdef struct ModelView:
     bint hs           # train hierarchical softmax (syn1, the tree)
     int negative      # negatives per step; 0: no negative sampling
     float *syn1neg    # V x d when negative > 0
-    const uint32_t *cum_table  # V entries when negative > 0
+    NegTable neg      # the negative draw's tables when negative > 0
     int64_t n_words   # V
     int block         # window kernel: most contexts walking a path together (<= MAX_BLOCK)
     int64_t hot_sync  # trained centre words between two flushes of the private hot rows
     int hot_visits    # a private row is synced alone after this many visits
     float hot_scale   # a job adds hot_scale x its change of the hot rows back at a sync
     HotSet hot_nodes  # the hottest inner nodes (rows of syn1), private per job
+    HotSet hot_words  # the most frequent words (rows of syn1neg), private per job
     const float *lockf  # gensim's vectors_lockf: word w's syn0 updates are scaled by
                         # lockf[w % lockf_len]; NULL when every factor is 1 (design note H)
     int64_t lockf_len
@@ -48,10 +49,17 @@ cdef struct JobState:
     float *W          # window kernel: the block's errors, MAX_BLOCK x d
     float *xlock      # window kernel: the lock factors of a block's context words (MAX_BLOCK)
     HotCopy nodes     # this job's private copies of m.hot_nodes
+    HotCopy words     # this job's private copies of m.hot_words
+    float **nrows     # negative sampling: the rows of one (target, negatives) set
     int64_t since     # centre words trained since the last flush of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
-    int32_t *negs     # negative sampling: the target and its negatives (negative + 1)
+    int32_t *negs     # negative sampling: the words of two centres' (target, negatives)
+                      # sets, drawn ahead (2 x pairs_max x (negative + 1); see draw_centre)
+    int *neg_counts   # the entries of each set (2 x pairs_max)
+    int64_t pairs     # pairs_max of this job (the slot size of negs / neg_counts)
+    int64_t win_lo[2]  # the two centres' windows kept[lo:hi] (see draw_centre)
+    int64_t win_hi[2]
     uint64_t rng
     double loss
     double check      # the sum of every f the job computed: non-finite iff the job met a
@@ -75,15 +83,15 @@ cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
     return k
 
 
-cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noexcept nogil:
-    """The row of inner node ``node`` this job trains for one centre word (one visit): the
-    shared row of syn1, or for the hottest nodes (see ``Trainer``) the job's private copy,
+cdef inline float *private_row(const ModelView *m, float *matrix, const HotSet *rows,
+                               HotCopy *c, int32_t r) noexcept nogil:
+    """The row ``r`` of ``matrix`` (syn1 or syn1neg) this job trains for one visit: the shared
+    row, or for the hottest rows (``rows``, see ``Trainer``) the job's private copy in ``c``,
     pulled from the shared row at the first visit after a flush, and synced alone (its change
     added back, then pulled again) once it has been trained for ``hot_visits`` visits."""
-    cdef int32_t k = private_slot(&m.hot_nodes, node), v
+    cdef int32_t k = private_slot(rows, r), v
     cdef int64_t at
-    cdef float *shared = m.syn1 + <int64_t>node * m.d
-    cdef HotCopy *c = &st.nodes
+    cdef float *shared = matrix + <int64_t>r * m.d
     if k < 0:
         return shared
     at = <int64_t>k * m.d
@@ -100,26 +108,46 @@ cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noex
     return c.hot + at
 
 
-cdef void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
-    """Add the change of every private row pulled since the last flush back to the shared
-    rows (times hot_scale); each is pulled again at its next visit."""
+cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noexcept nogil:
+    """The row of inner node ``node`` this job trains for one centre word (``private_row`` of
+    syn1 over the hottest inner nodes)."""
+    return private_row(m, m.syn1, &m.hot_nodes, &st.nodes, node)
+
+
+cdef inline float *word_row(const ModelView *m, JobState *st, int32_t word) noexcept nogil:
+    """The syn1neg row of ``word`` this job trains for one (target, negatives) set
+    (``private_row`` of syn1neg over the most frequent words)."""
+    return private_row(m, m.syn1neg, &m.hot_words, &st.words, word)
+
+
+cdef void flush_rows(const ModelView *m, float *matrix, const HotSet *rows,
+                     HotCopy *c) noexcept nogil:
+    """Add the change of every private row of ``c`` pulled since the last flush back to the
+    shared rows of ``matrix`` (times hot_scale); each is pulled again at its next visit."""
     cdef int i, k
     cdef int64_t at
     cdef size_t q
     cdef float *shared
     cdef float *hot
     cdef float *base
-    cdef HotCopy *c = &st.nodes
     for i in range(c.n_dirty):
         k = c.dirty[i]
         at = <int64_t>k * m.d
-        shared = m.syn1 + <int64_t>m.hot_nodes.ids[k] * m.d
+        shared = matrix + <int64_t>rows.ids[k] * m.d
         hot = c.hot + at
         base = c.base + at
         for q in range(<size_t>m.d):
             shared[q] = shared[q] + m.hot_scale * (hot[q] - base[q])
         c.count[k] = 0
     c.n_dirty = 0
+
+
+cdef void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
+    """Flush the job's private rows of syn1 and of syn1neg (``flush_rows``)."""
+    if m.hot_nodes.n:
+        flush_rows(m, m.syn1, &m.hot_nodes, &st.nodes)
+    if m.hot_words.n:
+        flush_rows(m, m.syn1neg, &m.hot_words, &st.words)
 
 
 cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
@@ -209,13 +237,68 @@ cdef inline void cbow_spread(const ModelView *m, JobState *st, int64_t lo, int64
                        m.syn0 + <int64_t>st.kept[j] * m.d)
 
 
-cdef inline double ns_step(const ModelView *m, JobState *st, const float *h, int32_t target,
-                           float alpha) noexcept nogil:
-    """Draw the negatives of ``target`` from the job's stream, then walk them with ``h``
-    (``ns_path``); the error is left in st.work."""
-    cdef int count = draw_negatives(m.cum_table, m.n_words, target, m.negative, st.negs,
-                                    &st.rng)
-    return ns_path(m.d, h, st.work, m.syn1neg, st.negs, count, alpha, kernel_prims(m.kernel),
+cdef inline int64_t pairs_max(const ModelView *m, int64_t n_ids) noexcept nogil:
+    """The most (h, target) pairs of one centre word in a job of ``n_ids`` ids: its contexts
+    (skip-gram; fewer than the job's ids, however large the window), or 1 (CBOW)."""
+    cdef int64_t pairs = 2 * <int64_t>m.window if m.sg else 1
+    return pairs if pairs < n_ids else n_ids
+
+
+cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, int64_t end,
+                             int64_t i, int slot) noexcept nogil:
+    """Draw what centre ``i`` of kept[start:end] needs from the job's stream, in the order
+    gensim's loops would: its reduced window (into ``win_lo/win_hi[slot]``), then with
+    negative sampling the negatives of each of its pairs (skip-gram: one per context, in
+    order; CBOW: one), into set ``slot`` of ``st.negs``. The draws do not depend on the
+    weights, so drawing a centre ahead of training the one before it changes no result; the
+    kernels then prefetch the rows (``prefetch_negs``)."""
+    cdef int b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0
+    cdef int64_t lo = i - m.window + b, hi = i + m.window + 1 - b, j
+    cdef int p = 0, stride = m.negative + 1
+    cdef int32_t *negs
+    cdef int *counts
+    if lo < start:
+        lo = start
+    if hi > end:
+        hi = end
+    st.win_lo[slot] = lo
+    st.win_hi[slot] = hi
+    if not m.negative:
+        return
+    negs = st.negs + <int64_t>slot * st.pairs * stride
+    counts = st.neg_counts + <int64_t>slot * st.pairs
+    if m.sg:
+        for j in range(lo, hi):
+            if j != i:
+                counts[p] = draw_negatives(&m.neg, st.kept[i], m.negative,
+                                           negs + <int64_t>p * stride, &st.rng)
+                p += 1
+    elif hi - lo > 1:
+        counts[0] = draw_negatives(&m.neg, st.kept[i], m.negative, negs, &st.rng)
+
+
+cdef inline void prefetch_negs(const ModelView *m, const int32_t *negs,
+                               int count) noexcept nogil:
+    """Prefetch the syn1neg rows of one (target, negatives) set, but for the private ones
+    (their shared rows are not asked for: see ``is_private``)."""
+    cdef int k
+    for k in range(count):
+        if not is_private(&m.hot_words, negs[k]):
+            prefetch_row(m.syn1neg + <int64_t>negs[k] * m.d, m.d)
+
+
+cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
+                           const int32_t *negs, int count, float alpha) noexcept nogil:
+    """The negative-sampling step of one (h, target) pair over its drawn words ``negs``
+    (target first): the fused walk, or the reference step with the kernel's loops; the error
+    is left in st.work."""
+    cdef int k
+    for k in range(count):
+        st.nrows[k] = word_row(m, st, negs[k])
+    if m.kernel == KERNEL_FUSED or m.kernel == KERNEL_WINDOW:
+        return ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss,
+                             &st.check)
+    return ns_path(m.d, h, st.work, st.nrows, count, alpha, kernel_prims(m.kernel),
                    m.compute_loss, &st.check)
 
 
@@ -225,24 +308,43 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
     job's first kept token to alpha1 after its last (``total`` kept tokens).
 
     Per (h, centre): the hierarchical-softmax walk and its update of the input rows (if hs),
-    then the negative-sampling step and its update (if negative > 0), as gensim."""
+    then the negative-sampling step and its update (if negative > 0), as gensim. With
+    negative sampling each centre's draws are made while the centre before it trains
+    (``draw_centre``), and each pair prefetches the rows of the next pair's set."""
     cdef int64_t i, j, lo, hi
-    cdef int b, k, count
+    cdef int b, k, count, p, npairs
     cdef int d = m.d
+    cdef int slot = 0, stride = m.negative + 1
+    cdef bint drawn = False, fresh
     cdef float alpha
     cdef int32_t centre
     cdef const uint8_t *code = NULL
     cdef const int32_t *point
     cdef float *ctx
+    cdef int32_t *negs = NULL
+    cdef int32_t *next_negs = NULL
+    cdef int *counts = NULL
+    cdef int *next_counts = NULL
     for i in range(start, end):
         alpha = alpha0 + (alpha1 - alpha0) * (<float>i / <float>total)
-        b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0
-        lo = i - m.window + b
-        if lo < start:
-            lo = start
-        hi = i + m.window + 1 - b
-        if hi > end:
-            hi = end
+        fresh = not drawn
+        if drawn:  # drawn ahead, while centre i - 1 trained
+            slot = 1 - slot
+        else:
+            draw_centre(m, st, start, end, i, slot)
+        lo = st.win_lo[slot]
+        hi = st.win_hi[slot]
+        drawn = False
+        if m.negative:
+            negs = st.negs + <int64_t>slot * st.pairs * stride
+            counts = st.neg_counts + <int64_t>slot * st.pairs
+            if i + 1 < end:
+                draw_centre(m, st, start, end, i + 1, 1 - slot)
+                drawn = True
+                next_negs = st.negs + <int64_t>(1 - slot) * st.pairs * stride
+                next_counts = st.neg_counts + <int64_t>(1 - slot) * st.pairs
+            if m.prefetch and fresh and hi - lo > 1:  # else prefetched with centre i - 1
+                prefetch_negs(m, negs, counts[0])
         centre = st.kept[i]
         if m.hs:
             code = m.codes + <int64_t>centre * m.max_length
@@ -253,15 +355,17 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                 prefetch_path(m, st.kept[i + 1])
         if m.prefetch and i + 1 < end and hi < end:
             prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
-        if m.sg and m.kernel == KERNEL_WINDOW:  # hs only (the Trainer's choice)
+        if m.sg and m.kernel == KERNEL_WINDOW and not m.negative:  # hs only
             st.loss += sg_window(m, st, lo, hi, i, code, m.lengths[centre], alpha)
         elif m.sg:
+            p = 0
+            npairs = <int>(hi - lo - 1)
             for j in range(lo, hi):
                 if j == i:
                     continue
                 ctx = m.syn0 + <int64_t>st.kept[j] * d
                 if m.hs:
-                    if m.kernel != KERNEL_FUSED:
+                    if m.kernel != KERNEL_FUSED and m.kernel != KERNEL_WINDOW:
                         st.loss += hs_path(ctx, st.work, st.yrows, code, m.lengths[centre],
                                            alpha, d, kernel_prims(m.kernel), m.compute_loss,
                                            &st.check)
@@ -276,8 +380,15 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                                                  False, &st.check)
                         hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                 if m.negative:
-                    st.loss += ns_step(m, st, ctx, centre, alpha)
+                    if m.prefetch:  # the next pair's rows (of this centre or the next one)
+                        if p + 1 < npairs:
+                            prefetch_negs(m, negs + <int64_t>(p + 1) * stride, counts[p + 1])
+                        elif drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
+                            prefetch_negs(m, next_negs, next_counts[0])
+                    st.loss += ns_pair(m, st, ctx, negs + <int64_t>p * stride, counts[p],
+                                       alpha)
                     hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
+                p += 1
         else:
             count = cbow_hidden(m, st, lo, hi, i)
             if count == 0:
@@ -295,9 +406,11 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
             if m.negative:
                 if m.hs:  # gensim forms h again from the rows the hs step moved
                     cbow_hidden(m, st, lo, hi, i)
-                st.loss += ns_step(m, st, st.neu1, centre, alpha)
+                if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
+                    prefetch_negs(m, next_negs, next_counts[0])
+                st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha)
                 cbow_spread(m, st, lo, hi, i, count)
-        if m.hot_nodes.n:
+        if m.hot_nodes.n or m.hot_words.n:
             st.since += 1
             if st.since >= m.hot_sync:
                 flush_hot(m, st)
@@ -316,4 +429,7 @@ cdef void free_job_state(JobState *st) noexcept nogil:
     free(st.W)
     free(st.xlock)
     free_hot_copy(&st.nodes)
+    free_hot_copy(&st.words)
+    free(st.nrows)
     free(st.negs)
+    free(st.neg_counts)

@@ -41,10 +41,56 @@ def job_seed(uint64_t seed, uint64_t epoch, uint64_t job):
 # Negative sampling's draw (the step itself is _path.pxd's ns_step).
 # --------------------------------------------------------------------------------------------
 
-cdef inline int32_t draw_word(const uint32_t *cum_table, int64_t n, uint64_t *rng) noexcept nogil:
-    """A word drawn with probability proportional to its step in ``cum_table`` (n > 0 words,
-    cum_table[n-1] > 0): the first index whose entry is >= a uniform integer below
-    cum_table[n-1] (gensim's ``bisect_left``)."""
+# The bucket index over the cumulative table has at most 2**NEG_INDEX_BITS buckets (32 KiB of
+# int32: it stays in the first cache levels, which a bisection over V entries does not)
+DEF NEG_INDEX_BITS = 13
+
+
+cdef struct NegTable:  # the draw's tables (shared, read-only)
+    const uint32_t *cum    # V entries: cumulative count**ns_exponent, cum[V-1] > 0
+    int64_t n              # V
+    const int32_t *index   # (cum[V-1] - 1 >> shift) + 2 entries, see neg_index
+    int shift
+
+
+def neg_index(const uint32_t[::1] cum_table):
+    """The bucket index of the negative draw over ``cum_table`` (non-decreasing, last > 0):
+    ``(index, shift)`` with ``index[k]`` the first word whose entry is ``>= k << shift``
+    (``bisect_left``), at most ``n - 1``. A uniform ``x`` below ``cum_table[-1]`` falls in
+    bucket ``k = x >> shift``, and its word (the first entry ``>= x``) lies in ``index[k] ..
+    index[k + 1]``: the bisection runs over those few entries instead of all V."""
+    cdef int64_t n = cum_table.shape[0]
+    if n < 1 or cum_table[n - 1] == 0:
+        raise ValueError("cum_table must be non-empty with a positive last entry")
+    cum = np.asarray(cum_table)
+    total = int(cum[n - 1])
+    shift = max(0, int(total - 1).bit_length() - NEG_INDEX_BITS)
+    buckets = ((total - 1) >> shift) + 1
+    bounds = np.arange(buckets + 1, dtype=np.uint64) << np.uint64(shift)
+    index = np.minimum(np.searchsorted(cum.astype(np.uint64), bounds, side="left"), n - 1)
+    return np.ascontiguousarray(index, dtype=np.int32), shift
+
+
+cdef inline int32_t draw_word(const NegTable *t, uint64_t *rng) noexcept nogil:
+    """A word drawn with probability proportional to its step in ``t.cum``: the first index
+    whose entry is >= a uniform integer below cum[n-1] (gensim's ``bisect_left``), found by
+    bisecting only the entries of that integer's bucket (``neg_index``): the same word as a
+    bisection over the whole table, for the same random number."""
+    cdef uint32_t x = next_random(rng) % t.cum[t.n - 1]
+    cdef const int32_t *bucket = t.index + (x >> t.shift)
+    cdef int64_t lo = bucket[0], hi = bucket[1], mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if t.cum[mid] >= x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return <int32_t>lo
+
+
+cdef inline int32_t draw_word_bisect(const uint32_t *cum_table, int64_t n,
+                                     uint64_t *rng) noexcept nogil:
+    """``draw_word`` by bisection over the whole table (its twin for the tests)."""
     cdef uint32_t x = next_random(rng) % cum_table[n - 1]
     cdef int64_t lo = 0, hi = n, mid
     while lo < hi:
@@ -57,8 +103,7 @@ cdef inline int32_t draw_word(const uint32_t *cum_table, int64_t n, uint64_t *rn
 
 
 cdef inline int draw_negatives(
-    const uint32_t *cum_table,  # IN   V entries
-    int64_t n,                  # IN   V
+    const NegTable *t,          # IN   the draw's tables
     int32_t target,             # IN   the word to predict
     int negative,               # IN   number of draws
     int32_t *negs,              # OUT  target, then the kept draws (negative + 1 slots)
@@ -70,7 +115,7 @@ cdef inline int draw_negatives(
     cdef int32_t w
     negs[0] = target
     for k in range(negative):
-        w = draw_word(cum_table, n, rng)
+        w = draw_word(t, rng)
         if w != target:
             negs[count] = w
             count += 1

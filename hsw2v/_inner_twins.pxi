@@ -134,23 +134,43 @@ def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
 
 
 def py_draw_negatives(const uint32_t[::1] cum_table, int32_t target, int negative,
-                      uint64_t seed):
+                      uint64_t seed, bint bisect=False):
     """Twin of the negative draw: ``(negs, state)``, the target then the kept draws (int32)
-    and the random stream's state after them, starting from ``seed`` (not 0)."""
+    and the random stream's state after them, starting from ``seed`` (not 0). The kernels'
+    draw (through the bucket index, ``neg_index``), or with ``bisect`` a bisection over the
+    whole table (gensim's ``bisect_left``), the draw it must equal."""
     if cum_table.shape[0] < 1 or cum_table[cum_table.shape[0] - 1] == 0 or negative < 0:
         raise ValueError("cum_table must be non-empty with a positive last entry, negative >= 0")
     out = np.empty(negative + 1, dtype=np.int32)
     cdef int32_t[::1] o = out
     cdef uint64_t rng = seed if seed else 1
-    cdef int count = draw_negatives(&cum_table[0], cum_table.shape[0], target, negative,
-                                    &o[0], &rng)
+    cdef NegTable t
+    cdef int count = 1, k
+    cdef int32_t w
+    index, shift = neg_index(cum_table)
+    cdef const int32_t[::1] index_view = index
+    t.cum = &cum_table[0]
+    t.n = cum_table.shape[0]
+    t.index = &index_view[0]
+    t.shift = shift
+    if not bisect:
+        count = draw_negatives(&t, target, negative, &o[0], &rng)
+    else:
+        o[0] = target
+        for k in range(negative):
+            w = draw_word_bisect(&cum_table[0], cum_table.shape[0], &rng)
+            if w != target:
+                o[count] = w
+                count += 1
     return out[:count], rng
 
 
 def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
                float alpha, str kernel="fused"):
-    """Twin of the negative-sampling routine for given words (``negs[0]`` the target, the
-    rest negatives): updates ``syn1neg`` in place, returns (work, loss)."""
+    """Twin of the negative-sampling walk of ``kernel`` for given words (``negs[0]`` the
+    target, the rest negatives): "fused" (and "window") the fused walk ``ns_path_fused``,
+    "reference" / "loop" / "blas" the reference step with those loops. Updates ``syn1neg``
+    in place, returns (work, loss)."""
     if negs.shape[0] < 1:
         raise ValueError("negs needs at least the target")
     if kernel not in KERNELS:
@@ -161,6 +181,14 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
     cdef double check = 0.0
-    loss = ns_path(h.shape[0], &h[0], &w[0], &syn1neg[0, 0], &negs[0], negs.shape[0], alpha,
-                   kernel_prims(KERNELS[kernel]), True, &check)
+    cdef float **rows = path_rows(syn1neg, negs)
+    try:
+        if KERNELS[kernel] in (KERNEL_FUSED, KERNEL_WINDOW):
+            loss = ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True,
+                                 &check)
+        else:
+            loss = ns_path(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha,
+                           kernel_prims(KERNELS[kernel]), True, &check)
+    finally:
+        free(rows)
     return work, loss

@@ -65,28 +65,29 @@ cdef double hs_path(
 
 
 cdef double ns_path_measured(
-    int d, const float *h, float *work, float *syn1neg, const int32_t *negs, int count,
-    float alpha, int prims, bint compute_loss, double *check,
+    int d, const float *h, float *work, float *const *rows, int count, float alpha, int prims,
+    bint compute_loss, double *check,
 ) noexcept nogil:
     """``ns_path`` of the benchmark-only walks: the step with plain loops or BLAS (one copy
     each, out of line)."""
     if prims == PRIMS_LOOP:
-        return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, loop_dot,
-                           loop_axpy, compute_loss, check)
-    return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, blas_dot, blas_axpy,
-                       compute_loss, check)
+        return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, loop_dot,
+                       loop_axpy, compute_loss, check)
+    return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, blas_dot, blas_axpy,
+                   compute_loss, check)
 
 
 cdef inline double ns_path(
-    int d, const float *h, float *work, float *syn1neg, const int32_t *negs, int count,
-    float alpha, int prims, bint compute_loss, double *check,
+    int d, const float *h, float *work, float *const *rows, int count, float alpha, int prims,
+    bint compute_loss, double *check,
 ) noexcept nogil:
-    """Word2Vec's call of the one negative-sampling step (``_path.ns_step``, table sigmoid)
-    with the ``prims`` loops (``_vec.h``'s inline here; the others out of line)."""
+    """Word2Vec's call of the reference negative-sampling step (``_path.ns_step``, table
+    sigmoid) over the rows of one (target, negatives) set, target first, with the ``prims``
+    loops (``_vec.h``'s inline here; the others out of line)."""
     if prims == PRIMS_VEC:
-        return ns_ref_step(d, h, work, syn1neg, negs, count, alpha, &SIGMOID, NULL, NULL,
-                           compute_loss, check)
-    return ns_path_measured(d, h, work, syn1neg, negs, count, alpha, prims, compute_loss, check)
+        return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, NULL, NULL,
+                       compute_loss, check)
+    return ns_path_measured(d, h, work, rows, count, alpha, prims, compute_loss, check)
 
 
 cdef inline double hs_path_fused(
@@ -138,3 +139,50 @@ cdef inline double hs_path_fused(
             hsw2v_axpy(d, g, h, row)
     check[0] += fsum
     return loss_total(&loss) if compute_loss else 0.0
+
+
+cdef inline double ns_path_fused(
+    int d,                   # IN   vector size
+    const float *h,          # IN   hidden vector, d floats (not moved)
+    float *work,             # OUT  -alpha * dL/dh over the words (old rows): h's step
+    float *const *rows,      # IN/OUT the target's row (label 1), then the negatives' (label 0)
+    int count,               # IN   rows (>= 1)
+    float alpha,             # IN   learning rate
+    bint compute_loss,
+    double *check,           # OUT  += the sum of every f (the job's divergence check)
+) noexcept nogil:
+    """An optimisation of the reference negative-sampling step (``ns_path`` with
+    ``PRIMS_VEC``), the same results bit for bit (its twin test): each word's update is fused
+    with the next word's dot product, as ``hs_path_fused`` does along a path, so ``h`` is
+    read once for both. A word drawn twice in a row is not fused (its second dot product
+    must see the first update). The arithmetic is the reference's: ``g = sigmoid(f) -
+    label`` in float32, coefficient ``a = -alpha g`` (``_path.pxd``, design note B)."""
+    cdef int k
+    cdef float f, g, a
+    cdef float *row = rows[0]
+    cdef float *next_row
+    cdef double loss = 0.0, fsum = 0.0
+    memset(work, 0, d * sizeof(float))
+    f = hsw2v_dot(d, h, row)
+    for k in range(count):
+        fsum += f
+        if compute_loss:
+            loss += neg_log_sigmoid((1.0 if k == 0 else -1.0) * f)
+        g = sigmoid(f) - (1.0 if k == 0 else 0.0)
+        a = -alpha * g
+        if k + 1 < count:
+            next_row = rows[k + 1]
+            if a == 0.0:
+                f = hsw2v_dot(d, h, next_row)
+            elif next_row == row:
+                hsw2v_axpy(d, a, row, work)
+                hsw2v_axpy(d, a, h, row)
+                f = hsw2v_dot(d, h, next_row)
+            else:
+                f = hsw2v_update_then_dot(d, a, h, row, work, next_row)
+            row = next_row
+        elif a != 0.0:
+            hsw2v_axpy(d, a, row, work)
+            hsw2v_axpy(d, a, h, row)
+    check[0] += fsum
+    return loss

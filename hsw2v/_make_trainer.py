@@ -55,6 +55,7 @@ class TrainerSettings:
     hot_visits: int
     hot_scale: float
     lockf: np.ndarray | None = None  # wv.vectors_lockf: scales each word's syn0 update
+    hot_words: np.ndarray | None = None  # syn1neg rows each job trains a private copy of
 
     def build(self, syn0: np.ndarray, *outputs: np.ndarray) -> Trainer:
         """The trainer over these weights (borrowed, trained in place): ``syn0`` and the
@@ -77,6 +78,7 @@ class TrainerSettings:
             hot_visits=self.hot_visits,
             hot_scale=self.hot_scale,
             lockf=self.lockf,
+            hot_words=self.hot_words,
             **kernel_arguments(self.objective, outputs),
         )
 
@@ -128,6 +130,17 @@ def hot_rows(model, threads: int) -> np.ndarray:
     return model.tree.most_visited_nodes(model.wv.expandos["count"], n)
 
 
+def hot_words(model, threads: int) -> np.ndarray | None:
+    """The words whose syn1neg rows each job trains a private copy of when ``threads``
+    threads share the weights: the :data:`hsw2v._tuning.HOT_WORDS` most frequent; none for one
+    thread or
+    without negative sampling."""
+    if threads < 2 or not model.negative or tuning.HOT_WORDS < 1:
+        return None
+    counts = np.asarray(model.wv.expandos["count"])
+    return np.argsort(-counts, kind="stable")[: tuning.HOT_WORDS].astype(np.int32)
+
+
 def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
     """The trainer settings of a model with a vocabulary, for ``threads`` threads sharing one
     copy of the weights (default ``model.workers``; a distributed task trains its replica on
@@ -162,6 +175,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
         hot_visits=tuning.HOT_VISITS if sg else tuning.HOT_VISITS_CBOW,
         hot_scale=1.0 / max(threads, 1) if tuning.HOT_MERGE == "mean" else 1.0,
         lockf=getattr(model.wv, "vectors_lockf", None),
+        hot_words=hot_words(model, threads),
     )
 
 

@@ -1,4 +1,5 @@
-"""The one hierarchical-softmax step and the one negative-sampling step, for every kernel.
+"""The one binary-logistic node step, and the hierarchical-softmax and negative-sampling
+steps built on it, for every kernel.
 
 Design note
 -----------
@@ -17,8 +18,13 @@ A. One sign convention: the gradient of the loss. At a node with score ``f = h .
    multiplication are exact under negation, ``(label - s) * a == -((s - label) * a)`` bit
    for bit, so the convention is a matter of naming, not of rounding.
 
-B. The reference step ``hs_step`` walks one path once: per node, ``f``, the loss, ``g``, then
-   ``grad_h += scale_h g row`` with the old row, then ``row -= lr g h``. It serves every caller:
+B. One node step, ``node_step``: ``f``, the loss, ``g``, then ``grad_h += scale_h g row``
+   with the old row, then ``row -= lr g h``. The two reference steps are loops over it:
+   ``hs_step`` along one path (label ``1 - code``), ``ns_step`` over a target (label 1) and
+   its negatives (label 0). Negative sampling rounds ``g`` to float32 before scaling it
+   (``float_g``: gensim's float arithmetic, kept so that training gives the same bits as
+   before), hierarchical softmax scales the float64 ``g`` and rounds once; both apply float32
+   coefficients. ``hs_step`` serves every caller of the path:
 
    ==================  ===========================================================
    caller              arguments
@@ -118,6 +124,62 @@ cdef inline double hs_node_nll(double f, uint8_t code) noexcept nogil:
     return neg_log_sigmoid((1.0 - 2.0 * code) * f)
 
 
+cdef inline void node_step(
+    int d,                   # IN   vector size
+    const float *h,          # IN   hidden vector, d floats (not moved by the step)
+    float *grad_h,           # OUT  += scale_h * dL/dh with the old row, or NULL
+    float scale_h,           # IN   1: the gradient; -alpha: word2vec's work (h's step)
+    float *row,              # IN/OUT the node's row (an inner node, a target or a negative)
+    float *bias,             # IN/OUT the node's bias (f += bias[0]), or NULL
+    double label,            # IN   1 - code (hierarchical softmax); 1 / 0 (target / negative);
+                             #      0 or 1
+    float lr,                # IN   row (and bias) -= lr * g * h; 0 leaves them alone
+    const hsw2v_sigmoid_table *table,  # IN the table sigmoid, or NULL: exact float64
+    dot_fn dot,              # IN   x . y; NULL: hsw2v_dot (the reference)
+    axpy_fn axpy,            # IN   y += a*x; NULL: hsw2v_axpy (the reference)
+    bint compute_loss,       # IN   add the node's loss to loss[0]
+    bint float_g,            # IN   round g to float32 first (negative sampling's arithmetic)
+    float *g_out,            # OUT  g = dL/df, or NULL
+    double *loss,            # OUT  += the node's loss when compute_loss
+    double *fsum,            # OUT  += f (the divergence check)
+) noexcept nogil:
+    """The one binary-logistic node step (design note A): ``f = h . row (+ bias)``, ``g =
+    dL/df = sigmoid(f) - label``, ``grad_h += scale_h g row`` with the old row, then ``row -=
+    lr g h``. Adds the node's loss ``-log sigmoid(+-f)`` (``+`` for label 1, ``-`` for 0) to
+    ``loss[0]`` when ``compute_loss`` (a conditional add, as the callers' sums were written
+    before: the build's reassociation then leaves their order alone).
+
+    ``float_g`` keeps negative sampling's float32 ``g`` (gensim's arithmetic): ``g`` is
+    rounded to float32 before it is scaled, where hierarchical softmax scales the float64
+    ``g`` and rounds once; either way the coefficients are float32 (design note B)."""
+    cdef float a_h, a_row
+    cdef double f, g
+    f = dot(d, h, row) if dot != NULL else hsw2v_dot(d, h, row)
+    if bias != NULL:
+        f += bias[0]
+    fsum[0] += f
+    if compute_loss:  # the sign as a choice, not arithmetic on label
+        loss[0] += neg_log_sigmoid((1.0 if label != 0.0 else -1.0) * f)
+    if table != NULL:
+        g = sigmoid_lookup(table, <float>f) - label
+    else:
+        g = sigmoid_exact(f) - label
+    if float_g:
+        g = <float>g
+    if g_out != NULL:
+        g_out[0] = <float>g
+    a_h = <float>(scale_h * g)
+    a_row = <float>(-lr * g)
+    if a_h == 0.0 and a_row == 0.0:
+        return
+    if grad_h != NULL:
+        step_axpy(axpy, d, a_h, row, grad_h)
+    if a_row != 0.0:
+        step_axpy(axpy, d, a_row, h, row)
+        if bias != NULL:
+            bias[0] += a_row
+
+
 cdef inline double hs_step(
     int d,                   # IN   vector size
     const float *h,          # IN   hidden vector, d floats (not moved by the step)
@@ -137,36 +199,15 @@ cdef inline double hs_step(
     float *g_out,            # OUT  g_j = dL/df_j of each node (length floats), or NULL
     double *check,           # OUT  += the sum of every f (the divergence check)
 ) noexcept nogil:
-    """The reference hierarchical-softmax step (design note B): returns -log P(word | h)
-    when ``compute_loss``, else 0."""
+    """The reference hierarchical-softmax step (design note B): ``node_step`` along one path,
+    label ``1 - code[j]`` at node j. Returns -log P(word | h) when ``compute_loss``, else 0."""
     cdef int j
-    cdef float *row
-    cdef float a_h, a_row
-    cdef double f, g, loss = 0.0, fsum = 0.0
+    cdef double loss = 0.0, fsum = 0.0
     for j in range(length):
-        row = rows[j] if rows != NULL else syn1 + <int64_t>point[j] * d
-        f = dot(d, h, row) if dot != NULL else hsw2v_dot(d, h, row)
-        if bias != NULL:
-            f += bias[point[j]]
-        fsum += f
-        if compute_loss:
-            loss += hs_node_nll(f, code[j])
-        if table != NULL:
-            g = sigmoid_lookup(table, <float>f) - (1.0 - code[j])
-        else:
-            g = sigmoid_exact(f) - (1.0 - code[j])
-        if g_out != NULL:
-            g_out[j] = <float>g
-        a_h = <float>(scale_h * g)
-        a_row = <float>(-lr * g)
-        if a_h == 0.0 and a_row == 0.0:
-            continue
-        if grad_h != NULL:
-            step_axpy(axpy, d, a_h, row, grad_h)
-        if a_row != 0.0:
-            step_axpy(axpy, d, a_row, h, row)
-            if bias != NULL:
-                bias[point[j]] += a_row
+        node_step(
+            d, h, grad_h, scale_h, rows[j] if rows != NULL else syn1 + <int64_t>point[j] * d,
+            bias + point[j] if bias != NULL else NULL, 1.0 - code[j], lr, table, dot, axpy,
+            compute_loss, False, g_out + j if g_out != NULL else NULL, &loss, &fsum)
     check[0] += fsum
     return loss
 
@@ -246,9 +287,11 @@ cdef inline double ns_step(
     int d,                   # IN   vector size
     const float *h,          # IN   hidden vector, d floats
     float *work,             # OUT  -alpha * dL/dh over the words (old rows): h's step
-    float *syn1neg,          # IN/OUT output vectors of negative sampling, V x d
+    float *const *rows,      # IN/OUT the words' rows, target first; NULL: syn1neg + negs[k] * d
+    float *syn1neg,          # IN/OUT output vectors of negative sampling, V x d (when rows is
+                             #      NULL, else not read)
     const int32_t *negs,     # IN   the target (label 1), then the negatives (label 0)
-    int count,               # IN   entries of negs (>= 1)
+    int count,               # IN   words (>= 1)
     float alpha,             # IN   learning rate: syn1neg[w] -= alpha * g * h
     const hsw2v_sigmoid_table *table,  # IN the table sigmoid
     dot_fn dot,              # IN   x . y; NULL: hsw2v_dot (the reference)
@@ -256,30 +299,19 @@ cdef inline double ns_step(
     bint compute_loss,       # IN   return the loss (else 0)
     double *check,           # OUT  += the sum of every f (the divergence check)
 ) noexcept nogil:
-    """The one negative-sampling step (Mikolov et al. 2013, negative sampling objective):
-    ``g_k = dL/df_k = sigmoid(f_k) - label_k`` in float32, ``work = -alpha sum_k g_k
-    syn1neg[negs[k]]``, ``syn1neg[negs[k]] -= alpha g_k h``. Returns -log sigmoid(f_target)
-    - sum_neg log sigmoid(-f_neg) when ``compute_loss``, else 0."""
+    """The reference negative-sampling step (Mikolov et al. 2013, negative sampling
+    objective): ``node_step`` over the target (label 1) and its negatives (label 0) with
+    ``scale_h = -alpha``, ``lr = alpha`` and gensim's float32 ``g``: ``work = -alpha sum_k
+    g_k syn1neg[negs[k]]`` (old rows), ``syn1neg[negs[k]] -= alpha g_k h``. Returns
+    -log sigmoid(f_target) - sum_neg log sigmoid(-f_neg) when ``compute_loss``, else 0."""
     cdef int k
-    cdef float f, g, a, label
-    cdef float *row
-    cdef double fsum = 0.0
-    cdef hsw2v_loss_acc loss
-    loss_init(&loss)
+    cdef double loss = 0.0, fsum = 0.0
     for k in range(d):
         work[k] = 0.0
     for k in range(count):
-        row = syn1neg + <int64_t>negs[k] * d
-        label = 1.0 if k == 0 else 0.0
-        f = dot(d, h, row) if dot != NULL else hsw2v_dot(d, h, row)
-        fsum += f
-        if compute_loss:
-            loss_push(&loss, (2.0 * label - 1.0) * f)  # reduced in blocks (_loss.h)
-        g = sigmoid_lookup(table, f) - label
-        a = -alpha * g
-        if a == 0.0:
-            continue
-        step_axpy(axpy, d, a, row, work)
-        step_axpy(axpy, d, a, h, row)
+        node_step(d, h, work, -alpha,
+                  rows[k] if rows != NULL else syn1neg + <int64_t>negs[k] * d, NULL,
+                  1.0 if k == 0 else 0.0, alpha, table, dot, axpy, compute_loss, True, NULL,
+                  &loss, &fsum)
     check[0] += fsum
     return loss_total(&loss) if compute_loss else 0.0

@@ -23,3 +23,9 @@ HOT_SYNC_CBOW = 1000
 HOT_VISITS = 2**30  # a private row is synced alone after this many visits (centre words)
 HOT_VISITS_CBOW = 2**30
 HOT_MERGE = "sum"  # "sum": add each job's change back; "mean": add change / workers
+
+# Negative sampling with several threads: each job trains a private copy of the syn1neg rows
+# of the HOT_WORDS most frequent words (every thread draws them as negatives), synced with
+# the private inner nodes (benchmarks/RESULTS.md, "Negative sampling as fast as hierarchical
+# softmax").
+HOT_WORDS = 64

@@ -156,9 +156,10 @@ def test_scoring_walk_is_the_reference_loss_in_float64():
 # ---------------------------------------------------------------- whole jobs, every variant
 
 
-def job_case(sg, kernel, hs=True, negative=0, cbow_mean=True, lockf=None):
+def job_case(sg, kernel, hs=True, negative=0, cbow_mean=True, lockf=None, **trainer_args):
     """One job on the default path (reduced windows, subsampling, falling alpha, repeated
-    words) trained by ``kernel``; returns the weights and the loss."""
+    words) trained by ``kernel`` (more Trainer arguments in ``trainer_args``); returns the
+    weights and the loss."""
     r = np.random.default_rng(41 + sg)
     V = 40
     tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
@@ -172,7 +173,7 @@ def job_case(sg, kernel, hs=True, negative=0, cbow_mean=True, lockf=None):
     trainer = _inner.Trainer(
         syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=4, sg=sg,
         cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs, negative=negative,
-        syn1neg=syn1neg, cum_table=cum_table, lockf=lockf,
+        syn1neg=syn1neg, cum_table=cum_table, lockf=lockf, **trainer_args,
     )  # fmt: skip
     out = syn1 if hs else syn1neg
     start = out.copy()
@@ -227,3 +228,104 @@ def test_benchmark_variant_jobs_are_the_reference_job_to_rounding(sg, hs, negati
     assert kept_o == kept_r and loss_o == pytest.approx(loss_r, rel=1e-6)
     for a, b in zip(other, ref, strict=True):
         assert np.allclose(a, b, atol=2e-6)
+
+
+# ---------------------------------------------------------------- negative sampling
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        [1],
+        [5, 5, 5, 5],
+        [10**9, 1, 1, 1, 1, 1, 1, 1],
+        (3_000_000 / np.arange(1, 20_001) ** 1.07).astype(np.int64) + 1,
+        np.ones(50_000, dtype=np.int64),
+    ],
+    ids=["one_word", "ties", "one_heavy_word", "zipf_20000", "uniform_50000"],
+)
+@pytest.mark.parametrize("domain", [2**31 - 1, 7, 1000])
+def test_indexed_draw_is_the_bisection_draw(counts, domain):
+    """The kernels' draw through the bucket index (``neg_index``) gives the same words as
+    gensim's bisection over the whole cumulative table, for the same random stream."""
+    table = make_cum_table(np.asarray(counts), 0.75, domain=domain)
+    state = 7
+    for target in (0, len(counts) - 1, 3):
+        for _ in range(40):
+            fast, state_f = _inner.py_draw_negatives(table, target, 25, state)
+            slow, state_s = _inner.py_draw_negatives(table, target, 25, state, bisect=True)
+            assert fast.tolist() == slow.tolist() and state_f == state_s
+            state = state_f
+
+
+def test_draw_index_bounds_every_bucket():
+    """Each bucket's word range holds the first entry >= any number of the bucket."""
+    table = make_cum_table(np.arange(3000, 0, -1), 0.75)
+    index, shift = _inner.neg_index(table)
+    assert len(index) == ((int(table[-1]) - 1) >> shift) + 2 and len(index) <= 2**13 + 1
+    for k in range(len(index) - 1):
+        for x in (k << shift, min((k + 1) << shift, int(table[-1])) - 1):
+            word = int(np.searchsorted(table, x, side="left"))
+            assert index[k] <= word <= index[k + 1]
+    with pytest.raises(ValueError, match="positive last entry"):
+        _inner.neg_index(np.zeros(3, dtype=np.uint32))
+
+
+def test_fused_ns_walk_is_the_reference_bit_for_bit():
+    """``ns_path_fused`` (each update fused with the next word's dot product) against the
+    reference step with the same ``_vec.h`` loops: identical rows, work and loss, also with a
+    word drawn twice in a row (not fused: its second dot product sees the first update)."""
+    r = np.random.default_rng(8)
+    syn1neg = r.normal(0, 0.4, size=(30, D)).astype(np.float32)
+    for negs in ([3, 7, 11, 7, 0], [29], [5, 5, 5, 1, 2, 2], [4, 9, 9, 4, 4, 9]):
+        h = r.normal(0, 0.6, size=D).astype(np.float32)
+        negs = np.array(negs, dtype=np.int32)
+        a, b = syn1neg.copy(), syn1neg.copy()
+        work_f, loss_f = _inner.py_ns_path(h, a, negs, 0.05, "fused")
+        work_r, loss_r = _inner.py_ns_path(h, b, negs, 0.05, "reference")
+        assert loss_f == loss_r
+        assert np.array_equal(work_f, work_r) and np.array_equal(a, b)
+        assert not np.array_equal(a, syn1neg)  # control: the rows did move
+
+
+def test_ns_step_is_the_node_step_with_float32_g():
+    """The reference ns walk against NumPy in float32 arithmetic, node by node in order:
+    ``g = float32(sigmoid(f) - label)``, ``a = float32(-alpha g)``, ``work += a row`` (old
+    row), ``row += a h``; ties checked with the same table sigmoid."""
+    r = np.random.default_rng(9)
+    syn1neg = r.normal(0, 0.4, size=(12, 16)).astype(np.float32)  # d = 16: no loop tails
+    h = r.normal(0, 0.4, size=16).astype(np.float32)
+    negs = np.array([2, 5, 5, 11], dtype=np.int32)
+    rows, work, alpha = syn1neg.copy(), np.zeros(16, dtype=np.float32), np.float32(0.05)
+    for k, w in enumerate(negs):
+        f = _inner.py_dot(h, rows[w], prims="vec")
+        g = np.float32(_inner.py_sigmoid(f)) - np.float32(1.0 if k == 0 else 0.0)
+        a = np.float32(-alpha * g)
+        work += a * rows[w]
+        rows[w] += a * h
+    ours = syn1neg.copy()
+    work_r, _ = _inner.py_ns_path(h, ours, negs, 0.05, "reference")
+    assert np.allclose(work_r, work, rtol=0, atol=1e-7) and np.allclose(ours, rows, atol=1e-7)
+
+
+def test_private_word_rows_train_as_the_shared_rows():
+    """With ``hot_words`` a job trains private copies of those syn1neg rows and adds their
+    change back at every sync and at its end: alone, the same weights as without them, to
+    the rounding of ``shared + (private - pulled)`` (a lost sync would lose those rows'
+    training, far beyond that)."""
+    for sg in (0, 1):
+        plain, kept_p, loss_p = job_case(sg, "fused", False, 3)
+        hot, kept_h, loss_h = job_case(sg, "fused", False, 3, hot_words=np.arange(8),
+                                       hot_sync=7)
+        assert kept_h == kept_p and loss_h == pytest.approx(loss_p, rel=1e-5)
+        for a, b in zip(hot, plain, strict=True):
+            assert np.allclose(a, b, rtol=0, atol=1e-5)
+    V, d = 40, D
+    with pytest.raises(ValueError, match="hot_words must be distinct words"):
+        _inner.Trainer(
+            np.zeros((V, d), np.float32), np.zeros((0, d), np.float32),
+            np.zeros((V, 2), np.uint8), np.zeros((V, 2), np.int32), np.ones(V, np.int32),
+            np.full(V, 2**32 - 1, np.uint32), window=4, sg=1, hs=False, negative=3,
+            syn1neg=np.zeros((V, d), np.float32), cum_table=make_cum_table(np.ones(V)),
+            hot_words=[0, 0],
+        )  # fmt: skip
