@@ -314,4 +314,4 @@ cdef inline double ns_step(
                   1.0 if k == 0 else 0.0, alpha, table, dot, axpy, compute_loss, True, NULL,
                   &loss, &fsum)
     check[0] += fsum
-    return loss_total(&loss) if compute_loss else 0.0
+    return loss
