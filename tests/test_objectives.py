@@ -109,9 +109,10 @@ def _code_names(source: str, names: set) -> set:
     return found
 
 
-# The table, and the query modules of one objective each (hierarchical softmax's scoring,
-# negative sampling's softmax over syn1neg).
-READS_MATRICES = {"_objectives", "scoring", "negative"}
+# The table, and the modules that use one objective's matrix each (hierarchical softmax's
+# scoring and its PyTorch output layer built from a model's syn1, negative sampling's softmax
+# over syn1neg).
+READS_MATRICES = {"_objectives", "scoring", "negative", "torch"}
 
 
 def test_only_the_table_names_the_output_matrices():

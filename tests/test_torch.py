@@ -3,6 +3,7 @@ differences (gradcheck), AMP and torch.compile; and `import hsw2v` without torch
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 
@@ -292,8 +293,10 @@ def test_errors_say_what_was_wrong():
     with pytest.raises(ValueError, match="the tree has 4 classes"):
         HierarchicalSoftmaxLoss(4, 10, tree=HierarchicalSoftmax.balanced(4, 2).tree)
     with pytest.raises(ValueError, match="prefix-free|binary tree"):
-        bad = HierarchicalSoftmax.balanced(4, 2).tree
-        bad.codes[1] = bad.codes[0]
+        good = HierarchicalSoftmax.balanced(4, 2).tree
+        codes = good.codes.copy()  # a layer's tree arrays are read-only: edit a copy
+        codes[1] = codes[0]
+        bad = dataclasses.replace(good, codes=codes)
         HierarchicalSoftmaxLoss(4, 4, tree=bad)
     with pytest.raises(ValueError, match="k must be at most"):
         m.topk(torch.randn(1, 4), 11)
