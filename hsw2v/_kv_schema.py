@@ -17,14 +17,13 @@ object is built on it.
 
 from __future__ import annotations
 
-import json
 import logging
 
 import numpy as np
 
 from hsw2v._gensim_files import explain_save_options, not_a_bundle_error
 from hsw2v.exceptions import WrongFileKindError
-from hsw2v.persist import load_bundle, save_bundle
+from hsw2v.persist import load_bundle, refuse_unloadable, save_bundle
 
 logger = logging.getLogger(__name__)
 
@@ -36,15 +35,13 @@ def save_kv(kv, fname, separately, sep_limit, ignore, pickle_protocol):
     stored = ("vectors", "index_to_key", "key_to_index", "expandos", "vector_size")
     explain_save_options(separately, sep_limit, ignore, pickle_protocol, stored)
     meta, arrays = kv_bundle_parts(kv)
-    try:  # save() never writes what load() would refuse: load's checks first
-        kv_from_bundle_parts(type(kv), meta, arrays, source=str(fname))
-        json.dumps(meta["index_to_key"], ensure_ascii=False).encode("utf-8")
-    except (ValueError, TypeError) as exc:
-        detail = str(exc).split("holds inconsistent KeyedVectors data: ", 1)[-1]
-        raise ValueError(
-            f"not saved to {str(fname)!r}: KeyedVectors.load() would refuse these vectors "
-            f"({detail}); nothing was written"
-        ) from None
+    refuse_unloadable(  # load's checks first
+        fname,
+        BUNDLE_KIND,
+        "these vectors",
+        lambda: kv_from_bundle_parts(type(kv), meta, arrays, source=str(fname)),
+        meta["index_to_key"],
+    )
     save_bundle(fname, BUNDLE_KIND, meta, arrays)
 
 

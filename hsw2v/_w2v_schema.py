@@ -21,7 +21,6 @@ index before a model is built on it.
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
@@ -71,15 +70,13 @@ def refuse_unloadable(fname, meta: dict, arrays: dict) -> None:
     """``save()`` never writes what ``load()`` would refuse: the same checks
     (:func:`check_word2vec_bundle`) run on what is about to be written, and a ValueError
     names what is wrong before any file is touched (a good file at ``fname`` stays)."""
-    try:
-        check_word2vec_bundle(fname, meta, arrays)
-        json.dumps(meta["index_to_key"], ensure_ascii=False).encode("utf-8")
-    except (ValueError, TypeError) as exc:
-        detail = str(exc).split("holds inconsistent Word2Vec data: ", 1)[-1]
-        raise ValueError(
-            f"not saved to {os.fspath(fname)!r}: Word2Vec.load() would refuse this model "
-            f"({detail}); nothing was written"
-        ) from None
+    persist.refuse_unloadable(
+        fname,
+        KIND,
+        "this model",
+        lambda: check_word2vec_bundle(fname, meta, arrays),
+        meta["index_to_key"],
+    )
 
 
 def load_model(cls, fname, mmap=None):

@@ -307,6 +307,22 @@ def _write_npy(out, arr: np.ndarray) -> str:
     return digest.hexdigest()
 
 
+def refuse_unloadable(path, kind: str, what: str, check, keys) -> None:
+    """``save()`` never writes what ``load()`` would refuse: ``check()`` runs ``kind``'s load
+    checks on what is about to be written, and the keys must encode as the metadata's UTF-8
+    JSON; a failure is a ValueError naming what is wrong before any file is touched (a good
+    file at ``path`` stays). ``what``: how the message names the object ("this model")."""
+    try:
+        check()
+        json.dumps(keys, ensure_ascii=False).encode("utf-8")
+    except (ValueError, TypeError) as exc:
+        detail = str(exc).split(f"holds inconsistent {kind} data: ", 1)[-1]
+        raise ValueError(
+            f"not saved to {os.fspath(path)!r}: {kind}.load() would refuse {what} "
+            f"({detail}); nothing was written"
+        ) from None
+
+
 def save_bundle(path, kind: str, meta: dict, arrays: dict[str, np.ndarray]) -> None:
     """Write `meta` and `arrays` into one bundle file at `path`, atomically.
 
