@@ -6,9 +6,10 @@ A. Levels. The three extensions that do vector math (``_inner``: training, ``_qu
    scoring and search, ``_layer``: the layer's batched passes) are compiled once per
    instruction-set level into ``hsw2v/_cpu/<level>/``; :mod:`hsw2v._cpu` picks one level at
    import from the CPU's features and binds ``hsw2v._inner`` etc. to it. ``_corpus_file``
-   (reader and schedule, strict IEEE arithmetic) and ``_recording`` (integer passes) do no
-   vector math and are built once at the baseline; ``_corpus_file``'s cimport of
-   ``hsw2v._inner`` resolves at run time to the chosen level. Levels per target:
+   (reader, strict IEEE arithmetic), ``_rates`` (the learning-rate schedule, strict) and
+   ``_recording`` (integer passes) do no vector math and are built once at the baseline;
+   ``_corpus_file``'s cimport of ``hsw2v._inner`` (its ``Trainer`` type) resolves at run
+   time to the chosen level. Levels per target:
 
    ===========  =========================  ================================================
    level        GCC / Clang (x86-64)        MSVC (x64)
@@ -37,6 +38,11 @@ C. Flags. ``-O3`` plus the subset of fast-math that lets GCC vectorise the dot-p
 
 D. Parallel. Extensions compile in parallel, one per core (``build_ext --parallel`` /
    ``-j`` overrides).
+
+E. Benchmark-only walks. ``HSW2V_BENCH_WALKS=1`` also compiles ``_bench_walks`` (the "loop"
+   and "blas" walks the fast ones are measured against) at every level, in place; a wheel
+   built without it (``pip wheel``, ``python -m build``) never holds them, and the tests that
+   need them skip when the module is absent (``.ci/run`` builds it).
 """
 
 import json
@@ -53,6 +59,10 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 LEVEL_KERNELS = ("_inner", "_query", "_layer")
+# Benchmark-only walks (design note E): compiled per level, only when asked, never in a wheel.
+BENCH_KERNELS = ("_bench_walks",) if os.environ.get("HSW2V_BENCH_WALKS", "0") == "1" else ()
+# Built once with the strict flags: the reader and the learning-rate schedule.
+STRICT = ("_corpus_file", "_rates")
 GCC_OPT = [
     "-g0",  # no debug info: a third of the size of each kernel otherwise
     "-O3",
@@ -63,9 +73,9 @@ GCC_OPT = [
     "-freciprocal-math",
     "-funroll-loops",
 ]
-# The corpus_file reader and the learning-rate schedule: no vector math, and strict IEEE
-# arithmetic (no reassociation, no fused multiply-add) so that the schedule gives the same
-# bits in every build.
+# The corpus_file reader and the learning-rate schedule (``_rates``, cimported by every
+# kernel): no vector math, and strict IEEE arithmetic (no reassociation, no fused
+# multiply-add) so that the schedule gives the same bits in every build.
 GCC_STRICT = ["-g0", "-O2", "-ffp-contract=off"]
 MSVC_OPT = ["/O2"]
 GCC_LEVELS = {
@@ -113,7 +123,8 @@ class BuildExt(build_ext):
             if msvc:
                 ext.extra_compile_args = MSVC_OPT + MSVC_LEVELS.get(level or "baseline", [])
             elif level is None:
-                ext.extra_compile_args = GCC_STRICT if "_corpus_file" in ext.name else GCC_OPT
+                strict = ext.name.rpartition(".")[2] in STRICT
+                ext.extra_compile_args = GCC_STRICT if strict else GCC_OPT
             else:
                 ext.extra_compile_args = GCC_OPT + GCC_LEVELS[level]
         config = self.build_config()
@@ -188,14 +199,15 @@ DIRECTIVES = {
 translated = cythonize(
     [
         extension(f"hsw2v.{name}", [f"hsw2v/{name}.pyx"])
-        for name in (*LEVEL_KERNELS, "_corpus_file", "_recording")
+        for name in (*LEVEL_KERNELS, *BENCH_KERNELS, *STRICT, "_recording")
     ],
     compiler_directives=DIRECTIVES,
     nthreads=(os.cpu_count() or 1) if sys.platform == "linux" else 0,  # a process pool: fork only
 )
-extensions = [ext for ext in translated if ext.name in ("hsw2v._corpus_file", "hsw2v._recording")]
+once = {f"hsw2v.{name}" for name in (*STRICT, "_recording")}
+extensions = [ext for ext in translated if ext.name in once]
 for level in levels_for_target():
-    for name in LEVEL_KERNELS:
+    for name in (*LEVEL_KERNELS, *BENCH_KERNELS):
         extensions.append(
             # the wrapper never changes: rebuild when the generated C or a header does
             extension(

@@ -50,6 +50,12 @@ def child(
     from hsw2v._inner import Trainer, job_seed
     from hsw2v._train import iter_jobs
 
+    if kernel in ("loop", "blas"):
+        try:  # the benchmark-only walks' own module (HSW2V_BENCH_WALKS=1 builds)
+            from hsw2v._bench_walks import Trainer
+        except ImportError:
+            pass  # builds before it: the shipped Trainer held them
+
     sg, hs, negative = SETTINGS[setting]
     sentences, n = [], 0
     for sentence in LineSentence(corpus):

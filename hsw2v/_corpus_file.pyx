@@ -6,8 +6,8 @@ Design note
 A. What runs without the GIL. For a byte range ``[start, end)`` of a plain local file, one
    call reads the file (positioned reads, ``_pread.h``), cuts it into lines, splits each line into tokens, maps the
    tokens to word ids through a C hash table, groups whole sentences into jobs of about
-   ``batch_words`` raw tokens and trains each job with the kernel's C entry point
-   (``hsw2v._inner.train_job_nogil``): no Python object is touched between the first byte and
+   ``batch_words`` raw tokens and trains each job with the Trainer's C entry point
+   (``Trainer.job``, ``hsw2v._inner.train_job_nogil``): no Python object is touched between the first byte and
    the last job. Counting the vocabulary (``count_range``) is the same reader with counting
    instead of training. Python only opens the file, starts one thread per range and watches.
 
@@ -16,7 +16,8 @@ B. What is shared. The vocabulary table (read-only), the model's weights (Hogwil
    fetch-add per job: every job's learning rate comes from the progress of all threads) and
    the stop flag. Each thread writes its own row of the progress counters (relaxed atomic
    stores, read by the watching thread). Everything else (read buffer, token spans, job
-   buffers) belongs to one call.
+   buffers) belongs to one call. The model is reached through a cimported
+   ``hsw2v._inner.Trainer`` (``_inner.pxd``): its typed view ``m`` and job entry ``job``.
 
 C. Which lines a range owns. A line belongs to the range where it starts: a reader for
    ``[start, end)`` begins at the first line starting at or after ``start`` (``start`` itself
@@ -35,8 +36,8 @@ D. Tokens, exactly as :class:`hsw2v.corpora.LineSentence` gives them. Lines end 
 
 E. Jobs, as ``hsw2v._train.iter_jobs`` makes them: whole sentences are added until the
    job holds at least ``batch_words`` raw tokens. The job's learning rates come from
-   ``linear_alpha`` (the one schedule formula, also used by ``hsw2v._schedule.Schedule``, which
-   ``FileTrainer`` takes whole) and its
+   ``hsw2v._rates.schedule_alpha`` (the one schedule formula, compiled with strict flags;
+   ``hsw2v._schedule.Schedule``, which ``FileTrainer`` takes whole, calls its twin) and its
    random stream from ``job_seed(seed, epoch, thread * 2**40 + job)``; with one worker the
    jobs, rates and seeds are those of the iterable path, so training is bit-identical to it.
    A job whose loss comes back non-finite (the kernel's divergence check, design note G of
@@ -57,16 +58,20 @@ most half full, hashed with 64-bit FNV-1a (Fowler, Noll & Vo; ``offset basis
 14695981039346656037``, ``prime 1099511628211``).
 
 Each nogil routine has a Python-callable twin (``split_line``, ``lookup``, ``read_range``,
-``linear_alpha``) that the tests compare with ``LineSentence`` and ``key_to_index``.
+``encode_range``; the schedule's is ``hsw2v._rates.linear_alpha``) that the tests compare
+with ``LineSentence`` and ``key_to_index``.
+
+Files. The nogil pieces are cimported inline modules, each with its own names: result codes
+(``_range_codes.pxd``), the line splitter (``_utf8_split.pxd``), the token table
+(``_token_table.pxd``), the range reader (``_line_reader.pxd``), one range's jobs
+(``_range_train.pxd``) and their replay (``_range_replay.pxd``). This file keeps the Python
+entry points, ``Vocab`` (the table's owner) and ``FileTrainer``.
 """
 
-from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.errno cimport EINTR, errno
-from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memchr, memcmp, memcpy, memmove, memset
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
 
 import os
 
@@ -75,80 +80,86 @@ import numpy as np
 # O_BINARY exists on Windows only: no newline translation of what is read there.
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
-from hsw2v._inner cimport job_seed_nogil, train_job_nogil
+# The text layer and one range, each in its own inline module (design notes C-F):
+from hsw2v._inner cimport Trainer
+from hsw2v._line_reader cimport Failure, Reader, reader_init, reader_next
+from hsw2v._range_codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
+from hsw2v._range_replay cimport (
+    Recorder, record_batch, recorder_clear, replay_nogil, train_and_record_batch,
+)
+from hsw2v._range_train cimport (
+    HSW2V_LOAD64, HSW2V_STORE64, N_PROGRESS, Run, count_range_nogil, train_batch,
+    train_range_nogil,
+)
+from hsw2v._token_table cimport (
+    Table, fnv1a, table_add, table_find, table_free, table_init, table_lookup,
+)
+from hsw2v._utf8_split cimport Spans, split_tokens
 
 
-cdef extern from *:
+cdef class Vocab:
+    """The token -> word id table of a vocabulary (``key_to_index``), for nogil lookups.
+
+    Keys that are not ``str`` or cannot be encoded as UTF-8 can never be read from a file
+    and are left out.
+
+    >>> vocab = Vocab({"the": 0, "cat": 1})
+    >>> vocab.lookup("cat".encode()), vocab.lookup(b"dog"), len(vocab)
+    (1, -1, 2)
     """
-    #define HSW2V_LOAD64(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-    #define HSW2V_STORE64(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
-    #define HSW2V_FETCH_ADD64(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
-    """
-    int64_t HSW2V_LOAD64(int64_t *p) noexcept nogil
-    void HSW2V_STORE64(int64_t *p, int64_t v) noexcept nogil
-    int64_t HSW2V_FETCH_ADD64(int64_t *p, int64_t v) noexcept nogil
+
+    cdef Table t
+
+    def __cinit__(self, dict key_to_index):
+        if table_init(&self.t, len(key_to_index)) != OK:
+            raise MemoryError("could not allocate the vocabulary table")
+        cdef bytes raw
+        cdef const uint8_t *p
+        cdef Py_ssize_t n
+        cdef uint64_t h
+        cdef int64_t i
+        for key, index in key_to_index.items():
+            if type(key) is not str:
+                continue
+            try:
+                raw = (<str>key).encode("utf-8")
+            except UnicodeEncodeError:
+                continue
+            p = <const uint8_t *><char *>raw
+            n = len(raw)
+            h = fnv1a(p, n)
+            i = table_find(&self.t, p, n, h)
+            if self.t.slot[i] >= 0:
+                continue
+            if table_add(&self.t, p, n, h, i, index) != OK:
+                raise MemoryError("could not allocate the vocabulary table")
+
+    def __dealloc__(self):
+        table_free(&self.t)
+
+    def __len__(self):
+        return self.t.n
+
+    def lookup(self, bytes token):
+        """Twin of the nogil lookup: the word id of a token's UTF-8 bytes, or -1."""
+        return table_lookup(&self.t, <const uint8_t *><char *>token, len(token))
 
 
-# Result codes of the nogil routines.
-cdef enum:
-    OK = 0
-    ERR_MEMORY = -1
-    ERR_IO = -2
-    ERR_UTF8 = -3
-
-# Progress counters, one row per thread.
-cdef enum:
-    P_RAW = 0
-    P_KEPT = 1
-    P_SENTENCES = 2
-    P_JOBS = 3
-    N_PROGRESS = 4
-
-cdef enum:
-    READ_SIZE = 1 << 20  # bytes read at a time (the buffer grows for longer lines)
-
-
-# --------------------------------------------------------------------------------------------
-# The learning-rate schedule (the one formula; hsw2v._train.Schedule calls the twin).
-# --------------------------------------------------------------------------------------------
-
-cdef double schedule_alpha(double start_alpha, double end_alpha, int64_t epoch, int64_t epochs,
-                           int64_t done, int64_t total) noexcept nogil:
-    """alpha = start - (start - end) * (epoch + min(done / total, 1)) / epochs, >= end."""
-    cdef double fraction = <double>done / <double>total
-    if fraction > 1.0:
-        fraction = 1.0
-    cdef double alpha = start_alpha - (start_alpha - end_alpha) * (
-        (<double>epoch + fraction) / <double>epochs)
-    return alpha if alpha > end_alpha else end_alpha
-
-
-def linear_alpha(double start_alpha, double end_alpha, int64_t epoch, int64_t epochs,
-                 int64_t done, int64_t total):
-    """The learning rate after ``done`` of ``total`` units of epoch ``epoch`` (0-based) of
-    ``epochs``, falling linearly from ``start_alpha`` to ``end_alpha`` over the whole run.
-
-    >>> linear_alpha(0.025, 0.0001, 0, 2, 50, 100)  # a quarter of the run
-    0.018775
-    """
-    if total <= 0 or epochs <= 0:
-        raise ValueError(f"total and epochs must be positive, got {total} and {epochs}")
-    return schedule_alpha(start_alpha, end_alpha, epoch, epochs, done, total)
-
-
-# The text layer, one job per file: splitting lines into tokens, the token -> id table, and
-# reading the lines of a byte range.
-include "_utf8_split.pxi"
-include "_token_table.pxi"
-include "_line_reader.pxi"
-
-
-# --------------------------------------------------------------------------------------------
-# One range: read, map to ids, group into jobs, train (or count); later epochs replay the jobs
-# kept in the first (design note F).
-# --------------------------------------------------------------------------------------------
-include "_range_train.pxi"
-include "_range_replay.pxi"
+cdef raise_failure(const Failure *fail, str path):
+    cdef bytes snippet
+    if fail.code == ERR_MEMORY:
+        raise MemoryError(f"{path}: out of memory while reading the corpus file")
+    if fail.code == ERR_IO:
+        raise OSError(fail.error, f"{path}: reading the corpus file failed: "
+                      f"{os.strerror(fail.error)}", path)
+    if fail.code == ERR_UTF8:
+        with open(path, "rb") as f:
+            f.seek(fail.offset)
+            snippet = f.read(4)
+        raise UnicodeDecodeError(
+            "utf-8", snippet, 0, 1,
+            f"invalid UTF-8 in {path} at byte {fail.offset} (in the line starting at byte "
+            f"{fail.line_offset}); corpus files must be UTF-8 text")
 
 
 # --------------------------------------------------------------------------------------------
@@ -329,7 +340,8 @@ cdef class FileTrainer:
     cdef Run run
     cdef int64_t units_done
     cdef int64_t stop_flag
-    cdef object trainer, model_capsule, path
+    cdef Trainer trainer
+    cdef object path
     cdef Vocab vocab
     cdef int64_t[:, ::1] counters
     cdef readonly object progress_array
@@ -337,7 +349,7 @@ cdef class FileTrainer:
     cdef Recorder *recordings  # one per range: its jobs as ids, kept for later epochs
     cdef int n_recordings
 
-    def __init__(self, path, trainer, Vocab vocab, int workers, int64_t batch_words,
+    def __init__(self, path, Trainer trainer, Vocab vocab, int workers, int64_t batch_words,
                  int64_t max_sentence_length, schedule, int64_t cache_words=0):
         """``schedule``: the run's :class:`hsw2v._schedule.Schedule`, taken whole (its rates,
         epochs, units and seed are copied into the nogil ``Run``). ``cache_words``: the ids of
@@ -361,8 +373,8 @@ cdef class FileTrainer:
         self.path = os.fspath(path)
         self.trainer = trainer
         self.vocab = vocab
-        self.model_capsule = trainer.job_routine_model()
-        self.run.model = capsule_pointer(self.model_capsule)
+        self.run.model = &self.trainer.m  # typed (_inner.pxd); the trainer is kept alive
+        self.run.job = self.trainer.job
         self.run.sink = train_batch
         self.run.recorder = NULL
         self.run.batch_words = batch_words
@@ -467,7 +479,3 @@ cdef class FileTrainer:
             for k in range(self.n_recordings):
                 recorder_clear(&self.recordings[k])
             free(self.recordings)
-
-
-cdef const void *capsule_pointer(object capsule) except NULL:
-    return PyCapsule_GetPointer(capsule, "hsw2v._inner.ModelView")

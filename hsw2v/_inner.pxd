@@ -1,10 +1,28 @@
-"""C-level entry points of the training kernels, for other nogil code (hsw2v._corpus_file)."""
+"""C-level face of the training kernels, for other nogil code (``hsw2v._corpus_file``).
+
+A C caller cimports ``Trainer`` and reads, from a Trainer object, the model's view ``m``
+and the job entry ``job`` that trains over it (``train_job_nogil`` here, or a benchmark
+walk's: ``_bench_walks.pyx``); both are typed (``_inner_model.pxd``). ``hsw2v._inner`` is
+bound at run time to one CPU level's module (``hsw2v._cpu``): a cimport of this type from a
+module built once resolves to that level's type object at import.
+"""
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
+from hsw2v._inner_model cimport ModelView, job_fn
 
-cdef uint64_t job_seed_nogil(uint64_t seed, uint64_t epoch, uint64_t job) noexcept nogil
 
-cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *ends,
+cdef class Trainer:
+    cdef ModelView m           # the model's view every job reads (filled by __init__)
+    cdef job_fn job            # the nogil entry that trains one job over ``m``
+    cdef object _keep_alive
+    cdef object _hot_arrays
+    cdef object _neg_index
+    cdef object _hot_word_arrays
+    cdef readonly object lockf  # the lock factors in use (float32), None when all are 1
+    cdef Py_ssize_t n_hot
+
+
+cdef int train_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *ends,
                          int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
                          uint64_t seed, int64_t *kept, double *loss) noexcept nogil

@@ -47,8 +47,8 @@ C. Notation (word2vec.c heritage; ``d`` = vector size, ``V`` = vocabulary size).
 D. The path walks. The hierarchical-softmax gradient has one home, the reference step
    ``hs_step`` of ``_path.pxd`` (Mikolov et al. 2013, eq. for hierarchical softmax; Morin &
    Bengio 2005), with its sign convention (``g = dL/df``); ``hs_path`` here is Word2Vec's
-   call of it (table sigmoid, ``work = -alpha dL/dh``), used by the "loop" and "blas"
-   variants. The two fast variants are optimisations of that step, each tested as its twin
+   call of it (table sigmoid, ``work = -alpha dL/dh``), the "reference" variant (and, with
+   plain loops or BLAS, the benchmark-only "loop" and "blas" of ``_bench_walks.pyx``). The two fast variants are optimisations of that step, each tested as its twin
    (``tests/test_kernel_twins.py``): ``hs_path_fused`` ("fused", CBOW's default) gives the
    reference's bits with ``_vec.h`` loops (the "reference" variant; in skip-gram without
    lock factors, where the context row's ``+= work`` is folded into the last node's pass,
@@ -63,7 +63,7 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
    ``_path.pxd``, a loop of the same ``node_step`` as ``hs_step``: for one ``h`` it walks the
    target (label 1) and its drawn negatives (label 0), ``g = dL/df = sigmoid(f) - label``,
    ``work -= alpha g syn1neg[w]``, ``syn1neg[w] -= alpha g h`` (``ns_path`` here, the
-   "reference", "loop" and "blas" variants). The default ("fused") is ``ns_path_fused``, each
+   "reference" variant, and "loop" / "blas" in ``_bench_walks.pyx``). The default ("fused") is ``ns_path_fused``, each
    word's update fused with the next word's dot product: the reference's bits (its twin
    test). The draw is gensim's: a uniform integer below ``cum_table[-1]``, the first table
    entry ``>=`` it (a draw equal to the target is skipped, not redrawn), found through a
@@ -112,44 +112,70 @@ H. Lock factors (gensim's ``wv.vectors_lockf``, "lockf"). Every update of a syn0
    factors (``lockf == NULL``) and the kernels take their usual path (the fused skip-gram walk
    still adds ``work`` to the context row inside its last node's pass).
 
-Every nogil routine has a Python-callable twin (``py_*``, ``_inner_twins.pxi``), which the
-tests compare with NumPy references and with the reference steps of ``_path.pxd``.
+Every nogil routine has a Python-callable twin (``py_*``, at the end of this file), which
+the tests compare with NumPy references and with the reference steps of ``_path.pxd``.
 
 I. Files. This module is one translation unit (the compiler sees every call and inlines the
-   walks into the job loop), written in files with one job each, included below: the vector
-   loops and sigmoid table (``_inner_loops.pxi``), the random streams and negative draw with
-   its bucket index (``_inner_rng.pxi``), the walks (``_inner_walks.pxi``), the private hot rows
-   (``_inner_hot.pxi``), one job (``_inner_job.pxi``) and the twins (``_inner_twins.pxi``).
-   This file keeps the ``Trainer`` (the model's arrays checked and borrowed), the nogil job
-   entry ``train_job_nogil`` and ``encode_sentences``.
+   walks into the job loop), composed of cimported inline modules with one job each: the
+   shared model view (``_inner_model.pxd``), the sigmoid table, prefetch and window block
+   (``_inner_loops.pxd``), the random streams and negative draw (``_inner_rng.pxd``), the
+   walks (``_inner_walks.pxd``), the private hot rows (``_inner_hot.pxd``), one job
+   (``_inner_job.pxd``) and the rate inside a job (``_rates.pxd``). This file keeps the
+   ``Trainer`` (the model's arrays checked and borrowed; declared in ``_inner.pxd`` so that
+   ``_corpus_file`` reaches its view through a typed cimport), the nogil job entry
+   ``train_job_nogil``, ``encode_sentences``, the negative draw's bucket index and the
+   Python-callable twins. The benchmark-only "loop" and "blas" walks are not in this module:
+   ``_bench_walks.pyx`` composes them from the same inline modules, compiled only on request
+   (``HSW2V_BENCH_WALKS=1``).
 """
 
-from libc.math cimport NAN, isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy, memset
-from cpython.pycapsule cimport PyCapsule_New
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
 
 import numpy as np
 
-from scipy.linalg.cython_blas cimport saxpy, sdot
-
-from hsw2v._path cimport hs_path_nll, hs_step, ns_step
-from hsw2v._vecops cimport (
-    SIGMOID_TABLE_SIZE, hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, hsw2v_sigmoid_table_init,
-    hsw2v_update_last, hsw2v_update_then_dot, neg_log_sigmoid, sigmoid_lookup,
+from hsw2v._inner_hot cimport is_private
+from hsw2v._inner_job cimport run_job
+from hsw2v._inner_loops cimport MAX_BLOCK, SIGMOID, sigmoid, sigmoid_table_init
+from hsw2v._inner_model cimport HotSet, ModelView, NegTable
+from hsw2v._inner_rng cimport (
+    NEG_INDEX_BITS, draw_negatives, draw_word_bisect, job_seed_nogil,
 )
-from hsw2v._vecops cimport (
-    hsw2v_loss_acc, loss_init, loss_push, loss_total, neg_log_sigmoid_sum,
+from hsw2v._inner_walks cimport (
+    KERNEL_FUSED, KERNEL_REFERENCE, KERNEL_WINDOW, RefWalks, hs_path, hs_path_fused, ns_path,
+    ns_path_fused,
 )
+from hsw2v._path cimport hs_path_nll, hs_step
+from hsw2v._rates cimport job_alpha
+from hsw2v._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid_sum
 
-# One job each, included in this order (structs before their users):
-include "_inner_loops.pxi"    # vector loops (reference, plain, BLAS), sigmoid table, prefetch
-include "_inner_rng.pxi"      # random streams, the negative draw
-include "_inner_walks.pxi"    # the path walks: calls of the reference steps, the fused walk
-include "_inner_hot.pxi"      # the private hot rows
-include "_inner_job.pxi"      # one job: state, subsampling, skip-gram and CBOW callers
-include "_inner_twins.pxi"    # exact log-probabilities and the Python-callable twins
+sigmoid_table_init()  # this module's table (_walk.h), read by every job
+
+# The walk variants this module trains (Trainer's ``kernel``); "loop" and "blas" are the
+# benchmark-only walks of ``_bench_walks.pyx`` (KERNEL_REFERENCE with other RefWalks).
+KERNELS = {"fused": KERNEL_FUSED, "window": KERNEL_WINDOW, "reference": KERNEL_REFERENCE}
+BENCH_WALKS = ("loop", "blas")
+
+
+cdef double hs_path_reference(const float *h, float *work, float **rows, const uint8_t *code,
+                              int length, float alpha, int d, bint compute_loss,
+                              double *check) noexcept nogil:
+    """``hs_path`` out of line, so that the job loop stays small enough to inline the fast
+    walks (the "reference" variant calls it through ``REFERENCE_WALKS``)."""
+    return hs_path(h, work, rows, code, length, alpha, d, compute_loss, check)
+
+
+cdef double ns_path_reference(int d, const float *h, float *work, float *const *rows,
+                              int count, float alpha, bint compute_loss,
+                              double *check) noexcept nogil:
+    """``ns_path`` out of line (see ``hs_path_reference``)."""
+    return ns_path(d, h, work, rows, count, alpha, compute_loss, check)
+
+
+cdef RefWalks REFERENCE_WALKS
+REFERENCE_WALKS.hs = hs_path_reference
+REFERENCE_WALKS.ns = ns_path_reference
 
 
 cdef class Trainer:
@@ -161,14 +187,6 @@ cdef class Trainer:
     ``cum_table`` (V entries, last > 0). With ``negative > 0`` the "window" kernel trains as
     "fused" (see the design note, D').
     """
-
-    cdef ModelView m
-    cdef object _keep_alive
-    cdef object _hot_arrays
-    cdef object _neg_index
-    cdef object _hot_word_arrays
-    cdef readonly object lockf  # the lock factors in use (float32), None when all are 1
-    cdef Py_ssize_t n_hot
 
     def __init__(self, float[:, ::1] syn0, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                  const int32_t[:, ::1] points, const int32_t[::1] lengths,
@@ -240,9 +258,12 @@ cdef class Trainer:
         self.m.cbow_mean = cbow_mean
         self.m.shrink_windows = shrink_windows
         self.m.compute_loss = compute_loss
+        if kernel in BENCH_WALKS:
+            raise ValueError(bench_walks_missing(kernel))
         if kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
         self.m.kernel = KERNELS[kernel]
+        self.job = train_job_nogil
         if negative and self.m.kernel == KERNEL_WINDOW:
             self.m.kernel = KERNEL_FUSED  # the window kernel is hs-only (design note, D')
         self.m.prefetch = prefetch
@@ -309,8 +330,8 @@ cdef class Trainer:
         if n_ids == 0:
             return 0, 0.0
         with nogil:
-            rc = train_job_nogil(&self.m, &ids[0], &ends[0], n_ids, n_sentences, alpha0,
-                                 alpha1, seed, &kept, &loss)
+            rc = self.job(&self.m, &ids[0], &ends[0], n_ids, n_sentences, alpha0, alpha1,
+                          seed, &kept, &loss)
         if rc != 0:
             raise MemoryError("could not allocate a training job's buffers")
         return kept, loss
@@ -325,67 +346,24 @@ cdef class Trainer:
             out[r] = is_private(&self.m.hot_nodes, <int32_t>r)
         return out
 
-    def job_routine_model(self):
-        """This Trainer's model as a capsule for ``train_job_nogil`` (declared in
-        ``_inner.pxd``), so that other nogil code can train jobs; keep the Trainer alive while
-        it is used."""
-        return PyCapsule_New(&self.m, "hsw2v._inner.ModelView", NULL)
 
-
-cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *ends,
+cdef int train_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *ends,
                          int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
                          uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
-    """``Trainer.train_job`` without the GIL: ``model`` is a ``ModelView`` (from
-    ``Trainer.job_routine_model``), ``ends[n_sentences - 1] == n_ids``. Writes the kept
-    (effective) tokens and the loss; returns 0, or -1 if its buffers could not be allocated."""
-    cdef const ModelView *m = <const ModelView *>model
-    cdef int64_t s, start, total
-    cdef int b
-    cdef int rc_nodes
-    cdef JobState st
-    kept[0] = 0
-    loss[0] = 0.0
-    if n_ids == 0:
-        return 0
-    memset(&st, 0, sizeof(JobState))
-    st.rng = seed if seed else 1
-    st.work = <float *>malloc(m.d * sizeof(float))
-    st.neu1 = <float *>malloc(m.d * sizeof(float))
-    st.kept = <int32_t *>malloc(n_ids * sizeof(int32_t))
-    st.ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
-    st.xrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
-    st.xwords = <int32_t *>malloc(MAX_BLOCK * sizeof(int32_t))
-    st.wrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
-    st.yrows = <float **>malloc(m.max_length * sizeof(float *))
-    st.W = <float *>malloc(MAX_BLOCK * m.d * sizeof(float))
-    st.xlock = <float *>malloc(MAX_BLOCK * sizeof(float))
-    st.pairs = pairs_max(m, n_ids)
-    st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (m.negative + 1) * sizeof(int32_t))
-    st.neg_counts = <int *>malloc(2 * <size_t>st.pairs * sizeof(int))
-    st.nrows = <float **>malloc((m.negative + 1) * sizeof(float *))
-    rc_nodes = alloc_hot_copy(&st.nodes, m.hot_nodes.n, m.d)
-    rc_nodes |= alloc_hot_copy(&st.words, m.hot_words.n, m.d)
-    if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
-            or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
-            or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
-            or st.neg_counts == NULL or st.nrows == NULL or st.xlock == NULL):
-        free_job_state(&st)
-        return -1
-    for b in range(MAX_BLOCK):
-        st.wrows[b] = st.W + b * m.d
-    total = subsample(m, &st, ids, ends, n_sentences)
-    start = 0
-    for s in range(n_sentences):
-        if st.ends[s] - start > 1:
-            train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1)
-        start = st.ends[s]
-    if m.hot_nodes.n or m.hot_words.n:
-        flush_hot(m, &st)
-    kept[0] = total
-    # design note G: a job that met a non-finite weight reports a NaN loss
-    loss[0] = st.loss if isfinite(st.check) else NAN
-    free_job_state(&st)
-    return 0
+    """``Trainer.train_job`` without the GIL over a Trainer's view ``m`` (C callers take both
+    from a cimported ``Trainer``: ``trainer.m``, ``trainer.job``), ``ends[n_sentences - 1] ==
+    n_ids``. Writes the kept (effective) tokens and the loss; returns 0, or -1 if its buffers
+    could not be allocated."""
+    return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
+                   &REFERENCE_WALKS)
+
+
+def bench_walks_missing(str kernel):
+    """The error message for a benchmark-only walk asked of a module that does not hold it."""
+    return (f"the {kernel!r} walk is benchmark-only and not in the shipped kernels: "
+            "hsw2v._bench_walks.Trainer trains it, in a source checkout built with "
+            "`HSW2V_BENCH_WALKS=1 python3 setup.py build_ext --inplace` (no wheel holds it); "
+            "the shipped walks are 'window', 'fused' and 'reference'")
 
 
 # --------------------------------------------------------------------------------------------
@@ -436,3 +414,250 @@ def encode_sentences(list sentences, dict key_to_index, Py_ssize_t n_words=-1):
         ends_view[s] = k
         s += 1
     return ids[:k], ends, total
+
+
+# --------------------------------------------------------------------------------------------
+# The random streams' seeds, the negative draw's bucket index and the private rows' tables
+# (Python level, for the Trainer and the twins).
+# --------------------------------------------------------------------------------------------
+
+def job_seed(uint64_t seed, uint64_t epoch, uint64_t job):
+    """The random stream's start for one job: a mix of (seed, epoch, job), never zero."""
+    return job_seed_nogil(seed, epoch, job)
+
+
+def neg_index(const uint32_t[::1] cum_table):
+    """The bucket index of the negative draw over ``cum_table`` (non-decreasing, last > 0):
+    ``(index, shift)`` with ``index[k]`` the first word whose entry is ``>= k << shift``
+    (``bisect_left``), at most ``n - 1``. A uniform ``x`` below ``cum_table[-1]`` falls in
+    bucket ``k = x >> shift``, and its word (the first entry ``>= x``) lies in ``index[k] ..
+    index[k + 1]``: the bisection runs over those few entries instead of all V."""
+    cdef int64_t n = cum_table.shape[0]
+    if n < 1 or cum_table[n - 1] == 0:
+        raise ValueError("cum_table must be non-empty with a positive last entry")
+    cum = np.asarray(cum_table)
+    total = int(cum[n - 1])
+    shift = max(0, int(total - 1).bit_length() - NEG_INDEX_BITS)
+    buckets = ((total - 1) >> shift) + 1
+    bounds = np.arange(buckets + 1, dtype=np.uint64) << np.uint64(shift)
+    index = np.minimum(np.searchsorted(cum.astype(np.uint64), bounds, side="left"), n - 1)
+    return np.ascontiguousarray(index, dtype=np.int32), shift
+
+
+cdef tuple _fill_hot_set(HotSet *hs, ids, Py_ssize_t n_rows):
+    """Fill ``hs`` for the private rows ``ids`` of a matrix of ``n_rows`` rows: a plain range
+    when they are the highest ids (the top of a tree) or the lowest (the most frequent words),
+    else a slot table. Returns the arrays ``hs`` points into (keep them alive)."""
+    cdef Py_ssize_t n = len(ids)
+    cdef int32_t[::1] ids_view
+    cdef int32_t[::1] slot_view
+    lo = n_rows - n
+    if n and np.array_equal(np.sort(ids), np.arange(n)):
+        lo = 0
+    hs.n = <int>n
+    hs.lo = <int>lo
+    hs.slot = NULL
+    slot = None
+    if n and np.array_equal(np.sort(ids), np.arange(lo, lo + n)):
+        ids = np.arange(lo, lo + n, dtype=np.int32)
+    elif n:
+        slot = np.full(n_rows, -1, dtype=np.int32)
+        slot[ids] = np.arange(n, dtype=np.int32)
+        slot_view = slot
+        hs.slot = &slot_view[0]
+    if not n:
+        ids = np.zeros(1, dtype=np.int32)  # never read
+    ids = np.ascontiguousarray(ids, dtype=np.int32)
+    ids_view = ids
+    hs.ids = &ids_view[0]
+    return ids, slot
+
+
+# --------------------------------------------------------------------------------------------
+# Exact log-probabilities and the Python-callable twins of the nogil routines, for tests:
+# tests/test_kernels.py and tests/test_kernel_twins.py compare them with NumPy references and
+# with the reference steps of _path.pxd.
+# --------------------------------------------------------------------------------------------
+
+def log_prob_all(const float[::1] h, const float[:, ::1] syn1, const uint8_t[:, ::1] codes,
+                 const int32_t[:, ::1] points, const int32_t[::1] lengths):
+    """log P(w | h) for every word w of the tree, exact, in float64."""
+    cdef Py_ssize_t V = codes.shape[0], w
+    cdef int d = h.shape[0], L = codes.shape[1]
+    out = np.empty(V, dtype=np.float64)
+    cdef double[::1] o = out
+    with nogil:
+        for w in range(V):
+            o[w] = -hs_path_nll(&h[0], &syn1[0, 0], &codes[w, 0], &points[w, 0],
+                                      lengths[w], d)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Python-callable twins of the nogil routines, for tests.
+# --------------------------------------------------------------------------------------------
+
+def py_dot(const float[::1] x, const float[::1] y):
+    """Twin of the dot product of the walks (``_vec.h``'s ``hsw2v_dot``)."""
+    return hsw2v_dot(x.shape[0], &x[0], &y[0])
+
+
+def py_axpy(float a, const float[::1] x, float[::1] y):
+    """Twin of y := a*x + y of the walks (``_vec.h``'s ``hsw2v_axpy``), in place on ``y``."""
+    hsw2v_axpy(x.shape[0], a, &x[0], &y[0])
+
+
+def py_neg_log_sigmoid_sum(const float[::1] y):
+    """sum_i -log sigmoid(y[i]) in float64, as the training walks tally their loss (_loss.h:
+    eight float32 terms at a time); twin of ``numpy.logaddexp(0, -y).sum()``."""
+    if y.shape[0] == 0:
+        return 0.0
+    return neg_log_sigmoid_sum(&y[0], <int>y.shape[0])
+
+
+def py_job_alpha(float alpha0, float alpha1, int64_t i, int64_t total):
+    """Twin of the rate at kept token ``i`` of a job (``_rates.job_alpha``, compiled here with
+    this level's flags, as the job loop runs it)."""
+    if total <= 0 or not 0 <= i <= total:
+        raise ValueError(f"need 0 <= i <= total and total > 0, got i={i}, total={total}")
+    return job_alpha(alpha0, alpha1, i, total)
+
+
+def py_sigmoid(float f):
+    """Twin of the table sigmoid."""
+    return sigmoid(f)
+
+
+cdef float **path_rows(float[:, ::1] syn1, const int32_t[::1] point) except NULL:
+    """Row pointers of a path, for the twins (freed by the caller)."""
+    cdef float **rows = <float **>malloc(max(point.shape[0], 1) * sizeof(float *))
+    cdef Py_ssize_t j
+    if rows == NULL:
+        raise MemoryError()
+    for j in range(point.shape[0]):
+        rows[j] = &syn1[point[j], 0]
+    return rows
+
+
+def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
+               const int32_t[::1] point, float alpha):
+    """Twin of Word2Vec's reference walk (``hs_path``: the reference step with the table
+    sigmoid and ``_vec.h``'s loops): updates ``syn1`` in place, returns (work, -log P)."""
+    work = np.empty(h.shape[0], dtype=np.float32)
+    cdef float[::1] w = work
+    cdef float **rows = path_rows(syn1, point)
+    cdef double check = 0.0
+    try:
+        loss = hs_path(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0], True,
+                       &check)
+    finally:
+        free(rows)
+    return work, loss
+
+
+def py_hs_step(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
+               const int32_t[::1] point, float lr=0.0, float scale_h=1.0, bias=None,
+               bint exact=True):
+    """Twin of the reference step ``_path.hs_step`` in full: ``h``'s path over ``syn1`` rows
+    ``point`` with bits ``code``, the exact float64 sigmoid (``exact``) or the table, the
+    per-node ``bias`` (float32, one per row of syn1, stepped in place) or none. Steps
+    ``syn1`` in place by ``-lr g h``; returns ``(loss, grad_h, g)`` with ``grad_h = scale_h
+    dL/dh`` and ``g = dL/df`` per node."""
+    cdef int d = h.shape[0], n = code.shape[0]
+    if point.shape[0] != n or n == 0 or syn1.shape[1] != d:
+        raise ValueError("code, point, h and syn1 disagree")
+    if np.min(point) < 0 or np.max(point) >= syn1.shape[0]:
+        raise ValueError("point out of range")
+    cdef float[::1] b
+    cdef float *bias_ptr = NULL
+    if bias is not None:
+        b = bias
+        if b.shape[0] != syn1.shape[0]:
+            raise ValueError("bias needs one entry per row of syn1")
+        bias_ptr = &b[0]
+    grad = np.zeros(d, dtype=np.float32)
+    g = np.zeros(n, dtype=np.float32)
+    cdef float[::1] gr = grad, gv = g
+    cdef double check = 0.0
+    loss = hs_step(d, &h[0], &gr[0], scale_h, NULL, &syn1[0, 0], &code[0], &point[0], n,
+                   bias_ptr, lr, NULL if exact else &SIGMOID, NULL, NULL, True, &gv[0], &check)
+    return loss, grad, g
+
+
+def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
+                     const int32_t[::1] point, float alpha, bint apply_to_h=False):
+    """Twin of the fused path routine: updates ``syn1`` (and ``h`` when ``apply_to_h``) in
+    place, returns (work, -log P); with ``apply_to_h`` the last node's share of ``work`` goes
+    to ``h`` only."""
+    work = np.empty(h.shape[0], dtype=np.float32)
+    cdef float[::1] w = work
+    cdef float **rows = path_rows(syn1, point)
+    cdef double check = 0.0
+    try:
+        loss = hs_path_fused(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
+                             True, apply_to_h, &check)
+    finally:
+        free(rows)
+    return work, loss
+
+
+def py_draw_negatives(const uint32_t[::1] cum_table, int32_t target, int negative,
+                      uint64_t seed, bint bisect=False):
+    """Twin of the negative draw: ``(negs, state)``, the target then the kept draws (int32)
+    and the random stream's state after them, starting from ``seed`` (not 0). The kernels'
+    draw (through the bucket index, ``neg_index``), or with ``bisect`` a bisection over the
+    whole table (gensim's ``bisect_left``), the draw it must equal."""
+    if cum_table.shape[0] < 1 or cum_table[cum_table.shape[0] - 1] == 0 or negative < 0:
+        raise ValueError("cum_table must be non-empty with a positive last entry, negative >= 0")
+    out = np.empty(negative + 1, dtype=np.int32)
+    cdef int32_t[::1] o = out
+    cdef uint64_t rng = seed if seed else 1
+    cdef NegTable t
+    cdef int count = 1, k
+    cdef int32_t w
+    index, shift = neg_index(cum_table)
+    cdef const int32_t[::1] index_view = index
+    t.cum = &cum_table[0]
+    t.n = cum_table.shape[0]
+    t.index = &index_view[0]
+    t.shift = shift
+    if not bisect:
+        count = draw_negatives(&t, target, negative, &o[0], &rng)
+    else:
+        o[0] = target
+        for k in range(negative):
+            w = draw_word_bisect(&cum_table[0], cum_table.shape[0], &rng)
+            if w != target:
+                o[count] = w
+                count += 1
+    return out[:count], rng
+
+
+def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
+               float alpha, str kernel="fused"):
+    """Twin of the negative-sampling walk of ``kernel`` for given words (``negs[0]`` the
+    target, the rest negatives): "fused" (and "window") the fused walk ``ns_path_fused``,
+    "reference" the reference step (``ns_path``); the benchmark-only "loop" and "blas" are
+    ``_bench_walks.py_ns_path``'s. Updates ``syn1neg`` in place, returns (work, loss)."""
+    if negs.shape[0] < 1:
+        raise ValueError("negs needs at least the target")
+    if kernel in BENCH_WALKS:
+        raise ValueError(bench_walks_missing(kernel))
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
+    for k in range(negs.shape[0]):
+        if not 0 <= negs[k] < syn1neg.shape[0]:
+            raise ValueError(f"word {negs[k]} is not a row of syn1neg")
+    work = np.empty(h.shape[0], dtype=np.float32)
+    cdef float[::1] w = work
+    cdef double check = 0.0
+    cdef float **rows = path_rows(syn1neg, negs)
+    try:
+        if KERNELS[kernel] in (KERNEL_FUSED, KERNEL_WINDOW):
+            loss = ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True,
+                                 &check)
+        else:
+            loss = ns_path(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True, &check)
+    finally:
+        free(rows)
+    return work, loss

@@ -67,6 +67,11 @@ F. Row-wise AdaGrad (``FitTrainer`` with accumulators; Duchi et al. 2011, in the
    where they cannot change it. A step is at most ``lr * sqrt(len(u))`` long, so a zero or
    tiny gradient cannot make it blow up; NaN in a gradient reaches the loss, as with SGD.
 
+G. The step size inside a job falls linearly from the job's first rate to its last
+   (``FitTrainer.train_job``): the one formula of every kernel, ``job_alpha`` of
+   ``_rates.pxd`` (inline, compiled here with this module's flags); the rates at a job's ends
+   come from :class:`hsw2v._schedule.Schedule`.
+
 Every nogil routine has a Python-callable twin (``py_*``) or is itself callable, and the tests
 compare them with NumPy references.
 """
@@ -79,6 +84,7 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from hsw2v._path cimport hs_step, softmax_step
+from hsw2v._rates cimport job_alpha
 from hsw2v._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid
 from hsw2v._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
 
@@ -560,7 +566,7 @@ cdef class FitTrainer:
                     v.root_w = root
                     v.root_b = root + <int64_t>v.K * v.d if v.root_b != NULL else NULL
                 for t in range(n_ids):
-                    lr = alpha0 + (alpha1 - alpha0) * (<float>t / <float>n_ids)
+                    lr = job_alpha(alpha0, alpha1, t, n_ids)  # _rates.pxd
                     loss += fit_example(&v, ids[t], lr, h, h + self.v.d,
                                         h + 2 * self.v.d, z)
                 if v.K:

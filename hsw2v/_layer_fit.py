@@ -134,11 +134,9 @@ class LayerFitting:
                 if workers == 1:  # no threads to start: the kernel runs in this thread
                     done, loss = 0, 0.0
                     for job in jobs:
-                        alpha0 = schedule.alpha(epoch, done)
-                        done += job.raw_words
-                        loss += trainer.train_job(
-                            job.ids, job.ends, alpha0, schedule.alpha(epoch, done)
-                        )[1]
+                        alphas = schedule.job_alphas(epoch, done, schedule.units(job))
+                        done += schedule.units(job)
+                        loss += trainer.train_job(job.ids, job.ends, *alphas)[1]
                         if not np.isfinite(loss):
                             raise TrainingDivergedError("non-finite loss", epoch=epoch)
                 else:

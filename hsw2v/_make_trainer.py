@@ -61,7 +61,7 @@ class TrainerSettings:
         """The trainer over these weights (borrowed, trained in place): ``syn0`` and the
         output matrices in :data:`hsw2v._objectives.OUTPUTS` order (``syn1``, ``syn1neg``),
         0 rows for an objective that is off."""
-        return Trainer(
+        return trainer_class(self.kernel)(
             syn0,
             codes=self.codes,
             points=self.points,
@@ -105,9 +105,30 @@ def check_training_vocabulary(model) -> None:
 # ``kernel=`` of earlier versions is ignored). "auto" takes the fastest measured; "window",
 # "fused", "reference" (the reference step with the _vec.h loops), "loop" and "blas" (the
 # reference step with plain loops / BLAS, gensim's shape) select one. Read once from the
-# environment variable HSW2V_KERNEL; tests and benchmarks may set it here.
+# environment variable HSW2V_KERNEL; tests and benchmarks may set it here. "loop" and "blas"
+# are benchmark-only: hsw2v._bench_walks trains them, in builds that hold it.
 KERNEL = os.environ.get("HSW2V_KERNEL", "auto")
 KERNEL_CHOICES = ("auto", "window", "fused", "reference", "loop", "blas")
+BENCH_WALKS = ("loop", "blas")
+
+
+def trainer_class(kernel: str) -> type:
+    """The Trainer type that runs the walk ``kernel``: the shipped :class:`hsw2v._inner.Trainer`,
+    or for a benchmark-only walk :class:`hsw2v._bench_walks.Trainer`, whose absence (every
+    wheel, and a source build without ``HSW2V_BENCH_WALKS=1``) is a ValueError that says how
+    to build it."""
+    if kernel not in BENCH_WALKS:
+        return Trainer
+    try:
+        from hsw2v._bench_walks import Trainer as BenchTrainer
+    except ModuleNotFoundError:
+        raise ValueError(
+            f"HSW2V_KERNEL={kernel!r} selects a benchmark-only walk (hsw2v._bench_walks) that "
+            "this build does not hold: build it from a source checkout with "
+            "`HSW2V_BENCH_WALKS=1 python3 setup.py build_ext --inplace` (no wheel holds it), "
+            "or use 'auto', 'window', 'fused' or 'reference'"
+        ) from None
+    return BenchTrainer
 
 
 def kernel_variant(model) -> str:

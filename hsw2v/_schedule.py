@@ -14,10 +14,14 @@ The users of one :class:`Schedule`:
 * :func:`hsw2v._train.run_epoch` (a corpus iterable on worker threads, and the layer's fit):
   :meth:`Schedule.job_alphas` and :meth:`Schedule.job_seed` for each job, in corpus order;
 * :class:`hsw2v._corpus_file.FileTrainer` (``corpus_file`` mode): takes the schedule whole
-  and computes the same values without the GIL, with the formula compiled in
-  ``_corpus_file.pyx`` (``schedule_alpha``, under that file's strict floating-point flags;
-  :func:`hsw2v._corpus_file.linear_alpha`, which :meth:`Schedule.alpha` calls, is its
-  Python twin, so both give bit-identical rates);
+  and computes the same values without the GIL, with the formula compiled once in
+  ``_rates.pyx`` (``schedule_alpha``, under strict floating-point flags;
+  :func:`hsw2v._rates.linear_alpha`, which :meth:`Schedule.alpha` calls, is its Python
+  twin, so both give bit-identical rates);
+* the kernels (``_inner``, ``_layer``): the rate inside a job falls linearly from the job's
+  first rate to its last (``_rates.job_alpha``, inline, twin :func:`hsw2v._rates.within_job`);
+* the layer's fit (:mod:`hsw2v._layer_fit`) and the classifier's epochs
+  (:mod:`hsw2v.classifier`): :meth:`Schedule.job_alphas`;
 * distributed training (:mod:`hsw2v.distributed`): the driver gives each shard's piece the
   rates at the piece's start and end, and the task spreads them over the piece's jobs
   (:func:`within`) and seeds them with :meth:`Schedule.job_seed`.
@@ -27,8 +31,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hsw2v._corpus_file import linear_alpha
 from hsw2v._inner import job_seed
+from hsw2v._rates import linear_alpha
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ except ImportError as exc:  # an optional dependency: say how to get it
     ) from exc
 
 from hsw2v._layer_args import OPTIMIZERS, checked_features
+from hsw2v._schedule import Schedule
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.label_trees import label_tree
 from hsw2v.layer import HierarchicalSoftmax
@@ -257,11 +258,12 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         best, best_weights, stale = np.inf, None, 0
         backoffs = 0  # the step size is 10**-backoffs times the schedule's: counted in integers
+        # the one linear schedule (hsw2v._schedule), over epochs of one unit each
+        schedule = Schedule(self.lr, final_lr, epochs=epochs, total=1, by_words=True)
         try:
             for epoch in range(epochs):
                 t0 = time.perf_counter()
-                a0 = max(self.lr + (final_lr - self.lr) * epoch / epochs, 0.0)
-                a1 = min(max(self.lr + (final_lr - self.lr) * (epoch + 1) / epochs, 0.0), a0)
+                a0, a1 = schedule.job_alphas(epoch, 0, 1)  # this epoch's first and last rate
                 Xe, ye = X, codes
                 if weights is not None:
                     rows = np.sort(rng.choice(n, size=n, p=weights))

@@ -104,14 +104,38 @@ WEAKENED = {
 NOISE = 0.65  # the quality tests' noise: calibrated so that the WEAKENED trainings fail
 
 
+BENCH_WALKS = ("loop", "blas")  # the benchmark-only walks (hsw2v._bench_walks)
+
+
+def bench_walks():
+    """The benchmark-only walks' module (:mod:`hsw2v._bench_walks`); the test is skipped
+    where this build does not hold it (every wheel; a source build without
+    ``HSW2V_BENCH_WALKS=1``: ``.ci/run`` builds it, so these tests run in CI)."""
+    try:
+        from hsw2v import _bench_walks
+    except ModuleNotFoundError as exc:
+        pytest.skip(f"the benchmark-only walks are not built: {exc}")
+    return _bench_walks
+
+
+def trainer_type(kernel):
+    """The Trainer type that trains the walk ``kernel`` (skips as :func:`bench_walks`)."""
+    from hsw2v import _inner
+
+    return bench_walks().Trainer if kernel in BENCH_WALKS else _inner.Trainer
+
+
 @pytest.fixture
 def training_kernel(monkeypatch):
     """``training_kernel(name)`` makes every trainer of this test use the path walk ``name``
-    (``hsw2v._make_trainer.KERNEL``, the ``HSW2V_KERNEL`` switch); restored afterwards."""
+    (``hsw2v._make_trainer.KERNEL``, the ``HSW2V_KERNEL`` switch); restored afterwards. A
+    benchmark-only walk skips the test where the build lacks it (:func:`bench_walks`)."""
     from hsw2v import _make_trainer
 
     def select(name):
         assert name in _make_trainer.KERNEL_CHOICES, name
+        if name in BENCH_WALKS:
+            bench_walks()
         monkeypatch.setattr(_make_trainer, "KERNEL", name)
 
     return select

@@ -23,10 +23,10 @@ from hsw2v._corpus_file import (
     byte_ranges,
     count_range,
     encode_range,
-    linear_alpha,
     read_range,
     split_line,
 )
+from hsw2v._rates import linear_alpha
 from hsw2v._train import iter_jobs
 from hsw2v.vocab import scan_counts
 

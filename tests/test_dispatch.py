@@ -118,8 +118,24 @@ norms = {}
 for sg in (0, 1):
     m = Word2Vec(sentences, vector_size=24, min_count=1, sg=sg, workers=1, seed=3, epochs=2)
     norms[sg] = float(np.linalg.norm(m.wv.vectors))
+# corpus_file: the reader, built once, trains through its cimport of this level's Trainer
+import os, tempfile
+from hsw2v import _corpus_file
+path = os.path.join(tempfile.mkdtemp(), "c.txt")
+with open(path, "w") as f:
+    f.write("\\n".join(" ".join(s) for s in sentences) + "\\n")
+m = Word2Vec(corpus_file=path, vector_size=24, min_count=1, sg=1, workers=1, seed=3, epochs=2)
+norms["corpus_file"] = float(np.linalg.norm(m.wv.vectors))
+same = bool(np.array_equal(m.wv.vectors, Word2Vec(
+    sentences, vector_size=24, min_count=1, sg=1, workers=1, seed=3, epochs=2).wv.vectors))
+try:  # the benchmark-only walks, where built: a subclass of this level's Trainer
+    from hsw2v import _bench_walks
+    bench = [_bench_walks.__name__, _bench_walks.Trainer.__mro__[1] is _inner.Trainer]
+except ModuleNotFoundError:
+    bench = None
 print(json.dumps({"level": _cpu.level, "module": _layer.__name__, "logp": logp.tolist(),
-                  "dot": dot, "norms": norms}))
+                  "dot": dot, "norms": norms, "corpus_file_is_iterable": same,
+                  "bench": bench}))
 """
 
 
@@ -135,13 +151,17 @@ def test_every_runnable_level_computes_what_the_baseline_computes():
         results[name] = json.loads(done.stdout.strip().splitlines()[-1])
         assert results[name]["level"] == name
         assert results[name]["module"] == f"hsw2v._cpu.{name}._layer"
+        # _corpus_file's typed cimport of the Trainer resolves to this level's type
+        assert results[name]["corpus_file_is_iterable"], name
+        if results[name]["bench"] is not None:
+            assert results[name]["bench"] == [f"hsw2v._cpu.{name}._bench_walks", True]
     base = results[levels[0]]
     for name in levels[1:]:
         r = results[name]
         # the same float32 arithmetic in another order (wider vectors, fused multiply-add)
         np.testing.assert_allclose(r["logp"], base["logp"], rtol=1e-5, atol=1e-5)
         assert r["dot"] == pytest.approx(base["dot"], rel=1e-5)
-        for sg in ("0", "1"):
+        for sg in ("0", "1", "corpus_file"):
             assert np.isfinite(r["norms"][sg])
             assert r["norms"][sg] == pytest.approx(base["norms"][sg], rel=0.02)
 

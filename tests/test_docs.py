@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import bench_walks
 
 import hsw2v
 
@@ -63,6 +64,8 @@ def test_compiled_modules_docstring_examples_run(pyx):
     """pytest's --doctest-modules collects .py files only: the compiled modules' examples run
     here, from the docstrings the extension carries (every ``>>>`` line of the .pyx and the
     .pxi files it includes is found and run)."""
+    if pyx == "_bench_walks.pyx":
+        bench_walks()  # the benchmark-only walks: built on request, skipped where absent
     module = importlib.import_module(f"hsw2v.{pyx.removesuffix('.pyx')}")
     finder = doctest.DocTestFinder(exclude_empty=True)
     # Cython also copies each function's docstring into __test__: run each example once

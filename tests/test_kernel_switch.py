@@ -99,3 +99,23 @@ def test_cli_kernel_flag_is_accepted_with_a_note(tmp_path):
     assert "--kernel" not in subprocess.run(
         [sys.executable, "-m", "hsw2v", "train", "--help"], env=env, capture_output=True,
         text=True, timeout=60).stdout  # fmt: skip
+
+
+def test_a_benchmark_only_walk_missing_from_the_build_is_a_clear_error(monkeypatch):
+    """Every wheel, and a source build without HSW2V_BENCH_WALKS=1, lacks the "loop" and
+    "blas" walks: selecting one says how to build them (the module's absence is simulated)."""
+    monkeypatch.setitem(sys.modules, "hsw2v._bench_walks", None)
+    monkeypatch.setattr(_make_trainer, "KERNEL", "loop")
+    with pytest.raises(ValueError, match=r"HSW2V_BENCH_WALKS=1 python3 setup.py build_ext"):
+        train()
+
+
+def test_the_shipped_trainer_refuses_a_benchmark_only_walk():
+    from hsw2v import _inner
+
+    args = (np.zeros((2, 4), np.float32), np.zeros((1, 4), np.float32),
+            np.zeros((2, 1), np.uint8), np.zeros((2, 1), np.int32), np.ones(2, np.int32),
+            np.zeros(2, np.uint32))  # fmt: skip
+    with pytest.raises(ValueError, match=r"'blas' walk is benchmark-only.*HSW2V_BENCH_WALKS=1"):
+        _inner.Trainer(*args, window=2, sg=True, kernel="blas")
+    _inner.Trainer(*args, window=2, sg=True, kernel="reference")  # control: the arrays are fine

@@ -9,6 +9,7 @@ data), to float rounding where it is reordered (the 4-context window block, othe
 
 import numpy as np
 import pytest
+from conftest import bench_walks, trainer_type
 
 from hsw2v import _inner, _layer, _query
 from hsw2v.huffman import build_huffman_tree
@@ -98,7 +99,7 @@ def test_word2vec_walk_is_the_reference_step_with_table_and_step_scale():
     _, tree, syn1, h = path_case(4)
     code, point = tree.code(21).copy(), tree.point(21).copy()
     a, b = syn1.copy(), syn1.copy()
-    work, loss = _inner.py_hs_path(h, a, code, point, 0.05, prims="vec")
+    work, loss = _inner.py_hs_path(h, a, code, point, 0.05)
     loss_r, grad_r, _ = _inner.py_hs_step(h, b, code, point, lr=0.05, scale_h=-0.05, exact=False)
     assert loss == loss_r and np.array_equal(work, grad_r) and np.array_equal(a, b)
 
@@ -115,12 +116,12 @@ def test_fused_walk_is_the_reference_bit_for_bit(apply_to_h):
         fused_syn1, ref_syn1 = syn1.copy(), syn1.copy()
         fused_h = h.copy()
         work_f, loss_f = _inner.py_hs_path_fused(fused_h, fused_syn1, code, point, 0.05, apply_to_h)
-        work_r, loss_r = _inner.py_hs_path(h, ref_syn1, code, point, 0.05, prims="vec")
+        work_r, loss_r = _inner.py_hs_path(h, ref_syn1, code, point, 0.05)
         assert loss_f == pytest.approx(loss_r, rel=2e-7)  # _loss.h's tally against libm's
         assert np.array_equal(fused_syn1, ref_syn1)
         if apply_to_h:  # h += work fused into the last node's pass: one add reassociated
             expected = h.copy()
-            _inner.py_axpy(1.0, work_r, expected, prims="vec")
+            _inner.py_axpy(1.0, work_r, expected)
             assert np.allclose(fused_h, expected, rtol=0, atol=1e-6)
             assert not np.allclose(fused_h, h, atol=1e-4)  # control: h did move
         else:
@@ -134,8 +135,8 @@ def test_benchmark_loops_are_the_reference_to_rounding(prims):
     _, tree, syn1, h = path_case(6)
     code, point = tree.code(9).copy(), tree.point(9).copy()
     a, b = syn1.copy(), syn1.copy()
-    work_a, loss_a = _inner.py_hs_path(h, a, code, point, 0.05, prims=prims)
-    work_b, loss_b = _inner.py_hs_path(h, b, code, point, 0.05, prims="vec")
+    work_a, loss_a = bench_walks().py_hs_path(h, a, code, point, 0.05, prims == "blas")
+    work_b, loss_b = _inner.py_hs_path(h, b, code, point, 0.05)
     assert loss_a == pytest.approx(loss_b, rel=1e-6)
     assert np.allclose(work_a, work_b, atol=1e-7) and np.allclose(a, b, atol=1e-7)
 
@@ -170,7 +171,7 @@ def job_case(sg, kernel, hs=True, negative=0, cbow_mean=True, lockf=None, **trai
     sample_int = (np.linspace(0.125, 1.0, V) * (2**32 - 1)).astype(np.uint32)
     ids = r.integers(0, V, size=400).astype(np.int32)
     ends = np.array([1, 60, 61, 63, 250, 400], dtype=np.int64)
-    trainer = _inner.Trainer(
+    trainer = trainer_type(kernel)(
         syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=4, sg=sg,
         cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs, negative=negative,
         syn1neg=syn1neg, cum_table=cum_table, lockf=lockf, **trainer_args,
@@ -298,7 +299,7 @@ def test_ns_step_is_the_node_step_with_float32_g():
     negs = np.array([2, 5, 5, 11], dtype=np.int32)
     rows, work, alpha = syn1neg.copy(), np.zeros(16, dtype=np.float32), np.float32(0.05)
     for k, w in enumerate(negs):
-        f = _inner.py_dot(h, rows[w], prims="vec")
+        f = _inner.py_dot(h, rows[w])
         g = np.float32(_inner.py_sigmoid(f)) - np.float32(1.0 if k == 0 else 0.0)
         a = np.float32(-alpha * g)
         work += a * rows[w]
@@ -329,3 +330,35 @@ def test_private_word_rows_train_as_the_shared_rows():
             syn1neg=np.zeros((V, d), np.float32), cum_table=make_cum_table(np.ones(V)),
             hot_words=[0, 0],
         )  # fmt: skip
+
+
+# ---------------------------------------------------------------- the schedule
+
+
+def test_job_rate_is_the_one_formula_and_the_strict_twin_at_the_baseline():
+    """The rate inside a job (``_rates.job_alpha``) as the walks compile it (``_inner``, this
+    level's flags) against its strict owner's twin (``_rates.within_job``) and float32 NumPy:
+    the same bits at the baseline level; at the levels with fused multiply-add, within the
+    one rounding that the fused product skips (why the kernels inline it: ``_rates.pxd``)."""
+    from hsw2v import _cpu, _rates
+
+    r = np.random.default_rng(11)
+    exact = 0
+    for _ in range(2000):
+        a0 = np.float32(r.uniform(0, 0.05))
+        a1 = np.float32(a0 * r.uniform(0, 1))
+        total = int(r.integers(1, 20_000))
+        i = int(r.integers(0, total + 1))
+        kernel = np.float32(_inner.py_job_alpha(a0, a1, i, total))
+        strict = np.float32(_rates.within_job(a0, a1, i, total))
+        q = np.float32(np.float32(i) / np.float32(total))
+        assert strict == a0 + (a1 - a0) * q  # float32 arithmetic, one rounding per operation
+        if _cpu.level == "baseline":
+            assert kernel == strict
+        else:
+            # the fused product skips one rounding of (a1 - a0) * q, which is at most a0
+            assert abs(float(kernel) - float(strict)) <= 2 * float(np.spacing(a0))
+        exact += kernel == strict
+    assert exact > 0
+    with pytest.raises(ValueError, match="0 <= i <= total"):
+        _rates.within_job(0.1, 0.0, 5, 4)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import bench_walks, trainer_type
 
 from hsw2v import _inner
 from hsw2v.huffman import build_huffman_tree
@@ -15,14 +16,27 @@ def rng():
     return np.random.default_rng(12345)
 
 
-@pytest.mark.parametrize("use_blas", [False, True])
-def test_dot_and_axpy_twins(rng, use_blas):
+@pytest.mark.parametrize("loops", ["vec", "loop", "blas"])
+def test_dot_and_axpy_twins(rng, loops):
+    """The walks' vector loops (``_vec.h``'s, shipped) and the benchmark-only plain loops and
+    BLAS (``_bench_walks``) against NumPy."""
+    if loops == "vec":
+        dot, axpy = _inner.py_dot, _inner.py_axpy
+    else:
+        walks, use_blas = bench_walks(), loops == "blas"
+
+        def dot(x, y):
+            return walks.py_dot(x, y, use_blas)
+
+        def axpy(a, x, y):
+            walks.py_axpy(a, x, y, use_blas)
+
     for n in (1, 7, 8, 100, 301):
         x = rng.normal(size=n).astype(np.float32)
         y = rng.normal(size=n).astype(np.float32)
-        assert _inner.py_dot(x, y, use_blas) == pytest.approx(float(x.astype(float) @ y), abs=1e-4)
+        assert dot(x, y) == pytest.approx(float(x.astype(float) @ y), abs=1e-4)
         expected = y + np.float32(0.3) * x
-        _inner.py_axpy(0.3, x, y, use_blas)
+        axpy(0.3, x, y)
         assert np.allclose(y, expected, atol=1e-6)
 
 
@@ -51,8 +65,17 @@ def numpy_hs_path(h, syn1, code, point, alpha):
     return syn1, work, loss
 
 
-@pytest.mark.parametrize("use_blas", [False, True])
-def test_path_update_matches_numpy(rng, use_blas):
+@pytest.mark.parametrize("loops", ["vec", "loop", "blas"])
+def test_path_update_matches_numpy(rng, loops):
+    """The reference walk (shipped) and the benchmark-only walks against NumPy."""
+    if loops == "vec":
+        walk = _inner.py_hs_path
+    else:
+        walks, use_blas = bench_walks(), loops == "blas"
+
+        def walk(*args):
+            return walks.py_hs_path(*args, use_blas)
+
     counts = np.sort(rng.integers(1, 1000, size=60))[::-1]
     tree = build_huffman_tree(counts)
     syn1 = rng.normal(0, 0.3, size=(60, D)).astype(np.float32)
@@ -60,7 +83,7 @@ def test_path_update_matches_numpy(rng, use_blas):
         h = rng.normal(0, 0.3, size=D).astype(np.float32)
         code, point = tree.code(word).copy(), tree.point(word).copy()
         expected_syn1, expected_work, expected_loss = numpy_hs_path(h, syn1, code, point, 0.05)
-        work, loss = _inner.py_hs_path(h, syn1, code, point, 0.05, use_blas)
+        work, loss = walk(h, syn1, code, point, 0.05)
         # the kernel's sigmoid is a 2048-entry table: gradients agree to ~1e-3 relative
         assert np.allclose(syn1, expected_syn1, atol=2e-4)
         assert np.allclose(work, expected_work, atol=2e-4)
@@ -137,7 +160,7 @@ def make_trainer(rng, sg, kernel="fused", cbow_mean=True, window=2, block=4):
     syn0 = rng.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
     syn1 = rng.normal(0, 0.2, size=(V, D)).astype(np.float32)
     sample_int = np.full(V, 2**32 - 1, dtype=np.uint32)
-    trainer = _inner.Trainer(
+    trainer = trainer_type(kernel)(
         syn0,
         syn1,
         tree.codes,
@@ -265,7 +288,7 @@ def numpy_train_job(ids, ends, syn0, syn1, tree, window, alpha0, alpha1, sg, cbo
     return syn0, syn1, total, loss
 
 
-@pytest.mark.parametrize("kernel", ["fused", "loop", "blas", "window"])
+@pytest.mark.parametrize("kernel", ["fused", "reference", "loop", "blas", "window"])
 @pytest.mark.parametrize("sg,cbow_mean", [(1, 1), (0, 1), (0, 0)])
 def test_job_matches_numpy_reference(rng, sg, cbow_mean, kernel):
     trainer, syn0, syn1, tree = make_trainer(rng, sg, kernel, cbow_mean=bool(cbow_mean))
@@ -314,7 +337,7 @@ def default_path_case(sg, kernel, cbow_mean=True, negative=0, hs=True):
         *args, sample_int=sample_int, shrink_windows=True, seed=99, negative=negative,
         syn1neg=syn1neg, cum_table=cum_table, hs=hs,
     )  # fmt: skip
-    trainer = _inner.Trainer(
+    trainer = trainer_type(kernel)(
         syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=4, sg=sg,
         cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs, negative=negative,
         syn1neg=syn1neg, cum_table=cum_table,
@@ -323,7 +346,7 @@ def default_path_case(sg, kernel, cbow_mean=True, negative=0, hs=True):
     return expected, (syn0, syn1, kept, loss, syn1neg), (args, sample_int)
 
 
-@pytest.mark.parametrize("kernel", ["fused", "loop", "blas", "window"])
+@pytest.mark.parametrize("kernel", ["fused", "reference", "loop", "blas", "window"])
 @pytest.mark.parametrize("sg,cbow_mean", [(1, 1), (0, 1), (0, 0)])
 def test_default_path_matches_reference_with_the_kernels_draws(sg, cbow_mean, kernel):
     """shrink_windows=True and subsampling, as Word2Vec trains by default: the reference
@@ -369,7 +392,7 @@ def test_window_kernel_blocks_match_numpy_reference(rng, block):
     trainer, syn0, syn1, tree = make_trainer(
         np.random.default_rng(5), 1, "window", window=5, block=block
     )
-    seq, seq0, seq1, _ = make_trainer(np.random.default_rng(5), 1, "loop", window=5)
+    seq, seq0, seq1, _ = make_trainer(np.random.default_rng(5), 1, "reference", window=5)
     exp0, exp1 = numpy_train_sentence(sentence, syn0, syn1, tree, 5, 0.025, 1, 1)
     trainer.train_job(sentence, ends, 0.025, 0.025, 7)
     seq.train_job(sentence, ends, 0.025, 0.025, 7)
@@ -386,6 +409,7 @@ def test_window_block_size_is_checked(rng):
 @pytest.mark.parametrize("sg", [0, 1])
 def test_all_kernel_variants_agree(sg):
     results = []
+    bench_walks()  # the benchmark-only walks against the shipped one
     for kernel in ("fused", "loop", "blas"):
         trainer, syn0, syn1, _ = make_trainer(np.random.default_rng(3), sg, kernel)
         ids = np.random.default_rng(4).integers(0, 50, size=400).astype(np.int32)

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import BENCH_WALKS, bench_walks
 from gensim.models import Word2Vec as GensimWord2Vec
 
 from hsw2v import Word2Vec, _make_trainer
@@ -42,6 +43,8 @@ def make(library, settings, sentences=SENTENCES, **extra):
     kw = dict(vector_size=16, min_count=1, workers=1, seed=1, epochs=1, **settings, **extra)
     if library == "gensim":
         return GensimWord2Vec(sentences, **kw)
+    if kernel in BENCH_WALKS:
+        bench_walks()  # skips where the build lacks the benchmark-only walks
     _make_trainer.KERNEL = kernel or "auto"  # this model's later train() calls too
     return Word2Vec(sentences, **kw)
 

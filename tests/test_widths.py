@@ -57,7 +57,7 @@ def test_fused_walk_at_every_width(d):
         exp1, exp_work = numpy_path(h, syn1, code, point, 0.05)
         fused, ref = syn1.copy(), syn1.copy()
         work_f, loss_f = _inner.py_hs_path_fused(h.copy(), fused, code, point, 0.05, False)
-        work_r, loss_r = _inner.py_hs_path(h, ref, code, point, 0.05, prims="vec")
+        work_r, loss_r = _inner.py_hs_path(h, ref, code, point, 0.05)
         # the kernels' sigmoid is a 2048-entry table: ~1e-3 relative on g
         assert np.allclose(fused, exp1, atol=2e-4) and np.allclose(work_f, exp_work, atol=2e-4)
         assert np.array_equal(fused, ref) and np.array_equal(work_f, work_r)
@@ -89,7 +89,7 @@ def test_window_kernel_at_every_width(d, block):
     sentence = np.random.default_rng(7).permutation(50)[:20].astype(np.int32)
     ends = np.array([20], dtype=np.int64)
     win, win0, win1 = trainer_at(d, "window", block)
-    seq, seq0, seq1 = trainer_at(d, "loop")
+    seq, seq0, seq1 = trainer_at(d, "reference")
     start1 = seq1.copy()
     kept_w, loss_w = win.train_job(sentence, ends, 0.025, 0.025, 7)
     kept_s, loss_s = seq.train_job(sentence, ends, 0.025, 0.025, 7)

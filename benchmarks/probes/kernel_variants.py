@@ -21,6 +21,11 @@ import time
 
 from hsw2v import LineSentence, Word2Vec
 from hsw2v._inner import Trainer, job_seed
+
+try:  # the "loop" and "blas" walks' own module (HSW2V_BENCH_WALKS=1 builds)
+    from hsw2v._bench_walks import Trainer as BenchTrainer
+except ImportError:
+    BenchTrainer = Trainer  # builds before it: the shipped Trainer held them
 from hsw2v._train import iter_jobs
 
 
@@ -55,7 +60,7 @@ def main(argv=None):
             work0, work1, work_neg = syn0.copy(), syn1.copy(), syn1neg.copy()
             t = model.tree
             name, _, block = variant.partition(":")
-            trainer = Trainer(
+            trainer = (BenchTrainer if name in ("loop", "blas") else Trainer)(
                 work0,
                 work1,
                 t.codes,

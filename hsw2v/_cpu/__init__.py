@@ -6,7 +6,8 @@ The vector kernels are compiled once per instruction-set level into ``hsw2v/_cpu
 (see ``setup.py``); everything else is compiled for the portable baseline. On ``import
 hsw2v`` this module is imported first: it picks the best compiled level that the CPU (and its
 OS) supports and puts a finder first on ``sys.meta_path`` that answers for exactly
-``hsw2v._inner``, ``hsw2v._query`` and ``hsw2v._layer``: importing one of them imports the
+``hsw2v._inner``, ``hsw2v._query`` and ``hsw2v._layer`` (and ``hsw2v._bench_walks``, the
+benchmark-only walks, when the build holds them): importing one of them imports the
 chosen level's module and leaves it in ``sys.modules`` under the usual name (the import
 system returns what ``sys.modules`` holds once a module has run, the documented replacement
 case). So ``from hsw2v import _inner``, ``import hsw2v._inner`` and ``_corpus_file``'s
@@ -48,6 +49,9 @@ from pathlib import Path
 
 PACKAGE = __name__.rpartition(".")[0]  # "hsw2v"
 KERNELS = ("_inner", "_query", "_layer")
+# Bound the same way when a level holds them, but not needed for a level to count as built:
+# the benchmark-only walks (``HSW2V_BENCH_WALKS=1`` builds, never a wheel).
+OPTIONAL_KERNELS = ("_bench_walks",)
 # Best last: the automatic choice is the last compiled level the CPU supports.
 LEVELS = ("baseline", "avx2", "avx512", "native")
 REQUIRES = {
@@ -166,8 +170,15 @@ def bind() -> str:
 
 def kernel(name: str):
     """The chosen level's module for ``hsw2v.<name>`` (imported on first use)."""
-    if name not in KERNELS:
+    if name not in KERNELS + OPTIONAL_KERNELS:
         raise ValueError(f"{name!r} is not a dispatched kernel module ({', '.join(KERNELS)})")
+    if name in OPTIONAL_KERNELS and not _has_module(bind(), name):
+        raise ModuleNotFoundError(
+            f"{PACKAGE}.{name} (the benchmark-only walks) is not built at the "
+            f"{bind()} level: build it from a source checkout with `HSW2V_BENCH_WALKS=1 "
+            "python3 setup.py build_ext --inplace` (no wheel holds it)",
+            name=f"{PACKAGE}.{name}",
+        )
     return importlib.import_module(f"{__name__}.{bind()}.{name}")
 
 
@@ -177,7 +188,7 @@ class KernelFinder:
 
     def find_spec(self, fullname, path=None, target=None):
         package, _, name = fullname.rpartition(".")
-        if package != PACKAGE or name not in KERNELS:
+        if package != PACKAGE or name not in KERNELS + OPTIONAL_KERNELS:
             return None
         return importlib.machinery.ModuleSpec(fullname, self)
 

@@ -1,6 +1,15 @@
-# Token bytes -> word id: an open-addressing hash table (linear probing, 64-bit FNV-1a) and
-# its Python face, Vocab. Included by _corpus_file.pyx; the table is read-only while
-# threads train, and each counting thread fills its own.
+"""Token bytes -> word id: an open-addressing hash table (linear probing, 64-bit FNV-1a).
+
+Design note: ``_corpus_file`` design note (after G). The vocabulary's table is read-only
+while threads train (``_corpus_file.Vocab`` owns it); each counting thread fills its own.
+"""
+
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memcpy
+
+from hsw2v._range_codes cimport ERR_MEMORY, OK, resize
+
 
 cdef inline uint64_t fnv1a(const uint8_t *p, int64_t n) noexcept nogil:
     """64-bit FNV-1a hash of n bytes."""
@@ -25,7 +34,7 @@ cdef struct Table:
     int64_t keys_capacity
 
 
-cdef void table_free(Table *t) noexcept nogil:
+cdef inline void table_free(Table *t) noexcept nogil:
     free(t.slot)
     free(t.hash)
     free(t.offset)
@@ -41,7 +50,7 @@ cdef void table_free(Table *t) noexcept nogil:
     t.n = 0
 
 
-cdef int table_init(Table *t, int64_t expected) noexcept nogil:
+cdef inline int table_init(Table *t, int64_t expected) noexcept nogil:
     """An empty table for about ``expected`` entries (it grows)."""
     cdef uint64_t size = 16
     t.slot = NULL
@@ -93,7 +102,7 @@ cdef inline int64_t table_lookup(const Table *t, const uint8_t *p, int64_t n) no
     return t.value[e] if e >= 0 else -1
 
 
-cdef int table_grow(Table *t) noexcept nogil:
+cdef inline int table_grow(Table *t) noexcept nogil:
     """Double the slots (rehash from the stored hashes) and the entry arrays."""
     cdef uint64_t size = 2 * (t.mask + 1), i
     cdef int64_t e
@@ -113,7 +122,7 @@ cdef int table_grow(Table *t) noexcept nogil:
     return OK
 
 
-cdef int table_add(Table *t, const uint8_t *p, int64_t n, uint64_t h, int64_t i,
+cdef inline int table_add(Table *t, const uint8_t *p, int64_t n, uint64_t h, int64_t i,
                    int64_t value) noexcept nogil:
     """Insert key p[:n] (hash h, not present) into empty slot i."""
     cdef void *grown
@@ -146,7 +155,7 @@ cdef int table_add(Table *t, const uint8_t *p, int64_t n, uint64_t h, int64_t i,
     return OK
 
 
-cdef int table_count(Table *t, const uint8_t *p, int64_t n) noexcept nogil:
+cdef inline int table_count(Table *t, const uint8_t *p, int64_t n) noexcept nogil:
     """Add one to the count of key p[:n] (new keys are appended: first-seen order)."""
     cdef uint64_t h = fnv1a(p, n)
     cdef int64_t i = table_find(t, p, n, h)
@@ -154,51 +163,3 @@ cdef int table_count(Table *t, const uint8_t *p, int64_t n) noexcept nogil:
         t.value[t.slot[i]] += 1
         return OK
     return table_add(t, p, n, h, i, 1)
-
-
-cdef class Vocab:
-    """The token -> word id table of a vocabulary (``key_to_index``), for nogil lookups.
-
-    Keys that are not ``str`` or cannot be encoded as UTF-8 can never be read from a file
-    and are left out.
-
-    >>> vocab = Vocab({"the": 0, "cat": 1})
-    >>> vocab.lookup("cat".encode()), vocab.lookup(b"dog"), len(vocab)
-    (1, -1, 2)
-    """
-
-    cdef Table t
-
-    def __cinit__(self, dict key_to_index):
-        if table_init(&self.t, len(key_to_index)) != OK:
-            raise MemoryError("could not allocate the vocabulary table")
-        cdef bytes raw
-        cdef const uint8_t *p
-        cdef Py_ssize_t n
-        cdef uint64_t h
-        cdef int64_t i
-        for key, index in key_to_index.items():
-            if type(key) is not str:
-                continue
-            try:
-                raw = (<str>key).encode("utf-8")
-            except UnicodeEncodeError:
-                continue
-            p = <const uint8_t *><char *>raw
-            n = len(raw)
-            h = fnv1a(p, n)
-            i = table_find(&self.t, p, n, h)
-            if self.t.slot[i] >= 0:
-                continue
-            if table_add(&self.t, p, n, h, i, index) != OK:
-                raise MemoryError("could not allocate the vocabulary table")
-
-    def __dealloc__(self):
-        table_free(&self.t)
-
-    def __len__(self):
-        return self.t.n
-
-    def lookup(self, bytes token):
-        """Twin of the nogil lookup: the word id of a token's UTF-8 bytes, or -1."""
-        return table_lookup(&self.t, <const uint8_t *><char *>token, len(token))

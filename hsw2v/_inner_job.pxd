@@ -1,42 +1,33 @@
-# One job of Word2Vec training: its state, subsampling, and the skip-gram and CBOW callers of
-# the walks. Included by _inner.pyx.
-#
-# Design note: see _inner design notes A-H. ``ModelView`` is the read-only view of the model
-# every thread shares; ``JobState`` everything one job owns (scratch vectors, kept ids, the
-# private hot rows, the random stream, the loss and the divergence check). ``train_sentence``
-# forms h (a context row, or the window's mean / sum for CBOW), walks the centre's path
-# (hs) and its negatives (ns), and sends the error back to the input rows.
+"""One job of Word2Vec training: its state, subsampling, the skip-gram and CBOW callers of
+the walks, and the job loop itself (inline).
 
-cdef struct ModelView:
-    float *syn0
-    float *syn1
-    const uint8_t *codes
-    const int32_t *points
-    const int32_t *lengths
-    const uint32_t *sample_int
-    int d
-    int max_length
-    int window
-    bint sg
-    bint cbow_mean
-    bint shrink_windows
-    bint compute_loss
-    int kernel
-    bint prefetch
-    bint hs           # train hierarchical softmax (syn1, the tree)
-    int negative      # negatives per step; 0: no negative sampling
-    float *syn1neg    # V x d when negative > 0
-    NegTable neg      # the negative draw's tables when negative > 0
-    int64_t n_words   # V
-    int block         # window kernel: most contexts walking a path together (<= MAX_BLOCK)
-    int64_t hot_sync  # trained centre words between two flushes of the private hot rows
-    int hot_visits    # a private row is synced alone after this many visits
-    float hot_scale   # a job adds hot_scale x its change of the hot rows back at a sync
-    HotSet hot_nodes  # the hottest inner nodes (rows of syn1), private per job
-    HotSet hot_words  # the most frequent words (rows of syn1neg), private per job
-    const float *lockf  # gensim's vectors_lockf: word w's syn0 updates are scaled by
-                        # lockf[w % lockf_len]; NULL when every factor is 1 (design note H)
-    int64_t lockf_len
+Design note: see ``_inner`` design notes A-H. ``ModelView`` (``_inner_model.pxd``) is the
+read-only view of the model every thread shares; ``JobState`` everything one job owns
+(scratch vectors, kept ids, the private hot rows, the random stream, the loss and the
+divergence check). ``train_sentence`` forms h (a context row, or the window's mean / sum for
+CBOW), walks the centre's path (hs) and its negatives (ns), and sends the error back to the
+input rows; ``run_job`` is one whole job. A module that trains composes its nogil job entry
+from ``run_job`` and its reference walks (``RefWalks``): ``_inner.train_job_nogil`` with
+``hs_path`` / ``ns_path``, the benchmark-only ``_bench_walks`` with plain loops or BLAS. The
+rate inside a job is ``_rates.job_alpha``.
+"""
+
+from libc.math cimport NAN, isfinite
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memset
+
+from hsw2v._inner_hot cimport (
+    HotCopy, alloc_hot_copy, free_hot_copy, is_private, private_slot, sync_hot,
+)
+from hsw2v._inner_loops cimport MAX_BLOCK, SIGMOID, hsw2v_sg_block, prefetch_row
+from hsw2v._inner_model cimport HotSet, ModelView
+from hsw2v._inner_rng cimport draw_negatives, next_random
+from hsw2v._inner_walks cimport (
+    KERNEL_FUSED, KERNEL_WINDOW, RefWalks, hs_path_fused, ns_path_fused,
+)
+from hsw2v._rates cimport job_alpha
+from hsw2v._vecops cimport hsw2v_axpy
 
 
 cdef struct JobState:
@@ -66,8 +57,8 @@ cdef struct JobState:
                       # non-finite weight (its divergence check, design note G)
 
 
-cdef int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
-                       const int64_t *ends, int64_t n_sentences) noexcept nogil:
+cdef inline int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
+                              const int64_t *ends, int64_t n_sentences) noexcept nogil:
     """Keep each token with its word's keep probability; returns the number kept."""
     cdef int64_t s, i, start = 0, k = 0
     cdef int32_t w
@@ -120,8 +111,8 @@ cdef inline float *word_row(const ModelView *m, JobState *st, int32_t word) noex
     return private_row(m, m.syn1neg, &m.hot_words, &st.words, word)
 
 
-cdef void flush_rows(const ModelView *m, float *matrix, const HotSet *rows,
-                     HotCopy *c) noexcept nogil:
+cdef inline void flush_rows(const ModelView *m, float *matrix, const HotSet *rows,
+                            HotCopy *c) noexcept nogil:
     """Add the change of every private row of ``c`` pulled since the last flush back to the
     shared rows of ``matrix`` (times hot_scale); each is pulled again at its next visit."""
     cdef int i, k
@@ -142,7 +133,7 @@ cdef void flush_rows(const ModelView *m, float *matrix, const HotSet *rows,
     c.n_dirty = 0
 
 
-cdef void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
+cdef inline void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
     """Flush the job's private rows of syn1 and of syn1neg (``flush_rows``)."""
     if m.hot_nodes.n:
         flush_rows(m, m.syn1, &m.hot_nodes, &st.nodes)
@@ -150,8 +141,9 @@ cdef void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
         flush_rows(m, m.syn1neg, &m.hot_words, &st.words)
 
 
-cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
-                      const uint8_t *code, int length, float alpha) noexcept nogil:
+cdef inline double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                             int64_t i, const uint8_t *code, int length,
+                             float alpha) noexcept nogil:
     """Skip-gram for centre ``i``: the contexts of kept[lo:hi] walk the centre's path (rows
     in st.yrows) in blocks of up to ``m.block`` distinct words (_window.h), with exactly word2vec.c's
     updates.
@@ -288,29 +280,31 @@ cdef inline void prefetch_negs(const ModelView *m, const int32_t *negs,
 
 
 cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
-                           const int32_t *negs, int count, float alpha) noexcept nogil:
+                           const int32_t *negs, int count, float alpha,
+                           const RefWalks *walks) noexcept nogil:
     """The negative-sampling step of one (h, target) pair over its drawn words ``negs``
-    (target first): the fused walk, or the reference step with the kernel's loops; the error
-    is left in st.work."""
+    (target first): the fused walk, or the reference walk ``walks.ns``; the error is left in
+    st.work."""
     cdef int k
     for k in range(count):
         st.nrows[k] = word_row(m, st, negs[k])
     if m.kernel == KERNEL_FUSED or m.kernel == KERNEL_WINDOW:
         return ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss,
                              &st.check)
-    return ns_path(m.d, h, st.work, st.nrows, count, alpha, kernel_prims(m.kernel),
-                   m.compute_loss, &st.check)
+    return walks.ns(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss, &st.check)
 
 
-cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_t end,
-                         int64_t total, float alpha0, float alpha1) noexcept nogil:
+cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
+                                int64_t end, int64_t total, float alpha0, float alpha1,
+                                const RefWalks *walks) noexcept nogil:
     """Train every centre position of kept[start:end]; alpha falls linearly from alpha0 at the
     job's first kept token to alpha1 after its last (``total`` kept tokens).
 
     Per (h, centre): the hierarchical-softmax walk and its update of the input rows (if hs),
     then the negative-sampling step and its update (if negative > 0), as gensim. With
     negative sampling each centre's draws are made while the centre before it trains
-    (``draw_centre``), and each pair prefetches the rows of the next pair's set."""
+    (``draw_centre``), and each pair prefetches the rows of the next pair's set. The
+    "reference" variant walks with ``walks`` (``_inner_walks.RefWalks``)."""
     cdef int64_t i, j, lo, hi
     cdef int b, k, count, p, npairs
     cdef int d = m.d
@@ -326,7 +320,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
     cdef int *counts = NULL
     cdef int *next_counts = NULL
     for i in range(start, end):
-        alpha = alpha0 + (alpha1 - alpha0) * (<float>i / <float>total)
+        alpha = job_alpha(alpha0, alpha1, i, total)
         fresh = not drawn
         if drawn:  # drawn ahead, while centre i - 1 trained
             slot = 1 - slot
@@ -366,9 +360,8 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                 ctx = m.syn0 + <int64_t>st.kept[j] * d
                 if m.hs:
                     if m.kernel != KERNEL_FUSED and m.kernel != KERNEL_WINDOW:
-                        st.loss += hs_path(ctx, st.work, st.yrows, code, m.lengths[centre],
-                                           alpha, d, kernel_prims(m.kernel), m.compute_loss,
-                                           &st.check)
+                        st.loss += walks.hs(ctx, st.work, st.yrows, code, m.lengths[centre],
+                                            alpha, d, m.compute_loss, &st.check)
                         hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                     elif m.lockf == NULL:  # the last node's update of ctx fused in
                         st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
@@ -386,7 +379,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                         elif drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
                             prefetch_negs(m, next_negs, next_counts[0])
                     st.loss += ns_pair(m, st, ctx, negs + <int64_t>p * stride, counts[p],
-                                       alpha)
+                                       alpha, walks)
                     hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                 p += 1
         else:
@@ -395,9 +388,9 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                 continue
             if m.hs:
                 if m.kernel not in (KERNEL_FUSED, KERNEL_WINDOW):  # "window" is sg-only
-                    st.loss += hs_path(st.neu1, st.work, st.yrows, code, m.lengths[centre],
-                                       alpha, d, kernel_prims(m.kernel), m.compute_loss,
-                                       &st.check)
+                    st.loss += walks.hs(st.neu1, st.work, st.yrows, code,
+                                        m.lengths[centre], alpha, d, m.compute_loss,
+                                        &st.check)
                 else:
                     st.loss += hs_path_fused(st.neu1, st.work, st.yrows, code,
                                              m.lengths[centre], alpha, d, m.compute_loss,
@@ -408,7 +401,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                     cbow_hidden(m, st, lo, hi, i)
                 if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
                     prefetch_negs(m, next_negs, next_counts[0])
-                st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha)
+                st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, walks)
                 cbow_spread(m, st, lo, hi, i, count)
         if m.hot_nodes.n or m.hot_words.n:
             st.since += 1
@@ -417,7 +410,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                 st.since = 0
 
 
-cdef void free_job_state(JobState *st) noexcept nogil:
+cdef inline void free_job_state(JobState *st) noexcept nogil:
     free(st.work)
     free(st.neu1)
     free(st.kept)
@@ -433,3 +426,59 @@ cdef void free_job_state(JobState *st) noexcept nogil:
     free(st.nrows)
     free(st.negs)
     free(st.neg_counts)
+
+
+cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *ends,
+                        int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
+                        uint64_t seed, int64_t *kept, double *loss,
+                        const RefWalks *walks) noexcept nogil:
+    """One job without the GIL (``_inner.Trainer.train_job``): ``ends[n_sentences - 1] ==
+    n_ids``; the "reference" variant walks with ``walks``. Writes the kept (effective) tokens
+    and the loss; returns 0, or -1 if its buffers could not be allocated."""
+    cdef int64_t s, start, total
+    cdef int b
+    cdef int rc_nodes
+    cdef JobState st
+    kept[0] = 0
+    loss[0] = 0.0
+    if n_ids == 0:
+        return 0
+    memset(&st, 0, sizeof(JobState))
+    st.rng = seed if seed else 1
+    st.work = <float *>malloc(m.d * sizeof(float))
+    st.neu1 = <float *>malloc(m.d * sizeof(float))
+    st.kept = <int32_t *>malloc(n_ids * sizeof(int32_t))
+    st.ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
+    st.xrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
+    st.xwords = <int32_t *>malloc(MAX_BLOCK * sizeof(int32_t))
+    st.wrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
+    st.yrows = <float **>malloc(m.max_length * sizeof(float *))
+    st.W = <float *>malloc(MAX_BLOCK * m.d * sizeof(float))
+    st.xlock = <float *>malloc(MAX_BLOCK * sizeof(float))
+    st.pairs = pairs_max(m, n_ids)
+    st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (m.negative + 1) * sizeof(int32_t))
+    st.neg_counts = <int *>malloc(2 * <size_t>st.pairs * sizeof(int))
+    st.nrows = <float **>malloc((m.negative + 1) * sizeof(float *))
+    rc_nodes = alloc_hot_copy(&st.nodes, m.hot_nodes.n, m.d)
+    rc_nodes |= alloc_hot_copy(&st.words, m.hot_words.n, m.d)
+    if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
+            or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
+            or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
+            or st.neg_counts == NULL or st.nrows == NULL or st.xlock == NULL):
+        free_job_state(&st)
+        return -1
+    for b in range(MAX_BLOCK):
+        st.wrows[b] = st.W + b * m.d
+    total = subsample(m, &st, ids, ends, n_sentences)
+    start = 0
+    for s in range(n_sentences):
+        if st.ends[s] - start > 1:
+            train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1, walks)
+        start = st.ends[s]
+    if m.hot_nodes.n or m.hot_words.n:
+        flush_hot(m, &st)
+    kept[0] = total
+    # design note G: a job that met a non-finite weight reports a NaN loss
+    loss[0] = st.loss if isfinite(st.check) else NAN
+    free_job_state(&st)
+    return 0

@@ -1,10 +1,26 @@
-# Reading the lines of a byte range with positioned reads (which lines a range owns: design
-# note of _corpus_file.pyx, section C). Included by _corpus_file.pyx; each Reader belongs to
-# one call. ``hsw2v_pread`` (_pread.h) is pread(2) on POSIX and ReadFile at an offset on
-# Windows.
+"""Reading the lines of a byte range with positioned reads (inline).
+
+Design note: which lines a range owns is ``_corpus_file`` design note C. Each ``Reader``
+belongs to one call. ``hsw2v_pread`` (``_pread.h``) is pread(2) on POSIX and ReadFile at an
+offset on Windows.
+"""
+
+from libc.errno cimport EINTR, errno
+from libc.stdint cimport int64_t, uint8_t
+from libc.stdlib cimport malloc, realloc
+from libc.string cimport memchr, memmove
+
+from hsw2v._range_codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
+from hsw2v._utf8_split cimport Spans, split_tokens
+
 
 cdef extern from "_pread.h" nogil:
     int64_t hsw2v_pread(int fd, void *buf, size_t n, int64_t offset)
+
+
+cdef enum:
+    READ_SIZE = 1 << 20  # bytes read at a time (the buffer grows for longer lines)
+
 
 cdef struct Reader:
     int fd
@@ -20,7 +36,7 @@ cdef struct Reader:
     int error             # errno of a failed read
 
 
-cdef int reader_init(Reader *r, int fd, int64_t start, int64_t end) noexcept nogil:
+cdef inline int reader_init(Reader *r, int fd, int64_t start, int64_t end) noexcept nogil:
     r.fd = fd
     r.end = end
     r.capacity = READ_SIZE
@@ -37,7 +53,7 @@ cdef int reader_init(Reader *r, int fd, int64_t start, int64_t end) noexcept nog
     return OK if r.buf != NULL else ERR_MEMORY
 
 
-cdef int reader_fill(Reader *r) noexcept nogil:
+cdef inline int reader_fill(Reader *r) noexcept nogil:
     """Keep the unread data, read more after it (growing the buffer if it is full)."""
     cdef void *grown
     cdef int64_t got
@@ -66,7 +82,7 @@ cdef int reader_fill(Reader *r) noexcept nogil:
     return OK
 
 
-cdef int reader_next(Reader *r, const uint8_t **line, int64_t *length,
+cdef inline int reader_next(Reader *r, const uint8_t **line, int64_t *length,
                      int64_t *line_offset) noexcept nogil:
     """The next line of the range (without its newline): returns 1, or 0 at the end of the
     range, or an error code."""
@@ -114,7 +130,7 @@ cdef struct Failure:
     int error             # I/O: errno
 
 
-cdef int next_line_tokens(Reader *r, const uint8_t **line, int64_t *length, Spans *sp,
+cdef inline int next_line_tokens(Reader *r, const uint8_t **line, int64_t *length, Spans *sp,
                           Failure *fail) noexcept nogil:
     """The next line of the range and its token spans: returns 1, or 0 at the end of the
     range, or an error code; an invalid UTF-8 byte is located in ``fail`` by file offset."""

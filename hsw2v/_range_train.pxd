@@ -1,11 +1,47 @@
-# One range: read its lines, map tokens to ids, group whole sentences into jobs and train each
-# job (or count the tokens instead). Included by _corpus_file.pyx.
-#
-# Design note: a job is made as hsw2v._train.iter_jobs makes it (_corpus_file design note E):
-# whole sentences until it holds at least batch_words raw tokens; its learning rates come from
-# schedule_alpha over the shared count of units handed out (atomic), its random stream from
-# (seed, epoch, thread * 2**40 + job). A full batch goes to run.sink: train_batch, or the
-# recording sinks of _range_replay.pxi. Buffers grow with the input (grow), never truncate it.
+"""One range: read its lines, map tokens to ids, group whole sentences into jobs and train
+each job (or count the tokens instead) (inline).
+
+Design note: a job is made as hsw2v._train.iter_jobs makes it (``_corpus_file`` design note
+E): whole sentences until it holds at least batch_words raw tokens; its learning rates come
+from ``_rates.schedule_alpha`` over the shared count of units handed out (atomic), its random
+stream from (seed, epoch, thread * 2**40 + job). A full batch goes to ``run.sink``:
+``train_batch``, or the recording sinks of ``_range_replay.pxd``. ``train_batch`` trains
+through the Trainer's typed view and job entry (``Run.model``, ``Run.job``). Buffers grow
+with the input (``grow``), never truncate it.
+"""
+
+from libc.math cimport isfinite
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc
+
+from hsw2v._inner_model cimport ModelView, job_fn
+from hsw2v._inner_rng cimport job_seed_nogil
+from hsw2v._line_reader cimport Failure, Reader, next_line_tokens
+from hsw2v._range_codes cimport ERR_IO, ERR_MEMORY, OK, resize
+from hsw2v._rates cimport schedule_alpha
+from hsw2v._token_table cimport Table, table_count, table_lookup
+from hsw2v._utf8_split cimport Spans
+
+
+cdef extern from *:
+    """
+    #define HSW2V_LOAD64(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+    #define HSW2V_STORE64(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+    #define HSW2V_FETCH_ADD64(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+    """
+    int64_t HSW2V_LOAD64(int64_t *p) noexcept nogil
+    void HSW2V_STORE64(int64_t *p, int64_t v) noexcept nogil
+    int64_t HSW2V_FETCH_ADD64(int64_t *p, int64_t v) noexcept nogil
+
+
+# Progress counters, one row per thread.
+cdef enum:
+    P_RAW = 0
+    P_KEPT = 1
+    P_SENTENCES = 2
+    P_JOBS = 3
+    N_PROGRESS = 4
+
 
 cdef struct Batch:
     int32_t *ids
@@ -17,7 +53,7 @@ cdef struct Batch:
     int64_t cap_ends
 
 
-cdef int grow(void **p, int64_t *capacity, int64_t need, size_t item) noexcept nogil:
+cdef inline int grow(void **p, int64_t *capacity, int64_t need, size_t item) noexcept nogil:
     cdef int64_t c = capacity[0]
     if need <= c:
         return OK
@@ -34,8 +70,9 @@ cdef struct Run:
     int (*sink)(const Run *run, Batch *b, int64_t thread, int64_t job,
                 double *loss) noexcept nogil
     void *recorder
-    # the model and the schedule
-    const void *model
+    # the model (a Trainer's view and job entry, _inner.pxd) and the schedule
+    const ModelView *model
+    job_fn job
     int64_t batch_words
     int64_t max_sentence_length
     double start_alpha
@@ -51,7 +88,7 @@ cdef struct Run:
     int64_t *progress     # this thread's row of the progress counters
 
 
-cdef int train_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
+cdef inline int train_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
                      double *loss) noexcept nogil:
     """Train one batch with its learning rates and random stream (design note E)."""
     cdef int64_t units = b.raw if run.by_words else b.n_sentences
@@ -63,8 +100,8 @@ cdef int train_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
     cdef uint64_t seed = job_seed_nogil(run.seed, run.epoch, (<uint64_t>thread << 40) + job)
     cdef int64_t kept = 0
     cdef double job_loss = 0.0
-    if train_job_nogil(run.model, b.ids, b.ends, b.n_ids, b.n_sentences, alpha0, alpha1,
-                       seed, &kept, &job_loss) != 0:
+    if run.job(run.model, b.ids, b.ends, b.n_ids, b.n_sentences, alpha0, alpha1, seed, &kept,
+               &job_loss) != 0:
         return ERR_MEMORY
     loss[0] += job_loss
     if not isfinite(job_loss):  # the job met non-finite weights: every range stops
@@ -80,7 +117,7 @@ cdef int train_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
     return OK
 
 
-cdef int train_range_nogil(const Run *run, const Table *vocab, Reader *r, int64_t thread,
+cdef inline int train_range_nogil(const Run *run, const Table *vocab, Reader *r, int64_t thread,
                            double *loss, Failure *fail) noexcept nogil:
     """Train every line of the range; see the design note (D, E)."""
     cdef Spans sp
@@ -140,7 +177,7 @@ cdef int train_range_nogil(const Run *run, const Table *vocab, Reader *r, int64_
     return rc
 
 
-cdef int count_range_nogil(Table *counts, Reader *r, int64_t max_sentence_length,
+cdef inline int count_range_nogil(Table *counts, Reader *r, int64_t max_sentence_length,
                            int64_t *raw, int64_t *sentences, Failure *fail,
                            int64_t *stop) noexcept nogil:
     """Count every token of the range (first-seen order), its raw tokens and sentences;
@@ -172,20 +209,3 @@ cdef int count_range_nogil(Table *counts, Reader *r, int64_t max_sentence_length
     free(sp.start)
     free(sp.length)
     return rc
-
-
-cdef raise_failure(const Failure *fail, str path):
-    cdef bytes snippet
-    if fail.code == ERR_MEMORY:
-        raise MemoryError(f"{path}: out of memory while reading the corpus file")
-    if fail.code == ERR_IO:
-        raise OSError(fail.error, f"{path}: reading the corpus file failed: "
-                      f"{os.strerror(fail.error)}", path)
-    if fail.code == ERR_UTF8:
-        with open(path, "rb") as f:
-            f.seek(fail.offset)
-            snippet = f.read(4)
-        raise UnicodeDecodeError(
-            "utf-8", snippet, 0, 1,
-            f"invalid UTF-8 in {path} at byte {fail.offset} (in the line starting at byte "
-            f"{fail.line_offset}); corpus files must be UTF-8 text")

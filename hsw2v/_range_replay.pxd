@@ -1,11 +1,21 @@
-# Later epochs without reading the file again: a range's first-epoch jobs kept as ids and
-# trained again. Included by _corpus_file.pyx, after _range_train.pxi.
-#
-# Design note: the Recorder holds every job of one range (ids, sentence ends, and per job
-# n_ids, n_sentences, raw) up to ``limit`` ids; past that the recording is dropped
-# (``overflow``) and later epochs read the file (_corpus_file design note F). replay_nogil
-# trains the same jobs with the same job indices, so with the same random streams as a second
-# read would give. record_batch is the sink of the encode_range twin.
+"""Later epochs without reading the file again: a range's first-epoch jobs kept as ids and
+trained again (inline).
+
+Design note: the Recorder holds every job of one range (ids, sentence ends, and per job
+n_ids, n_sentences, raw) up to ``limit`` ids; past that the recording is dropped
+(``overflow``) and later epochs read the file (``_corpus_file`` design note F).
+``replay_nogil`` trains the same jobs with the same job indices, so with the same random
+streams as a second read would give. ``record_batch`` is the sink of the ``encode_range``
+twin.
+"""
+
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport free
+from libc.string cimport memcpy
+
+from hsw2v._range_codes cimport ERR_MEMORY, OK
+from hsw2v._range_train cimport HSW2V_LOAD64, Batch, Run, grow, train_batch
+
 
 cdef struct Recorder:
     int32_t *ids        # every job's ids, concatenated
@@ -20,7 +30,7 @@ cdef struct Recorder:
     bint complete       # the whole range is kept
 
 
-cdef void recorder_clear(Recorder *rec) noexcept nogil:
+cdef inline void recorder_clear(Recorder *rec) noexcept nogil:
     free(rec.ids)
     free(rec.ends)
     free(rec.jobs)
@@ -32,7 +42,7 @@ cdef void recorder_clear(Recorder *rec) noexcept nogil:
     rec.complete = False
 
 
-cdef int copy_batch(Recorder *rec, const Batch *b) noexcept nogil:
+cdef inline int copy_batch(Recorder *rec, const Batch *b) noexcept nogil:
     """Append a batch to a recording; past ``rec.limit`` ids the recording is dropped."""
     if rec.overflow:
         return OK
@@ -56,7 +66,7 @@ cdef int copy_batch(Recorder *rec, const Batch *b) noexcept nogil:
     return OK
 
 
-cdef int record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
+cdef inline int record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
                       double *loss) noexcept nogil:
     """The twin's sink: keep the batch instead of training it."""
     if copy_batch(<Recorder *>run.recorder, b) != OK:
@@ -67,7 +77,7 @@ cdef int record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
     return OK
 
 
-cdef int train_and_record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
+cdef inline int train_and_record_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
                                 double *loss) noexcept nogil:
     """The first epoch's sink: keep the batch for later epochs, then train it."""
     if copy_batch(<Recorder *>run.recorder, b) != OK:
@@ -75,7 +85,7 @@ cdef int train_and_record_batch(const Run *run, Batch *b, int64_t thread, int64_
     return train_batch(run, b, thread, job, loss)
 
 
-cdef int replay_nogil(const Run *run, const Recorder *rec, int64_t thread,
+cdef inline int replay_nogil(const Run *run, const Recorder *rec, int64_t thread,
                       double *loss) noexcept nogil:
     """Train a range's recorded jobs again: the same jobs, job indices and so random streams
     as reading the range again would give."""

@@ -1,41 +1,50 @@
-# The path walks of Word2Vec training: its calls of the reference steps (_path.pxd) and the
-# fused walk, an optimisation of the reference. Included by _inner.pyx.
-#
-# Design note: see _inner design note D. ``hs_path`` and ``ns_path`` run the one
-# hierarchical-softmax / negative-sampling step of _path.pxd with the table sigmoid and the
-# loops of the walk chosen (KERNELS); ``hs_path_fused`` is the same arithmetic with each
-# node's update fused into the next node's dot product (its twin test:
-# tests/test_kernel_twins.py). The 4-context window block is _window.h's.
+"""The path walks of Word2Vec training: its calls of the reference steps (``_path.pxd``)
+and the fused walks, optimisations of the reference (inline).
 
-# --------------------------------------------------------------------------------------------
-# The walk variants (Trainer's ``kernel``) and the vector loops each one's reference steps use.
-# --------------------------------------------------------------------------------------------
+Design note: see ``_inner`` design note D. ``hs_path`` and ``ns_path`` run the one
+hierarchical-softmax / negative-sampling step of ``_path.pxd`` with the table sigmoid and
+``_vec.h``'s loops (the "reference" variant); ``hs_path_fused`` and ``ns_path_fused`` are the
+same arithmetic with each node's update fused into the next node's dot product (their twin
+tests: tests/test_kernel_twins.py). The 4-context window block is ``_window.h``'s
+(``_inner_loops.pxd``). ``RefWalks`` lets a module that composes the job loop
+(``_inner_job.pxd``) put other reference walks in place of ``hs_path`` / ``ns_path``: the
+benchmark-only plain-loop and BLAS walks of ``_bench_walks.pyx``.
+"""
 
+from libc.stdint cimport uint8_t
+from libc.string cimport memset
+
+from hsw2v._inner_loops cimport SIGMOID, sigmoid
+from hsw2v._path cimport hs_step, ns_step
+from hsw2v._vecops cimport (
+    hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, hsw2v_update_last, hsw2v_update_then_dot,
+    loss_init, loss_push, loss_total, neg_log_sigmoid,
+)
+
+
+# The walk variants (Trainer's ``kernel``). The benchmark-only "loop" and "blas" walks train
+# as KERNEL_REFERENCE with other RefWalks (``_bench_walks.pyx``).
 cdef enum:
     KERNEL_FUSED = 0   # path walk with each update fused into the next dot (default)
-    KERNEL_LOOP = 1    # pair-by-pair: dot, then two axpy, as plain loops (word2vec.c's shape)
-    KERNEL_BLAS = 2    # pair-by-pair through BLAS sdot/saxpy (gensim's shape)
     KERNEL_WINDOW = 3  # skip-gram: blocks of a window's contexts walk the path together
     KERNEL_REFERENCE = 4  # pair-by-pair: the reference step with _vec.h loops (fused's twin)
 
-KERNELS = {"fused": KERNEL_FUSED, "loop": KERNEL_LOOP, "blas": KERNEL_BLAS,
-           "window": KERNEL_WINDOW, "reference": KERNEL_REFERENCE}
+
+# A reference walk along a path (``hs_path``'s signature) and over one (target, negatives)
+# set (``ns_path``'s), and the pair a job loop calls for KERNEL_REFERENCE (NULL: these two).
+ctypedef double (*hs_walk_fn)(const float *h, float *work, float **rows, const uint8_t *code,
+                              int length, float alpha, int d, bint compute_loss,
+                              double *check) noexcept nogil
+ctypedef double (*ns_walk_fn)(int d, const float *h, float *work, float *const *rows,
+                              int count, float alpha, bint compute_loss,
+                              double *check) noexcept nogil
+
+cdef struct RefWalks:
+    hs_walk_fn hs
+    ns_walk_fn ns
 
 
-cdef inline int kernel_prims(int kernel) noexcept nogil:
-    """The vector loops a kernel variant's reference steps use (``_path.pxd``)."""
-    if kernel == KERNEL_BLAS:
-        return PRIMS_BLAS
-    if kernel == KERNEL_LOOP:
-        return PRIMS_LOOP
-    return PRIMS_VEC
-
-
-# --------------------------------------------------------------------------------------------
-# The path walks: the reference step (``_path.pxd``) and its fused optimisation.
-# --------------------------------------------------------------------------------------------
-
-cdef double hs_path(
+cdef inline double hs_path(
     const float *h,          # IN   hidden vector, d floats
     float *work,             # OUT  -alpha * dL/dh over the path (h's step), d floats
     float **rows,            # IN/OUT the path's inner-node rows (of syn1), root first
@@ -43,51 +52,26 @@ cdef double hs_path(
     int length,              # IN   path length
     float alpha,             # IN   learning rate
     int d,                   # IN   vector size
-    int prims,               # IN   PRIMS_VEC / PRIMS_LOOP / PRIMS_BLAS
     bint compute_loss,
     double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
-    """Word2Vec's use of the reference step (``_path.hs_step``, table sigmoid): work =
-    -alpha sum_j g_j rows[j] (old rows), rows[j] -= alpha g_j h, g_j = dL/df_j.
+    """Word2Vec's use of the reference step (``_path.hs_step``, table sigmoid, ``_vec.h``
+    loops): work = -alpha sum_j g_j rows[j] (old rows), rows[j] -= alpha g_j h, g_j = dL/df_j.
 
     Returns -log P(word | h) when compute_loss, else 0."""
     memset(work, 0, d * sizeof(float))
-    # one copy of the step per kind of loop, each calling its loops directly (inlined); out
-    # of line, so that the job loop stays small enough to inline the fast walks
-    if prims == PRIMS_LOOP:
-        return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha,
-                       &SIGMOID, loop_dot, loop_axpy, compute_loss, NULL, check)
-    if prims == PRIMS_BLAS:
-        return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha,
-                       &SIGMOID, blas_dot, blas_axpy, compute_loss, NULL, check)
     return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha, &SIGMOID,
                    NULL, NULL, compute_loss, NULL, check)
 
 
-cdef double ns_path_measured(
-    int d, const float *h, float *work, float *const *rows, int count, float alpha, int prims,
-    bint compute_loss, double *check,
-) noexcept nogil:
-    """``ns_path`` of the benchmark-only walks: the step with plain loops or BLAS (one copy
-    each, out of line)."""
-    if prims == PRIMS_LOOP:
-        return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, loop_dot,
-                       loop_axpy, compute_loss, check)
-    return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, blas_dot, blas_axpy,
-                   compute_loss, check)
-
-
 cdef inline double ns_path(
-    int d, const float *h, float *work, float *const *rows, int count, float alpha, int prims,
+    int d, const float *h, float *work, float *const *rows, int count, float alpha,
     bint compute_loss, double *check,
 ) noexcept nogil:
     """Word2Vec's call of the reference negative-sampling step (``_path.ns_step``, table
-    sigmoid) over the rows of one (target, negatives) set, target first, with the ``prims``
-    loops (``_vec.h``'s inline here; the others out of line)."""
-    if prims == PRIMS_VEC:
-        return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, NULL, NULL,
-                       compute_loss, check)
-    return ns_path_measured(d, h, work, rows, count, alpha, prims, compute_loss, check)
+    sigmoid, ``_vec.h`` loops) over the rows of one (target, negatives) set, target first."""
+    return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, NULL, NULL,
+                   compute_loss, check)
 
 
 cdef inline double hs_path_fused(

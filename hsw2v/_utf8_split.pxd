@@ -1,11 +1,19 @@
-# Splitting a line as str.split() does, on UTF-8 bytes: strict UTF-8 validation (Unicode
-# 15, table 3-7) and the whitespace of str.split(). Included by _corpus_file.pyx (design
-# note, section D); nogil, no shared state except the read-only ASCII_SPACE table.
+"""Splitting a line as ``str.split()`` does, on UTF-8 bytes (inline).
 
-cdef uint8_t ASCII_SPACE[128]
-cdef int _c
-for _c in range(128):
-    ASCII_SPACE[_c] = chr(_c).isspace()
+Design note: strict UTF-8 validation (Unicode 15, table 3-7) and the whitespace of
+``str.split()`` (``_corpus_file`` design note D); nogil, no state. Token spans go into a
+``Spans`` owned by the caller.
+"""
+
+from libc.stdint cimport int64_t, uint8_t
+
+from hsw2v._range_codes cimport ERR_MEMORY, ERR_UTF8, OK, resize
+
+
+cdef inline bint ascii_space(uint8_t c) noexcept nogil:
+    """Whether the ASCII byte ``c`` is whitespace to ``str.split()``: ``\\t \\n \\v \\f \\r``
+    (9-13), the separators ``\\x1c``-``\\x1f`` and space (``chr(c).isspace()``)."""
+    return (9 <= c <= 13) or (0x1C <= c <= 0x20)
 
 
 cdef inline int utf8_length(const uint8_t *p, int64_t n) noexcept nogil:
@@ -62,16 +70,7 @@ cdef struct Spans:
     int64_t capacity
 
 
-cdef int resize(void **p, size_t bytes) noexcept nogil:
-    """p[0] := realloc(p[0], bytes); on failure p[0] is kept and ERR_MEMORY returned."""
-    cdef void *q = realloc(p[0], bytes)
-    if q == NULL:
-        return ERR_MEMORY
-    p[0] = q
-    return OK
-
-
-cdef int spans_push(Spans *sp, int64_t start, int64_t length) noexcept nogil:
+cdef inline int spans_push(Spans *sp, int64_t start, int64_t length) noexcept nogil:
     cdef int64_t capacity
     if sp.n == sp.capacity:
         capacity = max(2 * sp.capacity, 1024)
@@ -85,7 +84,7 @@ cdef int spans_push(Spans *sp, int64_t start, int64_t length) noexcept nogil:
     return OK
 
 
-cdef int split_tokens(const uint8_t *line, int64_t n, Spans *sp, int64_t *bad) noexcept nogil:
+cdef inline int split_tokens(const uint8_t *line, int64_t n, Spans *sp, int64_t *bad) noexcept nogil:
     """Token spans of one line (without its newline) into ``sp``; on invalid UTF-8 returns
     ERR_UTF8 with the offending offset in ``bad``."""
     cdef int64_t i = 0, token = -1
@@ -95,7 +94,7 @@ cdef int split_tokens(const uint8_t *line, int64_t n, Spans *sp, int64_t *bad) n
     while i < n:
         c = line[i]
         if c < 0x80:
-            if ASCII_SPACE[c]:
+            if ascii_space(c):
                 if token >= 0:
                     if spans_push(sp, token, i - token):
                         return ERR_MEMORY

@@ -1,0 +1,116 @@
+"""Two builds of hsw2v train the same models bit for bit: a check for kernel refactors.
+
+Each ``--build DIR`` is a checkout with its extensions built in place. For every setting
+(hierarchical softmax ``hs=1, negative=0`` and negative sampling ``hs=0, negative=5``;
+skip-gram and CBOW; a ``LineSentence`` iterable and ``corpus_file``; the default walk and
+``HSW2V_KERNEL=reference``) each build trains one model with ``workers=1`` and a fixed seed in
+a fresh subprocess (``PYTHONPATH=DIR``), and the weight matrices (``wv.vectors``, ``syn1``,
+``syn1neg``) are compared byte for byte. The corpus is the first ``--lines`` lines of
+``--corpus`` (default: the bundled demo corpus). Exit status 1 when any setting differs.
+
+    python benchmarks/bitwise_builds.py --build OLD_CHECKOUT --build . [--corpus FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+OBJECTIVES = {"hs": dict(hs=1, negative=0), "ns": dict(hs=0, negative=5)}
+WALKS = ("auto", "reference")
+
+
+def child(corpus: str, objective: str, sg: int, source: str, out: str) -> dict:
+    """One model (in the subprocess): train, save the weights, report their digests."""
+    import numpy as np
+
+    from hsw2v import LineSentence, Word2Vec, _cpu
+
+    settings = dict(
+        vector_size=50, window=5, min_count=2, sample=1e-3, sg=sg, workers=1, seed=7,
+        epochs=2, **OBJECTIVES[objective],
+    )  # fmt: skip
+    if source == "corpus_file":
+        model = Word2Vec(corpus_file=corpus, **settings)
+    else:
+        model = Word2Vec(LineSentence(corpus), **settings)
+    arrays = {"vectors": model.wv.vectors}
+    if model.hs:
+        arrays["syn1"] = model.syn1
+    if model.negative:
+        arrays["syn1neg"] = model.syn1neg
+    np.savez(out, **arrays)
+    return {
+        "level": _cpu.level,
+        "digests": {
+            k: hashlib.sha256(np.ascontiguousarray(v).tobytes()).hexdigest()[:16]
+            for k, v in arrays.items()
+        },  # fmt: skip
+    }
+
+
+def run(build: str, walk: str, args: list, out: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(Path(build).resolve()), HSW2V_KERNEL=walk,
+               OPENBLAS_NUM_THREADS="1", PYTHONHASHSEED="0")  # fmt: skip
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
+        "from bitwise_builds import child; "
+        f"print(json.dumps(child(*{json.dumps([*args, out])})))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          cwd=tempfile.gettempdir())  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"{build} {walk} {args}: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    import numpy as np
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", action="append", required=True)
+    parser.add_argument("--corpus", help="a text corpus (default: the bundled demo corpus)")
+    parser.add_argument("--lines", type=int, default=6000)
+    args = parser.parse_args()
+    if len(args.build) != 2:
+        parser.error("give two --build directories")
+    if args.corpus is None:
+        sys.path.insert(0, str(Path(args.build[0]).resolve()))
+        from hsw2v.datasets import demo_corpus_path
+
+        args.corpus = str(demo_corpus_path())
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp, "corpus.txt")
+        opener = gzip.open if args.corpus.endswith(".gz") else open  # the demo corpus is .gz
+        with opener(args.corpus, "rt", encoding="utf-8") as f:
+            corpus.write_text("".join(itertools.islice(f, args.lines)), encoding="utf-8")
+        for objective, sg, source, walk in itertools.product(
+            OBJECTIVES, (1, 0), ("iterable", "corpus_file"), WALKS
+        ):
+            outs = [str(Path(tmp, f"{k}.npz")) for k in range(2)]
+            results = [run(b, walk, [str(corpus), objective, sg, source], o)
+                       for b, o in zip(args.build, outs, strict=True)]  # fmt: skip
+            a, b = (np.load(o) for o in outs)
+            same = set(a.files) == set(b.files) and all(
+                a[k].tobytes() == b[k].tobytes() for k in a.files
+            )
+            failures += not same
+            levels = "/".join(r["level"] for r in results)
+            print(f"{objective} {'sg' if sg else 'cbow':4} {source:11} {walk:9} [{levels}] "
+                  f"{'identical' if same else 'DIFFERENT'} {results[0]['digests']}"
+                  + ("" if same else f" vs {results[1]['digests']}"), flush=True)  # fmt: skip
+    print(f"{16 - failures} of 16 settings bit-identical")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

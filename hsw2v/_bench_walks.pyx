@@ -1,0 +1,219 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Benchmark-only path walks: the reference step with plain loops or BLAS (not shipped).
+
+Design note
+-----------
+A. What it is. The reference steps of ``_path.pxd`` run with ``_vec.h``'s loops in the
+   shipped kernels ("reference"). The two variants here run the same steps with other vector
+   loops, the shapes the fast walks are measured against: "loop", plain loops that the
+   compiler vectorises (word2vec.c's shape), and "blas", BLAS ``sdot`` / ``saxpy`` through
+   ``scipy.linalg.cython_blas`` (gensim's shape). They are built only on request
+   (``HSW2V_BENCH_WALKS=1 python3 setup.py build_ext --inplace``, at every CPU level, bound
+   by :mod:`hsw2v._cpu` like the shipped kernels) and never go into a wheel.
+B. How it is composed. The job loop is the shipped one, cimported from the same inline
+   modules (``_inner_job.pxd``: ``run_job``), with this module's ``RefWalks`` in place of the
+   reference walks; the model's view and its checks are the shipped ``Trainer``'s
+   (``_inner.pxd``), which ``Trainer`` here extends, setting its job entry (``job``) to this
+   module's. Everything a job shares or owns is as in ``_inner`` (design notes A-H there);
+   this module has its own sigmoid table (``_walk.h``), filled at import.
+C. Notation: ``_inner``'s. Every nogil walk has a Python-callable twin (``py_*``), which
+   tests/test_kernel_twins.py compares with the reference.
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+import numpy as np
+
+from scipy.linalg.cython_blas cimport saxpy, sdot
+
+from hsw2v._inner cimport Trainer as ShippedTrainer
+from hsw2v._inner_job cimport run_job
+from hsw2v._inner_loops cimport SIGMOID, sigmoid_table_init
+from hsw2v._inner_model cimport ModelView
+from hsw2v._inner_walks cimport RefWalks
+from hsw2v._path cimport hs_step, ns_step
+
+sigmoid_table_init()  # this module's table (_walk.h)
+
+WALKS = ("loop", "blas")
+KERNEL_ARG = 11  # the position of ``kernel`` among the shipped Trainer's arguments
+
+cdef int ONE = 1
+
+
+cdef inline float blas_dot(int n, const float *x, const float *y) noexcept nogil:
+    """x . y (BLAS sdot)"""
+    return sdot(&n, <float *>x, &ONE, <float *>y, &ONE)
+
+
+cdef inline void blas_axpy(int n, float a, const float *x, float *y) noexcept nogil:
+    """y := a*x + y (BLAS saxpy)"""
+    saxpy(&n, &a, <float *>x, &ONE, y, &ONE)
+
+
+cdef inline float loop_dot(int n, const float *x, const float *y) noexcept nogil:
+    """x . y (plain loop, vectorised by the compiler)"""
+    cdef float s = 0.0
+    cdef int k
+    for k in range(n):
+        s += x[k] * y[k]
+    return s
+
+
+cdef inline void loop_axpy(int n, float a, const float *x, float *y) noexcept nogil:
+    """y := a*x + y (plain loop, vectorised by the compiler)"""
+    cdef int k
+    for k in range(n):
+        y[k] += a * x[k]
+
+
+# --------------------------------------------------------------------------------------------
+# The walks: the reference steps (_path.pxd) with these loops, one copy per kind of loop.
+# --------------------------------------------------------------------------------------------
+
+cdef double hs_loop(const float *h, float *work, float **rows, const uint8_t *code, int length,
+                    float alpha, int d, bint compute_loss, double *check) noexcept nogil:
+    """``_inner_walks.hs_path`` with plain loops."""
+    memset(work, 0, d * sizeof(float))
+    return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha, &SIGMOID,
+                   loop_dot, loop_axpy, compute_loss, NULL, check)
+
+
+cdef double hs_blas(const float *h, float *work, float **rows, const uint8_t *code, int length,
+                    float alpha, int d, bint compute_loss, double *check) noexcept nogil:
+    """``_inner_walks.hs_path`` with BLAS."""
+    memset(work, 0, d * sizeof(float))
+    return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha, &SIGMOID,
+                   blas_dot, blas_axpy, compute_loss, NULL, check)
+
+
+cdef double ns_loop(int d, const float *h, float *work, float *const *rows, int count,
+                    float alpha, bint compute_loss, double *check) noexcept nogil:
+    """``_inner_walks.ns_path`` with plain loops."""
+    return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, loop_dot, loop_axpy,
+                   compute_loss, check)
+
+
+cdef double ns_blas(int d, const float *h, float *work, float *const *rows, int count,
+                    float alpha, bint compute_loss, double *check) noexcept nogil:
+    """``_inner_walks.ns_path`` with BLAS."""
+    return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, blas_dot, blas_axpy,
+                   compute_loss, check)
+
+
+cdef RefWalks LOOP_WALKS
+LOOP_WALKS.hs = hs_loop
+LOOP_WALKS.ns = ns_loop
+cdef RefWalks BLAS_WALKS
+BLAS_WALKS.hs = hs_blas
+BLAS_WALKS.ns = ns_blas
+
+
+cdef int train_job_loop(const ModelView *m, const int32_t *ids, const int64_t *ends,
+                        int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
+                        uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
+    """The shipped job loop (``run_job``) with the plain-loop walks."""
+    return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
+                   &LOOP_WALKS)
+
+
+cdef int train_job_blas(const ModelView *m, const int32_t *ids, const int64_t *ends,
+                        int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
+                        uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
+    """The shipped job loop (``run_job``) with the BLAS walks."""
+    return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
+                   &BLAS_WALKS)
+
+
+cdef class Trainer(ShippedTrainer):
+    """:class:`hsw2v._inner.Trainer` training with a benchmark-only walk, ``kernel="loop"``
+    or ``"blas"`` (the same arguments otherwise); ``corpus_file`` training reaches it as any
+    Trainer (its ``job``)."""
+
+    def __init__(self, *args, kernel="loop", **kwargs):
+        if len(args) > KERNEL_ARG:  # given by position, as the shipped Trainer takes it
+            kernel, args = args[KERNEL_ARG], args[:KERNEL_ARG] + ("reference",) + args[
+                KERNEL_ARG + 1:]
+        else:
+            kwargs["kernel"] = "reference"
+        if kernel not in WALKS:
+            raise ValueError(f"kernel must be one of {WALKS} here, got {kernel!r}")
+        super().__init__(*args, **kwargs)  # the shipped checks; its reference walk's view
+        self.job = train_job_loop if kernel == "loop" else train_job_blas
+
+
+# --------------------------------------------------------------------------------------------
+# Python-callable twins, for tests.
+# --------------------------------------------------------------------------------------------
+
+def py_dot(const float[::1] x, const float[::1] y, bint use_blas=False):
+    """Twin of the dot product (plain loop, or BLAS sdot)."""
+    if use_blas:
+        return blas_dot(x.shape[0], &x[0], &y[0])
+    return loop_dot(x.shape[0], &x[0], &y[0])
+
+
+def py_axpy(float a, const float[::1] x, float[::1] y, bint use_blas=False):
+    """Twin of y := a*x + y (plain loop, or BLAS saxpy), in place on ``y``."""
+    if use_blas:
+        blas_axpy(x.shape[0], a, &x[0], &y[0])
+    else:
+        loop_axpy(x.shape[0], a, &x[0], &y[0])
+
+
+cdef float **path_rows(float[:, ::1] matrix, const int32_t[::1] ids) except NULL:
+    """Row pointers, for the twins (freed by the caller)."""
+    cdef float **rows = <float **>malloc(max(ids.shape[0], 1) * sizeof(float *))
+    cdef Py_ssize_t j
+    if rows == NULL:
+        raise MemoryError()
+    for j in range(ids.shape[0]):
+        rows[j] = &matrix[ids[j], 0]
+    return rows
+
+
+def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
+               const int32_t[::1] point, float alpha, bint use_blas=False):
+    """Twin of the plain-loop (or BLAS) reference walk: updates ``syn1`` in place, returns
+    (work, -log P)."""
+    work = np.empty(h.shape[0], dtype=np.float32)
+    cdef float[::1] w = work
+    cdef float **rows = path_rows(syn1, point)
+    cdef double check = 0.0
+    try:
+        if use_blas:
+            loss = hs_blas(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
+                           True, &check)
+        else:
+            loss = hs_loop(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
+                           True, &check)
+    finally:
+        free(rows)
+    return work, loss
+
+
+def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
+               float alpha, str kernel="loop"):
+    """Twin of the "loop" or "blas" negative-sampling walk for given words (``negs[0]`` the
+    target): updates ``syn1neg`` in place, returns (work, loss)."""
+    if negs.shape[0] < 1:
+        raise ValueError("negs needs at least the target")
+    if kernel not in WALKS:
+        raise ValueError(f"kernel must be one of {WALKS} here, got {kernel!r}")
+    for k in range(negs.shape[0]):
+        if not 0 <= negs[k] < syn1neg.shape[0]:
+            raise ValueError(f"word {negs[k]} is not a row of syn1neg")
+    work = np.empty(h.shape[0], dtype=np.float32)
+    cdef float[::1] w = work
+    cdef double check = 0.0
+    cdef float **rows = path_rows(syn1neg, negs)
+    try:
+        if kernel == "blas":
+            loss = ns_blas(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True, &check)
+        else:
+            loss = ns_loop(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True, &check)
+    finally:
+        free(rows)
+    return work, loss
