@@ -107,8 +107,8 @@ NOISE = 0.65  # the quality tests' noise: calibrated so that the WEAKENED traini
 @pytest.fixture
 def training_kernel(monkeypatch):
     """``training_kernel(name)`` makes every trainer of this test use the path walk ``name``
-    (``hsw2v._make_trainer.KERNEL``, the ``HSW2V_KERNEL`` switch); restored afterwards."""
-    from hsw2v import _make_trainer
+    (``hsw2v.running._make_trainer.KERNEL``, the ``HSW2V_KERNEL`` switch); restored afterwards."""
+    from hsw2v.running import _make_trainer
 
     def select(name):
         assert name in _make_trainer.KERNEL_CHOICES, name

@@ -21,7 +21,7 @@ import time
 
 from hsw2v import LineSentence, Word2Vec
 from hsw2v._inner import Trainer, job_seed
-from hsw2v._train import iter_jobs
+from hsw2v.running._train import iter_jobs
 
 
 def main(argv=None):

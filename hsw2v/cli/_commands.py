@@ -1,0 +1,316 @@
+"""The commands of the ``hsw2v`` command line: each ``_run_*`` takes the parsed arguments
+and returns the exit status (:mod:`hsw2v.cli._parser` wires them to their subcommands).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from typing import Any
+
+from hsw2v.cli._io import (
+    CommandError,
+    UsageError,
+    _check_words,
+    _is_url,
+    _load,
+    _need_file,
+    _need_writable,
+    _note,
+    _output_format,
+    _print_pairs,
+    _say,
+)
+from hsw2v.running._objectives import resolve_hs_negative
+from hsw2v.running.params import CLI
+
+
+def _run_train(args: argparse.Namespace) -> int:
+    from hsw2v import Word2Vec
+    from hsw2v.corpora import LineSentence
+
+    corpus_path = args.corpus or args.train_file
+    if args.corpus and args.train_file:
+        raise UsageError("give the corpus once: as CORPUS or as -train, not both")
+    if not corpus_path:
+        raise UsageError("the following arguments are required: CORPUS")
+    if not args.output and not args.word2vec:
+        raise UsageError("nothing to write: give -o MODEL and/or --word2vec FILE")
+    if args.binary and not args.word2vec:
+        raise UsageError("--binary applies to the word2vec file: add --word2vec FILE")
+    hs, negative = resolve_hs_negative(args.hs, args.negative)
+    if not hs and not negative:
+        why = "--hs 0 with --negative 0"
+        if args.hs is None:
+            why = "--negative 0 alone leaves --hs at gensim's default 0"
+        raise UsageError(f"{why}: nothing to train; give --hs 1 or --negative N (N > 0)")
+    sg = 0 if args.sg is None else args.sg
+    if args.cbow is not None:
+        if args.sg is not None and args.sg == args.cbow:
+            raise UsageError(f"--sg {args.sg} and -cbow {args.cbow} contradict each other")
+        sg = 1 - args.cbow
+    if args.min_alpha > args.alpha:
+        raise UsageError(f"--min-alpha {args.min_alpha} is above --alpha {args.alpha}")
+    _need_file(corpus_path, "the training corpus")
+    for path in (args.output, args.word2vec, args.plot_training):
+        if path:
+            _need_writable(path)
+    progress = args.progress
+    if progress is None:
+        progress = sys.stderr.isatty() and _have("tqdm")
+    elif progress and not _have("tqdm"):
+        raise CommandError("--progress needs tqdm: pip install tqdm (or hsw2v[progress])")
+    if args.plot_training and not _have("matplotlib"):
+        raise CommandError("--plot-training needs matplotlib: pip install matplotlib")
+    if args.verbose:
+        logging.getLogger("hsw2v").setLevel(logging.INFO)
+
+    workers = args.workers or os.cpu_count() or 1
+    values = {param.name: getattr(args, param.name) for param in CLI}
+    model = Word2Vec(**{**values, "sg": sg, "workers": workers, "hs": hs, "negative": negative})
+    if args.kernel is not None:
+        _note("--kernel is deprecated and ignored: the fastest path walk is chosen")
+    corpus = LineSentence(corpus_path, max_sentence_length=args.max_sentence_length)
+    started = time.perf_counter()
+    model.build_vocab(corpus)
+    _note(
+        f"{model.corpus_count:,} sentences, {model.corpus_total_words:,} words, "
+        f"vocabulary of {len(model.wv):,} (min_count={args.min_count}); training "
+        f"{'skip-gram' if sg else 'CBOW'} for {args.epochs} epochs on {workers} threads"
+    )
+    callbacks = []
+    if args.plot_training:
+        from hsw2v.callbacks import TrainingHistory
+
+        callbacks.append(TrainingHistory())
+    try:
+        trained, raw = model.train(
+            corpus,
+            total_examples=model.corpus_count,
+            total_words=model.corpus_total_words,
+            epochs=args.epochs,
+            compute_loss=args.compute_loss,
+            callbacks=callbacks,
+            progress=bool(progress),
+        )
+    except KeyboardInterrupt:
+        written = " or ".join(p for p in (args.output, args.word2vec) if p)
+        _note(f"interrupted: training stopped, nothing written ({written} left as it was)")
+        return 130
+    seconds = time.perf_counter() - started
+    train_seconds = model.total_train_time
+    speed = trained / train_seconds if train_seconds > 0 else float("inf")
+    _say(
+        f"trained {raw:,} words ({trained:,} after subsampling) in {train_seconds:.1f} s, "
+        f"{speed:,.0f} words/s; {seconds:.1f} s in all"
+    )
+    if args.compute_loss:
+        _say(f"training loss (-log-likelihood, last call): {model.get_latest_training_loss():.6g}")
+    if args.output:
+        model.save(args.output)
+        _say(f"wrote model {args.output}")
+    if args.word2vec:
+        model.wv.save_word2vec_format(args.word2vec, binary=bool(args.binary))
+        _say(f"wrote {'binary' if args.binary else 'text'} word2vec vectors {args.word2vec}")
+    if args.plot_training:
+        callbacks[0].plot(args.plot_training)
+        _say(f"wrote training curves {args.plot_training}")
+    return 0
+
+
+def _have(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _run_similar(args: argparse.Namespace) -> int:
+    _, kv, _ = _load(args.model)
+    _check_words(kv, args.words, args.model)
+    for n, word in enumerate(args.words):
+        if n:
+            _say()
+        _say(f"{word}:")
+        _print_pairs(kv.most_similar(word, topn=args.topn))
+    return 0
+
+
+def _run_analogy(args: argparse.Namespace) -> int:
+    _, kv, _ = _load(args.model)
+    _check_words(kv, [args.a, args.b, args.c], args.model)
+    _say(f"{args.a} is to {args.b} as {args.c} is to:")
+    _print_pairs(kv.most_similar(positive=[args.b, args.c], negative=[args.a], topn=args.topn))
+    return 0
+
+
+def _run_predict(args: argparse.Namespace) -> int:
+    model, kv, fmt = _load(args.model)
+    if model is None:
+        raise CommandError(
+            f"{args.model}: holds only word vectors ({fmt}); predicting needs the full model "
+            "written by 'hsw2v train -o'"
+        )
+    predict = getattr(model, "predict_output_word", None)
+    if predict is None:
+        raise CommandError("predict is not available in this version of hsw2v")
+    known = [w for w in args.context if w in kv]
+    if not known:
+        raise CommandError(f"none of the context words is in the vocabulary of {args.model}")
+    result = predict(args.context, topn=args.topn)
+    if not result:
+        raise CommandError(f"none of the context words is in the vocabulary of {args.model}")
+    skipped = [w for w in args.context if w not in kv]
+    if skipped:
+        _note(f"not in the vocabulary, ignored: {', '.join(skipped)}")
+    _say(f"most probable centre words for: {' '.join(known)}")
+    _print_pairs([(word, float(p)) for word, p in result])
+    return 0
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    if not args.analogies and not args.pairs:
+        raise UsageError("give --analogies FILE and/or --pairs FILE")
+    for path in (args.analogies, args.pairs):
+        if path:
+            _need_file(path)
+    _, kv, _ = _load(args.model)
+    case_insensitive = not args.case_sensitive
+    if args.analogies:
+        score, sections = kv.evaluate_word_analogies(
+            args.analogies, restrict_vocab=args.restrict_vocab, case_insensitive=case_insensitive
+        )
+        _say(f"analogies ({args.analogies}):")
+        width = max(len(s["section"]) for s in sections)
+        for section in sections:
+            right, wrong = len(section["correct"]), len(section["incorrect"])
+            total = right + wrong
+            share = f"{100.0 * right / total:6.2f}%" if total else "     - "
+            _say(f"  {section['section']:<{width}}  {share}  ({right}/{total})")
+        if not any(len(s["correct"]) + len(s["incorrect"]) for s in sections):
+            _say("  no question had all its words in the vocabulary")
+    if args.pairs:
+        if args.analogies:
+            _say()
+        pearson, spearman, oov = kv.evaluate_word_pairs(
+            args.pairs,
+            delimiter=args.delimiter,
+            restrict_vocab=args.restrict_vocab,
+            case_insensitive=case_insensitive,
+        )
+        _say(f"word pairs ({args.pairs}):")
+        _say(f"  pearson   {float(pearson[0]):.4f}  (p={float(pearson[1]):.3g})")
+        _say(f"  spearman  {float(spearman[0]):.4f}  (p={float(spearman[1]):.3g})")
+        _say(f"  pairs with unknown words  {float(oov):.1f}%")
+    return 0
+
+
+def _run_convert(args: argparse.Namespace) -> int:
+    target = args.target_format or _output_format(args.output)
+    if target is None:
+        raise UsageError(
+            f"cannot tell the format of {args.output!r} from its extension: add "
+            "--to native|text|binary"
+        )
+    _need_file(args.input)
+    _need_writable(args.output)
+    if not _is_url(args.input) and os.path.abspath(args.input) == os.path.abspath(args.output):
+        raise UsageError("INPUT and OUTPUT are the same file")
+    model, kv, source = _load(args.input, args.source_format)
+    if target == "gensim":  # gensim's own save() file, for a service that loads with gensim
+        try:
+            converted = (model if model is not None else kv).to_gensim()
+        except ImportError as exc:
+            raise CommandError(f"--to gensim: {exc}") from None
+        converted.save(args.output)
+        what = "model" if model is not None else "vectors"
+        _say(
+            f"wrote a gensim {type(converted).__name__} ({what}: {len(kv):,} words of "
+            f"{kv.vector_size} dimensions): {source} -> gensim; load it with gensim's "
+            f"{type(converted).__name__}.load()"
+        )
+        return 0
+    if target == "native":
+        kv.save(args.output)
+    else:
+        kv.save_word2vec_format(args.output, binary=target == "binary")
+    _say(f"wrote {len(kv):,} vectors of {kv.vector_size} dimensions: {source} -> {target}")
+    return 0
+
+
+def _depth_lines(lengths: Any, counts: Any) -> list[str]:
+    import numpy as np
+
+    lengths = np.asarray(lengths, dtype=np.float64)
+    lines = [
+        f"min {int(lengths.min())}, mean {lengths.mean():.2f}, max {int(lengths.max())} "
+        "inner nodes per word"
+    ]
+    if counts is not None and float(np.sum(counts)) > 0:
+        weighted = float(np.dot(lengths, counts) / np.sum(counts))
+        lines.append(f"{weighted:.2f} per training token (frequency-weighted)")
+    return lines
+
+
+def _run_info(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    if args.build:
+        from hsw2v import show_config
+
+        show_config()
+        if args.model is None:
+            return 0
+        print()
+    elif args.model is None:
+        raise UsageError("give a MODEL to describe, or --build for this installation")
+    model, kv, fmt = _load(args.model)
+    rows = [("file", f"{args.model} ({fmt})")]
+    rows.append(("contents", "Word2Vec model" if model is not None else "word vectors"))
+    rows.append(("vocabulary", f"{len(kv):,} words"))
+    rows.append(("dimensions", str(kv.vector_size)))
+    counts = kv.expandos.get("count") if hasattr(kv, "expandos") else None
+    lengths = None
+    if model is not None and model.tree is not None:
+        lengths = model.tree.lengths
+    if lengths is not None and len(lengths):
+        depth = _depth_lines(lengths, None if counts is None else np.asarray(counts))
+        rows.append(("tree depth", depth[0]))
+        rows.extend(("", line) for line in depth[1:])
+    if model is not None:
+        rows.append(
+            (
+                "architecture",
+                f"{'skip-gram' if model.sg else 'CBOW'}, hierarchical softmax, "
+                f"window {model.window}" + ("" if model.sg else f", cbow_mean {model.cbow_mean}"),
+            )
+        )
+        rows.append(("learning rate", f"{model.alpha} -> {model.min_alpha}"))
+        rows.append(("min_count", str(model.min_count)))
+        rows.append(("sample", f"{model.sample:g}"))
+        rows.append(
+            ("epochs", f"{model.epochs} per train() call; {model.train_count} train() calls")
+        )
+        rows.append(("seed", str(model.seed)))
+        rows.append(
+            (
+                "corpus",
+                f"{int(model.corpus_count):,} sentences, {int(model.corpus_total_words):,} words",
+            )
+        )
+        rows.append(("training time", f"{model.total_train_time:.1f} s"))
+        if model.compute_loss:
+            rows.append(("training loss", f"{model.get_latest_training_loss():.6g} (last call)"))
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        _say(f"{name:<{width}}  {value}")
+    return 0
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from hsw2v import demo
+
+    demo.run(workers=args.workers, epochs=args.epochs)
+    return 0

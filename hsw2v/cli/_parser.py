@@ -1,0 +1,370 @@
+"""The parser of the ``hsw2v`` command line: its subcommands, their options and examples.
+
+``hsw2v train``'s model options are the parameter table's flags (:data:`hsw2v.running.params.CLI`):
+their spellings, help, defaults, and the check of each value against the parameter's
+range (:func:`hsw2v.running.params.param_error`, the message the constructor gives).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, NoReturn
+
+from hsw2v.cli._commands import (
+    _run_analogy,
+    _run_convert,
+    _run_demo,
+    _run_eval,
+    _run_info,
+    _run_predict,
+    _run_similar,
+    _run_train,
+)
+from hsw2v.cli._io import PROG, UsageError
+from hsw2v.running.params import CLI, Param, param_error
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument parser that raises :class:`UsageError` instead of printing usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Keep the examples' line breaks and show defaults: once (not where the help already
+    names its default) and not where there is none (None)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or "default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _table_type(param: Param, lowest: Any = None) -> Any:
+    """The argparse type of a parameter of the table: the text read as the parameter's kind
+    and checked against its range (:func:`hsw2v.running.params.param_error`, the message the
+    constructor gives), and against the command line's own ``lowest`` value when given."""
+
+    def convert(text: str) -> Any:
+        value: Any = text
+        try:
+            if param.kind in ("int", "int?"):
+                value = int(text)
+            elif param.kind == "flag":
+                value = int(text) if text in ("0", "1") else text
+            elif param.kind == "real":
+                value = float(text)
+        except ValueError:
+            pass  # the text itself: param_error names it
+        problem = param_error(param.name, value)
+        if problem is None and lowest is not None and value < lowest:
+            problem = f"{param.name} must be >= {lowest} here, got {value!r}"
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    return convert
+
+
+def _bit(text: str) -> int:
+    if text not in ("0", "1"):
+        raise argparse.ArgumentTypeError(f"expected 0 or 1, got {text!r}")
+    return int(text)
+
+
+def _add_command(commands: Any, name: str, help: str, description: str, examples: str) -> Any:
+    return commands.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog="examples:\n" + "\n".join(f"  {line}" for line in examples.strip().splitlines()),
+        formatter_class=_Formatter,
+        allow_abbrev=False,
+    )
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from hsw2v import __version__
+
+    parser = _Parser(
+        prog=PROG,
+        description="Fast word2vec with hierarchical softmax, a drop-in for gensim's Word2Vec.",
+        epilog=(
+            "examples:\n"
+            "  hsw2v demo\n"
+            "  hsw2v train corpus.txt -o corpus.hsw2v --sg 1 --epochs 10\n"
+            "  hsw2v similar corpus.hsw2v king queen\n"
+            "run 'hsw2v COMMAND --help' for a command's options"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_train(commands)
+    _add_queries(commands)
+    _add_demo(commands)
+    return parser
+
+
+def _add_train(commands: Any) -> None:
+    train = _add_command(
+        commands,
+        "train",
+        help="train a model on a text corpus",
+        description=(
+            "Train word2vec with hierarchical softmax on CORPUS: a UTF-8 text file (.gz and .bz2 "
+            "are read as such) with one sentence per line and tokens separated by whitespace, "
+            "already tokenized. Writes the native model (-o) and/or the word vectors in "
+            "word2vec.c's format (--word2vec). Options follow gensim's Word2Vec; the "
+            "single-dash spellings are word2vec.c's. Defaults are gensim's (CBOW, "
+            "alpha 0.025), except the objective: hierarchical softmax (--hs 1 --negative 0), "
+            "where gensim trains negative sampling (hs=0, negative=5)."
+        ),
+        examples="""
+hsw2v train corpus.txt -o corpus.hsw2v
+hsw2v train corpus.txt -o corpus.hsw2v --sg 1 --size 300 --window 10 --epochs 10
+hsw2v train corpus.txt -o m.hsw2v --word2vec vectors.bin --binary
+hsw2v train -train corpus.txt -output m.hsw2v -cbow 0 -size 200 -window 8 -iter 15 -threads 4
+""",
+    )
+    train.add_argument("corpus", nargs="?", metavar="CORPUS", help="training text file")
+    train.add_argument("-train", dest="train_file", metavar="CORPUS", help=argparse.SUPPRESS)
+    out = train.add_argument_group("output")
+    out.add_argument(
+        "-o", "--output", "-output", dest="output", metavar="MODEL", help="native model file"
+    )
+    out.add_argument(
+        "--word2vec",
+        dest="word2vec",
+        metavar="FILE",
+        help="also write the word vectors in word2vec.c's format (text unless --binary)",
+    )
+    out.add_argument(
+        "--binary",
+        "-binary",
+        dest="binary",
+        nargs="?",
+        const=1,
+        default=0,
+        type=_bit,
+        metavar="0|1",
+        help="write --word2vec FILE in the binary format",
+    )
+    model = train.add_argument_group("model (gensim name, then word2vec.c's)")
+    report = train.add_argument_group("reporting")
+    groups = {"model": model, "reporting": report}
+    for param in CLI:  # the table's flags (hsw2v.running.params)
+        options = dict(param.cli_options)
+        group = groups[options.pop("group", "model")]
+        lowest = options.pop("min", None)
+        if "action" not in options:
+            options.setdefault("default", param.default)
+            options["type"] = _table_type(param, lowest)
+        group.add_argument(*param.cli, dest=param.name, help=param.cli_help or None, **options)
+    model.add_argument(
+        "-cbow", type=_bit, default=None, metavar="0|1", help="word2vec.c's: 1 CBOW, 0 skip-gram"
+    )
+    model.add_argument(
+        "--max-sentence-length",
+        dest="max_sentence_length",
+        type=_positive_int,
+        default=10000,
+        help="longer lines are split into chunks of this many tokens",
+    )
+    # deprecated and ignored (the path walk is chosen); accepted one more release
+    model.add_argument("--kernel", choices=("fused", "loop", "blas"), help=argparse.SUPPRESS)
+    report.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="live tqdm bar on stderr (default: when stderr is a terminal and tqdm is installed)",
+    )
+    report.add_argument(
+        "--plot-training",
+        dest="plot_training",
+        metavar="IMAGE",
+        help="draw per-epoch loss, alpha and speed to this image (needs matplotlib)",
+    )
+    report.add_argument(
+        "-v", "--verbose", action="store_true", help="log progress (gensim's messages) to stderr"
+    )
+    train.set_defaults(handler=_run_train)
+
+
+def _add_queries(commands: Any) -> None:
+    similar = _add_command(
+        commands,
+        "similar",
+        help="nearest neighbours of words",
+        description="Print the nearest neighbours (cosine similarity) of each WORD.",
+        examples="""
+hsw2v similar corpus.hsw2v king
+hsw2v similar vectors.bin king queen --topn 5
+""",
+    )
+    similar.add_argument("model", metavar="MODEL", help="native model or word2vec file")
+    similar.add_argument("words", metavar="WORD", nargs="+")
+    similar.add_argument("-n", "--topn", type=_positive_int, default=10, help="neighbours shown")
+    similar.set_defaults(handler=_run_similar)
+
+    analogy = _add_command(
+        commands,
+        "analogy",
+        help="A is to B as C is to ?",
+        description=(
+            "Answer 'A is to B as C is to ?' with the words nearest to B - A + C "
+            "(gensim's most_similar(positive=[B, C], negative=[A]))."
+        ),
+        examples="""
+hsw2v analogy corpus.hsw2v man king woman
+""",
+    )
+    analogy.add_argument("model", metavar="MODEL", help="native model or word2vec file")
+    analogy.add_argument("a", metavar="A")
+    analogy.add_argument("b", metavar="B")
+    analogy.add_argument("c", metavar="C")
+    analogy.add_argument("-n", "--topn", type=_positive_int, default=5, help="answers shown")
+    analogy.set_defaults(handler=_run_analogy)
+
+    predict = _add_command(
+        commands,
+        "predict",
+        help="most probable centre words for a context",
+        description=(
+            "Print the centre words the model finds most probable given the CONTEXT words "
+            "(gensim's predict_output_word). Needs a full native model (trained by hsw2v), "
+            "not bare word vectors."
+        ),
+        examples="""
+hsw2v predict corpus.hsw2v the king of
+""",
+    )
+    predict.add_argument("model", metavar="MODEL", help="native model written by 'hsw2v train'")
+    predict.add_argument("context", metavar="CONTEXT", nargs="+")
+    predict.add_argument("-n", "--topn", type=_positive_int, default=10, help="words shown")
+    predict.set_defaults(handler=_run_predict)
+
+    evaluate = _add_command(
+        commands,
+        "eval",
+        help="score vectors on analogies and/or word-pair similarities",
+        description=(
+            "Score the vectors on analogy questions (word2vec's questions-words.txt format: "
+            "': section' lines and 'a b c expected' lines) and/or word pairs with human "
+            "similarity scores ('word1<TAB>word2<TAB>score', '#' comments), as gensim's "
+            "evaluate_word_analogies / evaluate_word_pairs."
+        ),
+        examples="""
+hsw2v eval corpus.hsw2v --analogies questions-words.txt
+hsw2v eval vectors.bin --pairs wordsim353.tsv --analogies questions-words.txt
+""",
+    )
+    evaluate.add_argument("model", metavar="MODEL", help="native model or word2vec file")
+    evaluate.add_argument("--analogies", metavar="FILE", help="analogy questions")
+    evaluate.add_argument("--pairs", metavar="FILE", help="word pairs with similarity scores")
+    evaluate.add_argument(
+        "--delimiter", default="\t", help="column separator of --pairs (default: tab)"
+    )
+    evaluate.add_argument(
+        "--restrict-vocab",
+        dest="restrict_vocab",
+        type=_positive_int,
+        default=300000,
+        help="only consider the most frequent words",
+    )
+    evaluate.add_argument(
+        "--case-sensitive", dest="case_sensitive", action="store_true", help="compare as written"
+    )
+    evaluate.set_defaults(handler=_run_eval)
+
+    convert = _add_command(
+        commands,
+        "convert",
+        help="convert between native, word2vec and gensim formats",
+        description=(
+            "Convert INPUT to OUTPUT. Formats: 'native' (hsw2v's own file), 'text' and "
+            "'binary' (word2vec.c's), and as OUTPUT only 'gensim' (gensim 4.4's save() file, "
+            "which gensim's Word2Vec.load / KeyedVectors.load read; needs gensim installed). "
+            "By default they are recognised from the file contents (INPUT) and the extension "
+            "(OUTPUT: .bin binary; .txt/.vec text; .hsw2v native). A native full model "
+            "converts to word vectors only, except to gensim, where it stays a whole model "
+            "that gensim can train further."
+        ),
+        examples="""
+hsw2v convert corpus.hsw2v vectors.bin
+hsw2v convert vectors.txt vectors.hsw2v
+hsw2v convert vectors.out vectors.w2v --from binary --to text
+hsw2v convert corpus.hsw2v corpus.model --to gensim
+""",
+    )
+    convert.add_argument("input", metavar="INPUT")
+    convert.add_argument("output", metavar="OUTPUT")
+    formats = ("native", "text", "binary")
+    convert.add_argument("--from", dest="source_format", choices=formats, help="INPUT's format")
+    convert.add_argument(
+        "--to", dest="target_format", choices=(*formats, "gensim"), help="OUTPUT's format"
+    )
+    convert.set_defaults(handler=_run_convert)
+
+    info = _add_command(
+        commands,
+        "info",
+        help="vocabulary, dimensions, tree depths and training settings of a model",
+        description=(
+            "Describe MODEL: its kind, vocabulary size, dimensions, the depths of the words' "
+            "Huffman paths (the work per prediction), and the settings it was trained with."
+        ),
+        examples="""
+hsw2v info corpus.hsw2v
+hsw2v info --build
+""",
+    )
+    info.add_argument("model", metavar="MODEL", nargs="?", help="native model or word2vec file")
+    info.add_argument(
+        "--build",
+        action="store_true",
+        help="describe this installation instead: version, kernel level (CPU dispatch), "
+        "levels compiled, BLAS and compiler flags (as hsw2v.show_config())",
+    )
+    info.set_defaults(handler=_run_info)
+
+
+def _add_demo(commands: Any) -> None:
+    demo = _add_command(
+        commands,
+        "demo",
+        help="train on the bundled King James Bible and show neighbours and analogies",
+        description=(
+            "Train a skip-gram, hierarchical-softmax model (vector_size=100, window=5, "
+            "min_count=5) on the bundled King James Bible, then print the corpus and "
+            "vocabulary sizes, the training speed, nearest neighbours and analogies."
+        ),
+        examples="""
+hsw2v demo
+hsw2v demo --epochs 10 --workers 2
+""",
+    )
+    demo.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=None,
+        help="number of training threads (default: number of CPUs)",
+    )
+    demo.add_argument(
+        "--epochs", type=_positive_int, default=5, help="passes over the corpus (default: 5)"
+    )
+    demo.set_defaults(handler=_run_demo)
+
+
+# ------------------------------------------------------------------------------ helpers

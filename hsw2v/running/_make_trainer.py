@@ -1,0 +1,187 @@
+"""One place turns a model into the kernel's :class:`hsw2v._inner.Trainer`.
+
+Every way of training (``Word2Vec.train`` over an iterable, ``corpus_file`` mode, and each
+task of distributed training, :mod:`hsw2v._dist_tasks`) builds its trainer here, so a setting
+that trains on one machine trains the same way everywhere: the objectives (the rows of
+:data:`hsw2v.running._objectives.OBJECTIVES`: their switches, matrices and lookups), the window,
+sg/CBOW, ``cbow_mean``, ``shrink_windows``, ``compute_loss``, the kernel variant, the private
+hot rows and the lock factors (``wv.vectors_lockf``).
+
+:func:`trainer_settings` reads everything but the weights from a model into a picklable
+:class:`TrainerSettings` (what distributed training ships to its workers once);
+:meth:`TrainerSettings.build` makes the trainer over given weights (a worker's replica);
+:func:`make_trainer` does both over the model's own weights.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from hsw2v._inner import Trainer
+from hsw2v.running import _tuning as tuning
+from hsw2v.running._objectives import (
+    describe,
+    kernel_arguments,
+    kernel_objective,
+    outputs_of,
+    ready_lookups,
+)
+from hsw2v.validation import check_model_for_training
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class TrainerSettings:
+    """Everything :class:`hsw2v._inner.Trainer` needs besides the weight matrices."""
+
+    codes: np.ndarray
+    points: np.ndarray
+    lengths: np.ndarray
+    sample_int: np.ndarray
+    window: int
+    sg: bool
+    cbow_mean: bool
+    shrink_windows: bool
+    compute_loss: bool
+    kernel: str
+    objective: dict  # the objectives' kernel keywords: switches and lookups (_objectives)
+    hot_rows: np.ndarray
+    hot_sync: int
+    hot_visits: int
+    hot_scale: float
+    lockf: np.ndarray | None = None  # wv.vectors_lockf: scales each word's syn0 update
+    hot_words: np.ndarray | None = None  # syn1neg rows each job trains a private copy of
+
+    def build(self, syn0: np.ndarray, *outputs: np.ndarray) -> Trainer:
+        """The trainer over these weights (borrowed, trained in place): ``syn0`` and the
+        output matrices in :data:`hsw2v.running._objectives.OUTPUTS` order (``syn1``, ``syn1neg``),
+        0 rows for an objective that is off."""
+        return Trainer(
+            syn0,
+            codes=self.codes,
+            points=self.points,
+            lengths=self.lengths,
+            sample_int=self.sample_int,
+            window=self.window,
+            sg=self.sg,
+            cbow_mean=self.cbow_mean,
+            shrink_windows=self.shrink_windows,
+            compute_loss=self.compute_loss,
+            kernel=self.kernel,
+            hot_rows=self.hot_rows,
+            hot_sync=self.hot_sync,
+            hot_visits=self.hot_visits,
+            hot_scale=self.hot_scale,
+            lockf=self.lockf,
+            hot_words=self.hot_words,
+            **kernel_arguments(self.objective, outputs),
+        )
+
+
+def check_training_vocabulary(model) -> None:
+    """A clear ValueError unless ``model.wv`` holds a training vocabulary: per-word ``count``
+    and ``sample_int`` (that every array agrees with it is
+    :func:`hsw2v.validation.check_model_for_training`'s check). ``model.wv`` replaced
+    by vectors without one (``load_word2vec_format``, ``add_vectors``) cannot be trained
+    (gensim 4.4 starts training such a model and its worker threads fail, so ``train()``
+    never returns)."""
+    expandos = getattr(model.wv, "expandos", {})
+    missing = [attr for attr in ("count", "sample_int") if attr not in expandos]
+    if missing:
+        raise ValueError(
+            f"model.wv has no training vocabulary (no per-word {' or '.join(map(repr, missing))}"
+            "): it was replaced by vectors such as load_word2vec_format() or add_vectors() "
+            "give, which cannot be trained. Build the vocabulary with build_vocab(corpus) "
+            "(then intersect_word2vec_format() to start from pretrained vectors)"
+        )
+
+
+# The path walk every trainer uses: a benchmark and test switch, not a parameter (the
+# ``kernel=`` of earlier versions is ignored). "auto" takes the fastest measured; "window",
+# "fused", "reference" (the reference step with the _vec.h loops), "loop" and "blas" (the
+# reference step with plain loops / BLAS, gensim's shape) select one. Read once from the
+# environment variable HSW2V_KERNEL; tests and benchmarks may set it here.
+KERNEL = os.environ.get("HSW2V_KERNEL", "auto")
+KERNEL_CHOICES = ("auto", "window", "fused", "reference", "loop", "blas")
+
+
+def kernel_variant(model) -> str:
+    """The path walk of ``model``'s trainer: :data:`KERNEL`, where ``"auto"`` takes the
+    fastest measured, ``"window"`` for skip-gram and ``"fused"`` for CBOW."""
+    if KERNEL not in KERNEL_CHOICES:
+        raise ValueError(f"HSW2V_KERNEL must be one of {KERNEL_CHOICES}, got {KERNEL!r}")
+    if KERNEL != "auto":
+        return KERNEL
+    return "window" if model.sg else "fused"
+
+
+def hot_rows(model, threads: int) -> np.ndarray:
+    """The inner nodes each job trains a private copy of when ``threads`` threads share the
+    weights: the most visited ones (``HOT_NODES`` / ``HOT_NODES_CBOW`` of
+    :mod:`hsw2v.running._tuning`); none for one thread or without hierarchical softmax."""
+    if threads < 2 or not model.hs:
+        return np.zeros(0, dtype=np.int32)
+    n = tuning.HOT_NODES if model.sg else tuning.HOT_NODES_CBOW
+    return model.tree.most_visited_nodes(model.wv.expandos["count"], n)
+
+
+def hot_words(model, threads: int) -> np.ndarray | None:
+    """The words whose syn1neg rows each job trains a private copy of when ``threads``
+    threads share the weights: the :data:`hsw2v.running._tuning.HOT_WORDS` most frequent; none for one
+    thread or
+    without negative sampling."""
+    if threads < 2 or not model.negative or tuning.HOT_WORDS < 1:
+        return None
+    counts = np.asarray(model.wv.expandos["count"])
+    return np.argsort(-counts, kind="stable")[: tuning.HOT_WORDS].astype(np.int32)
+
+
+def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
+    """The trainer settings of a model with a vocabulary, for ``threads`` threads sharing one
+    copy of the weights (default ``model.workers``; a distributed task trains its replica on
+    one). Makes each objective's lookups ready (``model.cum_table`` is rebuilt when negative
+    sampling needs it and it is missing or stale), then checks every array and index the
+    kernels will follow (:func:`hsw2v.validation.check_model_for_training`).
+
+    With several threads each job trains a private copy of the most visited inner nodes
+    (``HOT_NODES`` and the other tuning constants of :mod:`hsw2v.running._tuning`, where the
+    benchmarks override them); one thread trains every row in place.
+    """
+    threads = model.workers if threads is None else int(threads)
+    check_training_vocabulary(model)
+    ready_lookups(model)  # cum_table, rebuilt when missing or stale
+    check_model_for_training(model)  # every index the kernels will follow, as it is now
+    sg = bool(model.sg)
+    tree = model.tree
+    return TrainerSettings(
+        codes=tree.codes,
+        points=tree.points,
+        lengths=tree.lengths,
+        sample_int=model.wv.expandos["sample_int"],
+        window=int(model.window),
+        sg=sg,
+        cbow_mean=bool(model.cbow_mean),
+        shrink_windows=bool(model.shrink_windows),
+        compute_loss=bool(model.compute_loss),
+        kernel=kernel_variant(model),
+        objective=kernel_objective(model),
+        hot_rows=hot_rows(model, threads),
+        hot_sync=tuning.HOT_SYNC if sg else tuning.HOT_SYNC_CBOW,
+        hot_visits=tuning.HOT_VISITS if sg else tuning.HOT_VISITS_CBOW,
+        hot_scale=1.0 / max(threads, 1) if tuning.HOT_MERGE == "mean" else 1.0,
+        lockf=getattr(model.wv, "vectors_lockf", None),
+        hot_words=hot_words(model, threads),
+    )
+
+
+def make_trainer(model, threads: int | None = None) -> Trainer:
+    """The trainer of ``model`` over its own weights (``wv.vectors`` and the output matrices),
+    for ``threads`` threads (default ``model.workers``); logs the objective trained."""
+    logger.info("training %s", describe(model))
+    settings = trainer_settings(model, threads)
+    return settings.build(model.wv.vectors, *outputs_of(model).values())

@@ -1,0 +1,31 @@
+"""Tuning constants of the trainer, measured on the benchmark corpus; the benchmarks set them
+here (``benchmarks/ab_builds.py``, ``DIR@JSON``; ``benchmarks/quality.py``) before training.
+
+With several workers, each job trains a private copy of the ``HOT_NODES`` hottest inner nodes
+(the top six levels of the tree, on nearly every path) and adds its change back every
+``HOT_SYNC`` centre words (:class:`hsw2v._inner.Trainer`; Vuurens et al., "Efficient Parallel
+Learning of Word2Vec", 2016), so that threads do not fight over those rows' cache lines.
+Measured on the benchmark corpus with 2 workers (``benchmarks/RESULTS.md``, "Private top
+nodes"): for skip-gram, 63 nodes synced every 100 words gives most of the speed of 1,024
+synced every 1,000 without their cost in analogy accuracy. CBOW walks one path per centre
+word (skip-gram about six), so the same staleness allows a sync every 1,000 centre words, and
+255 nodes (eight levels) then measured fastest, at the same quality as no private rows
+("Private top nodes for CBOW").
+
+:func:`hsw2v.running._make_trainer.trainer_settings` reads them when it builds a trainer; this module
+imports nothing, so reading them closes no import circle.
+"""
+
+HOT_NODES = 63  # skip-gram
+HOT_SYNC = 100  # trained centre words between two syncs of the private rows (skip-gram)
+HOT_NODES_CBOW = 255
+HOT_SYNC_CBOW = 1000
+HOT_VISITS = 2**30  # a private row is synced alone after this many visits (centre words)
+HOT_VISITS_CBOW = 2**30
+HOT_MERGE = "sum"  # "sum": add each job's change back; "mean": add change / workers
+
+# Negative sampling with several threads: each job trains a private copy of the syn1neg rows
+# of the HOT_WORDS most frequent words (every thread draws them as negatives), synced with
+# the private inner nodes (benchmarks/RESULTS.md, "Negative sampling as fast as hierarchical
+# softmax").
+HOT_WORDS = 64

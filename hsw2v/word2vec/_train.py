@@ -1,0 +1,530 @@
+"""Word2Vec's training driver: ``train()`` as a few named steps.
+
+:class:`TrainingMixin` holds :meth:`~hsw2v.Word2Vec.train` and its helpers. A call checks
+its arguments, makes the call's settings the model's and the learning-rate
+:class:`~hsw2v.running._schedule.Schedule`, builds the kernel's trainer once
+(:func:`hsw2v.running._make_trainer.make_trainer`), picks where each epoch's jobs come from (the
+workers' byte ranges of a ``corpus_file``, :class:`_FilePasses`; or the corpus iterable,
+read or replayed from memory, :class:`_CorpusPasses`), runs the epochs with their callbacks
+(:mod:`hsw2v.running._train` runs one epoch on the worker threads), and for ``tree="semantic"``
+trains a second time over the tree rebuilt from the learned vectors.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Iterator
+
+from hsw2v import progress as _progress
+from hsw2v._corpus_file import FileTrainer, Vocab, byte_ranges
+from hsw2v._guard import Guard, training
+from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
+from hsw2v.corpora import corpus_identity, file_identity
+from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
+from hsw2v.exceptions import EmptyCorpusError
+from hsw2v.running._make_trainer import (
+    check_training_vocabulary,
+    hot_rows,
+    kernel_variant,
+    make_trainer,
+)
+from hsw2v.running._objectives import active
+from hsw2v.running._schedule import Schedule
+from hsw2v.running._train import (
+    Job,
+    iter_jobs,
+    jobs_from_recording,
+    run_epoch,
+    run_file_epoch,
+    warn_count_mismatch,
+)
+from hsw2v.trees import semantic_tree
+from hsw2v.word2vec._vocab import file_mode_path
+
+logger = logging.getLogger("hsw2v.word2vec")  # the model's log, as users know it
+
+
+class TrainingMixin:
+    """The training methods of :class:`hsw2v.Word2Vec` (it holds the state they use)."""
+
+    def train(
+        self,
+        corpus_iterable=None,
+        corpus_file=None,
+        total_examples=None,
+        total_words=None,
+        epochs=None,
+        start_alpha=None,
+        end_alpha=None,
+        word_count=0,
+        queue_factor=2,
+        report_delay=1.0,
+        compute_loss=False,
+        callbacks=(),
+        progress=False,
+        **kwargs,
+    ):
+        """Train over the corpus; returns ``(trained_words, raw_words)`` where trained words
+        are the tokens left after subsampling, summed over epochs (gensim's convention).
+
+        As in gensim, ``epochs`` and one of ``total_examples`` / ``total_words`` are
+        required, so that the learning rate can decay linearly over the whole run.
+
+        Progress is logged (``logging`` at INFO) every ``report_delay`` seconds, as gensim
+        does. ``progress=True`` also draws a tqdm bar (``pip install hsw2v[progress]``);
+        any callable is instead called with a :class:`hsw2v.running._train.Progress` a few times a
+        second, in the calling thread. After each epoch, ``min_alpha_yet_reached`` holds the
+        learning rate reached and ``latest_epoch_report`` the epoch's
+        :class:`hsw2v.running._train.EpochReport` (see :class:`hsw2v.callbacks.TrainingHistory`).
+
+        Parameters
+        ----------
+        corpus_iterable : iterable of list of str, optional
+            The sentences; re-iterable when ``epochs > 1``.
+        corpus_file : str or os.PathLike, optional
+            A local text file in :class:`hsw2v.LineSentence` format, read by the worker
+            threads themselves (give exactly one of `corpus_iterable` and `corpus_file`).
+        total_examples : int, optional
+            Number of sentences in the corpus (usually ``model.corpus_count``).
+        total_words : int, optional
+            Number of raw words in the corpus (usually ``model.corpus_total_words``); one of
+            `total_examples` and `total_words` is required.
+        epochs : int
+            Passes over the corpus (usually ``model.epochs``); required.
+        start_alpha, end_alpha : float, optional
+            Learning rate at the start and end of this call (default: ``alpha`` and
+            ``min_alpha``); they become the model's.
+        word_count, queue_factor : int, optional
+            Accepted for gensim compatibility; not used.
+        report_delay : float, optional
+            Seconds between two progress log lines.
+        compute_loss : bool, optional
+            Accumulate the training loss (:meth:`get_latest_training_loss`).
+        callbacks : iterable of :class:`hsw2v.callbacks.CallbackAny2Vec`, optional
+            Called at the start and end of training and of each epoch.
+        progress : bool or callable, optional
+            ``True`` draws a tqdm bar; a callable receives progress reports.
+
+        Returns
+        -------
+        tuple of int
+            ``(trained_words, raw_words)``, summed over the epochs.
+
+        Raises
+        ------
+        RuntimeError
+            If the vocabulary has not been built.
+        ValueError
+            If `epochs` or both `total_examples` and `total_words` are missing, or
+            ``epochs < 1``.
+        TypeError
+            If the corpus is a one-shot iterator (a generator) and ``epochs > 1``.
+        hsw2v.divergence.TrainingDivergedError
+            If the weights stop being finite (a learning rate far too high).
+
+        Examples
+        --------
+        >>> from hsw2v import Word2Vec
+        >>> sentences = [["a", "b", "a"]] * 20
+        >>> model = Word2Vec(vector_size=8, min_count=1, workers=1, sample=0)
+        >>> model.build_vocab(sentences)
+        >>> model.train(sentences, total_examples=model.corpus_count, epochs=2)
+        (120, 120)
+        """
+        with training(self):  # refuses a second train() and vocabulary changes meanwhile
+            corpus = self._check_train_call(
+                corpus_iterable, corpus_file, total_examples, total_words, epochs
+            )
+            epochs = int(epochs)
+            callbacks = tuple(callbacks or ())
+            kept_settings = self._call_settings()
+            try:
+                schedule = self._take_call_settings(
+                    start_alpha, end_alpha, epochs, compute_loss, total_examples, total_words
+                )
+                trainer = make_trainer(self)
+            except BaseException:  # a refused call leaves the model as it was
+                self.__dict__.update(kept_settings)
+                raise
+            logger.info(  # gensim's line, the one pasted into bug reports
+                "training model with %d workers on %d vocabulary and %d features, using sg=%d "
+                "hs=%d sample=%s negative=%d window=%d shrink_windows=%s",
+                self.workers,
+                len(self.wv),
+                self.vector_size,
+                int(self.sg),
+                int(self.hs),
+                self.sample,
+                int(self.negative),
+                self.window,
+                bool(self.shrink_windows),
+            )
+            passes = self._epoch_passes(corpus, corpus_file, trainer, schedule)
+            supplied = None if isinstance(passes, _FilePasses) else (total_examples, total_words)
+            guard = Guard(self)
+            guard.freeze()
+            try:
+                trained, raw = self._run_epochs(
+                    passes, schedule, callbacks, supplied, report_delay, progress, guard
+                )
+            finally:
+                guard.thaw()
+            self.train_count += 1  # train() calls, as gensim counts them
+        for callback in callbacks:
+            callback.on_train_end(self)
+        if self._rebuild_semantic_tree():
+            # the same training again over the new tree (see the class docstring)
+            more = self.train(
+                corpus_iterable,
+                corpus_file,
+                total_examples,
+                total_words,
+                epochs,
+                start_alpha,
+                end_alpha,
+                word_count,
+                queue_factor,
+                report_delay,
+                compute_loss,
+                callbacks,
+                progress,
+                **kwargs,
+            )
+            return trained + more[0], raw + more[1]
+        return trained, raw
+
+    def _check_train_call(self, corpus_iterable, corpus_file, total_examples, total_words, epochs):
+        """The corpus to train on, once the call and the model are checked fit to train."""
+        corpus = self._corpus(corpus_iterable, corpus_file)
+        if not len(self.wv.index_to_key):  # gensim's RuntimeError, in gensim's order
+            raise RuntimeError("build the vocabulary first: call build_vocab(corpus)")
+        if epochs is None:
+            raise ValueError("you must specify an explicit epochs count, e.g. epochs=model.epochs")
+        if not total_examples and not total_words:
+            raise ValueError(
+                "you must specify either total_examples or total_words, for proper learning "
+                "rate decay; usually total_examples=model.corpus_count"
+            )
+        epochs = int(epochs)
+        if epochs < 1:
+            raise ValueError(f"epochs must be >= 1, got {epochs}")
+        if self.tree is None:  # model.wv assigned vectors, but no vocabulary was built
+            check_training_vocabulary(self)
+            raise ValueError(
+                "the model has no tree over model.wv's words: model.wv was assigned rather "
+                "than built. Build the vocabulary with build_vocab(corpus) (then "
+                "intersect_word2vec_format() to start from pretrained vectors)"
+            )
+        if isinstance(corpus, Iterator) and epochs > 1:
+            raise TypeError(
+                f"the corpus is a one-shot iterator (e.g. a generator) but {epochs} epochs "
+                "need as many passes: pass a re-iterable object such as a list or LineSentence"
+            )
+        if self.hs and self.negative:
+            logger.warning(  # gensim's wording, which users grep for
+                "Both hierarchical softmax and negative sampling are activated. "
+                "This is probably a mistake. You should set either 'hs=0' "
+                "or 'negative=0' to disable one of them. "
+            )
+        self._check_finite_weights()
+        return corpus
+
+    def _call_settings(self) -> dict:
+        """The settings a ``train()`` call makes the model's (restored if it is refused)."""
+        names = ("alpha", "min_alpha", "epochs", "compute_loss", "cum_table")
+        return {name: self.__dict__[name] for name in names if name in self.__dict__}
+
+    def _take_call_settings(
+        self, start_alpha, end_alpha, epochs, compute_loss, total_examples, total_words
+    ) -> Schedule:
+        """As gensim's train(): the call's settings become the model's (only the callbacks
+        passed to the call are called; the constructor passes its own). Returns the call's
+        learning-rate schedule."""
+        self.alpha = float(start_alpha or self.alpha)
+        self.min_alpha = float(end_alpha or self.min_alpha)
+        if self.alpha > getattr(self, "min_alpha_yet_reached", self.alpha):
+            logger.warning("Effective 'alpha' higher than previous training cycles")  # gensim's
+        self.epochs = epochs
+        self.compute_loss = bool(compute_loss)
+        return Schedule(
+            self.alpha,
+            self.min_alpha,
+            epochs,
+            int(total_words) if total_words else int(total_examples),
+            by_words=bool(total_words),
+            seed=self.seed,
+        )
+
+    def _epoch_passes(self, corpus, corpus_file, trainer, schedule):
+        """Where each epoch's jobs come from: a local ``corpus_file``'s byte ranges, read by
+        the workers, or the corpus iterable, read each epoch unless proven unchanged since
+        the ids kept in memory were read (:func:`hsw2v.corpora.corpus_identity`; see
+        ``cache_words``). The scan's token recording is used once: later calls read."""
+        recorded = self._take_recording()
+        path = file_mode_path(corpus_file)
+        if path is not None:
+            return _FilePasses(self, path, trainer, schedule)
+        passes = _CorpusPasses(self, corpus, trainer, schedule)
+        if (
+            recorded is not None
+            and recorded[1] == self._identity(corpus)
+            and recorded[2].matches(self.wv.index_to_key)
+        ):
+            passes.replay(jobs_from_recording(recorded[2], self.batch_words), recorded[1])
+        return passes
+
+    def _run_epochs(self, passes, schedule, callbacks, supplied, report_delay, progress, guard):
+        """Train ``schedule.epochs`` epochs, calling the callbacks around the run and each
+        epoch; returns ``(trained_words, raw_words)`` summed over the epochs."""
+        self.running_training_loss = 0.0
+        self._weights_changed()
+        trained = raw = 0
+        on_progress = _progress.resolve(progress)
+        started = time.perf_counter()
+        for callback in callbacks:
+            callback.on_train_begin(self)
+        try:
+            for epoch in range(schedule.epochs):
+                for callback in callbacks:
+                    callback.on_epoch_begin(self)
+                guard.check(f"before epoch {epoch + 1} of {schedule.epochs}")
+                report = passes.run(epoch, report_delay, on_progress)
+                self.min_alpha_yet_reached = schedule.alpha(epoch, schedule.total)
+                self.latest_epoch_report = report
+                trained += report.trained_words
+                raw += report.raw_words
+                self.running_training_loss += report.loss
+                _log_epoch_end(epoch, report, supplied)
+                if report.raw_words == 0:
+                    raise EmptyCorpusError("the corpus yielded no sentences during training")
+                for callback in callbacks:
+                    callback.on_epoch_end(self)
+            guard.check(f"after epoch {schedule.epochs} of {schedule.epochs}")
+        except TrainingDivergedError as exc:
+            raise self._diverged(exc.epoch, schedule.epochs) from None
+        finally:
+            elapsed = time.perf_counter() - started
+            self.total_train_time += elapsed
+            self._weights_changed()
+            if hasattr(on_progress, "close"):
+                on_progress.close()
+        logger.info(  # gensim's wording
+            "training on %d raw words (%d effective words) took %.1fs, %.0f effective words/s",
+            raw,
+            trained,
+            elapsed,
+            trained / elapsed if elapsed > 0 else 0.0,
+        )
+        return trained, raw
+
+    def _rebuild_semantic_tree(self) -> bool:
+        """Second pass of ``tree="semantic"``: a new tree from the learned vectors and fresh
+        weights over it (a fresh schedule too); True when it was rebuilt, and so the same
+        training must run again."""
+        if not (self.semantic_pending and len(self.wv.index_to_key) > 1):
+            return False
+        self._install_tree(semantic_tree(self.wv.vectors, seed=self.seed), semantic_pending=0)
+        self.prepare_weights()
+        self.min_alpha_yet_reached = self.alpha
+        return True
+
+    def _identity(self, corpus):
+        """The corpus's identity when its ids may be kept between passes (see cache_words)."""
+        return corpus_identity(corpus) if self.cache_words > 0 else None
+
+    def _hot_rows(self):
+        """The inner nodes each job trains a private copy of (see ``HOT_NODES``): the most
+        visited ones, none with one worker (:func:`hsw2v.running._make_trainer.hot_rows`)."""
+        return hot_rows(self, self.workers)
+
+    def _nonfinite_rows(self) -> dict:
+        trained = {o.matrix: getattr(self, o.matrix) for o in active(self)}  # syn1, syn1neg
+        return count_nonfinite_rows({"wv.vectors": self.wv.vectors, **trained})
+
+    def _check_finite_weights(self) -> None:
+        """Refuse to train weights that already hold NaN or inf (one pass over them)."""
+        rows = self._nonfinite_rows()
+        if any(rows.values()):
+            raise ValueError(
+                "the model's weights hold NaN or infinite values before training "
+                f"(rows: {describe_rows(rows)}), e.g. from a model file or set by hand: "
+                "fix those rows, or call model.prepare_weights() to start all weights afresh"
+            )
+
+    def _diverged(self, epoch: int, epochs: int) -> TrainingDivergedError:
+        """The error for training that met non-finite weights (docs/robustness.md)."""
+        rows = self._nonfinite_rows()
+        return TrainingDivergedError(
+            f"training diverged in epoch {epoch + 1} of {epochs}: the weights became NaN or "
+            f"infinite at alpha={self.alpha:g}. Lower alpha: call model.prepare_weights() "
+            f"and train again with e.g. start_alpha={self.alpha / 10:g} (or build a new "
+            "model with that alpha). Every thread stopped after its current job; rows "
+            f"holding NaN or inf: {describe_rows(rows)}",
+            nonfinite_rows=rows,
+            epoch=epoch,
+        )
+
+    def _kernel_variant(self) -> str:
+        return kernel_variant(self)
+
+    def get_latest_training_loss(self) -> float:
+        """The summed -log-likelihood of all (context, path) pairs trained by the latest
+        ``train()`` call with ``compute_loss=True``, accumulated in float64 per job (0.0
+        without it).
+
+        Examples
+        --------
+        >>> from hsw2v import Word2Vec
+        >>> sentences = [["a", "b", "a"]] * 20
+        >>> model = Word2Vec(sentences, vector_size=8, min_count=1, workers=1, epochs=1,
+        ...                  sample=0, compute_loss=True)
+        >>> bool(model.get_latest_training_loss() > 0)
+        True
+        """
+        return self.running_training_loss
+
+
+def _log_epoch_end(epoch: int, report, supplied) -> None:
+    """gensim's end-of-epoch log line, and its warnings when the corpus read differs from the
+    ``(total_examples, total_words)`` supplied (None in corpus_file mode, which reads exact
+    byte ranges, where gensim does not warn either). The wording is gensim 4.4's, which users
+    grep for; epochs count from 1 as in hsw2v's progress lines."""
+    logger.info(
+        "EPOCH %i: training on %i raw words (%i effective words) took %.1fs, %.0f effective "
+        "words/s",
+        epoch + 1,
+        report.raw_words,
+        report.trained_words,
+        report.seconds,
+        report.trained_words / max(report.seconds, 1e-9),
+    )
+    if supplied is not None:
+        warn_count_mismatch(epoch, report, *supplied)
+
+
+class _FilePasses:
+    """The ``FileTrainer`` and byte ranges of each epoch of a ``corpus_file``. Its workers keep
+    the ids they read for later epochs (within ``cache_words``) only while the file keeps the
+    identity it had when they read it (:func:`hsw2v.corpora.file_identity`: device, inode,
+    size, mtime and ctime); a changed file, or one too recently modified to tell, is read
+    again, split into ranges of its current size."""
+
+    def __init__(self, model, path: str, trainer, schedule: Schedule):
+        self.model, self.path, self.trainer, self.schedule = model, path, trainer, schedule
+        self.vocab = Vocab(model.wv.key_to_index)
+        self.file_trainer = None
+        self.identity = None
+
+    def _new_file_trainer(self, cache_words: int):
+        model = self.model
+        return FileTrainer(
+            self.path,
+            self.trainer,
+            self.vocab,
+            model.workers,
+            model.batch_words,
+            LINE_SENTENCE_MAX,  # LineSentence's chunks of a long line
+            self.schedule,
+            cache_words,
+        )
+
+    def run(self, epoch: int, report_delay, on_progress):
+        """Train one epoch on the workers' byte ranges; returns its report."""
+        file_trainer, ranges, from_memory = self.for_epoch(epoch)
+        report = run_file_epoch(
+            file_trainer,
+            ranges,
+            epoch=epoch,
+            schedule=self.schedule,
+            report_delay=report_delay,
+            on_progress=on_progress,
+        )
+        report.from_memory = from_memory
+        return report
+
+    def for_epoch(self, epoch: int):
+        """``(file_trainer, ranges, from_memory)`` for this epoch."""
+        identity = file_identity(self.path) if self.model.cache_words > 0 else None
+        if self.file_trainer is not None and identity is not None and identity == self.identity:
+            return self.file_trainer, self.ranges, self.file_trainer.replaying()
+        if self.file_trainer is None or self.identity is not None:
+            # first epoch, or ids kept from a file that has changed since: start afresh
+            self.file_trainer = self._new_file_trainer(
+                self.model.cache_words if identity is not None else 0
+            )
+        self.identity = identity  # taken before the read
+        self.ranges = byte_ranges(os.path.getsize(self.path), self.model.workers)
+        return self.file_trainer, self.ranges, False
+
+
+class _JobCache:
+    """The id-encoded jobs of one corpus pass, kept while they fit in ``limit`` tokens, with
+    the corpus identity taken before that pass (:func:`hsw2v.corpora.corpus_identity`)."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.identity = None
+        self.reset()
+
+    def reset(self) -> None:
+        self.jobs: list[Job] = []
+        self.tokens = 0
+        self.overflow = self.limit <= 0
+        self.complete = False
+
+    def add(self, job: Job) -> None:
+        if self.overflow:
+            return
+        self.tokens += len(job.ids)
+        if self.tokens > self.limit:
+            self.overflow = True
+            self.jobs = []
+        else:
+            self.jobs.append(job)
+
+    def finish(self) -> None:
+        self.complete = not self.overflow and bool(self.jobs)
+
+
+class _CorpusPasses:
+    """The jobs of each epoch over a corpus iterable: read from the corpus, as gensim's
+    epochs do, or replayed from the id-encoded jobs of an earlier pass (:class:`_JobCache`)
+    while the corpus keeps the identity it had when they were read."""
+
+    def __init__(self, model, corpus, trainer, schedule: Schedule):
+        self.model, self.corpus, self.trainer, self.schedule = model, corpus, trainer, schedule
+        self.cache = _JobCache(model.cache_words)
+        self.n_words = len(model.wv.vectors)  # the rows the trainer's kernels index
+
+    def replay(self, jobs: list[Job], identity) -> None:
+        """Train every epoch from ``jobs`` (the scan's recording) while ``identity`` holds."""
+        self.cache.jobs, self.cache.identity, self.cache.complete = jobs, identity, True
+
+    def run(self, epoch: int, report_delay, on_progress):
+        """Train one epoch on the worker threads; returns its report."""
+        model, cache = self.model, self.cache
+        on_job = None
+        from_memory = cache.complete and cache.identity == model._identity(self.corpus)
+        if from_memory:
+            jobs = cache.jobs
+        else:
+            cache.reset()
+            cache.identity = model._identity(self.corpus)  # taken before the read
+            jobs = iter_jobs(self.corpus, model.wv.key_to_index, model.batch_words, self.n_words)
+            on_job = cache.add if cache.identity is not None else None
+        report = run_epoch(
+            self.trainer,
+            jobs,
+            epoch=epoch,
+            workers=model.workers,
+            schedule=self.schedule,
+            report_delay=report_delay,
+            on_job=on_job,
+            on_progress=on_progress,
+        )
+        report.from_memory = from_memory
+        if on_job is not None:
+            cache.finish()
+        return report
