@@ -9,7 +9,11 @@ they import must never reach ``gensim_compat``, the conversion face that imports
 from __future__ import annotations
 
 import ast
+import importlib
+import tomllib
 from pathlib import Path
+
+import pytest
 
 import hsw2v
 
@@ -221,3 +225,63 @@ def test_the_owner_check_sees_a_second_writer():
     source = "def train(self):\n    self.wv.norms = None\n    (a.tree, b) = 1, 2\n    kv.norms = 0\n"
     assert _writers(source) == {"norms": {"train"}, "tree": {"train"}}
 
+
+# --------------------------------------------------------------- public import paths
+# Every public module (no leading underscore) of the package, by the name users import it
+# with; the layout may move a module into a folder, never take one of these names away.
+PUBLIC_MODULES = (
+    "callbacks", "classifier", "cli", "corpora", "datasets", "demo", "distributed",
+    "divergence", "exceptions", "gensim_compat", "huffman", "keyedvectors", "label_trees",
+    "layer", "negative", "params", "persist", "plot", "progress", "scoring", "torch", "trees",
+    "validation", "vocab", "vocab_update", "word2vec",
+    "running",  # the running layer's folder (params' home)
+)  # fmt: skip
+# Two public names are one module object with the module's home in a layer's folder.
+ALIASES = {"params": "running.params", "torch": "layer.torch"}
+# The public classes keep the module name a user (or a type check) sees.
+CLASS_HOMES = {"Word2Vec": "word2vec", "KeyedVectors": "keyedvectors",
+               "HierarchicalSoftmax": "layer", "HierarchicalSoftmaxClassifier": "classifier",
+               "LineSentence": "corpora", "TrainingDivergedError": "divergence"}
+
+
+def test_every_public_module_is_listed():
+    top = {m for m in _modules() if "." not in m and not m.startswith("_")}
+    assert top == set(PUBLIC_MODULES)
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_each_public_import_path_works(name):
+    module = importlib.import_module(f"hsw2v.{name}")
+    home = ALIASES.get(name, name)
+    assert module is importlib.import_module(f"hsw2v.{home}")
+    assert module.__name__ == f"hsw2v.{home}"
+    assert getattr(hsw2v, name) is module  # hsw2v.<name> after the import, as before
+    # a name taken with `from hsw2v.<name> import ...` is the home module's own
+    exported = getattr(module, "__all__", None) or [
+        n for n, v in vars(module).items()
+        if not n.startswith("_") and getattr(v, "__module__", None) == module.__name__
+    ]  # fmt: skip
+    for attribute in exported:
+        assert hasattr(module, attribute), (name, attribute)
+
+
+@pytest.mark.parametrize("name", sorted(CLASS_HOMES))
+def test_public_classes_keep_their_module(name):
+    assert getattr(hsw2v, name).__module__ == f"hsw2v.{CLASS_HOMES[name]}"
+
+
+def test_python_dash_m_and_the_console_script_reach_the_command_line():
+    main = importlib.import_module("hsw2v.__main__").main
+    assert main is importlib.import_module("hsw2v.cli").main
+    scripts = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["project"]["scripts"]
+    target, _, function = scripts["hsw2v"].partition(":")
+    assert getattr(importlib.import_module(target), function) is main
+
+
+def test_every_package_is_packaged():
+    # a subpackage missing from pyproject's list would be left out of wheels
+    packages = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"][
+        "setuptools"]["packages"]  # fmt: skip
+    folders = {".".join(("hsw2v", *p.parent.relative_to(PACKAGE).parts)).rstrip(".")
+               for p in PACKAGE.rglob("__init__.py")}  # fmt: skip
+    assert folders <= set(packages), sorted(folders - set(packages))
