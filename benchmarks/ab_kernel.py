@@ -48,7 +48,10 @@ def child(
 
     from hsw2v import LineSentence, Word2Vec
     from hsw2v._inner import Trainer, job_seed
-    from hsw2v.running._train import iter_jobs
+    try:
+        from hsw2v.running._train import iter_jobs
+    except ImportError:  # a build of the flat layout, before the running layer had a folder
+        from hsw2v._train import iter_jobs
 
     sg, hs, negative = SETTINGS[setting]
     sentences, n = [], 0
