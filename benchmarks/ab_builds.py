@@ -1,7 +1,7 @@
 """Two or more builds of hsw2v (or settings of one) side by side: alternated training runs.
 
 Each ``--build DIR`` is a checkout with its extensions built in place (``python3 setup.py
-build_ext --inplace``); ``DIR@JSON`` also sets constants of ``hsw2v._tuning`` (``hsw2v.word2vec`` in builds before it) in that run, as
+build_ext --inplace``); ``DIR@JSON`` also sets constants of ``hsw2v.running._tuning`` (``hsw2v._tuning`` in a flat build, ``hsw2v.word2vec`` in builds before it) in that run, as
 ``'.@{"HOT_SYNC": 1000}'``, and leading ``NAME=VALUE`` words set environment variables of that
 run, as ``'HSW2V_CPU=avx2 .'`` (one kernel level of a dispatched build). For every repeat,
 mode and worker count, each build trains once in a fresh subprocess (``PYTHONPATH=DIR``,
@@ -48,10 +48,13 @@ def child(
     import hsw2v.word2vec
     from hsw2v import LineSentence, Word2Vec
 
-    try:  # the tuning constants' home; builds before it kept them on hsw2v.word2vec
-        tuning = importlib.import_module("hsw2v._tuning")
-    except ImportError:
-        tuning = hsw2v.word2vec
+    tuning = hsw2v.word2vec  # builds before the constants had a module kept them here
+    for home in ("hsw2v.running._tuning", "hsw2v._tuning"):  # the layout's home, the flat one
+        try:
+            tuning = importlib.import_module(home)
+            break
+        except ImportError:
+            continue
     for name, value in constants.items():
         if not hasattr(tuning, name):
             raise SystemExit(f"{tuning.__name__} has no constant {name!r}")

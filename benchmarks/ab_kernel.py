@@ -48,7 +48,10 @@ def child(
 
     from hsw2v import LineSentence, Word2Vec
     from hsw2v._inner import Trainer, job_seed
-    from hsw2v._train import iter_jobs
+    try:
+        from hsw2v.running._train import iter_jobs
+    except ImportError:  # a build of the flat layout, before the running layer had a folder
+        from hsw2v._train import iter_jobs
 
     if kernel in ("loop", "blas"):
         try:  # the benchmark-only walks' own module (HSW2V_BENCH_WALKS=1 builds)

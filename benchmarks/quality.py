@@ -52,47 +52,47 @@ def main(argv=None):
         "--hot",
         type=int,
         default=None,
-        help="override hsw2v._tuning.HOT_NODES and HOT_NODES_CBOW (private top nodes per job)",
+        help="override hsw2v.running._tuning.HOT_NODES and HOT_NODES_CBOW (private top nodes per job)",
     )
     parser.add_argument(
         "--hot-sync",
         type=int,
         default=None,
-        help="override hsw2v._tuning.HOT_SYNC and HOT_SYNC_CBOW (centre words between syncs)",
+        help="override hsw2v.running._tuning.HOT_SYNC and HOT_SYNC_CBOW (centre words between syncs)",
     )
     parser.add_argument(
         "--hot-visits",
         type=int,
         default=None,
-        help="override hsw2v._tuning.HOT_VISITS and HOT_VISITS_CBOW (visits after which a "
+        help="override hsw2v.running._tuning.HOT_VISITS and HOT_VISITS_CBOW (visits after which a "
         "private row is synced alone)",
     )
     parser.add_argument(
         "--hot-words",
         type=int,
         default=None,
-        help="override hsw2v._tuning.HOT_WORDS (private syn1neg rows per job with "
+        help="override hsw2v.running._tuning.HOT_WORDS (private syn1neg rows per job with "
         "several workers)",
     )
     parser.add_argument(
         "--hot-merge",
         choices=("sum", "mean"),
         default=None,
-        help="override hsw2v._tuning.HOT_MERGE (how private changes are added back)",
+        help="override hsw2v.running._tuning.HOT_MERGE (how private changes are added back)",
     )
     args = parser.parse_args(argv)
-    import hsw2v._tuning
+    import hsw2v.running._tuning
 
     if args.hot is not None:
-        hsw2v._tuning.HOT_NODES = hsw2v._tuning.HOT_NODES_CBOW = args.hot
+        hsw2v.running._tuning.HOT_NODES = hsw2v.running._tuning.HOT_NODES_CBOW = args.hot
     if args.hot_sync is not None:
-        hsw2v._tuning.HOT_SYNC = hsw2v._tuning.HOT_SYNC_CBOW = args.hot_sync
+        hsw2v.running._tuning.HOT_SYNC = hsw2v.running._tuning.HOT_SYNC_CBOW = args.hot_sync
     if args.hot_visits is not None:
-        hsw2v._tuning.HOT_VISITS = hsw2v._tuning.HOT_VISITS_CBOW = args.hot_visits
+        hsw2v.running._tuning.HOT_VISITS = hsw2v.running._tuning.HOT_VISITS_CBOW = args.hot_visits
     if args.hot_merge is not None:
-        hsw2v._tuning.HOT_MERGE = args.hot_merge
+        hsw2v.running._tuning.HOT_MERGE = args.hot_merge
     if args.hot_words is not None:
-        hsw2v._tuning.HOT_WORDS = args.hot_words
+        hsw2v.running._tuning.HOT_WORDS = args.hot_words
 
     settings = dict(  # the same model for both systems
         vector_size=100,
@@ -114,7 +114,7 @@ def main(argv=None):
         model = GensimWord2Vec(**settings)
     else:
         corpus = LineSentence(str(ensure_corpus(args.corpus)))
-        from hsw2v import _make_trainer
+        from hsw2v.running import _make_trainer
 
         _make_trainer.KERNEL = args.kernel  # the path-walk switch (HSW2V_KERNEL), not a parameter
         model = Word2Vec(**settings, tree=args.tree)
@@ -127,7 +127,7 @@ def main(argv=None):
         path = Path(tmp) / "vectors.bin"
         model.wv.save_word2vec_format(str(path), binary=True)
         scores = evaluate(str(path))
-    w2v = hsw2v._tuning
+    w2v = hsw2v.running._tuning
     hot_nodes, hot_sync, hot_visits = (
         (w2v.HOT_NODES, w2v.HOT_SYNC, w2v.HOT_VISITS)
         if args.sg
@@ -137,7 +137,7 @@ def main(argv=None):
         f"{args.system} sg={args.sg} hs={args.hs} negative={args.negative} "
         f"workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
         f"seed={args.seed} hot={hot_nodes} sync={hot_sync} visits={hot_visits} "
-        f"merge={hsw2v._tuning.HOT_MERGE}: "
+        f"merge={hsw2v.running._tuning.HOT_MERGE}: "
         f"{raw / seconds:,.0f} words/s, {raw / cpu_seconds:,.0f} words per CPU-second, "
         f"analogy {scores['analogy_pct']:.2f} %, wordsim {scores['wordsim_spearman']:.3f}"
     )

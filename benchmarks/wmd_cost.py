@@ -30,7 +30,8 @@ def main() -> None:
 
     from gensim.similarities import WmdSimilarity
 
-    from hsw2v import KeyedVectors, _wmd
+    from hsw2v import KeyedVectors
+    from hsw2v.keyedvectors import _wmd
 
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(args.vocab)]

@@ -29,11 +29,11 @@ except ImportError as exc:  # an optional dependency: say how to get it
         f"'hsw2v[sklearn]' (or scikit-learn) ({exc})"
     ) from exc
 
-from hsw2v._layer_args import OPTIMIZERS, checked_features
-from hsw2v._schedule import Schedule
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.label_trees import label_tree
 from hsw2v.layer import HierarchicalSoftmax
+from hsw2v.layer._args import OPTIMIZERS, checked_features
+from hsw2v.running._schedule import Schedule
 
 __all__ = ["HierarchicalSoftmaxClassifier", "encode_labels"]
 
@@ -72,7 +72,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         benchmark at 1,000 and 10,000 classes (docs/choosing-classes.md).
     root_width : int or None, default=32
         Replace the tree's top levels by one softmax over this many children (the layer's
-        wide root, :mod:`hsw2v._layer_root`; capped at the number of classes, where the model
+        wide root, :mod:`hsw2v.layer._root`; capped at the number of classes, where the model
         is a flat softmax): more accurate than the binary root, at ``root_width`` more dot
         products per training example. None keeps the binary tree. Trained by
         ``optimizer="sgd"`` only. 32 was measured on the next-word benchmark: +0.3 points of
@@ -258,7 +258,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         best, best_weights, stale = np.inf, None, 0
         backoffs = 0  # the step size is 10**-backoffs times the schedule's: counted in integers
-        # the one linear schedule (hsw2v._schedule), over epochs of one unit each
+        # the one linear schedule (hsw2v.running._schedule), over epochs of one unit each
         schedule = Schedule(self.lr, final_lr, epochs=epochs, total=1, by_words=True)
         try:
             for epoch in range(epochs):

@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import logging
 
-from hsw2v._gensim_convert import from_gensim as _from_gensim
-from hsw2v._gensim_convert import gensim_classes, kv_to_gensim, to_gensim
-from hsw2v._gensim_convert import kv_from_gensim as _kv_from_gensim
-from hsw2v._gensim_files import explain_save_options, is_pickle, not_a_bundle_error
+from hsw2v._gensim.convert import from_gensim as _from_gensim
+from hsw2v._gensim.convert import gensim_classes, kv_to_gensim, to_gensim
+from hsw2v._gensim.convert import kv_from_gensim as _kv_from_gensim
+from hsw2v._gensim.files import explain_save_options, is_pickle, not_a_bundle_error
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.word2vec import Word2Vec
 
@@ -45,7 +45,7 @@ __all__ = [
     "kv_to_gensim",
     "load_gensim_pickle",
     "to_gensim",
-    # the file notes live in hsw2v._gensim_files; named here, where gensim users look
+    # the file notes live in hsw2v._gensim.files; named here, where gensim users look
     "explain_save_options",
     "is_pickle",
     "not_a_bundle_error",
@@ -58,7 +58,7 @@ def from_gensim(gensim_model, cls=None):
     points (``hs=1``), ``syn1neg`` (``negative > 0``; ``cum_table`` rebuilt from the counts);
     training continues from where gensim left off. A negative-sampling-only model (``hs=0``)
     gets hsw2v's own Huffman tree over its counts, unused unless ``hs`` is turned on
-    (:func:`hsw2v._gensim_convert.from_gensim`).
+    (:func:`hsw2v._gensim.convert.from_gensim`).
 
     >>> from gensim.models import Word2Vec as GensimWord2Vec
     >>> g = GensimWord2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,

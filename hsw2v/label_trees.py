@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v._layer_args import checked_features
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
+from hsw2v.layer._args import checked_features
 from hsw2v.trees import balanced_tree, level_tree
 
 LABEL_TREE_KINDS = ("huffman", "balanced", "kmeans")

@@ -27,8 +27,8 @@ import numpy as np
 
 from hsw2v._inner import encode_sentences
 from hsw2v._query import Scorer, leaf_log_probs, top_leaves
-from hsw2v._threads import Workers, items_until_stopped, put_unless_stopped
 from hsw2v.huffman import child_table
+from hsw2v.running._threads import Workers, items_until_stopped, put_unless_stopped
 
 logger = logging.getLogger(__name__)
 
@@ -156,7 +156,7 @@ def score_sentences(
     n_words = min(len(model.wv.vectors), len(model.tree.lengths))  # the rows scored ids index
     iterator = iter(sentences)
     # The workers end when they see ``stop`` (set on any error or interrupt); leaving the
-    # block waits for them all (hsw2v._threads).
+    # block waits for them all (hsw2v.running._threads).
     with Workers(stop.set) as pool:
         for i in range(workers):
             pool.start(work, name=f"hsw2v-score-{i}")

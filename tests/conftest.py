@@ -128,9 +128,9 @@ def trainer_type(kernel):
 @pytest.fixture
 def training_kernel(monkeypatch):
     """``training_kernel(name)`` makes every trainer of this test use the path walk ``name``
-    (``hsw2v._make_trainer.KERNEL``, the ``HSW2V_KERNEL`` switch); restored afterwards. A
+    (``hsw2v.running._make_trainer.KERNEL``, the ``HSW2V_KERNEL`` switch); restored afterwards. A
     benchmark-only walk skips the test where the build lacks it (:func:`bench_walks`)."""
-    from hsw2v import _make_trainer
+    from hsw2v.running import _make_trainer
 
     def select(name):
         assert name in _make_trainer.KERNEL_CHOICES, name

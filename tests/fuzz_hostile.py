@@ -34,17 +34,14 @@ import argparse
 import json
 import os
 import random
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 import time
-import warnings
 
+import child_batch
 import numpy as np
+from child_batch import serve
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAMILIES = ("train", "layer")
 
 
@@ -387,69 +384,20 @@ def run_layer_case(case: dict, scratch: str) -> str:
 
 
 # ------------------------------------------------------------------ worker and driver
-def worker(manifest: str) -> int:
-    import logging
+def _run_case(case: dict, job: dict) -> str:
+    run = run_train_case if case["family"] == "train" else run_layer_case
+    return run(case, job["scratch"])
 
-    logging.disable(logging.CRITICAL)
-    warnings.simplefilter("ignore")
-    with open(manifest) as fh:
-        job = json.load(fh)
-    scratch = job["scratch"]
-    for case in job["cases"]:
-        print(f"begin {case['index']}", flush=True)
-        try:
-            run = run_train_case if case["family"] == "train" else run_layer_case
-            outcome = run(case, scratch)
-        except Exception as exc:  # noqa: BLE001 - exactly what the fuzzer hunts
-            message = str(exc).replace("\n", " ")[:300]
-            outcome = f"UNDOCUMENTED {type(exc).__name__}: {message}"
-        print(f"end {case['index']} {outcome}", flush=True)
-    return 0
+
+def worker(manifest: str) -> int:
+    return serve(manifest, _run_case)
 
 
 def run_batch(cases: list[dict], timeout: float) -> dict:
-    """Run ``cases`` in one subprocess: ``{"outcomes": {index: line}, "failures": [(case,
-    why)]}`` (an undocumented exception, a hang or a death by a signal)."""
-    scratch = tempfile.mkdtemp(prefix="hsw2v-hostile-")
-    for i, case in enumerate(cases):
-        case["index"] = i
-    manifest = os.path.join(scratch, "manifest.json")
-    with open(manifest, "w") as fh:
-        json.dump({"scratch": scratch, "cases": cases}, fh)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), _ROOT) if p)
-    try:
-        proc = subprocess.run(
-            [sys.executable, os.path.abspath(__file__), "--worker", manifest],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
-        )
-        stdout, returncode, stderr = proc.stdout, proc.returncode, proc.stderr
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout or b""
-        stdout = out.decode() if isinstance(out, bytes) else out
-        returncode, stderr = None, ""
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    outcomes, begun = {}, None
-    for line in stdout.splitlines():
-        word, _, rest = line.partition(" ")
-        if word == "begin":
-            begun = int(rest)
-        elif word == "end":
-            index, _, outcome = rest.partition(" ")
-            outcomes[int(index)] = outcome
-            begun = None
-    failures = [(cases[i], o) for i, o in outcomes.items() if o.startswith("UNDOCUMENTED")]
-    if returncode is None:
-        failures.append((cases[begun] if begun is not None else None, f"hang: over {timeout}s"))
-    elif returncode < 0:
-        failures.append((cases[begun] if begun is not None else None, f"signal {-returncode}"))
-    elif returncode != 0:
-        failures.append((None, f"worker exited with {returncode}: {stderr[-1500:]}"))
-    return {"outcomes": outcomes, "failures": failures}
+    """Run ``cases`` in one subprocess (:func:`child_batch.run_batch`): ``{"outcomes":
+    {index: line}, "failures": [(case, why)]}`` (an undocumented exception, a hang or a death
+    by a signal)."""
+    return child_batch.run_batch(__file__, cases, timeout)
 
 
 def fuzz(

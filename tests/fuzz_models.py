@@ -37,15 +37,15 @@ import argparse
 import json
 import os
 import random
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
 import warnings
 import zipfile
 
+import child_batch
 import numpy as np
+from child_batch import serve
 
 NAN_SAFE_KERNELS = True  # the training kernels survive NaN weights (issue 17, item 1)
 SEED_KINDS = ("w2v-hs", "w2v-ns", "w2v-both", "kv", "layer", "text", "binary")
@@ -57,7 +57,6 @@ INTERESTING_JSON = [
     0, 1, -1, 2, 2**31, 2**31 - 1, 2**40, 2**63, 2**64, -(2**63), 1e300, 1e-300, 0.5,
     float("nan"), float("inf"), "x", "", None, True, False, [], {}, [1, 2],
 ]  # fmt: skip
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout
 DOCUMENTED = (ValueError,)  # UnicodeDecodeError is a ValueError
 DOCUMENTED_BUILD = (ValueError, TypeError)  # bad parameters or tokens given to the constructor
 
@@ -307,71 +306,17 @@ def run_case(case: dict, seeds: dict[str, str], scratch: str) -> str:
 
 def worker(manifest: str) -> int:
     """Run every case of a manifest file, printing begin/end lines (see the module doc)."""
-    import logging
-
-    logging.disable(logging.CRITICAL)
-    warnings.simplefilter("ignore")
-    with open(manifest) as fh:
-        job = json.load(fh)
-    seeds, scratch = job["seeds"], job["scratch"]
-    for case in job["cases"]:
-        print(f"begin {case['index']}", flush=True)
-        try:
-            outcome = run_case(case, seeds, scratch)
-        except Exception as exc:  # noqa: BLE001 - exactly what the fuzzer hunts
-            message = str(exc).replace("\n", " ")[:300]
-            outcome = f"UNDOCUMENTED {type(exc).__name__}: {message}"
-        print(f"end {case['index']} {outcome}", flush=True)
-    return 0
+    return serve(manifest, lambda case, job: run_case(case, job["seeds"], job["scratch"]))
 
 
 # ------------------------------------------------------------------ the driver
 def run_batch(cases: list[dict], seeds: dict[str, str], timeout: float = 120.0) -> dict:
-    """Run `cases` in one subprocess. Returns ``{"outcomes": {index: line}, "failures":
-    [(case, why)]}``: a failure is an undocumented exception, a hang (the batch is then
-    killed after `timeout` seconds) or a death by signal, each with the case that caused it."""
-    scratch = tempfile.mkdtemp(prefix="hsw2v-fuzz-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
-    for i, case in enumerate(cases):
-        case["index"] = i
-    manifest = os.path.join(scratch, "manifest.json")
-    with open(manifest, "w") as fh:
-        json.dump({"seeds": seeds, "scratch": scratch, "cases": cases}, fh, allow_nan=True)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), _ROOT) if p)
-    try:
-        run = subprocess.run(
-            [sys.executable, os.path.abspath(__file__), "--worker", manifest],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
-        )
-        stdout, returncode, stderr = run.stdout, run.returncode, run.stderr
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout or b""
-        stdout = out.decode() if isinstance(out, bytes) else out
-        returncode, stderr = None, ""
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    outcomes, begun = {}, None
-    for line in stdout.splitlines():
-        word, _, rest = line.partition(" ")
-        if word == "begin":
-            begun = int(rest)
-        elif word == "end":
-            index, _, outcome = rest.partition(" ")
-            outcomes[int(index)] = outcome
-            begun = None
-    failures = [(cases[i], o) for i, o in outcomes.items() if o.startswith("UNDOCUMENTED")]
-    if returncode is None:
-        failures.append((cases[begun] if begun is not None else None, f"hang: over {timeout}s"))
-    elif returncode < 0:
-        failures.append(
-            (cases[begun] if begun is not None else None, f"killed by signal {-returncode}")
-        )
-    elif returncode != 0:
-        failures.append((None, f"worker exited with {returncode}: {stderr[-1500:]}"))
-    return {"outcomes": outcomes, "failures": failures}
+    """Run `cases` in one subprocess (:func:`child_batch.run_batch`). Returns ``{"outcomes":
+    {index: line}, "failures": [(case, why)]}``: a failure is an undocumented exception, a
+    hang (the batch is then killed after `timeout` seconds) or a death by signal, each with
+    the case that caused it."""
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    return child_batch.run_batch(__file__, cases, timeout, {"seeds": seeds}, scratch_dir=shm)
 
 
 def random_file_case(rng: random.Random) -> dict:

@@ -12,7 +12,7 @@ import pytest
 from conftest import gensim_models
 
 from hsw2v import KeyedVectors, Word2Vec
-from hsw2v._wmd import nbow, transport_cost
+from hsw2v.keyedvectors._wmd import nbow, transport_cost
 
 SENTENCES = [
     ["human", "interface", "computer"],

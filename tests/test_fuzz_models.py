@@ -3,7 +3,9 @@ tree ids, NaN/inf, parameters), extreme parameters and odd corpora, each loaded 
 then trained and queried in a subprocess (``tests/fuzz_models.py``), many per subprocess.
 A death by signal, a hang or an undocumented exception fails the test and names the case.
 
-About 3,000 file cases and 1,000 parameter cases take some 20 s. ``pytest --fuzz-long``
+About 3,000 file cases and 1,000 parameter cases, in 10 subprocesses (each start costs
+about a second, so the cases come 600 file or 200 parameter cases to a subprocess, through
+the runner of ``tests/child_batch.py``). ``pytest --fuzz-long``
 (or ``HSW2V_FUZZ_LONG=1``) runs 25 times as many, with fresh random examples;
 ``python3 tests/fuzz_models.py --seconds N`` runs the same cases for as long as wanted.
 """
@@ -27,9 +29,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 LONG = os.environ.get("HSW2V_FUZZ_LONG") == "1"
-BATCH = 150  # cases per subprocess: start-up (~1 s) shared by many cases
+BATCH = 600  # file cases per subprocess: start-up (~1 s) shared by many cases
 FUZZ = settings(
-    max_examples=500 if LONG else 20,
+    max_examples=125 if LONG else 5,
     deadline=None,
     derandomize=not LONG,
     suppress_health_check=list(HealthCheck),

@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 from hsw2v import KeyedVectors, Word2Vec
-from hsw2v._gensim3_names import RENAMED
+from hsw2v._gensim.names import RENAMED
 
 
 @pytest.fixture(scope="module")

@@ -9,38 +9,79 @@ they import must never reach ``gensim_compat``, the conversion face that imports
 from __future__ import annotations
 
 import ast
+import importlib
+import tomllib
 from pathlib import Path
+
+import pytest
 
 import hsw2v
 
 PACKAGE = Path(hsw2v.__file__).resolve().parent
 
 
-def _imports(module: str) -> set[str]:
-    """The hsw2v modules ``module`` imports anywhere in its source."""
-    path = PACKAGE / f"{module}.py"
-    if not path.exists():
-        return set()  # a compiled extension: the kernels import no Python module
+def _path(module: str) -> Path:
+    """The source of ``module`` (dotted, below ``hsw2v``): a file, or a package's
+    ``__init__.py``."""
+    base = PACKAGE.joinpath(*module.split("."))
+    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+
+
+def _imports_in(source: str, module: str) -> set[str]:
+    """The hsw2v modules (dotted, below ``hsw2v``) that ``source``, the code of ``module``,
+    imports anywhere. Importing ``hsw2v.a.b`` runs package ``a``'s ``__init__`` first, so
+    ``a`` counts too, unless ``module`` lies inside ``a`` (a package's own modules import
+    their siblings without going back through it)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module:
+            assert node.level == 0, f"{module}: a relative import; hsw2v imports absolutely"
             if node.module == "hsw2v":
                 found |= {alias.name for alias in node.names}
             elif node.module.startswith("hsw2v."):
-                found.add(node.module.split(".")[1])
+                target = node.module.removeprefix("hsw2v.")
+                names = {f"{target}.{alias.name}" for alias in node.names}
+                submodules = {n for n in names if _path(n).exists()}
+                found |= submodules
+                inside = module.startswith(target + ".")
+                if names - submodules or not inside:  # a name of the package's own code
+                    found.add(target)
         elif isinstance(node, ast.Import):
-            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("hsw2v.")}
+            found |= {a.name.removeprefix("hsw2v.") for a in node.names
+                      if a.name.startswith("hsw2v.")}  # fmt: skip
+    for target in list(found):
+        parts = target.split(".")
+        for i in range(1, len(parts)):
+            package = ".".join(parts[:i])
+            if module != package and not module.startswith(package + "."):
+                found.add(package)
     return found - {module}
 
 
+def _imports(module: str) -> set[str]:
+    """The hsw2v modules ``module`` imports anywhere in its source (lazy imports too)."""
+    path = _path(module)
+    if not path.exists():
+        return set()  # a compiled extension: the kernels import no Python module
+    return _imports_in(path.read_text(encoding="utf-8"), module)
+
+
 def _modules() -> list[str]:
-    """Every Python module of the package (the compiled kernels import none)."""
-    return sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+    """Every Python module of the package, dotted below ``hsw2v`` (a subpackage by its own
+    name; the compiled kernels import none; the CPU levels' packages hold no Python code)."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts and parts[0] != "_cpu":
+            found.append(".".join(parts))
+    return sorted(found)
 
 
 def _package_graph() -> dict[str, list[str]]:
     """Each module of the package and the package modules it imports (lazy imports too)."""
-    graph = {m: sorted(_imports(m) - {"__init__"}) for m in _modules()}
+    graph = {m: sorted(_imports(m)) for m in _modules()}
     return {m: [n for n in out if n in graph] for m, out in graph.items()}
 
 
@@ -85,10 +126,25 @@ def test_the_circle_check_sees_circles():
     # the control: the package's own graph with one edge back up (the trainer reading its
     # tuning constants from the model module, as it once did) has a circle, and it is found
     graph = _package_graph()
-    assert "word2vec" not in graph["_make_trainer"]
-    graph["_make_trainer"] = [*graph["_make_trainer"], "word2vec"]
+    assert "word2vec" not in graph["running._make_trainer"]
+    graph["running._make_trainer"] = [*graph["running._make_trainer"], "word2vec"]
     circles = _circles(graph)
-    assert len(circles) == 1 and {"word2vec", "_make_trainer"} <= set(circles[0]), circles
+    assert len(circles) == 1 and {"word2vec", "running._make_trainer"} <= set(circles[0]), circles
+
+
+def test_importing_a_packages_module_imports_the_package():
+    # hsw2v.layer.torch reads the layer's private parts; from outside the layer's package
+    # that import runs the package (hsw2v.layer, whose to_torch() imports the PyTorch layer
+    # back): a circle, found through the package; from inside the package it is none
+    source = "from hsw2v.layer._root import WideRoot\nimport hsw2v.running._threads\n"
+    assert _imports_in(source, "torch") == {"layer._root", "layer", "running._threads", "running"}
+    assert _imports_in(source, "layer.torch") == {"layer._root", "running._threads", "running"}
+    assert _imports_in("from hsw2v.layer import _root\n", "x") == {"layer", "layer._root"}
+    # a sibling taken from the package is no import of the package; a name of its code is
+    assert _imports_in("from hsw2v.layer import _root\n", "layer._fit") == {"layer._root"}
+    assert _imports_in("from hsw2v.layer import Gradient\n", "layer._fit") == {"layer"}
+    graph = {"layer": ["torch"], "layer._root": [], "torch": ["layer", "layer._root"]}
+    assert _circles(graph) == [["layer", "torch"]]
 
 
 def _reach(module: str) -> set[str]:
@@ -105,7 +161,7 @@ def test_models_never_reach_the_gensim_face():
     for model in ("word2vec", "keyedvectors"):
         assert "gensim_compat" not in _reach(model), model
     assert "keyedvectors" not in _reach("keyedvectors")
-    # no way back to word2vec: the trainer reads its tuning constants from hsw2v._tuning
+    # no way back to word2vec: the trainer reads its tuning constants from hsw2v.running._tuning
     back = {name for name in _reach("word2vec") if "word2vec" in _imports(name)}
     assert back == set()
 
@@ -115,7 +171,7 @@ def test_the_face_imports_the_models():
 
 
 def test_the_model_file_schema_lives_beside_the_model():
-    assert "persist" in _imports("_w2v_schema")
+    assert "persist" in _imports("word2vec._schema")
     persist_source = (PACKAGE / "persist.py").read_text(encoding="utf-8")
     assert "Word2Vec" not in persist_source.split('"""', 2)[2]  # the generic format only
 
@@ -123,11 +179,13 @@ def test_the_model_file_schema_lives_beside_the_model():
 # ------------------------------------------------------------------ one owner per attribute
 # Word2Vec's state that its files used to share: each attribute is assigned in one module
 # (besides the constructor, which declares it), and the others call that module's methods.
-OWNED = {"tree": "_w2v_vocab", "semantic_pending": "_w2v_vocab", "_recording": "_w2v_vocab",
-         "norms": "_w2v_vocab"}
-# (_w2v_intersect is KeyedVectors.intersect_word2vec_format, which resets its own norms.)
-MODEL_FILES = ("word2vec", "_w2v_train", "_w2v_vocab", "_w2v_query", "_w2v_schema",
-               "vocab_update", "distributed", "_gensim_convert", "_make_trainer", "_dist_tasks")
+OWNED = {"tree": "word2vec._vocab", "semantic_pending": "word2vec._vocab",
+         "_recording": "word2vec._vocab", "norms": "word2vec._vocab"}
+# (keyedvectors._intersect is KeyedVectors.intersect_word2vec_format, which resets its own
+# norms.)
+MODEL_FILES = ("word2vec", "word2vec._train", "word2vec._vocab", "word2vec._query",
+               "word2vec._schema", "vocab_update", "distributed", "_gensim.convert",
+               "running._make_trainer", "_dist_tasks")
 
 
 def _writers(source: str) -> dict[str, set[str]]:
@@ -154,7 +212,7 @@ def _writers(source: str) -> dict[str, set[str]]:
 
 def test_each_shared_attribute_has_one_owner():
     for module in MODEL_FILES:
-        writers = _writers((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
+        writers = _writers(_path(module).read_text(encoding="utf-8"))
         for attribute, functions in writers.items():
             if module == "word2vec":
                 assert functions == {"__init__"}, (module, attribute, functions)
@@ -166,3 +224,64 @@ def test_the_owner_check_sees_a_second_writer():
     # the control: a training module that resets the norms itself is caught
     source = "def train(self):\n    self.wv.norms = None\n    (a.tree, b) = 1, 2\n    kv.norms = 0\n"
     assert _writers(source) == {"norms": {"train"}, "tree": {"train"}}
+
+
+# --------------------------------------------------------------- public import paths
+# Every public module (no leading underscore) of the package, by the name users import it
+# with; the layout may move a module into a folder, never take one of these names away.
+PUBLIC_MODULES = (
+    "callbacks", "classifier", "cli", "corpora", "datasets", "demo", "distributed",
+    "divergence", "exceptions", "gensim_compat", "huffman", "keyedvectors", "label_trees",
+    "layer", "negative", "params", "persist", "plot", "progress", "scoring", "torch", "trees",
+    "validation", "vocab", "vocab_update", "word2vec",
+    "running",  # the running layer's folder (params' home)
+)  # fmt: skip
+# Two public names are one module object with the module's home in a layer's folder.
+ALIASES = {"params": "running.params", "torch": "layer.torch"}
+# The public classes keep the module name a user (or a type check) sees.
+CLASS_HOMES = {"Word2Vec": "word2vec", "KeyedVectors": "keyedvectors",
+               "HierarchicalSoftmax": "layer", "HierarchicalSoftmaxClassifier": "classifier",
+               "LineSentence": "corpora", "TrainingDivergedError": "divergence"}
+
+
+def test_every_public_module_is_listed():
+    top = {m for m in _modules() if "." not in m and not m.startswith("_")}
+    assert top == set(PUBLIC_MODULES)
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_each_public_import_path_works(name):
+    module = importlib.import_module(f"hsw2v.{name}")
+    home = ALIASES.get(name, name)
+    assert module is importlib.import_module(f"hsw2v.{home}")
+    assert module.__name__ == f"hsw2v.{home}"
+    assert getattr(hsw2v, name) is module  # hsw2v.<name> after the import, as before
+    # a name taken with `from hsw2v.<name> import ...` is the home module's own
+    exported = getattr(module, "__all__", None) or [
+        n for n, v in vars(module).items()
+        if not n.startswith("_") and getattr(v, "__module__", None) == module.__name__
+    ]  # fmt: skip
+    for attribute in exported:
+        assert hasattr(module, attribute), (name, attribute)
+
+
+@pytest.mark.parametrize("name", sorted(CLASS_HOMES))
+def test_public_classes_keep_their_module(name):
+    assert getattr(hsw2v, name).__module__ == f"hsw2v.{CLASS_HOMES[name]}"
+
+
+def test_python_dash_m_and_the_console_script_reach_the_command_line():
+    main = importlib.import_module("hsw2v.__main__").main
+    assert main is importlib.import_module("hsw2v.cli").main
+    scripts = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["project"]["scripts"]
+    target, _, function = scripts["hsw2v"].partition(":")
+    assert getattr(importlib.import_module(target), function) is main
+
+
+def test_every_package_is_packaged():
+    # a subpackage missing from pyproject's list would be left out of wheels
+    packages = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"][
+        "setuptools"]["packages"]  # fmt: skip
+    folders = {".".join(("hsw2v", *p.parent.relative_to(PACKAGE).parts)).rstrip(".")
+               for p in PACKAGE.rglob("__init__.py")}  # fmt: skip
+    assert folders <= set(packages), sorted(folders - set(packages))

@@ -1,6 +1,6 @@
 """The path walk is chosen, not a parameter: ``kernel=`` is deprecated and ignored, a saved
 model that carries it still loads, and tests and benchmarks select a walk through the
-``HSW2V_KERNEL`` switch (``hsw2v._make_trainer.KERNEL``)."""
+``HSW2V_KERNEL`` switch (``hsw2v.running._make_trainer.KERNEL``)."""
 
 import os
 import subprocess
@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hsw2v import Word2Vec, _make_trainer
+from hsw2v import Word2Vec
+from hsw2v.running import _make_trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 rng = np.random.default_rng(4)
@@ -75,7 +76,8 @@ def run_python(code, kernel):
 
 def test_the_environment_switch_is_read_at_import():
     code = (
-        "from hsw2v import Word2Vec, _make_trainer\n"
+        "from hsw2v import Word2Vec\n"
+        "from hsw2v.running import _make_trainer\n"
         "m = Word2Vec([['a', 'b', 'c']] * 20, vector_size=8, min_count=1, workers=1)\n"
         "print(_make_trainer.KERNEL, _make_trainer.kernel_variant(m))"
     )

@@ -12,7 +12,8 @@ import pytest
 from conftest import BENCH_WALKS, bench_walks
 from gensim.models import Word2Vec as GensimWord2Vec
 
-from hsw2v import Word2Vec, _make_trainer
+from hsw2v import Word2Vec
+from hsw2v.running import _make_trainer
 
 rng = np.random.default_rng(0)
 SENTENCES = [[f"w{j}" for j in rng.integers(0, 60, size=12)] for _ in range(300)]

@@ -7,7 +7,8 @@ against NumPy in tests/test_negative.py)."""
 import numpy as np
 import pytest
 
-from hsw2v import Word2Vec, _inner, _make_trainer
+from hsw2v import Word2Vec, _inner
+from hsw2v.running import _make_trainer
 from tests.conftest import planted_corpus
 
 

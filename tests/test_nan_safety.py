@@ -1,8 +1,8 @@
 """NaN and divergence: no float value may become an index, and divergence is never silent.
 
 Training that diverges (a learning rate far too high, or a NaN already in the weights) used to
-read the sigmoid table at ``(int)NaN`` and kill the process. Each scenario runs in a fresh
-interpreter and fails on death by a signal; a scenario passes when training either ends with
+read the sigmoid table at ``(int)NaN`` and kill the process. The scenarios run in a child
+interpreter (``tests/child_batch.py``, many to one start) and fail on death by a signal; a scenario passes when training either ends with
 finite weights or stops with :class:`hsw2v.divergence.TrainingDivergedError`.
 """
 
@@ -10,8 +10,8 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 
+import child_batch
 import numpy as np
 import pytest
 
@@ -22,7 +22,6 @@ from hsw2v.layer import HierarchicalSoftmax
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PRELUDE = """
-import sys
 import numpy as np
 from hsw2v import Word2Vec
 
@@ -34,91 +33,51 @@ def outcome(model):
     arrays = [model.wv.vectors]
     arrays += [a for a in (getattr(model, "syn1", None), getattr(model, "syn1neg", None))
                if a is not None and a.size]
-    print("finite" if all(np.isfinite(a).all() for a in arrays) else "nonfinite")
-
-
-try:
-"""
-
-EPILOGUE = """
-except Exception as exc:  # the type is printed and checked by the test
-    print("raised", type(exc).__name__, exc)
+    return "finite" if all(np.isfinite(a).all() for a in arrays) else "nonfinite"
 """
 
 SCENARIOS = {
-    "cbow_hs": "    outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=0))",
-    "sg_hs": "    outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=1))",
+    "cbow_hs": "outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=0))",
+    "sg_hs": "outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=1))",
     "cbow_ns": (
-        "    outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=0, hs=0,"
+        "outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=0, hs=0,"
         " negative=5))"
     ),
     "sg_ns": (
-        "    outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=1, hs=0,"
+        "outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=1, hs=0,"
         " negative=5))"
     ),
-    "sg_hs_2_workers": (
-        "    outcome(Word2Vec(S, alpha=0.5, vector_size=50, epochs=3, workers=2, sg=1))"
-    ),
+    "sg_hs_2_workers": "outcome(Word2Vec(S, alpha=0.5, vector_size=50, epochs=3, workers=2, sg=1))",
     "sg_fused_kernel": (
-        "    outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=1,"
+        "outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=1,"
         " kernel='fused'))"
     ),
     "sg_loop_kernel": (
-        "    outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=1,"
+        "outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=1,"
         " kernel='loop'))"
     ),
     "cbow_blas_kernel": (
-        "    outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=0,"
+        "outcome(Word2Vec(S, alpha=1.0, vector_size=50, epochs=3, workers=1, sg=0,"
         " kernel='blas'))"
     ),
     "corpus_file": (
-        "    path = sys.argv[1] + '/c.txt'\n"
-        "    open(path, 'w').write('\\n'.join(' '.join(s) for s in S))\n"
-        "    outcome(Word2Vec(corpus_file=path, alpha=1.0, vector_size=50, epochs=3,"
+        "path = scratch + '/c.txt'\n"
+        "open(path, 'w').write('\\n'.join(' '.join(s) for s in S))\n"
+        "outcome(Word2Vec(corpus_file=path, alpha=1.0, vector_size=50, epochs=3,"
         " workers=2, sg=1))"
     ),
     # a NaN in a saved model: refused before training (the kernels' own safety is tested
     # below, with the check bypassed)
     "nan_in_saved_model": (
-        "    m = Word2Vec(S[:200], vector_size=20, epochs=1, workers=1)\n"
-        "    m.wv.vectors[0, 0] = np.nan\n"
-        "    path = sys.argv[1] + '/m.hsw2v'\n"
-        "    m.save(path)\n"
-        "    m = Word2Vec.load(path)\n"
-        "    m.train(S[:200], total_examples=200, epochs=1)\n"
-        "    outcome(m)"
+        "m = Word2Vec(S[:200], vector_size=20, epochs=1, workers=1)\n"
+        "m.wv.vectors[0, 0] = np.nan\n"
+        "path = scratch + '/m.hsw2v'\n"
+        "m.save(path)\n"
+        "m = Word2Vec.load(path)\n"
+        "m.train(S[:200], total_examples=200, epochs=1)\n"
+        "outcome(m)"
     ),
 }
-
-
-def run_scenario(body, tmp_path):
-    """Run ``body`` in a fresh interpreter; a ``kernel='NAME'`` among its settings selects the
-    path walk through the ``HSW2V_KERNEL`` switch (not a parameter)."""
-    kernel = re.search(r", kernel='(\w+)'", body)
-    body = re.sub(r", kernel='\w+'", "", body)
-    code = PRELUDE + body + "\n" + EPILOGUE
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env["HSW2V_KERNEL"] = kernel.group(1) if kernel else "auto"
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code), str(tmp_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_diverging_or_nan_training_never_crashes(name, tmp_path):
-    proc = run_scenario(SCENARIOS[name], tmp_path)
-    assert proc.returncode >= 0, f"killed by signal {-proc.returncode}: {proc.stderr[-2000:]}"
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    last = proc.stdout.strip().splitlines()[-1]
-    # finite weights, or a loud stop; a load that refuses the NaN is also a clear outcome
-    assert last == "finite" or last.startswith(
-        ("raised TrainingDivergedError", "raised ValueError")
-    ), last
-
 
 # A NaN planted in the weights reaches every kernel (train() refuses non-finite weights up
 # front, so that check is bypassed here): each must stop with the divergence error, not crash.
@@ -136,11 +95,10 @@ PLANTED = {
     "sg_2_workers": "sg=1, workers=2",
     "cbow_2_workers": "sg=0, workers=2",
 }
+WHERE = ("wv.vectors", "syn1", "inf")
 
 
-@pytest.mark.parametrize("where", ["wv.vectors", "syn1", "inf"])
-@pytest.mark.parametrize("name", sorted(PLANTED))
-def test_a_nan_in_the_weights_stops_every_kernel(name, where, tmp_path):
+def planted_body(name, where):
     settings = PLANTED[name]
     if where == "syn1" and "hs=0" in settings:
         where = "syn1neg"
@@ -150,32 +108,103 @@ def test_a_nan_in_the_weights_stops_every_kernel(name, where, tmp_path):
         "syn1neg": "m.syn1neg[:, 5] = np.nan",
         "inf": "m.wv.vectors[m.wv.key_to_index['w7'], :] = np.inf",
     }[where]
-    body = (
-        f"    m = Word2Vec(S[:300], vector_size=20, epochs=1, seed=3, {settings})\n"
-        f"    {target}\n"
-        "    m._check_finite_weights = lambda: None\n"
-        "    m.train(S[:300], total_examples=300, epochs=1)\n"
-        "    outcome(m)"
+    return (
+        f"m = Word2Vec(S[:300], vector_size=20, epochs=1, seed=3, {settings})\n"
+        f"{target}\n"
+        "m._check_finite_weights = lambda: None\n"
+        "m.train(S[:300], total_examples=300, epochs=1)\n"
+        "outcome(m)"
     )
-    proc = run_scenario(body, tmp_path)
-    assert proc.returncode >= 0, f"killed by signal {-proc.returncode}: {proc.stderr[-2000:]}"
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.strip().splitlines()[-1].startswith("raised TrainingDivergedError")
 
 
-def test_a_nan_in_a_corpus_file_run_stops_every_range(tmp_path):
-    body = (
-        "    path = sys.argv[1] + '/c.txt'\n"
-        "    open(path, 'w').write('\\n'.join(' '.join(s) for s in S))\n"
-        "    m = Word2Vec(corpus_file=path, vector_size=20, epochs=1, workers=2, sg=1)\n"
-        "    m.syn1[len(m.wv) - 2, 5] = np.nan\n"
-        "    m._check_finite_weights = lambda: None\n"
-        "    m.train(corpus_file=path, total_words=m.corpus_total_words, epochs=1)\n"
-        "    outcome(m)"
-    )
-    proc = run_scenario(body, tmp_path)
-    assert proc.returncode >= 0, f"killed by signal {-proc.returncode}: {proc.stderr[-2000:]}"
-    assert proc.stdout.strip().splitlines()[-1].startswith("raised TrainingDivergedError")
+CORPUS_FILE_PLANTED = (
+    "path = scratch + '/c.txt'\n"
+    "open(path, 'w').write('\\n'.join(' '.join(s) for s in S))\n"
+    "m = Word2Vec(corpus_file=path, vector_size=20, epochs=1, workers=2, sg=1)\n"
+    "m.syn1[len(m.wv) - 2, 5] = np.nan\n"
+    "m._check_finite_weights = lambda: None\n"
+    "m.train(corpus_file=path, total_words=m.corpus_total_words, epochs=1)\n"
+    "outcome(m)"
+)
+
+
+def as_code(body):
+    """A scenario as a code case of ``tests/child_batch.py``: its ``kernel='NAME'`` selects
+    the path walk (the ``HSW2V_KERNEL`` switch, not a parameter; ``auto`` otherwise), its last
+    line's outcome is the result, and ``scratch`` is the case's own folder."""
+    kernel = re.search(r", kernel='(\w+)'", body)
+    lines = re.sub(r", kernel='\w+'", "", body).splitlines()
+    lines[-1] = "result = " + lines[-1]
+    switch = f"_make_trainer.KERNEL = {kernel.group(1) if kernel else 'auto'!r}"
+    return "\n".join(["from hsw2v.running import _make_trainer", switch, *lines])
+
+
+def _all_cases():
+    cases = {f"scenario-{n}": body for n, body in SCENARIOS.items()}
+    cases |= {f"planted-{n}-{w}": planted_body(n, w) for n in PLANTED for w in WHERE}
+    cases["planted-corpus-file"] = CORPUS_FILE_PLANTED
+    return cases
+
+
+def run_all(cases, scratch_dir):
+    """``{name: outcome}`` of code cases (``{"name", "code"}``) run many to a fresh
+    interpreter (``tests/child_batch.py``): after a death by a signal or a hang, recorded on
+    its case (``killed by signal N``), the cases after it run in a new interpreter."""
+    todo, found = list(cases), {}
+    while todo:
+        batch = child_batch.run_batch(child_batch.__file__, todo, timeout=600,
+                                      job={"prelude": PRELUDE}, scratch_dir=scratch_dir)
+        for index, outcome in batch["outcomes"].items():
+            found[todo[index]["name"]] = outcome
+        for case, why in batch["failures"]:
+            if case is None:  # the worker failed outside any case: every case left has it
+                for left in todo:
+                    found.setdefault(left["name"], why)
+            else:  # a death or a hang in this case
+                found.setdefault(case["name"], why)
+        todo = [case for case in todo if case["name"] not in found]
+    return found
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    """Every scenario's outcome, all run in one interpreter start (each used to have its own:
+    some 50 starts)."""
+    cases = [{"name": name, "code": as_code(body)} for name, body in _all_cases().items()]
+    return run_all(cases, str(tmp_path_factory.getbasetemp()))
+
+
+def test_the_runner_pins_a_crash_on_its_case_and_runs_the_rest(tmp_path):
+    crash = "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)"
+    cases = [{"name": "before", "code": "result = 'fine'"}, {"name": "crash", "code": crash},
+             {"name": "after", "code": "result = outcome(Word2Vec(S[:20], min_count=1))"}]
+    assert run_all(cases, str(tmp_path)) == {
+        "before": "fine", "crash": "killed by signal 11", "after": "finite"}
+
+
+def _outcome(outcomes, name):
+    assert name in outcomes, f"{name}: not run"
+    return outcomes[name]
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_diverging_or_nan_training_never_crashes(name, outcomes):
+    last = _outcome(outcomes, f"scenario-{name}")
+    # finite weights, or a loud stop; a load that refuses the NaN is also a clear outcome
+    assert last == "finite" or last.startswith(
+        ("raised TrainingDivergedError", "raised ValueError")
+    ), last
+
+
+@pytest.mark.parametrize("where", WHERE)
+@pytest.mark.parametrize("name", sorted(PLANTED))
+def test_a_nan_in_the_weights_stops_every_kernel(name, where, outcomes):
+    assert _outcome(outcomes, f"planted-{name}-{where}").startswith(
+        "raised TrainingDivergedError")
+
+
+def test_a_nan_in_a_corpus_file_run_stops_every_range(outcomes):
+    assert _outcome(outcomes, "planted-corpus-file").startswith("raised TrainingDivergedError")
 
 
 TWINS = """

@@ -18,8 +18,9 @@ from conftest import (
     planted_corpus,
 )
 
-from hsw2v import Word2Vec, _inner, _w2v_schema, persist
+from hsw2v import Word2Vec, _inner, persist
 from hsw2v.negative import make_cum_table
+from hsw2v.word2vec import _schema as _w2v_schema
 
 D = 37  # not a multiple of the SIMD width, to exercise loop tails
 KERNELS = ["fused", "reference", "loop", "blas"]

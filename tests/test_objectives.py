@@ -1,4 +1,4 @@
-"""The objective table (hsw2v._objectives): what each row gives, that the code reads it instead
+"""The objective table (hsw2v.running._objectives): what each row gives, that the code reads it instead
 of listing the output matrices itself, and that model files keep their format across it."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import hsw2v
-from hsw2v import Word2Vec, _objectives
-from hsw2v._objectives import (
+from hsw2v import Word2Vec
+from hsw2v.running import _objectives
+from hsw2v.running._objectives import (
     MATRICES,
     OBJECTIVES,
     OUTPUTS,
@@ -77,7 +78,7 @@ def test_a_stale_draw_table_is_rebuilt_for_the_kernel():
 def test_touched_rows_match_a_reference():
     """The rows a distributed piece may change: the inner nodes on its words' paths (weighted
     by occurrences), and every negative-sampling row (occurrences plus expected draws)."""
-    from hsw2v._make_trainer import trainer_settings
+    from hsw2v.running._make_trainer import trainer_settings
 
     model = Word2Vec(SENTENCES, hs=1, negative=2, **COMMON)
     settings = trainer_settings(model, threads=1)
@@ -112,13 +113,14 @@ def _code_names(source: str, names: set) -> set:
 # The table, and the modules that use one objective's matrix each (hierarchical softmax's
 # scoring and its PyTorch output layer built from a model's syn1, negative sampling's softmax
 # over syn1neg).
-READS_MATRICES = {"_objectives", "scoring", "negative", "torch"}
+READS_MATRICES = {"running/_objectives.py", "scoring.py", "negative.py", "layer/torch.py"}
 
 
 def test_only_the_table_names_the_output_matrices():
-    for path in sorted(PACKAGE.glob("*.py")):
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
         named = _code_names(path.read_text(encoding="utf-8"), set(OUTPUTS))
-        assert not named or path.stem in READS_MATRICES, (path.stem, named)
+        assert not named or name in READS_MATRICES, (name, named)
 
 
 def test_the_matrix_name_check_sees_a_listing():

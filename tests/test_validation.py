@@ -70,7 +70,7 @@ CRASH_SCRIPT = textwrap.dedent(
         m.save(sys.argv[1])  # save() refuses what load() would refuse...
     except ValueError as exc:
         print("save refused:", exc)
-    import hsw2v._w2v_schema as schema
+    import hsw2v.word2vec._schema as schema
     schema.refuse_unloadable = lambda *args: None  # ...so write it as a hostile writer would
     m.save(sys.argv[1])
     try:

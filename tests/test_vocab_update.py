@@ -351,9 +351,9 @@ def test_private_rows_after_an_update_are_the_most_visited_nodes(old_corpus, mon
     """With several workers each job trains a private copy of the most visited inner nodes;
     after a graft those are the old tree's top plus the joining node, not the new words'
     subtree that holds the highest ids."""
-    import hsw2v._tuning
+    import hsw2v.running._tuning
 
-    monkeypatch.setattr(hsw2v._tuning, "HOT_NODES", 8)
+    monkeypatch.setattr(hsw2v.running._tuning, "HOT_NODES", 8)
     sentences, _ = old_corpus
     model = trained_model(sentences, epochs=1, workers=2)
     n_old = len(model.wv)

@@ -12,8 +12,8 @@ from scipy.special import expit, log_softmax
 from test_layer import blobs, random_tree
 
 from hsw2v import HierarchicalSoftmax, _layer
-from hsw2v._layer_root import WideRoot
 from hsw2v.divergence import TrainingDivergedError
+from hsw2v.layer._root import WideRoot
 from hsw2v.trees import check_tree
 
 V, DIM = 23, 5

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from hsw2v import KeyedVectors, _wmd
-from hsw2v._wmd import transport_cost
+from hsw2v import KeyedVectors
+from hsw2v.keyedvectors import _wmd
+from hsw2v.keyedvectors._wmd import transport_cost
 
 
 def random_problem(n1, n2, seed):
@@ -49,7 +50,7 @@ def test_pot_stopping_early_falls_back_to_highs(monkeypatch, caplog):
     exact = transport_cost(w1, w2, cost, solver="highs")
     # the real POT, limited to one simplex iteration: it stops before the optimum
     monkeypatch.setattr(_wmd, "_POT_EMD2", [functools.partial(ot.emd2, numItermax=1)])
-    with caplog.at_level("INFO", logger="hsw2v._wmd"):
+    with caplog.at_level("INFO", logger="hsw2v.keyedvectors._wmd"):
         assert transport_cost(w1, w2, cost) == pytest.approx(exact, rel=1e-9)
     assert "POT stopped before the optimum" in caplog.text
 

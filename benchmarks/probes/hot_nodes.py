@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # common.py
 
 from common import ensure_corpus  # noqa: E402
 
-import hsw2v._tuning  # noqa: E402
+import hsw2v.running._tuning  # noqa: E402
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
 from hsw2v.callbacks import CallbackAny2Vec  # noqa: E402
 
@@ -71,7 +71,7 @@ def main(argv=None):
     base.build_vocab(corpus)
     speeds: dict[tuple, list[float]] = {c: [] for c in configs}
     cpu: dict[tuple, list[float]] = {c: [] for c in configs}
-    w2v = hsw2v._tuning
+    w2v = hsw2v.running._tuning
     for _ in range(args.repeats):
         for hot, sync, visits in configs:
             w2v.HOT_NODES, w2v.HOT_SYNC, w2v.HOT_VISITS = hot, sync, visits

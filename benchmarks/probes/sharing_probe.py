@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # common.py
 
 from common import ensure_corpus  # noqa: E402
 
-import hsw2v._tuning as w2v  # noqa: E402
+import hsw2v.running._tuning as w2v  # noqa: E402
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
 from hsw2v._inner import Trainer  # noqa: E402
-from hsw2v._train import iter_jobs  # noqa: E402
+from hsw2v.running._train import iter_jobs  # noqa: E402
 
 
 def run_threads(trainers: list, parts: list[list]) -> tuple[float, float]:

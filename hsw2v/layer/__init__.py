@@ -26,15 +26,15 @@ from typing import NamedTuple
 import numpy as np
 
 from hsw2v._layer import fill_log_proba, path_batch
-from hsw2v._layer_args import check_seed as _seed
-from hsw2v._layer_args import checked_features
-from hsw2v._layer_args import positive_int as _positive_int
-from hsw2v._layer_files import LayerFiles
-from hsw2v._layer_fit import LayerFitting
-from hsw2v._layer_root import WideRoot, root_gradient, root_log_softmax
-from hsw2v._layer_search import best_first_topk
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
-from hsw2v.params import VECTOR_SIZE_MAX
+from hsw2v.layer._args import check_seed as _seed
+from hsw2v.layer._args import checked_features
+from hsw2v.layer._args import positive_int as _positive_int
+from hsw2v.layer._files import LayerFiles
+from hsw2v.layer._fit import LayerFitting
+from hsw2v.layer._root import WideRoot, root_gradient, root_log_softmax
+from hsw2v.layer._search import best_first_topk
+from hsw2v.running.params import VECTOR_SIZE_MAX
 from hsw2v.scoring import child_table
 from hsw2v.trees import balanced_tree, check_tree, top_down_order
 
@@ -101,7 +101,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
     :meth:`update`, used by every scoring method, saved with the layer.
 
     With ``root_width=K`` the tree's top levels become one softmax over ``K`` children
-    (:mod:`hsw2v._layer_root`: the first ``K - 1`` inner nodes, breadth first, are replaced
+    (:mod:`hsw2v.layer._root`: the first ``K - 1`` inner nodes, breadth first, are replaced
     by ``root_weights``, K x dim, and with an intercept ``root_intercept``; on a Huffman or
     k-means tree the most frequent classes become children of the root): more accurate than
     the binary root, at ``K`` more dot products per training example. ``root_children``,
@@ -256,20 +256,20 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         return cls(tree, dim, seed, intercept=intercept, root_width=root_width)
 
     def to_torch(self, *, sparse: bool = False, device=None):
-        """This layer as a PyTorch module, :class:`hsw2v.torch.HierarchicalSoftmaxLoss`, with
+        """This layer as a PyTorch module, :class:`hsw2v.layer.torch.HierarchicalSoftmaxLoss`, with
         the same tree and a copy of the weights (needs ``pip install "hsw2v[torch]"``): train
         here with the Cython kernels, fine-tune inside a network (``docs/torch.md``)."""
-        from hsw2v.torch import HierarchicalSoftmaxLoss
+        from hsw2v.layer.torch import HierarchicalSoftmaxLoss
 
         return HierarchicalSoftmaxLoss.from_layer(self, sparse=sparse, device=device)
 
     @classmethod
     def from_torch(cls, module):
-        """The layer of a :class:`hsw2v.torch.HierarchicalSoftmaxLoss`: its tree and a float32
+        """The layer of a :class:`hsw2v.layer.torch.HierarchicalSoftmaxLoss`: its tree and a float32
         copy of its weights, on the CPU (the inverse of :meth:`to_torch`)."""
         if not all(hasattr(module, a) for a in ("tree", "weight", "in_features", "root_weight")):
             raise TypeError(
-                f"from_torch takes an hsw2v.torch.HierarchicalSoftmaxLoss, got "
+                f"from_torch takes an hsw2v.layer.torch.HierarchicalSoftmaxLoss, got "
                 f"{type(module).__name__}"
             )
         layer = cls(module.tree, module.in_features, intercept=module.bias is not None,

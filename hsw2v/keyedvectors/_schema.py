@@ -21,7 +21,7 @@ import logging
 
 import numpy as np
 
-from hsw2v._gensim_files import explain_save_options, not_a_bundle_error
+from hsw2v._gensim.files import explain_save_options, not_a_bundle_error
 from hsw2v.exceptions import WrongFileKindError
 from hsw2v.persist import load_bundle, refuse_unloadable, save_bundle
 

@@ -1,7 +1,7 @@
 """Merge vectors from a word2vec C format file into existing keys (gensim's
 ``KeyedVectors.intersect_word2vec_format``).
 
-The file is streamed with the readers of :mod:`hsw2v._w2v_format` (text or binary, same
+The file is streamed with the readers of :mod:`hsw2v.keyedvectors._word2vec_format` (text or binary, same
 checks and error messages); only the vectors of keys already present are copied, and the file
 is never held in memory.
 
@@ -21,8 +21,8 @@ import logging
 
 import numpy as np
 
-from hsw2v._w2v_format import _parse_header, _read_binary, _read_text
 from hsw2v.corpora import open_source
+from hsw2v.keyedvectors._word2vec_format import _parse_header, _read_binary, _read_text
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Every way of training (``Word2Vec.train`` over an iterable, ``corpus_file`` mode, and each
 task of distributed training, :mod:`hsw2v._dist_tasks`) builds its trainer here, so a setting
 that trains on one machine trains the same way everywhere: the objectives (the rows of
-:data:`hsw2v._objectives.OBJECTIVES`: their switches, matrices and lookups), the window,
+:data:`hsw2v.running._objectives.OBJECTIVES`: their switches, matrices and lookups), the window,
 sg/CBOW, ``cbow_mean``, ``shrink_windows``, ``compute_loss``, the kernel variant, the private
 hot rows and the lock factors (``wv.vectors_lockf``).
 
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hsw2v import _tuning as tuning
 from hsw2v._inner import Trainer
-from hsw2v._objectives import (
+from hsw2v.running import _tuning as tuning
+from hsw2v.running._objectives import (
     describe,
     kernel_arguments,
     kernel_objective,
@@ -59,7 +59,7 @@ class TrainerSettings:
 
     def build(self, syn0: np.ndarray, *outputs: np.ndarray) -> Trainer:
         """The trainer over these weights (borrowed, trained in place): ``syn0`` and the
-        output matrices in :data:`hsw2v._objectives.OUTPUTS` order (``syn1``, ``syn1neg``),
+        output matrices in :data:`hsw2v.running._objectives.OUTPUTS` order (``syn1``, ``syn1neg``),
         0 rows for an objective that is off."""
         return trainer_class(self.kernel)(
             syn0,
@@ -144,7 +144,7 @@ def kernel_variant(model) -> str:
 def hot_rows(model, threads: int) -> np.ndarray:
     """The inner nodes each job trains a private copy of when ``threads`` threads share the
     weights: the most visited ones (``HOT_NODES`` / ``HOT_NODES_CBOW`` of
-    :mod:`hsw2v._tuning`); none for one thread or without hierarchical softmax."""
+    :mod:`hsw2v.running._tuning`); none for one thread or without hierarchical softmax."""
     if threads < 2 or not model.hs:
         return np.zeros(0, dtype=np.int32)
     n = tuning.HOT_NODES if model.sg else tuning.HOT_NODES_CBOW
@@ -153,7 +153,7 @@ def hot_rows(model, threads: int) -> np.ndarray:
 
 def hot_words(model, threads: int) -> np.ndarray | None:
     """The words whose syn1neg rows each job trains a private copy of when ``threads``
-    threads share the weights: the :data:`hsw2v._tuning.HOT_WORDS` most frequent; none for one
+    threads share the weights: the :data:`hsw2v.running._tuning.HOT_WORDS` most frequent; none for one
     thread or
     without negative sampling."""
     if threads < 2 or not model.negative or tuning.HOT_WORDS < 1:
@@ -170,7 +170,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
     kernels will follow (:func:`hsw2v.validation.check_model_for_training`).
 
     With several threads each job trains a private copy of the most visited inner nodes
-    (``HOT_NODES`` and the other tuning constants of :mod:`hsw2v._tuning`, where the
+    (``HOT_NODES`` and the other tuning constants of :mod:`hsw2v.running._tuning`, where the
     benchmarks override them); one thread trains every row in place.
     """
     threads = model.workers if threads is None else int(threads)

@@ -54,7 +54,7 @@ def resolve_hs_negative(hs, negative) -> tuple:
     """``(hs, negative)`` as gensim reads an explicit choice: a value given is kept; when only
     one of the two is given (not None), the other takes gensim's default (``hs=0``,
     ``negative=5``); when neither is, hsw2v's own default ``(1, 0)`` applies. The values are
-    returned as given (checking them is :func:`hsw2v.params.check_word2vec_params`'s job).
+    returned as given (checking them is :func:`hsw2v.running.params.check_word2vec_params`'s job).
 
     >>> resolve_hs_negative(None, None), resolve_hs_negative(1, None)
     ((1, 0), (1, 5))

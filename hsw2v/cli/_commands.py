@@ -1,5 +1,5 @@
 """The commands of the ``hsw2v`` command line: each ``_run_*`` takes the parsed arguments
-and returns the exit status (:mod:`hsw2v._cli_parser` wires them to their subcommands).
+and returns the exit status (:mod:`hsw2v.cli._parser` wires them to their subcommands).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any
 
-from hsw2v._cli_io import (
+from hsw2v.cli._io import (
     CommandError,
     UsageError,
     _check_words,
@@ -24,8 +24,8 @@ from hsw2v._cli_io import (
     _print_pairs,
     _say,
 )
-from hsw2v._objectives import resolve_hs_negative
-from hsw2v.params import CLI
+from hsw2v.running._objectives import resolve_hs_negative
+from hsw2v.running.params import CLI
 
 
 def _run_train(args: argparse.Namespace) -> int:

@@ -3,8 +3,8 @@
 This is the object users keep (``model.wv``). Names, signatures, defaults and results follow
 gensim 4.4's ``gensim.models.KeyedVectors``, so code written for gensim works unchanged; the
 differences are listed in the class docstring. The similarity queries live in
-:mod:`hsw2v._similarity`, the files and conversions (native bundle, word2vec C formats, gensim objects) in
-:mod:`hsw2v._kv_files`.
+:mod:`hsw2v.keyedvectors._similarity`, the files and conversions (native bundle, word2vec C formats, gensim objects) in
+:mod:`hsw2v.keyedvectors._files`.
 
 Example
 -------
@@ -21,10 +21,10 @@ import warnings
 
 import numpy as np
 
-from hsw2v._evaluate import Evaluations
 from hsw2v._guard import refuse_while_training
-from hsw2v._kv_files import KeyedVectorsFiles
-from hsw2v._similarity import KEY_TYPES, REAL, SimilarityQueries, unknown_key
+from hsw2v.keyedvectors._evaluate import Evaluations
+from hsw2v.keyedvectors._files import KeyedVectorsFiles
+from hsw2v.keyedvectors._similarity import KEY_TYPES, REAL, SimilarityQueries, unknown_key
 
 __all__ = ["KeyedVectors"]
 
@@ -71,7 +71,7 @@ class KeyedVectors(SimilarityQueries, Evaluations, KeyedVectorsFiles):
     def __getattr__(self, name):
         """Only for names normal lookup missed: gensim 3's names (``vocab``,
         ``index2word``, ``vectors_norm``, ``syn0``, ...) get gensim 4's migration hint."""
-        from hsw2v._gensim3_names import missing_attribute
+        from hsw2v._gensim.names import missing_attribute
 
         raise missing_attribute(self, "kv", name)
 
@@ -509,7 +509,7 @@ class KeyedVectors(SimilarityQueries, Evaluations, KeyedVectorsFiles):
 
     def wmdistance(self, document1, document2, norm=True):
         """Word Mover's Distance (Kusner et al. 2015) between two token lists, exact, as
-        gensim's (which needs the POT package); see :func:`hsw2v._wmd.wmdistance`.
+        gensim's (which needs the POT package); see :func:`hsw2v.keyedvectors._wmd.wmdistance`.
 
         Examples
         --------
@@ -518,6 +518,6 @@ class KeyedVectors(SimilarityQueries, Evaluations, KeyedVectorsFiles):
         >>> kv.wmdistance(["a"], ["b", "c"], norm=False), kv.wmdistance(["b", "c"], ["c", "b"])
         (3.0, 0.0)
         """
-        from hsw2v._wmd import wmdistance
+        from hsw2v.keyedvectors._wmd import wmdistance
 
         return wmdistance(self, document1, document2, norm)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from hsw2v import persist
-from hsw2v._layer_args import check_seed as _seed
 from hsw2v.huffman import HuffmanTree
-from hsw2v.params import VECTOR_SIZE_MAX
+from hsw2v.layer._args import check_seed as _seed
+from hsw2v.running.params import VECTOR_SIZE_MAX
 
 _FORMAT_KIND = "HierarchicalSoftmax"
 

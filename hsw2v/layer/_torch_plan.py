@@ -1,4 +1,4 @@
-"""The index tables :class:`hsw2v.torch.HierarchicalSoftmaxLoss` computes with, from a tree.
+"""The index tables :class:`hsw2v.layer.torch.HierarchicalSoftmaxLoss` computes with, from a tree.
 
 NumPy only (no torch here): the tree arrays of :mod:`hsw2v.huffman` become
 
@@ -13,7 +13,7 @@ NumPy only (no torch here): the tree arrays of :mod:`hsw2v.huffman` become
   the whole distribution costs one pass per level and never a ``rows x classes x depth``
   array.
 
-With a wide root (:class:`hsw2v._layer_root.WideRoot`) the paths start below the root's ``K``
+With a wide root (:class:`hsw2v.layer._root.WideRoot`) the paths start below the root's ``K``
 children and the ``top`` columns are the root's log-softmax over them; with the binary root
 ``top`` is one column of zeros (the root's own log-probability).
 """

@@ -15,7 +15,7 @@ Only a corpus proven unchanged (:func:`hsw2v.corpora.corpus_identity`) that hold
 ``cache_words`` in-vocabulary tokens (4 bytes each) is read once per ``train()`` call, later
 epochs reusing its id-encoded jobs (:class:`hsw2v.word2vec.Word2Vec` decides which).
 
-The learning-rate schedule and the jobs' seeds are one :class:`hsw2v._schedule.Schedule`
+The learning-rate schedule and the jobs' seeds are one :class:`hsw2v.running._schedule.Schedule`
 (re-exported here), given whole to :func:`run_epoch`.
 """
 
@@ -32,9 +32,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hsw2v._inner import Trainer, encode_sentences
-from hsw2v._schedule import Schedule
-from hsw2v._threads import Workers, items_until_stopped, put_unless_stopped
 from hsw2v.divergence import TrainingDivergedError
+from hsw2v.running._schedule import Schedule
+from hsw2v.running._threads import Workers, items_until_stopped, put_unless_stopped
 from hsw2v.vocab import check_sentence
 
 logger = logging.getLogger(__name__)
@@ -212,10 +212,10 @@ def run_epoch(
 
     finished_workers = 0
     # The producer and the workers end when they see ``stop`` (set on any error or
-    # interrupt); leaving the block waits for them all (hsw2v._threads).
+    # interrupt); leaving the block waits for them all (hsw2v.running._threads).
     with Workers(stop.set) as pool:
         # the producer runs the user's corpus iterator, which may block for good (a dead
-        # stream): after Ctrl-C it is waited for at most _ABANDON_SECONDS (hsw2v._threads)
+        # stream): after Ctrl-C it is waited for at most _ABANDON_SECONDS (hsw2v.running._threads)
         pool.start(produce, name="hsw2v-producer", abandon_after=_ABANDON_SECONDS)
         for i in range(workers):
             pool.start(work, name=f"hsw2v-worker-{i}")
@@ -332,7 +332,7 @@ def run_file_epoch(
     file_trainer.begin_epoch(epoch)
     try:
         # file_trainer.stop() sets the flag every range polls between jobs; leaving the
-        # block waits for them all (hsw2v._threads), whatever was raised.
+        # block waits for them all (hsw2v.running._threads), whatever was raised.
         with Workers(file_trainer.stop) as pool:
             for k, (start, end) in enumerate(ranges):
                 pool.start(work, k, start, end, name=f"hsw2v-file-{k}")

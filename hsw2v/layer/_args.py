@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v.params import UINT64_MAX
+from hsw2v.running.params import UINT64_MAX
 
 OPTIMIZERS = ("sgd", "adagrad", "rowwise-adagrad")
 

@@ -1,10 +1,10 @@
 """Word2Vec with hierarchical softmax: the trainer users create, with gensim 4's API.
 
-It coordinates, in files of one job each: the parameters (:mod:`hsw2v.params`, the one
-table), vocabulary building (:mod:`hsw2v._w2v_vocab` over :mod:`hsw2v.vocab` and
-:mod:`hsw2v.trees`), the training driver (:mod:`hsw2v._w2v_train` over :mod:`hsw2v._train`
-and the kernels), the probability queries (:mod:`hsw2v._w2v_query`), results (:class:`hsw2v.keyedvectors.KeyedVectors`) and its file schema
-(:mod:`hsw2v._w2v_schema` over :mod:`hsw2v.persist`). It does no per-token math itself.
+It coordinates, in files of one job each: the parameters (:mod:`hsw2v.running.params`, the one
+table), vocabulary building (:mod:`hsw2v.word2vec._vocab` over :mod:`hsw2v.vocab` and
+:mod:`hsw2v.trees`), the training driver (:mod:`hsw2v.word2vec._train` over :mod:`hsw2v.running._train`
+and the kernels), the probability queries (:mod:`hsw2v.word2vec._query`), results (:class:`hsw2v.keyedvectors.KeyedVectors`) and its file schema
+(:mod:`hsw2v.word2vec._schema` over :mod:`hsw2v.persist`). It does no per-token math itself.
 
 Model: Mikolov et al., "Efficient Estimation of Word Representations in Vector Space" (2013)
 and "Distributed Representations of Words and Phrases and their Compositionality" (2013),
@@ -20,25 +20,25 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from hsw2v._gensim_convert import from_gensim, to_gensim
+from hsw2v._gensim.convert import from_gensim, to_gensim
 from hsw2v._guard import refuse_while_training
-from hsw2v._objectives import active, reset_matrices, resolve_hs_negative
-from hsw2v._w2v_query import QueryMixin
-from hsw2v._w2v_schema import load_model, no_lock_factors, save_model
-from hsw2v._w2v_train import TrainingMixin
-from hsw2v._w2v_vocab import VocabularyMixin
 from hsw2v.exceptions import class_only_method
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
-from hsw2v.params import ARGUMENTS, SAVED, check_word2vec_params
+from hsw2v.running._objectives import active, reset_matrices, resolve_hs_negative
+from hsw2v.running.params import ARGUMENTS, SAVED, check_word2vec_params
 from hsw2v.trees import TREE_KINDS
+from hsw2v.word2vec._query import QueryMixin
+from hsw2v.word2vec._schema import load_model, no_lock_factors, save_model
+from hsw2v.word2vec._train import TrainingMixin
+from hsw2v.word2vec._vocab import VocabularyMixin
 
 logger = logging.getLogger(__name__)
 
 MAX_WORDS_IN_BATCH = 10000
 
 
-_SAVED_PARAMS = SAVED  # what a model file holds: the table's (hsw2v.params)
+_SAVED_PARAMS = SAVED  # what a model file holds: the table's (hsw2v.running.params)
 
 
 class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
@@ -199,7 +199,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
     def __getattr__(self, name):
         """Only for names normal lookup missed: gensim 3's names (``model.syn0``,
         ``model.most_similar``, ``model.iter``, ...) get gensim 4's migration hint."""
-        from hsw2v._gensim3_names import missing_attribute
+        from hsw2v._gensim.names import missing_attribute
 
         raise missing_attribute(self, "model", name)
 
@@ -236,7 +236,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         kernel=None,
         tree="huffman",
     ):
-        # every argument the table checks, checked once (hsw2v.params); keep this line first
+        # every argument the table checks, checked once (hsw2v.running.params); keep this line first
         given = {name: value for name, value in locals().items() if name in ARGUMENTS}
         given["hs"], given["negative"] = hs, negative = resolve_hs_negative(hs, negative)
         check_word2vec_params(given)

@@ -2,11 +2,11 @@
 
 :class:`TrainingMixin` holds :meth:`~hsw2v.Word2Vec.train` and its helpers. A call checks
 its arguments, makes the call's settings the model's and the learning-rate
-:class:`~hsw2v._schedule.Schedule`, builds the kernel's trainer once
-(:func:`hsw2v._make_trainer.make_trainer`), picks where each epoch's jobs come from (the
+:class:`~hsw2v.running._schedule.Schedule`, builds the kernel's trainer once
+(:func:`hsw2v.running._make_trainer.make_trainer`), picks where each epoch's jobs come from (the
 workers' byte ranges of a ``corpus_file``, :class:`_FilePasses`; or the corpus iterable,
 read or replayed from memory, :class:`_CorpusPasses`), runs the epochs with their callbacks
-(:mod:`hsw2v._train` runs one epoch on the worker threads), and for ``tree="semantic"``
+(:mod:`hsw2v.running._train` runs one epoch on the worker threads), and for ``tree="semantic"``
 trains a second time over the tree rebuilt from the learned vectors.
 """
 
@@ -20,15 +20,19 @@ from collections.abc import Iterator
 from hsw2v import progress as _progress
 from hsw2v._corpus_file import FileTrainer, Vocab, byte_ranges
 from hsw2v._guard import Guard, training
-from hsw2v._make_trainer import (
+from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
+from hsw2v.corpora import corpus_identity, file_identity
+from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
+from hsw2v.exceptions import EmptyCorpusError
+from hsw2v.running._make_trainer import (
     check_training_vocabulary,
     hot_rows,
     kernel_variant,
     make_trainer,
 )
-from hsw2v._objectives import active
-from hsw2v._schedule import Schedule
-from hsw2v._train import (
+from hsw2v.running._objectives import active
+from hsw2v.running._schedule import Schedule
+from hsw2v.running._train import (
     Job,
     iter_jobs,
     jobs_from_recording,
@@ -36,12 +40,8 @@ from hsw2v._train import (
     run_file_epoch,
     warn_count_mismatch,
 )
-from hsw2v._w2v_vocab import file_mode_path
-from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
-from hsw2v.corpora import corpus_identity, file_identity
-from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
-from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.trees import semantic_tree
+from hsw2v.word2vec._vocab import file_mode_path
 
 logger = logging.getLogger("hsw2v.word2vec")  # the model's log, as users know it
 
@@ -74,10 +74,10 @@ class TrainingMixin:
 
         Progress is logged (``logging`` at INFO) every ``report_delay`` seconds, as gensim
         does. ``progress=True`` also draws a tqdm bar (``pip install hsw2v[progress]``);
-        any callable is instead called with a :class:`hsw2v._train.Progress` a few times a
+        any callable is instead called with a :class:`hsw2v.running._train.Progress` a few times a
         second, in the calling thread. After each epoch, ``min_alpha_yet_reached`` holds the
         learning rate reached and ``latest_epoch_report`` the epoch's
-        :class:`hsw2v._train.EpochReport` (see :class:`hsw2v.callbacks.TrainingHistory`).
+        :class:`hsw2v.running._train.EpochReport` (see :class:`hsw2v.callbacks.TrainingHistory`).
 
         Parameters
         ----------
@@ -336,7 +336,7 @@ class TrainingMixin:
 
     def _hot_rows(self):
         """The inner nodes each job trains a private copy of (see ``HOT_NODES``): the most
-        visited ones, none with one worker (:func:`hsw2v._make_trainer.hot_rows`)."""
+        visited ones, none with one worker (:func:`hsw2v.running._make_trainer.hot_rows`)."""
         return hot_rows(self, self.workers)
 
     def _nonfinite_rows(self) -> dict:

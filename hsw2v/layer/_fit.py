@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from hsw2v._layer import FitTrainer
-from hsw2v._layer_args import OPTIMIZERS
-from hsw2v._layer_args import positive_int as _positive_int
-from hsw2v._train import Job, Schedule, run_epoch
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
-from hsw2v.params import INT32_MAX
+from hsw2v.layer._args import OPTIMIZERS
+from hsw2v.layer._args import positive_int as _positive_int
+from hsw2v.running._train import Job, Schedule, run_epoch
+from hsw2v.running.params import INT32_MAX
 
 
 class LayerFitting:

@@ -1,5 +1,5 @@
 """Similarity queries over KeyedVectors (the query half of the class; the benchmarks are in
-:mod:`hsw2v._evaluate`).
+:mod:`hsw2v.keyedvectors._evaluate`).
 
 :class:`SimilarityQueries` is mixed into :class:`hsw2v.keyedvectors.KeyedVectors`; it reads
 ``vectors``, ``norms``, ``index_to_key`` and ``key_to_index`` and never changes them (except
@@ -13,7 +13,7 @@ from numbers import Integral
 
 import numpy as np
 
-from hsw2v._vecmath import top_indices, unitvec
+from hsw2v.keyedvectors._vecmath import top_indices, unitvec
 
 logger = logging.getLogger(__name__)
 

@@ -14,10 +14,10 @@ Every command takes ``--help``. A usage mistake (bad option or value) is reporte
 stderr with exit status 2; any other user error (missing file, unknown word, unreadable model)
 as one line with exit status 1; Ctrl-C exits with status 130.
 
-This module runs a command line (:func:`main`); the parser is :mod:`hsw2v._cli_parser`
-(``train``'s model flags come from the parameter table, :mod:`hsw2v.params`), the commands
-:mod:`hsw2v._cli_commands`, and the messages, file checks and format detection
-:mod:`hsw2v._cli_io`.
+This module runs a command line (:func:`main`); the parser is :mod:`hsw2v.cli._parser`
+(``train``'s model flags come from the parameter table, :mod:`hsw2v.running.params`), the commands
+:mod:`hsw2v.cli._commands`, and the messages, file checks and format detection
+:mod:`hsw2v.cli._io`.
 
 Example:
 
@@ -37,8 +37,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from hsw2v._cli_io import PROG, CommandError, UsageError
-from hsw2v._cli_parser import _build_parser
+from hsw2v.cli._io import PROG, CommandError, UsageError
+from hsw2v.cli._parser import _build_parser
 
 __all__ = ["main", "UsageError", "CommandError"]
 

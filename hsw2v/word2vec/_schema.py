@@ -6,10 +6,10 @@ zip); this module, beside the model, knows what a Word2Vec bundle holds:
 
 ``meta``
     every saved parameter and piece of state of the parameter table
-    (:data:`hsw2v.params.SAVED`), and ``index_to_key``. A file written before a parameter
+    (:data:`hsw2v.running.params.SAVED`), and ``index_to_key``. A file written before a parameter
     was saved lacks it; the model's default is kept.
 arrays
-    ``vectors`` (V x d), each objective's output matrix (:mod:`hsw2v._objectives`: ``syn1``,
+    ``vectors`` (V x d), each objective's output matrix (:mod:`hsw2v.running._objectives`: ``syn1``,
     V x d with ``hs``, else 0 x d; ``syn1neg``, V x d, only with ``negative``), ``count``
     (int64), ``sample_int`` (uint32), the tree's ``codes``, ``points`` and ``lengths``
     (:class:`hsw2v.huffman.HuffmanTree`), and ``vectors_lockf`` (float32, one or more
@@ -26,8 +26,11 @@ import os
 import numpy as np
 
 from hsw2v import persist
-from hsw2v._gensim_files import explain_save_options, not_a_bundle_error
-from hsw2v._objectives import (
+from hsw2v._gensim.files import explain_save_options, not_a_bundle_error
+from hsw2v.exceptions import WrongFileKindError
+from hsw2v.huffman import HuffmanTree
+from hsw2v.keyedvectors import KeyedVectors
+from hsw2v.running._objectives import (
     OBJECTIVES,
     OUTPUTS,
     matrix_shapes,
@@ -35,10 +38,7 @@ from hsw2v._objectives import (
     saved_outputs,
     switches_of,
 )
-from hsw2v.exceptions import WrongFileKindError
-from hsw2v.huffman import HuffmanTree
-from hsw2v.keyedvectors import KeyedVectors
-from hsw2v.params import SAVED, check_word2vec_params
+from hsw2v.running.params import SAVED, check_word2vec_params
 from hsw2v.validation import check_word2vec_arrays
 
 KIND = "Word2Vec"  # the bundle kind of a Word2Vec file
@@ -135,7 +135,7 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
     The kernels index ``syn1`` with the tree's ``points`` and walk ``lengths`` entries of each
     path, and ``syn1neg`` with word ids, without bounds checks, so a crafted file with
     out-of-range values could make training read or write outside the arrays. Every
-    parameter (against :mod:`hsw2v.params`, the table the constructor checks too), every
+    parameter (against :mod:`hsw2v.running.params`, the table the constructor checks too), every
     array's dtype and shape and every tree entry (:mod:`hsw2v.validation`) is verified here,
     the same with and without ``mmap``; a file that passes trains safely.
 

@@ -13,8 +13,8 @@ import logging
 
 import numpy as np
 
-from hsw2v._vecmath import unitvec
 from hsw2v.corpora import open_source
+from hsw2v.keyedvectors._vecmath import unitvec
 
 logger = logging.getLogger(__name__)
 

@@ -111,7 +111,7 @@ def _sniff_word2vec(path: str) -> str:
         sample = fin.read(1 << 16)
     parts = header.split()
     if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        from hsw2v._gensim_files import is_pickle
+        from hsw2v._gensim.files import is_pickle
 
         if not _is_url(path) and is_pickle(path):
             raise CommandError(

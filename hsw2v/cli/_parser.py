@@ -1,8 +1,8 @@
 """The parser of the ``hsw2v`` command line: its subcommands, their options and examples.
 
-``hsw2v train``'s model options are the parameter table's flags (:data:`hsw2v.params.CLI`):
+``hsw2v train``'s model options are the parameter table's flags (:data:`hsw2v.running.params.CLI`):
 their spellings, help, defaults, and the check of each value against the parameter's
-range (:func:`hsw2v.params.param_error`, the message the constructor gives).
+range (:func:`hsw2v.running.params.param_error`, the message the constructor gives).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
-from hsw2v._cli_commands import (
+from hsw2v.cli._commands import (
     _run_analogy,
     _run_convert,
     _run_demo,
@@ -20,8 +20,8 @@ from hsw2v._cli_commands import (
     _run_similar,
     _run_train,
 )
-from hsw2v._cli_io import PROG, UsageError
-from hsw2v.params import CLI, Param, param_error
+from hsw2v.cli._io import PROG, UsageError
+from hsw2v.running.params import CLI, Param, param_error
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,7 +53,7 @@ def _positive_int(text: str) -> int:
 
 def _table_type(param: Param, lowest: Any = None) -> Any:
     """The argparse type of a parameter of the table: the text read as the parameter's kind
-    and checked against its range (:func:`hsw2v.params.param_error`, the message the
+    and checked against its range (:func:`hsw2v.running.params.param_error`, the message the
     constructor gives), and against the command line's own ``lowest`` value when given."""
 
     def convert(text: str) -> Any:
@@ -164,7 +164,7 @@ hsw2v train -train corpus.txt -output m.hsw2v -cbow 0 -size 200 -window 8 -iter 
     model = train.add_argument_group("model (gensim name, then word2vec.c's)")
     report = train.add_argument_group("reporting")
     groups = {"model": model, "reporting": report}
-    for param in CLI:  # the table's flags (hsw2v.params)
+    for param in CLI:  # the table's flags (hsw2v.running.params)
         options = dict(param.cli_options)
         group = groups[options.pop("group", "model")]
         lowest = options.pop("min", None)

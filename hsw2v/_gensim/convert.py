@@ -4,7 +4,7 @@
 own ``to_gensim`` / ``from_gensim`` methods call this module with their class, so that no
 model imports the face above it. How both libraries store a model, and so why converting
 only copies arrays and settings, is told in :mod:`hsw2v.gensim_compat`. The settings and
-state copied are the gensim column of the parameter table (:mod:`hsw2v.params`).
+state copied are the gensim column of the parameter table (:mod:`hsw2v.running.params`).
 
 gensim is optional: it is imported inside the functions that need it (:func:`gensim_classes`),
 and a missing install raises an ImportError that says what to install.
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v._objectives import SWITCHES, active, rebuild_lookups
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
-from hsw2v.params import GENSIM_SETTINGS, GENSIM_STATE
+from hsw2v.running._objectives import SWITCHES, active, rebuild_lookups
+from hsw2v.running.params import GENSIM_SETTINGS, GENSIM_STATE
 
 
 def gensim_classes():

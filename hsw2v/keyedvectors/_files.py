@@ -2,17 +2,17 @@
 text and binary formats, and gensim's ``KeyedVectors``.
 
 A mixin, so that :mod:`hsw2v.keyedvectors` holds only keys, vectors and per-key attributes;
-the work is done by :mod:`hsw2v._kv_schema` (the bundle), :mod:`hsw2v._w2v_format` (the C
-formats), :mod:`hsw2v._w2v_intersect` and :mod:`hsw2v._gensim_convert`.
+the work is done by :mod:`hsw2v.keyedvectors._schema` (the bundle), :mod:`hsw2v.keyedvectors._word2vec_format` (the C
+formats), :mod:`hsw2v.keyedvectors._intersect` and :mod:`hsw2v._gensim.convert`.
 """
 
 from __future__ import annotations
 
 import logging
 
-from hsw2v import _kv_schema, _w2v_format
-from hsw2v._gensim_convert import kv_from_gensim, kv_to_gensim
-from hsw2v._similarity import REAL
+from hsw2v._gensim.convert import kv_from_gensim, kv_to_gensim
+from hsw2v.keyedvectors import _schema, _word2vec_format
+from hsw2v.keyedvectors._similarity import REAL
 
 logger = logging.getLogger("hsw2v.keyedvectors")  # the KeyedVectors' log, as users know it
 
@@ -26,7 +26,7 @@ class KeyedVectorsFiles:
         self, fname, lockf=0.0, binary=False, encoding="utf8", unicode_errors="strict"
     ):
         """Overwrite the vectors of known keys with those a word2vec C format file holds for
-        them; see :func:`hsw2v._w2v_intersect.intersect_word2vec`. ``lockf`` becomes the lock
+        them; see :func:`hsw2v.keyedvectors._intersect.intersect_word2vec`. ``lockf`` becomes the lock
         factor of the merged vectors in ``vectors_lockf`` (0.0 freezes them in training, 1.0
         trains them normally), as in gensim.
 
@@ -39,7 +39,7 @@ class KeyedVectorsFiles:
         >>> kv.intersect_word2vec_format(path, lockf=1.0); kv["b"].tolist()
         [1.0, 2.0]
         """
-        from hsw2v._w2v_intersect import intersect_word2vec
+        from hsw2v.keyedvectors._intersect import intersect_word2vec
 
         intersect_word2vec(self, fname, lockf, binary, encoding, unicode_errors)
 
@@ -83,7 +83,7 @@ class KeyedVectorsFiles:
         >>> open(path).read()
         '1 2\\na 0.5 1.0\\n'
         """
-        _w2v_format.write_word2vec(
+        _word2vec_format.write_word2vec(
             self, fname, fvocab, binary, total_vec, write_header, prefix, append, sort_attr
         )
 
@@ -144,7 +144,7 @@ class KeyedVectorsFiles:
         >>> KeyedVectors.load_word2vec_format(path)["b"].tolist()
         [0.0, 1.0]
         """
-        return _w2v_format.read_word2vec(
+        return _word2vec_format.read_word2vec(
             cls,
             fname,
             fvocab,
@@ -158,13 +158,13 @@ class KeyedVectorsFiles:
         )
 
     def _bundle_parts(self):
-        """``(meta, arrays)`` describing this object; see :func:`hsw2v._kv_schema.kv_bundle_parts`."""
-        return _kv_schema.kv_bundle_parts(self)
+        """``(meta, arrays)`` describing this object; see :func:`hsw2v.keyedvectors._schema.kv_bundle_parts`."""
+        return _schema.kv_bundle_parts(self)
 
     @classmethod
     def _from_bundle_parts(cls, meta, arrays, source="bundle"):
         """Rebuild an instance from :meth:`_bundle_parts` output read from `source`."""
-        return _kv_schema.kv_from_bundle_parts(cls, meta, arrays, source)
+        return _schema.kv_from_bundle_parts(cls, meta, arrays, source)
 
     def to_gensim(self):
         """An equal ``gensim.models.KeyedVectors``; see :func:`hsw2v.gensim_compat.kv_to_gensim`.
@@ -231,7 +231,7 @@ class KeyedVectorsFiles:
         >>> KeyedVectors.load(path)["a"].tolist()
         [1.0, 2.0]
         """
-        _kv_schema.save_kv(self, fname, separately, sep_limit, ignore, pickle_protocol)
+        _schema.save_kv(self, fname, separately, sep_limit, ignore, pickle_protocol)
         logger.info("saved %s", fname)  # gensim's line
 
     @classmethod
@@ -267,4 +267,4 @@ class KeyedVectorsFiles:
         'memmap'
         """
         logger.info("loading %s object from %s", cls.__name__, fname)  # gensim's line
-        return _kv_schema.load_kv(cls, fname, mmap)
+        return _schema.load_kv(cls, fname, mmap)
