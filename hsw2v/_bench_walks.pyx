@@ -11,11 +11,12 @@ A. What it is. The reference steps of ``_path.pxd`` run with ``_vec.h``'s loops 
    (``HSW2V_BENCH_WALKS=1 python3 setup.py build_ext --inplace``, at every CPU level, bound
    by :mod:`hsw2v._cpu` like the shipped kernels) and never go into a wheel.
 B. How it is composed. The job loop is the shipped one, cimported from the same inline
-   modules (``_inner_job.pxd``: ``run_job``), with this module's ``RefWalks`` in place of the
-   reference walks; the model's view and its checks are the shipped ``Trainer``'s
-   (``_inner.pxd``), which ``Trainer`` here extends, setting its job entry (``job``) to this
-   module's. Everything a job shares or owns is as in ``_inner`` (design notes A-H there);
-   this module has its own sigmoid table (``_walk.h``), filled at import.
+   modules (``_inner_job.pxd``: ``run_job``), with this module's ``JobRoutines`` (its
+   ``RefWalks`` in place of the reference walks); the model's view and its checks are the
+   shipped ``Trainer``'s (``_inner.pxd``), which ``Trainer`` here extends, setting its job
+   entry (``job``) to this module's. Everything a job shares or owns is as in ``_inner``
+   (design notes A-H there); this module has its own sigmoid table (``_walk.h``), filled at
+   import.
 C. Notation: ``_inner``'s. Every nogil walk has a Python-callable twin (``py_*``), which
    tests/test_kernel_twins.py compares with the reference.
 """
@@ -29,10 +30,10 @@ import numpy as np
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
 from hsw2v._inner cimport Trainer as ShippedTrainer
-from hsw2v._inner_job cimport run_job
+from hsw2v._inner_job cimport JobRoutines, JobState, flush_hot, run_job
 from hsw2v._inner_loops cimport SIGMOID, sigmoid_table_init
 from hsw2v._inner_model cimport ModelView
-from hsw2v._inner_walks cimport RefWalks
+from hsw2v._inner_walks cimport walk_rows
 from hsw2v._path cimport hs_step, ns_step
 
 sigmoid_table_init()  # this module's table (_walk.h)
@@ -103,12 +104,19 @@ cdef double ns_blas(int d, const float *h, float *work, float *const *rows, int 
                    compute_loss, check)
 
 
-cdef RefWalks LOOP_WALKS
-LOOP_WALKS.hs = hs_loop
-LOOP_WALKS.ns = ns_loop
-cdef RefWalks BLAS_WALKS
-BLAS_WALKS.hs = hs_blas
-BLAS_WALKS.ns = ns_blas
+cdef void flush_out_of_line(const ModelView *m, JobState *st) noexcept nogil:
+    """``flush_hot`` out of line, as the shipped module calls it (``_inner_job.JobRoutines``)."""
+    flush_hot(m, st)
+
+
+cdef JobRoutines LOOP_ROUTINES
+LOOP_ROUTINES.walks.hs = hs_loop
+LOOP_ROUTINES.walks.ns = ns_loop
+LOOP_ROUTINES.flush = flush_out_of_line
+cdef JobRoutines BLAS_ROUTINES
+BLAS_ROUTINES.walks.hs = hs_blas
+BLAS_ROUTINES.walks.ns = ns_blas
+BLAS_ROUTINES.flush = flush_out_of_line
 
 
 cdef int train_job_loop(const ModelView *m, const int32_t *ids, const int64_t *ends,
@@ -116,7 +124,7 @@ cdef int train_job_loop(const ModelView *m, const int32_t *ids, const int64_t *e
                         uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
     """The shipped job loop (``run_job``) with the plain-loop walks."""
     return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
-                   &LOOP_WALKS)
+                   &LOOP_ROUTINES)
 
 
 cdef int train_job_blas(const ModelView *m, const int32_t *ids, const int64_t *ends,
@@ -124,7 +132,7 @@ cdef int train_job_blas(const ModelView *m, const int32_t *ids, const int64_t *e
                         uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
     """The shipped job loop (``run_job``) with the BLAS walks."""
     return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
-                   &BLAS_WALKS)
+                   &BLAS_ROUTINES)
 
 
 cdef class Trainer(ShippedTrainer):
@@ -163,24 +171,15 @@ def py_axpy(float a, const float[::1] x, float[::1] y, bint use_blas=False):
         loop_axpy(x.shape[0], a, &x[0], &y[0])
 
 
-cdef float **path_rows(float[:, ::1] matrix, const int32_t[::1] ids) except NULL:
-    """Row pointers, for the twins (freed by the caller)."""
-    cdef float **rows = <float **>malloc(max(ids.shape[0], 1) * sizeof(float *))
-    cdef Py_ssize_t j
-    if rows == NULL:
-        raise MemoryError()
-    for j in range(ids.shape[0]):
-        rows[j] = &matrix[ids[j], 0]
-    return rows
-
-
 def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
                const int32_t[::1] point, float alpha, bint use_blas=False):
     """Twin of the plain-loop (or BLAS) reference walk: updates ``syn1`` in place, returns
     (work, -log P)."""
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
-    cdef float **rows = path_rows(syn1, point)
+    cdef float **rows = walk_rows(&syn1[0, 0], syn1.shape[1], &point[0], point.shape[0])
+    if rows == NULL:
+        raise MemoryError()
     cdef double check = 0.0
     try:
         if use_blas:
@@ -208,7 +207,9 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
     cdef double check = 0.0
-    cdef float **rows = path_rows(syn1neg, negs)
+    cdef float **rows = walk_rows(&syn1neg[0, 0], syn1neg.shape[1], &negs[0], negs.shape[0])
+    if rows == NULL:
+        raise MemoryError()
     try:
         if kernel == "blas":
             loss = ns_blas(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True, &check)

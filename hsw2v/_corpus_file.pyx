@@ -7,9 +7,9 @@ A. What runs without the GIL. For a byte range ``[start, end)`` of a plain local
    call reads the file (positioned reads, ``_pread.h``), cuts it into lines, splits each line into tokens, maps the
    tokens to word ids through a C hash table, groups whole sentences into jobs of about
    ``batch_words`` raw tokens and trains each job with the Trainer's C entry point
-   (``Trainer.job``, ``hsw2v._inner.train_job_nogil``): no Python object is touched between the first byte and
-   the last job. Counting the vocabulary (``count_range``) is the same reader with counting
-   instead of training. Python only opens the file, starts one thread per range and watches.
+   (``Trainer.job``, ``hsw2v._inner.train_job_nogil``): no Python object is touched between
+   the first byte and the last job. Counting the vocabulary (``count_range``) is the same
+   reader with counting instead of training. Python only opens the file, starts one thread per range and watches.
 
 B. What is shared. The vocabulary table (read-only), the model's weights (Hogwild, as in
    ``hsw2v._inner``), the count of schedule units handed out in this epoch (one atomic

@@ -8,7 +8,8 @@ A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of wh
    window reduction, the path walks and the weight updates. Python prepares jobs, the schedule
    and the threads (``hsw2v._train``); the nogil block sees only pointers and integers.
    ``train_job_nogil`` (declared in ``_inner.pxd``) is that block, for C callers that make
-   their jobs without the GIL (``hsw2v._corpus_file``).
+   their jobs without the GIL (``hsw2v._corpus_file``), which take it and the model's view
+   from a cimported ``Trainer`` (``trainer.job``, ``trainer.m``: typed, no ``void*``).
 
 B. What is shared. Only the weight matrices ``syn0``, ``syn1`` and ``syn1neg`` are written by
    several threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and
@@ -136,15 +137,15 @@ from libc.string cimport memset
 import numpy as np
 
 from hsw2v._inner_hot cimport is_private
-from hsw2v._inner_job cimport run_job
+from hsw2v._inner_job cimport JobRoutines, JobState, flush_hot, run_job
 from hsw2v._inner_loops cimport MAX_BLOCK, SIGMOID, sigmoid, sigmoid_table_init
 from hsw2v._inner_model cimport HotSet, ModelView, NegTable
 from hsw2v._inner_rng cimport (
     NEG_INDEX_BITS, draw_negatives, draw_word_bisect, job_seed_nogil,
 )
 from hsw2v._inner_walks cimport (
-    KERNEL_FUSED, KERNEL_REFERENCE, KERNEL_WINDOW, RefWalks, hs_path, hs_path_fused, ns_path,
-    ns_path_fused,
+    KERNEL_FUSED, KERNEL_REFERENCE, KERNEL_WINDOW, hs_path, hs_path_fused, ns_path,
+    ns_path_fused, walk_rows,
 )
 from hsw2v._path cimport hs_path_nll, hs_step
 from hsw2v._rates cimport job_alpha
@@ -162,7 +163,7 @@ cdef double hs_path_reference(const float *h, float *work, float **rows, const u
                               int length, float alpha, int d, bint compute_loss,
                               double *check) noexcept nogil:
     """``hs_path`` out of line, so that the job loop stays small enough to inline the fast
-    walks (the "reference" variant calls it through ``REFERENCE_WALKS``)."""
+    walks (the "reference" variant calls it through ``ROUTINES``)."""
     return hs_path(h, work, rows, code, length, alpha, d, compute_loss, check)
 
 
@@ -173,9 +174,15 @@ cdef double ns_path_reference(int d, const float *h, float *work, float *const *
     return ns_path(d, h, work, rows, count, alpha, compute_loss, check)
 
 
-cdef RefWalks REFERENCE_WALKS
-REFERENCE_WALKS.hs = hs_path_reference
-REFERENCE_WALKS.ns = ns_path_reference
+cdef void flush_out_of_line(const ModelView *m, JobState *st) noexcept nogil:
+    """``flush_hot`` out of line (``_inner_job.JobRoutines``)."""
+    flush_hot(m, st)
+
+
+cdef JobRoutines ROUTINES  # what the job loop calls out of line
+ROUTINES.walks.hs = hs_path_reference
+ROUTINES.walks.ns = ns_path_reference
+ROUTINES.flush = flush_out_of_line
 
 
 cdef class Trainer:
@@ -355,7 +362,7 @@ cdef int train_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *
     n_ids``. Writes the kept (effective) tokens and the loss; returns 0, or -1 if its buffers
     could not be allocated."""
     return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
-                   &REFERENCE_WALKS)
+                   &ROUTINES)
 
 
 def bench_walks_missing(str kernel):
@@ -528,24 +535,15 @@ def py_sigmoid(float f):
     return sigmoid(f)
 
 
-cdef float **path_rows(float[:, ::1] syn1, const int32_t[::1] point) except NULL:
-    """Row pointers of a path, for the twins (freed by the caller)."""
-    cdef float **rows = <float **>malloc(max(point.shape[0], 1) * sizeof(float *))
-    cdef Py_ssize_t j
-    if rows == NULL:
-        raise MemoryError()
-    for j in range(point.shape[0]):
-        rows[j] = &syn1[point[j], 0]
-    return rows
-
-
 def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
                const int32_t[::1] point, float alpha):
     """Twin of Word2Vec's reference walk (``hs_path``: the reference step with the table
     sigmoid and ``_vec.h``'s loops): updates ``syn1`` in place, returns (work, -log P)."""
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
-    cdef float **rows = path_rows(syn1, point)
+    cdef float **rows = walk_rows(&syn1[0, 0], syn1.shape[1], &point[0], point.shape[0])
+    if rows == NULL:
+        raise MemoryError()
     cdef double check = 0.0
     try:
         loss = hs_path(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0], True,
@@ -591,7 +589,9 @@ def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     to ``h`` only."""
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
-    cdef float **rows = path_rows(syn1, point)
+    cdef float **rows = walk_rows(&syn1[0, 0], syn1.shape[1], &point[0], point.shape[0])
+    if rows == NULL:
+        raise MemoryError()
     cdef double check = 0.0
     try:
         loss = hs_path_fused(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
@@ -651,7 +651,9 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
     cdef double check = 0.0
-    cdef float **rows = path_rows(syn1neg, negs)
+    cdef float **rows = walk_rows(&syn1neg[0, 0], syn1neg.shape[1], &negs[0], negs.shape[0])
+    if rows == NULL:
+        raise MemoryError()
     try:
         if KERNELS[kernel] in (KERNEL_FUSED, KERNEL_WINDOW):
             loss = ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True,

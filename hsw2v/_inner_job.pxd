@@ -7,9 +7,11 @@ read-only view of the model every thread shares; ``JobState`` everything one job
 divergence check). ``train_sentence`` forms h (a context row, or the window's mean / sum for
 CBOW), walks the centre's path (hs) and its negatives (ns), and sends the error back to the
 input rows; ``run_job`` is one whole job. A module that trains composes its nogil job entry
-from ``run_job`` and its reference walks (``RefWalks``): ``_inner.train_job_nogil`` with
-``hs_path`` / ``ns_path``, the benchmark-only ``_bench_walks`` with plain loops or BLAS. The
-rate inside a job is ``_rates.job_alpha``.
+from ``run_job`` and its ``JobRoutines``, what the loop calls out of line: the reference
+walks (``_inner.train_job_nogil``: ``hs_path`` / ``ns_path``; the benchmark-only
+``_bench_walks``: plain loops or BLAS) and the flush of the private hot rows (it runs every
+``hot_sync`` centre words; inlined into the centre loop it would cost that loop its
+registers). The rate inside a job is ``_rates.job_alpha``.
 """
 
 from libc.math cimport NAN, isfinite
@@ -55,6 +57,14 @@ cdef struct JobState:
     double loss
     double check      # the sum of every f the job computed: non-finite iff the job met a
                       # non-finite weight (its divergence check, design note G)
+
+
+# What a job loop calls out of line, set by the module that composes it (``run_job``).
+ctypedef void (*flush_fn)(const ModelView *m, JobState *st) noexcept nogil
+
+cdef struct JobRoutines:
+    RefWalks walks   # the "reference" variant's walks along a path and over negatives
+    flush_fn flush   # flush_hot (every hot_sync centre words), out of the centre loop
 
 
 cdef inline int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,
@@ -296,7 +306,7 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
 
 cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                                 int64_t end, int64_t total, float alpha0, float alpha1,
-                                const RefWalks *walks) noexcept nogil:
+                                const JobRoutines *r) noexcept nogil:
     """Train every centre position of kept[start:end]; alpha falls linearly from alpha0 at the
     job's first kept token to alpha1 after its last (``total`` kept tokens).
 
@@ -304,7 +314,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     then the negative-sampling step and its update (if negative > 0), as gensim. With
     negative sampling each centre's draws are made while the centre before it trains
     (``draw_centre``), and each pair prefetches the rows of the next pair's set. The
-    "reference" variant walks with ``walks`` (``_inner_walks.RefWalks``)."""
+    "reference" variant walks with ``r.walks`` (``_inner_walks.RefWalks``); the private
+    rows are flushed through ``r.flush``."""
     cdef int64_t i, j, lo, hi
     cdef int b, k, count, p, npairs
     cdef int d = m.d
@@ -360,8 +371,9 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 ctx = m.syn0 + <int64_t>st.kept[j] * d
                 if m.hs:
                     if m.kernel != KERNEL_FUSED and m.kernel != KERNEL_WINDOW:
-                        st.loss += walks.hs(ctx, st.work, st.yrows, code, m.lengths[centre],
-                                            alpha, d, m.compute_loss, &st.check)
+                        st.loss += r.walks.hs(ctx, st.work, st.yrows, code,
+                                              m.lengths[centre], alpha, d, m.compute_loss,
+                                              &st.check)
                         hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                     elif m.lockf == NULL:  # the last node's update of ctx fused in
                         st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
@@ -379,7 +391,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                         elif drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
                             prefetch_negs(m, next_negs, next_counts[0])
                     st.loss += ns_pair(m, st, ctx, negs + <int64_t>p * stride, counts[p],
-                                       alpha, walks)
+                                       alpha, &r.walks)
                     hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                 p += 1
         else:
@@ -388,9 +400,9 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 continue
             if m.hs:
                 if m.kernel not in (KERNEL_FUSED, KERNEL_WINDOW):  # "window" is sg-only
-                    st.loss += walks.hs(st.neu1, st.work, st.yrows, code,
-                                        m.lengths[centre], alpha, d, m.compute_loss,
-                                        &st.check)
+                    st.loss += r.walks.hs(st.neu1, st.work, st.yrows, code,
+                                          m.lengths[centre], alpha, d, m.compute_loss,
+                                          &st.check)
                 else:
                     st.loss += hs_path_fused(st.neu1, st.work, st.yrows, code,
                                              m.lengths[centre], alpha, d, m.compute_loss,
@@ -401,12 +413,12 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                     cbow_hidden(m, st, lo, hi, i)
                 if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
                     prefetch_negs(m, next_negs, next_counts[0])
-                st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, walks)
+                st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &r.walks)
                 cbow_spread(m, st, lo, hi, i, count)
         if m.hot_nodes.n or m.hot_words.n:
             st.since += 1
             if st.since >= m.hot_sync:
-                flush_hot(m, st)
+                r.flush(m, st)
                 st.since = 0
 
 
@@ -431,10 +443,11 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
 cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *ends,
                         int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
                         uint64_t seed, int64_t *kept, double *loss,
-                        const RefWalks *walks) noexcept nogil:
+                        const JobRoutines *r) noexcept nogil:
     """One job without the GIL (``_inner.Trainer.train_job``): ``ends[n_sentences - 1] ==
-    n_ids``; the "reference" variant walks with ``walks``. Writes the kept (effective) tokens
-    and the loss; returns 0, or -1 if its buffers could not be allocated."""
+    n_ids``; ``r``: what the loop calls out of line (``JobRoutines``). Writes the kept
+    (effective) tokens and the loss; returns 0, or -1 if its buffers could not be
+    allocated."""
     cdef int64_t s, start, total
     cdef int b
     cdef int rc_nodes
@@ -473,7 +486,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     start = 0
     for s in range(n_sentences):
         if st.ends[s] - start > 1:
-            train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1, walks)
+            train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1, r)
         start = st.ends[s]
     if m.hot_nodes.n or m.hot_words.n:
         flush_hot(m, &st)

@@ -11,7 +11,8 @@ tests: tests/test_kernel_twins.py). The 4-context window block is ``_window.h``'
 benchmark-only plain-loop and BLAS walks of ``_bench_walks.pyx``.
 """
 
-from libc.stdint cimport uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport malloc
 from libc.string cimport memset
 
 from hsw2v._inner_loops cimport SIGMOID, sigmoid
@@ -42,6 +43,18 @@ ctypedef double (*ns_walk_fn)(int d, const float *h, float *work, float *const *
 cdef struct RefWalks:
     hs_walk_fn hs
     ns_walk_fn ns
+
+
+cdef inline float **walk_rows(float *matrix, int d, const int32_t *ids,
+                              Py_ssize_t n) noexcept nogil:
+    """The row pointers ``matrix + ids[j] * d`` of a walk, for the twins (a path's inner
+    nodes, or a target and its negatives); NULL when out of memory; freed by the caller."""
+    cdef float **rows = <float **>malloc(max(n, 1) * sizeof(float *))
+    cdef Py_ssize_t j
+    if rows != NULL:
+        for j in range(n):
+            rows[j] = matrix + <int64_t>ids[j] * d
+    return rows
 
 
 cdef inline double hs_path(

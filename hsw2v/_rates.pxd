@@ -14,7 +14,8 @@ Two formulas, one home (word2vec.c's and gensim's linear decay):
   training walks (``_inner``) and per example in the layer (``_layer``), so it is inline
   here and compiled inside each kernel, with that kernel's flags: at the avx2 level GCC fuses
   its multiply-add (FMA), which gives other bits than the strict owner would, and the
-  kernels' weights must keep their bits (``benchmarks/probes/job_alpha_flags.py``).
+  kernels' weights must keep their bits (``tests/test_kernel_twins.py``,
+  ``test_job_rate_is_the_one_formula_and_the_strict_twin_at_the_baseline``).
   ``within_job``, the Python twin, is the strict owner's copy.
 
     from hsw2v._rates cimport job_alpha, schedule_alpha

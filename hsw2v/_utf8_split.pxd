@@ -84,7 +84,8 @@ cdef inline int spans_push(Spans *sp, int64_t start, int64_t length) noexcept no
     return OK
 
 
-cdef inline int split_tokens(const uint8_t *line, int64_t n, Spans *sp, int64_t *bad) noexcept nogil:
+cdef inline int split_tokens(const uint8_t *line, int64_t n, Spans *sp,
+                             int64_t *bad) noexcept nogil:
     """Token spans of one line (without its newline) into ``sp``; on invalid UTF-8 returns
     ERR_UTF8 with the offending offset in ``bad``."""
     cdef int64_t i = 0, token = -1
