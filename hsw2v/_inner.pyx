@@ -134,6 +134,7 @@ import numpy as np
 
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
+from hsw2v._ns_shared cimport ns_shared_block
 from hsw2v._path cimport hs_path_nll, hs_step, ns_step
 from hsw2v._vecops cimport (
     SIGMOID_TABLE_SIZE, hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, hsw2v_sigmoid_table_init,
@@ -178,7 +179,7 @@ cdef class Trainer:
                  int hot_visits=2**30, float hot_scale=1.0, hot_rows=None, int block=4,
                  bint hs=True,
                  float[:, ::1] syn1neg=None, const uint32_t[::1] cum_table=None,
-                 int negative=0, lockf=None, hot_words=None):
+                 int negative=0, lockf=None, hot_words=None, bint shared_negatives=False):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
         if negative < 0:
@@ -217,6 +218,9 @@ cdef class Trainer:
         self.m.syn1 = &syn1[0, 0] if hs else NULL
         self.m.hs = hs
         self.m.negative = negative
+        # skip-gram only: one set of negatives per centre (_ns_shared.pxd); CBOW draws one
+        # set per centre anyway
+        self.m.shared_negs = shared_negatives and sg and negative > 0
         self.m.syn1neg = &syn1neg[0, 0] if negative else NULL
         # the negative draw: the table and its bucket index (``neg_index``)
         cdef const int32_t[::1] index_view
@@ -363,12 +367,17 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (m.negative + 1) * sizeof(int32_t))
     st.neg_counts = <int *>malloc(2 * <size_t>st.pairs * sizeof(int))
     st.nrows = <float **>malloc((m.negative + 1) * sizeof(float *))
+    if m.shared_negs:
+        st.hrows = <float **>malloc(<size_t>st.pairs * sizeof(float *))
+        st.hlock = <float *>malloc(<size_t>st.pairs * sizeof(float))
+        st.dO = <float *>malloc(<size_t>(m.negative + 1) * m.d * sizeof(float))
     rc_nodes = alloc_hot_copy(&st.nodes, m.hot_nodes.n, m.d)
     rc_nodes |= alloc_hot_copy(&st.words, m.hot_words.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
             or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
-            or st.neg_counts == NULL or st.nrows == NULL or st.xlock == NULL):
+            or st.neg_counts == NULL or st.nrows == NULL or st.xlock == NULL
+            or (m.shared_negs and (st.hrows == NULL or st.hlock == NULL or st.dO == NULL))):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):

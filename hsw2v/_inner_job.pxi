@@ -25,6 +25,7 @@ cdef struct ModelView:
     bint prefetch
     bint hs           # train hierarchical softmax (syn1, the tree)
     int negative      # negatives per step; 0: no negative sampling
+    bint shared_negs  # skip-gram: one set of negatives per centre, shared by its contexts
     float *syn1neg    # V x d when negative > 0
     NegTable neg      # the negative draw's tables when negative > 0
     int64_t n_words   # V
@@ -51,6 +52,9 @@ cdef struct JobState:
     HotCopy nodes     # this job's private copies of m.hot_nodes
     HotCopy words     # this job's private copies of m.hot_words
     float **nrows     # negative sampling: the rows of one (target, negatives) set
+    float **hrows     # shared negatives: one centre's context rows (pairs_max pointers)
+    float *hlock      # shared negatives: their lock factors (pairs_max)
+    float *dO         # shared negatives: the set's step, (negative + 1) x d
     int64_t since     # centre words trained since the last flush of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
@@ -267,7 +271,10 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
         return
     negs = st.negs + <int64_t>slot * st.pairs * stride
     counts = st.neg_counts + <int64_t>slot * st.pairs
-    if m.sg:
+    if m.sg and m.shared_negs:  # one set for all the contexts (_ns_shared.pxd)
+        if hi - lo > 1:
+            counts[0] = draw_negatives(&m.neg, st.kept[i], m.negative, negs, &st.rng)
+    elif m.sg:
         for j in range(lo, hi):
             if j != i:
                 counts[p] = draw_negatives(&m.neg, st.kept[i], m.negative,
@@ -300,6 +307,19 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
                              &st.check)
     return ns_path(m.d, h, st.work, st.nrows, count, alpha, kernel_prims(m.kernel),
                    m.compute_loss, &st.check)
+
+
+cdef inline double ns_shared_centre(const ModelView *m, JobState *st, int npairs,
+                                    const int32_t *negs, int count, float alpha) noexcept nogil:
+    """Shared negatives (skip-gram): the centre's ``npairs`` contexts (``st.hrows``, their
+    lock factors ``st.hlock``) against its one drawn set ``negs`` (target first), the block
+    step of ``_ns_shared.pxd``."""
+    cdef int k
+    for k in range(count):
+        st.nrows[k] = word_row(m, st, negs[k])
+    return ns_shared_block(m.d, npairs, st.hrows, st.hlock if m.lockf != NULL else NULL,
+                           st.nrows, count, alpha, &SIGMOID, st.work, st.dO,
+                           m.compute_loss, &st.check)
 
 
 cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_t end,
@@ -379,7 +399,10 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                                                  m.lengths[centre], alpha, d, m.compute_loss,
                                                  False, &st.check)
                         hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
-                if m.negative:
+                if m.shared_negs:  # after the window: ns_shared_centre
+                    st.hrows[p] = ctx
+                    st.hlock[p] = lock_of(m, st.kept[j])
+                elif m.negative:
                     if m.prefetch:  # the next pair's rows (of this centre or the next one)
                         if p + 1 < npairs:
                             prefetch_negs(m, negs + <int64_t>(p + 1) * stride, counts[p + 1])
@@ -389,6 +412,10 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                                        alpha)
                     hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                 p += 1
+            if m.shared_negs and p:
+                if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
+                    prefetch_negs(m, next_negs, next_counts[0])
+                st.loss += ns_shared_centre(m, st, p, negs, counts[0], alpha)
         else:
             count = cbow_hidden(m, st, lo, hi, i)
             if count == 0:
@@ -431,5 +458,8 @@ cdef void free_job_state(JobState *st) noexcept nogil:
     free_hot_copy(&st.nodes)
     free_hot_copy(&st.words)
     free(st.nrows)
+    free(st.hrows)
+    free(st.hlock)
+    free(st.dO)
     free(st.negs)
     free(st.neg_counts)

@@ -192,3 +192,50 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     finally:
         free(rows)
     return work, loss
+
+
+def py_ns_shared_block(float[:, ::1] syn0, const int32_t[::1] contexts,
+                       float[:, ::1] syn1neg, const int32_t[::1] negs, float alpha,
+                       lockf=None):
+    """Twin of the shared-negatives step (``_ns_shared.ns_shared_block``): the syn0 rows of
+    ``contexts`` (window order, repeats allowed) against the syn1neg rows of ``negs``
+    (target first, then the negatives; repeats allowed), both stepped in place; ``lockf``
+    (float32, one factor per context) scales each context's step. Returns ``(loss,
+    check)``: the block's -log-likelihood and the sum of its scores."""
+    cdef int m = contexts.shape[0], count = negs.shape[0], d = syn0.shape[1], c
+    if m < 1 or count < 1:
+        raise ValueError("the block needs at least one context and the target")
+    if syn1neg.shape[1] != d:
+        raise ValueError("syn0 and syn1neg differ in vector size")
+    if min(contexts) < 0 or max(contexts) >= syn0.shape[0]:
+        raise ValueError("a context is not a row of syn0")
+    if min(negs) < 0 or max(negs) >= syn1neg.shape[0]:
+        raise ValueError("a word of negs is not a row of syn1neg")
+    cdef const float[::1] lock
+    if lockf is not None:
+        lock = np.ascontiguousarray(lockf, dtype=np.float32)
+        if lock.shape[0] != m:
+            raise ValueError("lockf needs one factor per context")
+    H = np.empty(m, dtype=np.uintp)
+    O = np.empty(count, dtype=np.uintp)
+    work = np.empty(d, dtype=np.float32)
+    dO = np.empty(count * d, dtype=np.float32)
+    cdef float[::1] wv = work, dv = dO
+    cdef float **hp = <float **>malloc(m * sizeof(float *))
+    cdef float **op = <float **>malloc(count * sizeof(float *))
+    cdef double check = 0.0, loss
+    if hp == NULL or op == NULL:
+        free(hp)
+        free(op)
+        raise MemoryError()
+    for c in range(m):
+        hp[c] = &syn0[contexts[c], 0]
+    for c in range(count):
+        op[c] = &syn1neg[negs[c], 0]
+    try:
+        loss = ns_shared_block(d, m, hp, &lock[0] if lockf is not None else NULL, op, count,
+                               alpha, &SIGMOID, &wv[0], &dv[0], True, &check)
+    finally:
+        free(hp)
+        free(op)
+    return loss, check
