@@ -370,7 +370,7 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     if m.shared_negs:
         st.hrows = <float **>malloc(<size_t>st.pairs * sizeof(float *))
         st.hlock = <float *>malloc(<size_t>st.pairs * sizeof(float))
-        st.dO = <float *>malloc(<size_t>(m.negative + 1) * m.d * sizeof(float))
+        st.dO = <float *>malloc(<size_t>(m.negative + 1) * (m.d + 2) * sizeof(float))
     rc_nodes = alloc_hot_copy(&st.nodes, m.hot_nodes.n, m.d)
     rc_nodes |= alloc_hot_copy(&st.words, m.hot_words.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL

@@ -54,7 +54,7 @@ cdef struct JobState:
     float **nrows     # negative sampling: the rows of one (target, negatives) set
     float **hrows     # shared negatives: one centre's context rows (pairs_max pointers)
     float *hlock      # shared negatives: their lock factors (pairs_max)
-    float *dO         # shared negatives: the set's step, (negative + 1) x d
+    float *dO         # shared negatives: the set's step and scratch, (negative + 1) x (d + 2)
     int64_t since     # centre words trained since the last flush of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
@@ -318,8 +318,8 @@ cdef inline double ns_shared_centre(const ModelView *m, JobState *st, int npairs
     for k in range(count):
         st.nrows[k] = word_row(m, st, negs[k])
     return ns_shared_block(m.d, npairs, st.hrows, st.hlock if m.lockf != NULL else NULL,
-                           st.nrows, count, alpha, &SIGMOID, st.work, st.dO,
-                           m.compute_loss, &st.check)
+                           st.nrows, count, alpha, &SIGMOID, st.dO, m.compute_loss,
+                           &st.check)
 
 
 cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_t end,

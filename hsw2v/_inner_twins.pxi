@@ -218,9 +218,8 @@ def py_ns_shared_block(float[:, ::1] syn0, const int32_t[::1] contexts,
             raise ValueError("lockf needs one factor per context")
     H = np.empty(m, dtype=np.uintp)
     O = np.empty(count, dtype=np.uintp)
-    work = np.empty(d, dtype=np.float32)
-    dO = np.empty(count * d, dtype=np.float32)
-    cdef float[::1] wv = work, dv = dO
+    scratch = np.empty(count * (d + 2), dtype=np.float32)
+    cdef float[::1] sv = scratch
     cdef float **hp = <float **>malloc(m * sizeof(float *))
     cdef float **op = <float **>malloc(count * sizeof(float *))
     cdef double check = 0.0, loss
@@ -234,7 +233,7 @@ def py_ns_shared_block(float[:, ::1] syn0, const int32_t[::1] contexts,
         op[c] = &syn1neg[negs[c], 0]
     try:
         loss = ns_shared_block(d, m, hp, &lock[0] if lockf is not None else NULL, op, count,
-                               alpha, &SIGMOID, &wv[0], &dv[0], True, &check)
+                               alpha, &SIGMOID, &sv[0], True, &check)
     finally:
         free(hp)
         free(op)

@@ -21,10 +21,12 @@ B. Order, exactly (what ``tests/test_ns_shared.py``'s NumPy reference replays): 
    twice in one window sees its first step at its second occurrence, as the pair-by-pair
    walk would. A negative equal to the centre is skipped when drawn (``draw_negatives``).
 
-C. The vector loops are ``_vec.h``'s (``hsw2v_dot`` / ``hsw2v_axpy``): at d = 100 and 300 the
-   block is (1 + K) x d = 6 x d floats, and each loop runs over rows already in the
-   first-level cache; BLAS ``sgemm`` on such a block would first have to copy the scattered
-   rows together.
+C. The vector loops are ``_ns_shared.h``'s: per context, one pass computes every ``f_ck``
+   of the set (``hsw2v_multi_dot``), and one pass steps ``h_c`` and accumulates ``dO``
+   (``hsw2v_shared_update``), so a context row is read twice however large the set. At d =
+   100 and 300 the set is (1 + K) x d = 6 x d floats, and ``O`` and ``dO`` stay in the
+   first-level cache over the centre's contexts; BLAS ``sgemm`` on such a block would first
+   have to copy the scattered rows together.
 
 D. NaN safety and the divergence check as every walk (``_inner`` design note G): every ``f``
    is added to ``check[0]``; a NaN gives a NaN ``g`` through the table sigmoid.
@@ -34,8 +36,14 @@ from libc.stdint cimport int64_t
 from libc.string cimport memset
 
 from hsw2v._vecops cimport (
-    hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_lookup,
+    hsw2v_axpy, hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_lookup,
 )
+
+
+cdef extern from "_ns_shared.h" nogil:
+    void hsw2v_multi_dot(int d, const float *h, float *const *rows, int n, float *f)
+    void hsw2v_shared_update(int d, float *h, float lock, float *const *rows, const float *a,
+                             int n, float *dO)
 
 
 cdef inline double ns_shared_block(
@@ -47,8 +55,7 @@ cdef inline double ns_shared_block(
     int count,               # IN   rows of O (>= 1)
     float alpha,             # IN   learning rate
     const hsw2v_sigmoid_table *table,  # IN the table sigmoid
-    float *work,             # SCRATCH d floats: one context's step
-    float *dO,               # SCRATCH count x d floats: O's step
+    float *scratch,          # SCRATCH count x (d + 2) floats: dO, then f and a of a context
     bint compute_loss,       # IN   return the loss (else 0)
     double *check,           # OUT  += the sum of every f (the divergence check)
 ) noexcept nogil:
@@ -57,26 +64,21 @@ cdef inline double ns_shared_block(
     block), then ``O_k += -alpha sum_c g_ck h_c`` (each h_c before its step). Returns
     ``sum_c [-log sigmoid(f_c0) - sum_k>0 log sigmoid(-f_ck)]`` when ``compute_loss``."""
     cdef int c, k
-    cdef float f, g, a, lock
+    cdef float g
     cdef double loss = 0.0, fsum = 0.0
-    cdef float *h
+    cdef float *dO = scratch
+    cdef float *f = scratch + <int64_t>count * d
+    cdef float *a = f + count
     memset(dO, 0, <size_t>count * d * sizeof(float))
     for c in range(m):
-        h = H[c]
-        memset(work, 0, d * sizeof(float))
+        hsw2v_multi_dot(d, H[c], O, count, f)
         for k in range(count):
-            f = hsw2v_dot(d, h, O[k])
-            fsum += f
+            fsum += f[k]
             if compute_loss:
-                loss += neg_log_sigmoid((1.0 if k == 0 else -1.0) * f)
-            g = sigmoid_lookup(table, f) - (1.0 if k == 0 else 0.0)
-            a = -alpha * g
-            if a != 0.0:
-                hsw2v_axpy(d, a, O[k], work)
-                hsw2v_axpy(d, a, h, dO + <int64_t>k * d)
-        lock = 1.0 if hlock == NULL else hlock[c]
-        if lock != 0.0:
-            hsw2v_axpy(d, lock, work, h)
+                loss += neg_log_sigmoid((1.0 if k == 0 else -1.0) * f[k])
+            g = sigmoid_lookup(table, f[k]) - (1.0 if k == 0 else 0.0)
+            a[k] = -alpha * g
+        hsw2v_shared_update(d, H[c], 1.0 if hlock == NULL else hlock[c], O, a, count, dO)
     for k in range(count):
         hsw2v_axpy(d, 1.0, dO + <int64_t>k * d, O[k])
     check[0] += fsum
