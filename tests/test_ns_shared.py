@@ -229,3 +229,31 @@ def test_shared_negatives_word2vec_is_reproducible_and_learns():
     cbow = [Word2Vec(corpus, sg=0, hs=0, negative=5, vector_size=20, min_count=2, epochs=1,
                      workers=1, seed=3, shared_negatives=s) for s in (False, True)]
     assert np.array_equal(cbow[0].wv.vectors, cbow[1].wv.vectors)
+
+
+def test_shared_negatives_is_saved_and_reaches_every_trainer(tmp_path):
+    """The setting is saved with the model and used again after load(), in corpus_file mode
+    and from the command line; a model trained without it loads with it off."""
+    from hsw2v.cli import main
+    from hsw2v.corpora import LineSentence
+    from hsw2v.datasets import demo_corpus_path
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(" ".join(s) for s in list(LineSentence(demo_corpus_path()))[:300])
+                      + "\n")  # fmt: skip
+    out = tmp_path / "m.hsw2v"
+    argv = ["train", str(corpus), "-o", str(out), "-hs", "0", "-negative", "3", "--sg", "1",
+            "--size", "8", "--epochs", "1", "--workers", "1", "--no-progress",
+            "--shared-negatives"]  # fmt: skip
+    assert main(argv) == 0
+    model = Word2Vec.load(str(out))
+    assert model.shared_negatives is True
+    kw = dict(corpus_file=str(corpus), sg=1, hs=0, negative=3, vector_size=8, epochs=1,
+              workers=1, seed=2)  # fmt: skip
+    shared = Word2Vec(**kw, shared_negatives=True)
+    per_pair = Word2Vec(**kw)
+    assert np.isfinite(shared.wv.vectors).all()
+    assert not np.array_equal(shared.wv.vectors, per_pair.wv.vectors)
+    assert Word2Vec(**kw, shared_negatives=True).wv.vectors.tobytes() == shared.wv.vectors.tobytes()
+    per_pair.save(str(tmp_path / "p.hsw2v"))
+    assert Word2Vec.load(str(tmp_path / "p.hsw2v")).shared_negatives is False
