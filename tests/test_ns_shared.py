@@ -244,7 +244,7 @@ def test_shared_negatives_is_saved_and_reaches_every_trainer(tmp_path):
     out = tmp_path / "m.hsw2v"
     argv = ["train", str(corpus), "-o", str(out), "-hs", "0", "-negative", "3", "--sg", "1",
             "--size", "8", "--epochs", "1", "--workers", "1", "--no-progress",
-            "--shared-negatives"]  # fmt: skip
+            "--shared-negatives", "1"]  # fmt: skip
     assert main(argv) == 0
     model = Word2Vec.load(str(out))
     assert model.shared_negatives is True
