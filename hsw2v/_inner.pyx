@@ -80,6 +80,9 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
    ``fast_sentence_*_neg``; CBOW forms ``h`` again from the updated rows for the second). The
    "window" kernel is hs-only (its blocks move a window's contexts together, which would
    reorder the ns steps), so with ``negative > 0`` skip-gram takes the "fused" walks.
+   With ``shared_negatives`` (skip-gram only; off by default) a centre draws one set of
+   negatives, shared by all its contexts, and trains them as one block (``_ns_shared.pxd``:
+   Ji et al. 2016), after the contexts' hierarchical-softmax walks when ``hs``.
 
 E. Departures from word2vec.c/gensim, on purpose: a node with |f| beyond the sigmoid table's
    range is not skipped; sigmoid saturates to 0 or 1 there, so a confidently wrong node still
