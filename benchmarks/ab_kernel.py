@@ -37,7 +37,9 @@ SETTINGS = {  # name: (sg, hs, negative); kernels as Word2Vec picks them
     "cbow": (0, 1, 0),
     "sg-ns": (1, 0, 5),
     "cbow-ns": (0, 0, 5),
+    "sg-ns-shared": (1, 0, 5),  # shared negatives (Trainer(shared_negatives=True))
 }
+SHARED = {"sg-ns-shared"}  # settings that only builds with shared negatives can run
 
 
 def child(
@@ -80,6 +82,7 @@ def child(
             model.window, bool(sg), True, True, False, kernel or model._kernel_variant(),
             hs=bool(hs), syn1neg=syn1neg if negative else None,
             cum_table=model.cum_table if negative else None, negative=negative,
+            **({"shared_negatives": True} if setting in SHARED else {}),
         )  # fmt: skip
         started = time.thread_time()
         kept_words = 0

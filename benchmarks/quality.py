@@ -39,6 +39,11 @@ def main(argv=None):
     parser.add_argument("--hs", type=int, default=1)
     parser.add_argument("--negative", type=int, default=0)
     parser.add_argument(
+        "--shared-negatives",
+        action="store_true",
+        help="hsw2v only: Word2Vec(shared_negatives=True), one set of negatives per centre word",
+    )
+    parser.add_argument(
         "--tree", default="huffman", help="Word2Vec(tree=...): huffman, balanced or semantic"
     )
     parser.add_argument(
@@ -117,7 +122,7 @@ def main(argv=None):
         from hsw2v.running import _make_trainer
 
         _make_trainer.KERNEL = args.kernel  # the path-walk switch (HSW2V_KERNEL), not a parameter
-        model = Word2Vec(**settings, tree=args.tree)
+        model = Word2Vec(**settings, tree=args.tree, shared_negatives=args.shared_negatives)
     model.build_vocab(corpus)
     started, cpu_started = time.perf_counter(), time.process_time()
     _, raw = model.train(corpus, total_examples=model.corpus_count, epochs=args.epochs)
@@ -135,6 +140,7 @@ def main(argv=None):
     )
     print(
         f"{args.system} sg={args.sg} hs={args.hs} negative={args.negative} "
+        f"shared={int(args.shared_negatives)} "
         f"workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
         f"seed={args.seed} hot={hot_nodes} sync={hot_sync} visits={hot_visits} "
         f"merge={hsw2v.running._tuning.HOT_MERGE}: "

@@ -19,6 +19,8 @@ sampling alone with ``negative=N``, ``bench_speed.py --negative N``):
 
 - ``hsw2v``: ``hsw2v.Word2Vec`` fed by ``hsw2v.corpora.LineSentence`` (iterable mode).
 - ``hsw2v-file``: ``hsw2v.Word2Vec(corpus_file=...)`` (workers read the file themselves).
+- ``hsw2v-shared``: ``hsw2v`` with ``shared_negatives=True`` (skip-gram negative sampling draws
+  one set of negatives per centre word; negative sampling only).
 - ``gensim-iter``: gensim ``Word2Vec(hs=1, negative=0)`` fed by gensim's ``LineSentence``.
 - ``gensim-file``: gensim ``Word2Vec(corpus_file=...)``.
 - ``w2v-c``: the original C word2vec tool (PyPI package ``word2vec`` builds it); its vocabulary
@@ -48,7 +50,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import child_env, count_words  # noqa: E402
 
-SYSTEMS = ("hsw2v", "hsw2v-file", "gensim-iter", "gensim-file", "w2v-c", "fasttext")
+SYSTEMS = ("hsw2v", "hsw2v-file", "gensim-iter", "gensim-file", "w2v-c", "fasttext",
+           "hsw2v-shared")
 MODES = ("sg", "cbow")
 DEFAULT_ALPHA = 0.025  # gensim's (and hsw2v's) default, passed to every system alike
 
@@ -244,7 +247,7 @@ class PythonSystem(System):
             negative=int(extra.get("negative", 0)),
         )
         if spec["negative"] and self.name not in ("hsw2v", "hsw2v-file", "gensim-iter",
-                                                  "gensim-file"):
+                                                  "gensim-file", "hsw2v-shared"):
             raise SystemUnavailable(f"{self.name}: negative sampling is not wired here")
         cmd = [sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)]
         rc, wall, peak = _run_measured(cmd, stem + ".out", stem + ".err", timeout)
@@ -303,6 +306,10 @@ class Hsw2v(PythonSystem):
 
 class Hsw2vFile(Hsw2v):
     name = "hsw2v-file"
+
+
+class Hsw2vShared(Hsw2v):
+    name = "hsw2v-shared"
 
 
 class GensimIter(PythonSystem):
@@ -507,7 +514,10 @@ class W2vC(System):
         return res
 
 
-_REGISTRY = {cls.name: cls for cls in (Hsw2v, Hsw2vFile, GensimIter, GensimFile, W2vC, FastText)}
+_REGISTRY = {
+    cls.name: cls
+    for cls in (Hsw2v, Hsw2vFile, GensimIter, GensimFile, W2vC, FastText, Hsw2vShared)
+}
 
 
 def get_system(name: str) -> System:
@@ -619,8 +629,10 @@ def _child(spec: dict) -> dict:
         epochs=spec["epochs"],
     )
     out: dict = {"extra": {}}
-    if system in ("hsw2v", "hsw2v-file", "gensim-iter", "gensim-file"):
-        if system in ("hsw2v", "hsw2v-file"):
+    if system == "hsw2v-shared":
+        common["shared_negatives"] = True
+    if system in ("hsw2v", "hsw2v-file", "gensim-iter", "gensim-file", "hsw2v-shared"):
+        if system in ("hsw2v", "hsw2v-file", "hsw2v-shared"):
             _import_hsw2v()
             from hsw2v import Word2Vec
 

@@ -81,6 +81,9 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
    ``fast_sentence_*_neg``; CBOW forms ``h`` again from the updated rows for the second). The
    "window" kernel is hs-only (its blocks move a window's contexts together, which would
    reorder the ns steps), so with ``negative > 0`` skip-gram takes the "fused" walks.
+   With ``shared_negatives`` (skip-gram only; off by default) a centre draws one set of
+   negatives, shared by all its contexts, and trains them as one block (``_ns_shared.pxd``:
+   Ji et al. 2016), after the contexts' hierarchical-softmax walks when ``hs``.
 
 E. Departures from word2vec.c/gensim, on purpose: a node with |f| beyond the sigmoid table's
    range is not skipped; sigmoid saturates to 0 or 1 there, so a confidently wrong node still
@@ -147,6 +150,7 @@ from hsw2v._inner_walks cimport (
     KERNEL_FUSED, KERNEL_REFERENCE, KERNEL_WINDOW, hs_path, hs_path_fused, ns_path,
     ns_path_fused, walk_rows,
 )
+from hsw2v._ns_shared cimport ns_shared_block
 from hsw2v._path cimport hs_path_nll, hs_step
 from hsw2v._rates cimport job_alpha
 from hsw2v._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid_sum
@@ -203,7 +207,7 @@ cdef class Trainer:
                  int hot_visits=2**30, float hot_scale=1.0, hot_rows=None, int block=4,
                  bint hs=True,
                  float[:, ::1] syn1neg=None, const uint32_t[::1] cum_table=None,
-                 int negative=0, lockf=None, hot_words=None):
+                 int negative=0, lockf=None, hot_words=None, bint shared_negatives=False):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
         if negative < 0:
@@ -242,6 +246,9 @@ cdef class Trainer:
         self.m.syn1 = &syn1[0, 0] if hs else NULL
         self.m.hs = hs
         self.m.negative = negative
+        # skip-gram only: one set of negatives per centre (_ns_shared.pxd); CBOW draws one
+        # set per centre anyway
+        self.m.shared_negs = shared_negatives and sg and negative > 0
         self.m.syn1neg = &syn1neg[0, 0] if negative else NULL
         # the negative draw: the table and its bucket index (``neg_index``)
         cdef const int32_t[::1] index_view
@@ -663,3 +670,49 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     finally:
         free(rows)
     return work, loss
+
+
+def py_ns_shared_block(float[:, ::1] syn0, const int32_t[::1] contexts,
+                       float[:, ::1] syn1neg, const int32_t[::1] negs, float alpha,
+                       lockf=None):
+    """Twin of the shared-negatives step (``_ns_shared.ns_shared_block``): the syn0 rows of
+    ``contexts`` (window order, repeats allowed) against the syn1neg rows of ``negs``
+    (target first, then the negatives; repeats allowed), both stepped in place; ``lockf``
+    (float32, one factor per context) scales each context's step. Returns ``(loss,
+    check)``: the block's -log-likelihood and the sum of its scores."""
+    cdef int m = contexts.shape[0], count = negs.shape[0], d = syn0.shape[1], c
+    if m < 1 or count < 1:
+        raise ValueError("the block needs at least one context and the target")
+    if syn1neg.shape[1] != d:
+        raise ValueError("syn0 and syn1neg differ in vector size")
+    if min(contexts) < 0 or max(contexts) >= syn0.shape[0]:
+        raise ValueError("a context is not a row of syn0")
+    if min(negs) < 0 or max(negs) >= syn1neg.shape[0]:
+        raise ValueError("a word of negs is not a row of syn1neg")
+    cdef const float[::1] lock
+    if lockf is not None:
+        lock = np.ascontiguousarray(lockf, dtype=np.float32)
+        if lock.shape[0] != m:
+            raise ValueError("lockf needs one factor per context")
+    H = np.empty(m, dtype=np.uintp)
+    O = np.empty(count, dtype=np.uintp)
+    scratch = np.empty(count * (d + 2), dtype=np.float32)
+    cdef float[::1] sv = scratch
+    cdef float **hp = <float **>malloc(m * sizeof(float *))
+    cdef float **op = <float **>malloc(count * sizeof(float *))
+    cdef double check = 0.0, loss
+    if hp == NULL or op == NULL:
+        free(hp)
+        free(op)
+        raise MemoryError()
+    for c in range(m):
+        hp[c] = &syn0[contexts[c], 0]
+    for c in range(count):
+        op[c] = &syn1neg[negs[c], 0]
+    try:
+        loss = ns_shared_block(d, m, hp, &lock[0] if lockf is not None else NULL, op, count,
+                               alpha, &SIGMOID, &sv[0], True, &check)
+    finally:
+        free(hp)
+        free(op)
+    return loss, check

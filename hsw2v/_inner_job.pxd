@@ -28,6 +28,7 @@ from hsw2v._inner_rng cimport draw_negatives, next_random
 from hsw2v._inner_walks cimport (
     KERNEL_FUSED, KERNEL_WINDOW, RefWalks, hs_path_fused, ns_path_fused,
 )
+from hsw2v._ns_shared cimport ns_shared_block
 from hsw2v._rates cimport job_alpha
 from hsw2v._vecops cimport hsw2v_axpy
 
@@ -44,6 +45,9 @@ cdef struct JobState:
     HotCopy nodes     # this job's private copies of m.hot_nodes
     HotCopy words     # this job's private copies of m.hot_words
     float **nrows     # negative sampling: the rows of one (target, negatives) set
+    float **hrows     # shared negatives: one centre's context rows (pairs_max pointers)
+    float *hlock      # shared negatives: their lock factors (pairs_max)
+    float *dO         # shared negatives: the set's step and scratch, (negative + 1) x (d + 2)
     int64_t since     # centre words trained since the last flush of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
@@ -269,7 +273,10 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
         return
     negs = st.negs + <int64_t>slot * st.pairs * stride
     counts = st.neg_counts + <int64_t>slot * st.pairs
-    if m.sg:
+    if m.sg and m.shared_negs:  # one set for all the contexts (_ns_shared.pxd)
+        if hi - lo > 1:
+            counts[0] = draw_negatives(&m.neg, st.kept[i], m.negative, negs, &st.rng)
+    elif m.sg:
         for j in range(lo, hi):
             if j != i:
                 counts[p] = draw_negatives(&m.neg, st.kept[i], m.negative,
@@ -302,6 +309,19 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
         return ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss,
                              &st.check)
     return walks.ns(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss, &st.check)
+
+
+cdef inline double ns_shared_centre(const ModelView *m, JobState *st, int npairs,
+                                    const int32_t *negs, int count, float alpha) noexcept nogil:
+    """Shared negatives (skip-gram): the centre's ``npairs`` contexts (``st.hrows``, their
+    lock factors ``st.hlock``) against its one drawn set ``negs`` (target first), the block
+    step of ``_ns_shared.pxd``."""
+    cdef int k
+    for k in range(count):
+        st.nrows[k] = word_row(m, st, negs[k])
+    return ns_shared_block(m.d, npairs, st.hrows, st.hlock if m.lockf != NULL else NULL,
+                           st.nrows, count, alpha, &SIGMOID, st.dO, m.compute_loss,
+                           &st.check)
 
 
 cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
@@ -384,7 +404,10 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                                                  m.lengths[centre], alpha, d, m.compute_loss,
                                                  False, &st.check)
                         hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
-                if m.negative:
+                if m.shared_negs:  # after the window: ns_shared_centre
+                    st.hrows[p] = ctx
+                    st.hlock[p] = lock_of(m, st.kept[j])
+                elif m.negative:
                     if m.prefetch:  # the next pair's rows (of this centre or the next one)
                         if p + 1 < npairs:
                             prefetch_negs(m, negs + <int64_t>(p + 1) * stride, counts[p + 1])
@@ -394,6 +417,10 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                                        alpha, &r.walks)
                     hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                 p += 1
+            if m.shared_negs and p:
+                if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
+                    prefetch_negs(m, next_negs, next_counts[0])
+                st.loss += ns_shared_centre(m, st, p, negs, counts[0], alpha)
         else:
             count = cbow_hidden(m, st, lo, hi, i)
             if count == 0:
@@ -436,6 +463,9 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
     free_hot_copy(&st.nodes)
     free_hot_copy(&st.words)
     free(st.nrows)
+    free(st.hrows)
+    free(st.hlock)
+    free(st.dO)
     free(st.negs)
     free(st.neg_counts)
 
@@ -472,12 +502,17 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (m.negative + 1) * sizeof(int32_t))
     st.neg_counts = <int *>malloc(2 * <size_t>st.pairs * sizeof(int))
     st.nrows = <float **>malloc((m.negative + 1) * sizeof(float *))
+    if m.shared_negs:
+        st.hrows = <float **>malloc(<size_t>st.pairs * sizeof(float *))
+        st.hlock = <float *>malloc(<size_t>st.pairs * sizeof(float))
+        st.dO = <float *>malloc(<size_t>(m.negative + 1) * (m.d + 2) * sizeof(float))
     rc_nodes = alloc_hot_copy(&st.nodes, m.hot_nodes.n, m.d)
     rc_nodes |= alloc_hot_copy(&st.words, m.hot_words.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
             or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
-            or st.neg_counts == NULL or st.nrows == NULL or st.xlock == NULL):
+            or st.neg_counts == NULL or st.nrows == NULL or st.xlock == NULL
+            or (m.shared_negs and (st.hrows == NULL or st.hlock == NULL or st.dO == NULL))):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):

@@ -45,6 +45,7 @@ cdef struct ModelView:
     bint prefetch
     bint hs           # train hierarchical softmax (syn1, the tree)
     int negative      # negatives per step; 0: no negative sampling
+    bint shared_negs  # skip-gram: one set of negatives per centre, shared by its contexts
     float *syn1neg    # V x d when negative > 0
     NegTable neg      # the negative draw's tables when negative > 0
     int64_t n_words   # V

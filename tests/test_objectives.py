@@ -129,6 +129,14 @@ def test_the_matrix_name_check_sees_a_listing():
 
 
 # ----------------------------------------------------------------------- file format
+# saved parameters added after these files were written: a file without one loads with the
+# parameter's default, and a model saved now writes it
+ADDED_SINCE = {"shared_negatives": False}
+
+
+def without_added(meta: dict) -> dict:
+    return {k: v for k, v in meta.items() if k not in ADDED_SINCE}
+
 @pytest.mark.parametrize("name", SETTINGS)
 def test_files_saved_before_the_table_load_and_save_unchanged(name, tmp_path):
     """tests/data holds models saved by the code before the objective table (one per setting):
@@ -140,7 +148,11 @@ def test_files_saved_before_the_table_load_and_save_unchanged(name, tmp_path):
     model.save(tmp_path / "again.hsw2v")
     with zipfile.ZipFile(path) as old, zipfile.ZipFile(tmp_path / "again.hsw2v") as new:
         assert old.namelist() == new.namelist()
-        assert json.loads(old.read("meta.json")) == json.loads(new.read("meta.json"))
+        old_meta, new_meta = (json.loads(z.read("meta.json")) for z in (old, new))
+    assert old_meta["arrays"] == new_meta["arrays"]
+    assert old_meta.keys() == new_meta.keys()
+    assert old_meta["meta"] == without_added(new_meta["meta"])
+    assert {k: new_meta["meta"][k] for k in ADDED_SINCE} == ADDED_SINCE
     model.train(SENTENCES, total_examples=len(SENTENCES), epochs=1)
     for o in _objectives.active(model):
         assert np.isfinite(getattr(model, o.matrix)).all()
@@ -157,4 +169,5 @@ def test_files_saved_now_have_the_format_of_before(name, tmp_path):
         old_meta, new_meta = (json.loads(z.read("meta.json")) for z in (old, new))
     strip = lambda arrays: {k: (v["dtype"], v["shape"]) for k, v in arrays.items()}  # noqa: E731
     assert strip(old_meta["arrays"]) == strip(new_meta["arrays"])
-    assert old_meta["meta"].keys() == new_meta["meta"].keys()
+    assert old_meta["meta"].keys() == without_added(new_meta["meta"]).keys()
+    assert ADDED_SINCE.keys() <= new_meta["meta"].keys()

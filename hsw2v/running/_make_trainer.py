@@ -56,6 +56,7 @@ class TrainerSettings:
     hot_scale: float
     lockf: np.ndarray | None = None  # wv.vectors_lockf: scales each word's syn0 update
     hot_words: np.ndarray | None = None  # syn1neg rows each job trains a private copy of
+    shared_negatives: bool = False  # skip-gram ns: one set of negatives per centre word
 
     def build(self, syn0: np.ndarray, *outputs: np.ndarray) -> Trainer:
         """The trainer over these weights (borrowed, trained in place): ``syn0`` and the
@@ -79,6 +80,7 @@ class TrainerSettings:
             hot_scale=self.hot_scale,
             lockf=self.lockf,
             hot_words=self.hot_words,
+            shared_negatives=self.shared_negatives,
             **kernel_arguments(self.objective, outputs),
         )
 
@@ -197,6 +199,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
         hot_scale=1.0 / max(threads, 1) if tuning.HOT_MERGE == "mean" else 1.0,
         lockf=getattr(model.wv, "vectors_lockf", None),
         hot_words=hot_words(model, threads),
+        shared_negatives=bool(model.shared_negatives),
     )
 
 

@@ -173,6 +173,12 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         Deprecated and ignored (a DeprecationWarning says so); see above.
     tree : {"huffman", "balanced", "semantic"} or callable, default "huffman"
         Beyond gensim: the hierarchical-softmax tree; see above.
+    shared_negatives : bool, default False
+        Beyond gensim: skip-gram with negative sampling draws one set of ``negative`` words
+        per centre word, shared by all its contexts (Ji et al. 2016), instead of gensim's
+        set per (context, centre) pair; the step becomes a small block product. Off by
+        default: gensim's draws (see docs/gensim.md). CBOW draws one set per centre anyway
+        and ignores it.
 
     Raises
     ------
@@ -235,6 +241,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         cache_words=100_000_000,
         kernel=None,
         tree="huffman",
+        shared_negatives=False,
     ):
         # every argument the table checks, checked once (hsw2v.running.params); keep this line first
         given = {name: value for name, value in locals().items() if name in ARGUMENTS}
@@ -265,6 +272,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         self.max_final_vocab = max_final_vocab
         self.shrink_windows = bool(shrink_windows)
         self.cache_words = int(cache_words)
+        self.shared_negatives = bool(shared_negatives)
         if kernel is not None:  # deprecated: the path walk is chosen, not a parameter
             if kernel not in ("auto", "window", "fused", "loop", "blas"):
                 raise ValueError(
