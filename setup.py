@@ -6,9 +6,10 @@ A. Levels. The three extensions that do vector math (``_inner``: training, ``_qu
    scoring and search, ``_layer``: the layer's batched passes) are compiled once per
    instruction-set level into ``hsw2v/_cpu/<level>/``; :mod:`hsw2v._cpu` picks one level at
    import from the CPU's features and binds ``hsw2v._inner`` etc. to it. ``_corpus_file``
-   (reader and schedule, strict IEEE arithmetic) and ``_recording`` (integer passes) do no
-   vector math and are built once at the baseline; ``_corpus_file``'s cimport of
-   ``hsw2v._inner`` resolves at run time to the chosen level. Levels per target:
+   (reader and schedule, strict IEEE arithmetic), ``_recording`` (integer passes) and
+   ``_transport`` (the network simplex of ``wmdistance``: scalar pivots) do no vector math
+   and are built once at the baseline; ``_corpus_file``'s cimport of ``hsw2v._inner``
+   resolves at run time to the chosen level. Levels per target:
 
    ===========  =========================  ================================================
    level        GCC / Clang (x86-64)        MSVC (x64)
@@ -53,6 +54,7 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 LEVEL_KERNELS = ("_inner", "_query", "_layer")
+BASELINE_ONLY = ("_corpus_file", "_recording", "_transport")  # no vector math: built once
 GCC_OPT = [
     "-g0",  # no debug info: a third of the size of each kernel otherwise
     "-O3",
@@ -188,12 +190,12 @@ DIRECTIVES = {
 translated = cythonize(
     [
         extension(f"hsw2v.{name}", [f"hsw2v/{name}.pyx"])
-        for name in (*LEVEL_KERNELS, "_corpus_file", "_recording")
+        for name in (*LEVEL_KERNELS, *BASELINE_ONLY)
     ],
     compiler_directives=DIRECTIVES,
     nthreads=(os.cpu_count() or 1) if sys.platform == "linux" else 0,  # a process pool: fork only
 )
-extensions = [ext for ext in translated if ext.name in ("hsw2v._corpus_file", "hsw2v._recording")]
+extensions = [ext for ext in translated if ext.name.split(".")[1] in BASELINE_ONLY]
 for level in levels_for_target():
     for name in LEVEL_KERNELS:
         extensions.append(
