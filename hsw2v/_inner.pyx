@@ -84,8 +84,10 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
 E. Departures from word2vec.c/gensim, on purpose: a node with |f| beyond the sigmoid table's
    range is not skipped; sigmoid saturates to 0 or 1 there, so a confidently wrong node still
    gets its full gradient (as fastText does); the same holds for negative sampling, where
-   gensim skips a target or negative with |f| >= 6. The loss is the exact -log sigmoid in
-   float64, tallied per job, never in a shared float32. Sentences are never truncated.
+   gensim skips a target or negative with |f| >= 6. The loss is -log sigmoid of every term to
+   float32 precision, summed in float64 per job (the fused walks and the window block push
+   their terms onto the job's tally, ``_loss.h``; the reference walks take libm's), never in
+   a shared float32. Sentences are never truncated.
 
 F. Reproducibility. Every job seeds its random stream from (seed, epoch, job index), so a run
    with one worker is bit-identical from run to run, whatever ``PYTHONHASHSEED`` is. The
@@ -140,7 +142,7 @@ from hsw2v._vecops cimport (
     hsw2v_update_last, hsw2v_update_then_dot, neg_log_sigmoid, sigmoid_lookup,
 )
 from hsw2v._vecops cimport (
-    hsw2v_loss_acc, loss_init, loss_push, loss_total, neg_log_sigmoid_sum,
+    hsw2v_loss_acc, loss_init, loss_total, neg_log_sigmoid_sum, tally_push,
 )
 
 # One job each, included in this order (structs before their users):
@@ -382,6 +384,8 @@ cdef int train_job_nogil(const void *model, const int32_t *ids, const int64_t *e
     if m.hot_nodes.n or m.hot_words.n:
         flush_hot(m, &st)
     kept[0] = total
+    if m.compute_loss:  # the fused walks' terms (the job's tally)
+        st.loss += loss_total(&st.tally)
     # design note G: a job that met a non-finite weight reports a NaN loss
     loss[0] = st.loss if isfinite(st.check) else NAN
     free_job_state(&st)

@@ -62,6 +62,7 @@ cdef struct JobState:
     int64_t win_hi[2]
     uint64_t rng
     double loss
+    hsw2v_loss_acc tally  # the fused walks' loss terms, reduced 64 at a time (_loss.h)
     double check      # the sum of every f the job computed: non-finite iff the job met a
                       # non-finite weight (its divergence check, design note G)
 
@@ -150,17 +151,21 @@ cdef void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
         flush_rows(m, m.syn1neg, &m.hot_words, &st.words)
 
 
-cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
-                      const uint8_t *code, int length, float alpha) noexcept nogil:
+cdef inline hsw2v_loss_acc *job_tally(const ModelView *m, JobState *st) noexcept nogil:
+    """The job's loss tally for the fused walks and the window block, or NULL without compute_loss."""
+    return &st.tally if m.compute_loss else NULL
+
+
+cdef void sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
+                    const uint8_t *code, int length, float alpha) noexcept nogil:
     """Skip-gram for centre ``i``: the contexts of kept[lo:hi] walk the centre's path (rows
     in st.yrows) in blocks of up to ``m.block`` distinct words (_window.h), with exactly word2vec.c's
     updates.
-    Returns the window's -log-likelihood when compute_loss."""
+    The window's -log-likelihood terms go to the job's tally when compute_loss."""
     cdef int d = m.d, B = 0, b, j
     cdef int64_t p
     cdef int32_t word
     cdef bint repeated
-    cdef double loss = 0.0
     for p in range(lo, hi + 1):
         if p < hi:
             if p == i:
@@ -171,16 +176,14 @@ cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, 
                 if st.xwords[b] == word:
                     repeated = True
         if B and (p == hi or B == m.block or repeated):
-            loss += hsw2v_sg_block(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
-                                   &SIGMOID, m.compute_loss, &st.check,
-                                   st.xlock if m.lockf != NULL else NULL)
+            hsw2v_sg_block(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha, &SIGMOID,
+                           job_tally(m, st), &st.check, st.xlock if m.lockf != NULL else NULL)
             B = 0
         if p < hi:
             st.xwords[B] = word
             st.xrows[B] = m.syn0 + <int64_t>word * d
             st.xlock[B] = lock_of(m, word)
             B += 1
-    return loss
 
 
 cdef inline float lock_of(const ModelView *m, int32_t word) noexcept nogil:
@@ -291,13 +294,13 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
                            const int32_t *negs, int count, float alpha) noexcept nogil:
     """The negative-sampling step of one (h, target) pair over its drawn words ``negs``
     (target first): the fused walk, or the reference step with the kernel's loops; the error
-    is left in st.work."""
+    is left in st.work. Returns the loss the step did not push onto the job's tally."""
     cdef int k
     for k in range(count):
         st.nrows[k] = word_row(m, st, negs[k])
-    if m.kernel == KERNEL_FUSED or m.kernel == KERNEL_WINDOW:
-        return ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss,
-                             &st.check)
+    if m.kernel == KERNEL_FUSED or m.kernel == KERNEL_WINDOW:  # its loss: on st.tally
+        ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, job_tally(m, st), &st.check)
+        return 0.0
     return ns_path(m.d, h, st.work, st.nrows, count, alpha, kernel_prims(m.kernel),
                    m.compute_loss, &st.check)
 
@@ -356,7 +359,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
         if m.prefetch and i + 1 < end and hi < end:
             prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
         if m.sg and m.kernel == KERNEL_WINDOW and not m.negative:  # hs only
-            st.loss += sg_window(m, st, lo, hi, i, code, m.lengths[centre], alpha)
+            sg_window(m, st, lo, hi, i, code, m.lengths[centre], alpha)
         elif m.sg:
             p = 0
             npairs = <int>(hi - lo - 1)
@@ -371,13 +374,11 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                                            &st.check)
                         hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                     elif m.lockf == NULL:  # the last node's update of ctx fused in
-                        st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
-                                                 m.lengths[centre], alpha, d, m.compute_loss,
-                                                 True, &st.check)
+                        hs_path_fused(ctx, st.work, st.yrows, code, m.lengths[centre],
+                                      alpha, d, job_tally(m, st), True, &st.check)
                     else:
-                        st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
-                                                 m.lengths[centre], alpha, d, m.compute_loss,
-                                                 False, &st.check)
+                        hs_path_fused(ctx, st.work, st.yrows, code, m.lengths[centre],
+                                      alpha, d, job_tally(m, st), False, &st.check)
                         hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                 if m.negative:
                     if m.prefetch:  # the next pair's rows (of this centre or the next one)
@@ -399,9 +400,8 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
                                        alpha, d, kernel_prims(m.kernel), m.compute_loss,
                                        &st.check)
                 else:
-                    st.loss += hs_path_fused(st.neu1, st.work, st.yrows, code,
-                                             m.lengths[centre], alpha, d, m.compute_loss,
-                                             False, &st.check)
+                    hs_path_fused(st.neu1, st.work, st.yrows, code, m.lengths[centre],
+                                  alpha, d, job_tally(m, st), False, &st.check)
                 cbow_spread(m, st, lo, hi, i, count)
             if m.negative:
                 if m.hs:  # gensim forms h again from the rows the hs step moved

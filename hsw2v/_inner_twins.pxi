@@ -125,9 +125,12 @@ def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     cdef float[::1] w = work
     cdef float **rows = path_rows(syn1, point)
     cdef double check = 0.0
+    cdef hsw2v_loss_acc tally
+    loss_init(&tally)
     try:
-        loss = hs_path_fused(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
-                             True, apply_to_h, &check)
+        hs_path_fused(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
+                      &tally, apply_to_h, &check)
+        loss = loss_total(&tally)
     finally:
         free(rows)
     return work, loss
@@ -182,10 +185,12 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     cdef float[::1] w = work
     cdef double check = 0.0
     cdef float **rows = path_rows(syn1neg, negs)
+    cdef hsw2v_loss_acc tally
+    loss_init(&tally)
     try:
         if KERNELS[kernel] in (KERNEL_FUSED, KERNEL_WINDOW):
-            loss = ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True,
-                                 &check)
+            ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, &tally, &check)
+            loss = loss_total(&tally)
         else:
             loss = ns_path(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha,
                            kernel_prims(KERNELS[kernel]), True, &check)
