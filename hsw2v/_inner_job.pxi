@@ -152,20 +152,21 @@ cdef void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
 
 
 cdef inline hsw2v_loss_acc *job_tally(const ModelView *m, JobState *st) noexcept nogil:
-    """The job's loss tally for the fused walks and the window block, or NULL without compute_loss."""
+    """The job's loss tally for the fused walks, or NULL without compute_loss."""
     return &st.tally if m.compute_loss else NULL
 
 
-cdef void sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
-                    const uint8_t *code, int length, float alpha) noexcept nogil:
+cdef double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
+                      const uint8_t *code, int length, float alpha) noexcept nogil:
     """Skip-gram for centre ``i``: the contexts of kept[lo:hi] walk the centre's path (rows
     in st.yrows) in blocks of up to ``m.block`` distinct words (_window.h), with exactly word2vec.c's
     updates.
-    The window's -log-likelihood terms go to the job's tally when compute_loss."""
+    Returns the window's -log-likelihood when compute_loss."""
     cdef int d = m.d, B = 0, b, j
     cdef int64_t p
     cdef int32_t word
     cdef bint repeated
+    cdef double loss = 0.0
     for p in range(lo, hi + 1):
         if p < hi:
             if p == i:
@@ -176,14 +177,16 @@ cdef void sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi, in
                 if st.xwords[b] == word:
                     repeated = True
         if B and (p == hi or B == m.block or repeated):
-            hsw2v_sg_block(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha, &SIGMOID,
-                           job_tally(m, st), &st.check, st.xlock if m.lockf != NULL else NULL)
+            loss += hsw2v_sg_block(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
+                                   &SIGMOID, m.compute_loss, &st.check,
+                                   st.xlock if m.lockf != NULL else NULL)
             B = 0
         if p < hi:
             st.xwords[B] = word
             st.xrows[B] = m.syn0 + <int64_t>word * d
             st.xlock[B] = lock_of(m, word)
             B += 1
+    return loss
 
 
 cdef inline float lock_of(const ModelView *m, int32_t word) noexcept nogil:
@@ -359,7 +362,7 @@ cdef void train_sentence(const ModelView *m, JobState *st, int64_t start, int64_
         if m.prefetch and i + 1 < end and hi < end:
             prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
         if m.sg and m.kernel == KERNEL_WINDOW and not m.negative:  # hs only
-            sg_window(m, st, lo, hi, i, code, m.lengths[centre], alpha)
+            st.loss += sg_window(m, st, lo, hi, i, code, m.lengths[centre], alpha)
         elif m.sg:
             p = 0
             npairs = <int>(hi - lo - 1)

@@ -8,9 +8,9 @@
 
 cdef extern from "_window.h" nogil:
     enum: MAX_BLOCK "HSW2V_MAX_BLOCK"
-    void hsw2v_sg_block(int B, int d, float **x, float **work, int L, float **y,
-                        const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig,
-                        hsw2v_loss_acc *tally, double *check, const float *lock)
+    double hsw2v_sg_block(int B, int d, float **x, float **work, int L, float **y,
+                          const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig,
+                          int compute_loss, double *check, const float *lock)
 
 
 cdef extern from *:

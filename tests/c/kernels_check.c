@@ -48,11 +48,8 @@ int main(void) {
             double check = 0.0;
             for (int b = 0; b < 4; b++) { fill(x[b], d, 2.0f); xp[b] = x[b]; wp[b] = work[b]; }
             for (int j = 0; j < L; j++) { fill(y[j], d, 2.0f); yp[j] = y[j]; code[j] = (uint8_t)(j % 3 == 1); }
-            hsw2v_loss_acc tally;
-            hsw2v_loss_init(&tally);
-            hsw2v_sg_block(B, d, xp, wp, L, yp, code, 0.05f, &sig, &tally, &check,
-                           B == 4 ? lock : NULL);
-            double loss = hsw2v_loss_total(&tally);
+            double loss = hsw2v_sg_block(B, d, xp, wp, L, yp, code, 0.05f, &sig, 1, &check,
+                                         B == 4 ? lock : NULL);
             printf("%.9g\n%.9g\n", loss, check);
             for (int b = 0; b < B; b++)
                 for (int k = 0; k < d; k++) printf("%.9g\n", x[b][k]);
