@@ -6,8 +6,9 @@ A. Levels. The three extensions that do vector math (``_inner``: training, ``_qu
    scoring and search, ``_layer``: the layer's batched passes) are compiled once per
    instruction-set level into ``hsw2v/_cpu/<level>/``; :mod:`hsw2v._cpu` picks one level at
    import from the CPU's features and binds ``hsw2v._inner`` etc. to it. ``_corpus_file``
-   (reader, strict IEEE arithmetic), ``_rates`` (the learning-rate schedule, strict) and
-   ``_recording`` (integer passes) do no vector math and are built once at the baseline;
+   (reader, strict IEEE arithmetic), ``_rates`` (the learning-rate schedule, strict),
+   ``_recording`` (integer passes) and ``_transport`` (the network simplex of
+   ``wmdistance``: scalar pivots) do no vector math and are built once at the baseline;
    ``_corpus_file``'s cimport of ``hsw2v._inner`` (its ``Trainer`` type) resolves at run
    time to the chosen level. Levels per target:
 
@@ -63,6 +64,8 @@ LEVEL_KERNELS = ("_inner", "_query", "_layer")
 BENCH_KERNELS = ("_bench_walks",) if os.environ.get("HSW2V_BENCH_WALKS", "0") == "1" else ()
 # Built once with the strict flags: the reader and the learning-rate schedule.
 STRICT = ("_corpus_file", "_rates")
+# Built once at the baseline, with the usual flags: no vector math.
+BASELINE_ONLY = ("_recording", "_transport")
 GCC_OPT = [
     "-g0",  # no debug info: a third of the size of each kernel otherwise
     "-O3",
@@ -199,12 +202,12 @@ DIRECTIVES = {
 translated = cythonize(
     [
         extension(f"hsw2v.{name}", [f"hsw2v/{name}.pyx"])
-        for name in (*LEVEL_KERNELS, *BENCH_KERNELS, *STRICT, "_recording")
+        for name in (*LEVEL_KERNELS, *BENCH_KERNELS, *STRICT, *BASELINE_ONLY)
     ],
     compiler_directives=DIRECTIVES,
     nthreads=(os.cpu_count() or 1) if sys.platform == "linux" else 0,  # a process pool: fork only
 )
-once = {f"hsw2v.{name}" for name in (*STRICT, "_recording")}
+once = {f"hsw2v.{name}" for name in (*STRICT, *BASELINE_ONLY)}
 extensions = [ext for ext in translated if ext.name in once]
 for level in levels_for_target():
     for name in (*LEVEL_KERNELS, *BENCH_KERNELS):

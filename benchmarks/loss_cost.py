@@ -1,12 +1,13 @@
 """What ``compute_loss=True`` costs: training time with the loss tally against without it,
 for hsw2v and gensim side by side, in every mode (skip-gram / CBOW x hierarchical softmax /
-negative sampling x 1 / 2 workers).
+negative sampling / both x 1 / 2 workers).
 
 Every run is a fresh subprocess (single-threaded BLAS, fixed string hashing) that builds the
 vocabulary from ``LineSentence`` (untimed) and trains ``--epochs`` epochs; it reports the
 wall-clock seconds of ``train()`` and the CPU seconds of all threads. For every repeat and
 setting the runs alternate (hsw2v off, hsw2v on, gensim off, gensim on), so each pair shares
-the machine's slow and fast moments. The table holds the medians and the on / off ratios.
+the machine's slow and fast moments. The table holds the medians, the on / off ratios of
+the medians, and the range of the repeats' own on / off CPU ratios (the spread).
 
     python benchmarks/loss_cost.py --corpus ../data/gcide.txt [--words 1000000] \\
         [--repeats 3] [--epochs 1] [--workers 1,2] [--systems hsw2v,gensim]
@@ -32,6 +33,8 @@ MODES = {  # name: (sg, hs, negative)
     "sg-ns": (1, 0, 5),
     "cbow-hs": (0, 1, 0),
     "cbow-ns": (0, 0, 5),
+    "sg-hs+ns": (1, 1, 5),
+    "cbow-hs+ns": (0, 1, 5),
 }
 
 
@@ -100,8 +103,8 @@ def main() -> None:
                                   f"{r['cpu']:.2f} s CPU", flush=True)  # fmt: skip
     print()
     print("| mode | workers | system | train s, off | train s, on | on/off (wall) "
-          "| on/off (CPU) |")  # fmt: skip
-    print("|---|---:|---|---:|---:|---:|---:|")
+          "| on/off (CPU) | CPU ratio per repeat, min-max |")  # fmt: skip
+    print("|---|---:|---|---:|---:|---:|---:|---|")
     for mode in modes:
         for workers in workers_list:
             for system in systems:
@@ -109,8 +112,9 @@ def main() -> None:
                 on = times[(system, mode, workers, True)]
                 w0, w1 = (statistics.median(r["wall"] for r in x) for x in (off, on))
                 c0, c1 = (statistics.median(r["cpu"] for r in x) for x in (off, on))
+                pairs = [b["cpu"] / a["cpu"] for a, b in zip(off, on, strict=True)]
                 print(f"| {mode} | {workers} | {system} | {w0:.2f} | {w1:.2f} | "
-                      f"{w1 / w0:.2f}x | {c1 / c0:.2f}x |")  # fmt: skip
+                      f"{w1 / w0:.2f}x | {c1 / c0:.2f}x | {min(pairs):.2f}-{max(pairs):.2f} |")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -88,8 +88,10 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
 E. Departures from word2vec.c/gensim, on purpose: a node with |f| beyond the sigmoid table's
    range is not skipped; sigmoid saturates to 0 or 1 there, so a confidently wrong node still
    gets its full gradient (as fastText does); the same holds for negative sampling, where
-   gensim skips a target or negative with |f| >= 6. The loss is the exact -log sigmoid in
-   float64, tallied per job, never in a shared float32. Sentences are never truncated.
+   gensim skips a target or negative with |f| >= 6. The loss is -log sigmoid of every term to
+   float32 precision, summed in float64 per job (the fused walks push their terms onto the
+   job's tally, the window block onto its own, ``_loss.h``; the reference walks take libm's),
+   never in a shared float32. Sentences are never truncated.
 
 F. Reproducibility. Every job seeds its random stream from (seed, epoch, job index), so a run
    with one worker is bit-identical from run to run, whatever ``PYTHONHASHSEED`` is. The
@@ -153,7 +155,9 @@ from hsw2v._inner_walks cimport (
 from hsw2v._ns_shared cimport ns_shared_block
 from hsw2v._path cimport hs_path_nll, hs_step
 from hsw2v._rates cimport job_alpha
-from hsw2v._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid_sum
+from hsw2v._vecops cimport (
+    hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, loss_init, loss_total, neg_log_sigmoid_sum,
+)
 
 sigmoid_table_init()  # this module's table (_walk.h), read by every job
 
@@ -600,9 +604,12 @@ def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     if rows == NULL:
         raise MemoryError()
     cdef double check = 0.0
+    cdef hsw2v_loss_acc tally
+    loss_init(&tally)
     try:
-        loss = hs_path_fused(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
-                             True, apply_to_h, &check)
+        hs_path_fused(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
+                      &tally, apply_to_h, &check)
+        loss = loss_total(&tally)
     finally:
         free(rows)
     return work, loss
@@ -658,13 +665,15 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
     cdef double check = 0.0
+    cdef hsw2v_loss_acc tally
+    loss_init(&tally)
     cdef float **rows = walk_rows(&syn1neg[0, 0], syn1neg.shape[1], &negs[0], negs.shape[0])
     if rows == NULL:
         raise MemoryError()
     try:
         if KERNELS[kernel] in (KERNEL_FUSED, KERNEL_WINDOW):
-            loss = ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True,
-                                 &check)
+            ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, &tally, &check)
+            loss = loss_total(&tally)
         else:
             loss = ns_path(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True, &check)
     finally:

@@ -30,7 +30,7 @@ from hsw2v._inner_walks cimport (
 )
 from hsw2v._ns_shared cimport ns_shared_block
 from hsw2v._rates cimport job_alpha
-from hsw2v._vecops cimport hsw2v_axpy
+from hsw2v._vecops cimport hsw2v_axpy, hsw2v_loss_acc, loss_total
 
 
 cdef struct JobState:
@@ -59,6 +59,7 @@ cdef struct JobState:
     int64_t win_hi[2]
     uint64_t rng
     double loss
+    hsw2v_loss_acc tally  # the fused walks' loss terms, reduced 64 at a time (_loss.h)
     double check      # the sum of every f the job computed: non-finite iff the job met a
                       # non-finite weight (its divergence check, design note G)
 
@@ -153,6 +154,11 @@ cdef inline void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
         flush_rows(m, m.syn1, &m.hot_nodes, &st.nodes)
     if m.hot_words.n:
         flush_rows(m, m.syn1neg, &m.hot_words, &st.words)
+
+
+cdef inline hsw2v_loss_acc *job_tally(const ModelView *m, JobState *st) noexcept nogil:
+    """The job's loss tally for the fused walks, or NULL without compute_loss."""
+    return &st.tally if m.compute_loss else NULL
 
 
 cdef inline double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
@@ -300,14 +306,14 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
                            const int32_t *negs, int count, float alpha,
                            const RefWalks *walks) noexcept nogil:
     """The negative-sampling step of one (h, target) pair over its drawn words ``negs``
-    (target first): the fused walk, or the reference walk ``walks.ns``; the error is left in
-    st.work."""
+    (target first): the fused walk, or the reference walk ``walks.ns``; the error
+    is left in st.work. Returns the loss the step did not push onto the job's tally."""
     cdef int k
     for k in range(count):
         st.nrows[k] = word_row(m, st, negs[k])
-    if m.kernel == KERNEL_FUSED or m.kernel == KERNEL_WINDOW:
-        return ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss,
-                             &st.check)
+    if m.kernel == KERNEL_FUSED or m.kernel == KERNEL_WINDOW:  # its loss: on st.tally
+        ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, job_tally(m, st), &st.check)
+        return 0.0
     return walks.ns(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss, &st.check)
 
 
@@ -396,13 +402,11 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                                               &st.check)
                         hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                     elif m.lockf == NULL:  # the last node's update of ctx fused in
-                        st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
-                                                 m.lengths[centre], alpha, d, m.compute_loss,
-                                                 True, &st.check)
+                        hs_path_fused(ctx, st.work, st.yrows, code, m.lengths[centre],
+                                      alpha, d, job_tally(m, st), True, &st.check)
                     else:
-                        st.loss += hs_path_fused(ctx, st.work, st.yrows, code,
-                                                 m.lengths[centre], alpha, d, m.compute_loss,
-                                                 False, &st.check)
+                        hs_path_fused(ctx, st.work, st.yrows, code, m.lengths[centre],
+                                      alpha, d, job_tally(m, st), False, &st.check)
                         hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
                 if m.shared_negs:  # after the window: ns_shared_centre
                     st.hrows[p] = ctx
@@ -431,9 +435,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                                           m.lengths[centre], alpha, d, m.compute_loss,
                                           &st.check)
                 else:
-                    st.loss += hs_path_fused(st.neu1, st.work, st.yrows, code,
-                                             m.lengths[centre], alpha, d, m.compute_loss,
-                                             False, &st.check)
+                    hs_path_fused(st.neu1, st.work, st.yrows, code, m.lengths[centre],
+                                  alpha, d, job_tally(m, st), False, &st.check)
                 cbow_spread(m, st, lo, hi, i, count)
             if m.negative:
                 if m.hs:  # gensim forms h again from the rows the hs step moved
@@ -526,6 +529,8 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     if m.hot_nodes.n or m.hot_words.n:
         flush_hot(m, &st)
     kept[0] = total
+    if m.compute_loss:  # the fused walks' terms (the job's tally)
+        st.loss += loss_total(&st.tally)
     # design note G: a job that met a non-finite weight reports a NaN loss
     loss[0] = st.loss if isfinite(st.check) else NAN
     free_job_state(&st)

@@ -19,7 +19,7 @@ from hsw2v._inner_loops cimport SIGMOID, sigmoid
 from hsw2v._path cimport hs_step, ns_step
 from hsw2v._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, hsw2v_update_last, hsw2v_update_then_dot,
-    loss_init, loss_push, loss_total, neg_log_sigmoid,
+    loss_init, loss_push, loss_total, neg_log_sigmoid, tally_push,
 )
 
 
@@ -87,7 +87,7 @@ cdef inline double ns_path(
                    compute_loss, check)
 
 
-cdef inline double hs_path_fused(
+cdef inline void hs_path_fused(
     float *h,                # IN (OUT when apply_to_h)  hidden vector, d floats
     float *work,             # OUT  error for h accumulated over the path, d floats
     float **rows,            # IN/OUT the path's inner-node rows (of syn1), root first
@@ -95,7 +95,7 @@ cdef inline double hs_path_fused(
     int length,              # IN   path length (>= 1)
     float alpha,             # IN   learning rate
     int d,                   # IN   vector size
-    bint compute_loss,
+    hsw2v_loss_acc *tally,   # OUT  the job's loss tally: += each node's term; NULL: no loss
     bint apply_to_h,         # IN   add work to h at the end (skip-gram: h is the context row)
     double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
@@ -107,20 +107,19 @@ cdef inline double hs_path_fused(
     ``h += work`` is fused into the last node's update. The vector loops are in ``_vec.h``
     (several accumulators, one pass per node). It keeps word2vec.c's sign: its ``g`` is
     ``(1 - code - sigmoid(f)) * alpha = -alpha * dL/df``, the reference's row coefficient
-    bit for bit (``_path.pxd``, design note A)."""
+    bit for bit (``_path.pxd``, design note A). The loss -log P(word | h) goes to ``tally``
+    (``_loss.h``; the reference's libm terms to 2e-7 relative)."""
     cdef int j
     cdef float f, g
     cdef float *row = rows[0]
     cdef float *next_row
     cdef double fsum = 0.0
-    cdef hsw2v_loss_acc loss
-    loss_init(&loss)
     memset(work, 0, d * sizeof(float))
     f = hsw2v_dot(d, h, row)
     for j in range(length):
         fsum += f
-        if compute_loss:
-            loss_push(&loss, (1.0 - 2.0 * code[j]) * f)  # reduced in blocks (_loss.h)
+        if tally != NULL:
+            tally_push(tally, (1.0 - 2.0 * code[j]) * f)  # reduced in blocks (_loss.h)
         g = (1.0 - code[j] - sigmoid(f)) * alpha
         if j + 1 < length:
             next_row = rows[j + 1]
@@ -135,36 +134,36 @@ cdef inline double hs_path_fused(
             hsw2v_axpy(d, g, row, work)
             hsw2v_axpy(d, g, h, row)
     check[0] += fsum
-    return loss_total(&loss) if compute_loss else 0.0
 
 
-cdef inline double ns_path_fused(
+cdef inline void ns_path_fused(
     int d,                   # IN   vector size
     const float *h,          # IN   hidden vector, d floats (not moved)
     float *work,             # OUT  -alpha * dL/dh over the words (old rows): h's step
     float *const *rows,      # IN/OUT the target's row (label 1), then the negatives' (label 0)
     int count,               # IN   rows (>= 1)
     float alpha,             # IN   learning rate
-    bint compute_loss,
+    hsw2v_loss_acc *tally,   # OUT  the job's loss tally: += each word's term; NULL: no loss
     double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
     """An optimisation of the reference negative-sampling step (``ns_path`` with
-    ``PRIMS_VEC``), the same results bit for bit (its twin test): each word's update is fused
-    with the next word's dot product, as ``hs_path_fused`` does along a path, so ``h`` is
-    read once for both. A word drawn twice in a row is not fused (its second dot product
+    ``PRIMS_VEC``), the same rows and work bit for bit (its twin test): each word's update is
+    fused with the next word's dot product, as ``hs_path_fused`` does along a path, so ``h``
+    is read once for both. A word drawn twice in a row is not fused (its second dot product
     must see the first update). The arithmetic is the reference's: ``g = sigmoid(f) -
-    label`` in float32, coefficient ``a = -alpha g`` (``_path.pxd``, design note B)."""
+    label`` in float32, coefficient ``a = -alpha g`` (``_path.pxd``, design note B). The loss
+    goes to ``tally`` (``_loss.h``; the reference's libm terms to 2e-7 relative)."""
     cdef int k
     cdef float f, g, a
     cdef float *row = rows[0]
     cdef float *next_row
-    cdef double loss = 0.0, fsum = 0.0
+    cdef double fsum = 0.0
     memset(work, 0, d * sizeof(float))
     f = hsw2v_dot(d, h, row)
     for k in range(count):
         fsum += f
-        if compute_loss:
-            loss += neg_log_sigmoid((1.0 if k == 0 else -1.0) * f)
+        if tally != NULL:
+            tally_push(tally, f if k == 0 else -f)  # reduced in blocks (_loss.h)
         g = sigmoid(f) - (1.0 if k == 0 else 0.0)
         a = -alpha * g
         if k + 1 < count:
@@ -182,4 +181,3 @@ cdef inline double ns_path_fused(
             hsw2v_axpy(d, a, row, work)
             hsw2v_axpy(d, a, h, row)
     check[0] += fsum
-    return loss

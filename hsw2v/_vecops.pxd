@@ -37,5 +37,6 @@ cdef extern from "_loss.h" nogil:
         double sum
     void loss_init "hsw2v_loss_init" (hsw2v_loss_acc *a)
     void loss_push "hsw2v_loss_push" (hsw2v_loss_acc *a, float y)
+    void tally_push "hsw2v_tally_push" (hsw2v_loss_acc *a, float y)  # a job's tally
     double loss_total "hsw2v_loss_total" (hsw2v_loss_acc *a)
     double neg_log_sigmoid_sum "hsw2v_neg_log_sigmoid_sum" (const float *y, int count)

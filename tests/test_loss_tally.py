@@ -1,8 +1,8 @@
 """The training loss tally of the walks (``_loss.h``): -log sigmoid(y) of float32 scores,
 eight terms at a time, summed in float64. Its twin against NumPy's float64 ``logaddexp``, and
-the loss the default hierarchical-softmax walks report against the reference walk's, which
-takes each term from libm one node at a time (the negative-sampling step's loss is checked
-against NumPy in tests/test_negative.py)."""
+the loss the default walks report (hierarchical softmax, negative sampling, both) against the
+reference walks', which take each term from libm one node at a time (the negative-sampling
+step's loss is also checked against NumPy in tests/test_negative.py)."""
 
 import numpy as np
 import pytest
@@ -44,10 +44,15 @@ def test_every_count_and_odd_values():
     assert _inner.py_neg_log_sigmoid_sum(np.array([-inf], np.float32)) == np.inf
 
 
-@pytest.mark.parametrize("sg,hs,negative", [(1, 1, 0), (0, 1, 0)], ids=["sg-hs", "cbow-hs"])
+MODES = {"sg-hs": (1, 1, 0), "cbow-hs": (0, 1, 0), "sg-ns": (1, 0, 5), "cbow-ns": (0, 0, 5),
+         "sg-hs+ns": (1, 1, 5), "cbow-hs+ns": (0, 1, 5)}
+
+
+@pytest.mark.parametrize("sg,hs,negative", MODES.values(), ids=MODES.keys())
 def test_training_loss_matches_the_reference_walk(monkeypatch, sg, hs, negative):
-    """The default walks (skip-gram's window walk, CBOW's fused walk) tally through _loss.h;
-    the reference walk takes libm's -log sigmoid per node. One worker, one seed: the same training, to the
+    """The default walks (skip-gram's window walk, CBOW's fused walk, the fused
+    negative-sampling step) tally through _loss.h; the reference walks take libm's
+    -log sigmoid per node. One worker, one seed: the same training, to the
     float rounding by which the walks' updates differ."""
     sentences, _ = planted_corpus(n_clusters=4, words_per_cluster=8, n_sentences=300, seed=3)
     losses = {}

@@ -1,6 +1,6 @@
-"""The two exact transport solvers of ``wmdistance`` (POT's network simplex when importable,
-scipy's HiGHS otherwise) give the same optimum, at the document sizes users meet; POT stopping
-before the optimum falls back to HiGHS; gensim's ``WmdSimilarity`` runs on hsw2v vectors."""
+"""The exact transport solvers of ``wmdistance`` (POT's network simplex when importable,
+scipy's HiGHS on request; the built-in one: tests/test_transport.py) give the same optimum,
+at the document sizes users meet; POT stopping before the optimum falls back to HiGHS; gensim's ``WmdSimilarity`` runs on hsw2v vectors."""
 
 import functools
 import itertools
@@ -56,7 +56,7 @@ def test_pot_stopping_early_falls_back_to_highs(monkeypatch, caplog):
 
 
 def test_bad_solver_name_is_refused():
-    with pytest.raises(ValueError, match="solver must be 'auto', 'pot' or 'highs'"):
+    with pytest.raises(ValueError, match="solver must be one of 'auto', 'pot', 'simplex', 'highs'"):
         transport_cost([1.0], [1.0], np.zeros((1, 1)), solver="emd")
 
 
