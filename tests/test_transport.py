@@ -12,7 +12,7 @@ from scipy.spatial.distance import cdist
 
 from hsw2v import KeyedVectors, _wmd
 from hsw2v._transport import network_simplex
-from hsw2v._wmd import highs_transport_cost, transport_cost
+from hsw2v.keyedvectors._wmd import highs_transport_cost, transport_cost
 
 
 def solve(w1, w2, cost):
