@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The transportation problem between two small histograms, solved exactly by the primal
-network simplex method (the earth mover's distance of :mod:`hsw2v._wmd`).
+network simplex method (the earth mover's distance of :mod:`hsw2v.keyedvectors._wmd`).
 
 Design note
 -----------
@@ -37,7 +37,7 @@ D. The tree. ``parent``, ``pred`` (the arc to the parent), ``up`` (1 when the no
    subtree alone resets its parents, depths and potentials.
 
 E. What runs without the GIL: the whole solve, on arrays the caller checked (finite costs,
-   non-negative finite weights with equal sums: :func:`hsw2v._wmd.transport_cost`).
+   non-negative finite weights with equal sums: :func:`hsw2v.keyedvectors._wmd.transport_cost`).
 """
 
 import numpy as np
@@ -354,7 +354,7 @@ def network_simplex(
 ):
     """The minimum of ``sum(T * cost)`` over plans ``T >= 0`` with row sums ``a`` and column
     sums ``b`` (the caller checks the input: finite costs, non-negative weights of equal
-    sums; :func:`hsw2v._wmd.transport_cost`). Returns ``(value, plan or None, pivots,
+    sums; :func:`hsw2v.keyedvectors._wmd.transport_cost`). Returns ``(value, plan or None, pivots,
     optimal)``: ``optimal`` is False when ``max_pivots`` (default ``50 (n1 + n2)^2``) pivots
     were not enough.
 

@@ -141,7 +141,7 @@ def test_giving_up_falls_back_to_highs(monkeypatch, caplog):
     limited = functools.partial(network_simplex, max_pivots=1)
     assert not limited(w1, w2, cost)[3]
     monkeypatch.setattr(_wmd, "network_simplex", limited)
-    with caplog.at_level("INFO", logger="hsw2v._wmd"):
+    with caplog.at_level("INFO", logger="hsw2v.keyedvectors._wmd"):
         got = transport_cost(w1, w2, cost, solver="simplex")
     assert got == pytest.approx(highs_transport_cost(w1, w2, cost), rel=1e-9)
     assert "the network simplex stopped after 1 pivots; solving with HiGHS" in caplog.text

@@ -20,7 +20,7 @@ The users of one :class:`Schedule`:
   twin, so both give bit-identical rates);
 * the kernels (``_inner``, ``_layer``): the rate inside a job falls linearly from the job's
   first rate to its last (``_rates.job_alpha``, inline, twin :func:`hsw2v._rates.within_job`);
-* the layer's fit (:mod:`hsw2v._layer_fit`) and the classifier's epochs
+* the layer's fit (:mod:`hsw2v.layer._fit`) and the classifier's epochs
   (:mod:`hsw2v.classifier`): :meth:`Schedule.job_alphas`;
 * distributed training (:mod:`hsw2v.distributed`): the driver gives each shard's piece the
   rates at the piece's start and end, and the task spreads them over the piece's jobs
