@@ -73,7 +73,7 @@ def child(
     return {
         "words_per_s": words / seconds,
         "cpu_s_per_mword": cpu / words * 1e6,
-        "module": str(Path(hsw2v.word2vec.__file__).resolve().parent),
+        "module": str(Path(hsw2v.__file__).resolve().parent),
         "level": getattr(getattr(hsw2v, "_cpu", None), "level", None) or "native (undispatched)",
     }
 
