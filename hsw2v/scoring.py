@@ -25,8 +25,8 @@ import time
 
 import numpy as np
 
-from hsw2v._inner import encode_sentences
-from hsw2v._query import Scorer, leaf_log_probs, top_leaves
+from hsw2v._kernels._inner import encode_sentences
+from hsw2v._kernels._query import Scorer, leaf_log_probs, top_leaves
 from hsw2v.huffman import child_table
 from hsw2v.running._threads import Workers, items_until_stopped, put_unless_stopped
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hsw2v._recording import count_ids, finalize_ids
+from hsw2v._kernels._recording import count_ids, finalize_ids
 
 logger = logging.getLogger(__name__)
 

@@ -112,7 +112,7 @@ def bench_walks():
     where this build does not hold it (every wheel; a source build without
     ``HSW2V_BENCH_WALKS=1``: ``.ci/run`` builds it, so these tests run in CI)."""
     try:
-        from hsw2v import _bench_walks
+        from hsw2v._kernels import _bench_walks
     except ModuleNotFoundError as exc:
         pytest.skip(f"the benchmark-only walks are not built: {exc}")
     return _bench_walks
@@ -120,7 +120,7 @@ def bench_walks():
 
 def trainer_type(kernel):
     """The Trainer type that trains the walk ``kernel`` (skips as :func:`bench_walks`)."""
-    from hsw2v import _inner
+    from hsw2v._kernels import _inner
 
     return bench_walks().Trainer if kernel in BENCH_WALKS else _inner.Trainer
 

@@ -18,7 +18,7 @@ from conftest import c_compiler
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tests" / "c" / "pread_check.c"
-HEADER_DIR = ROOT / "hsw2v"
+HEADER_DIR = ROOT / "hsw2v" / "_kernels"
 
 
 def compile_and_run(compiler, exe: Path, run_prefix, tmp_path, data_arg):

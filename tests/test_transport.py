@@ -11,7 +11,7 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from hsw2v import KeyedVectors
-from hsw2v._transport import network_simplex
+from hsw2v._kernels._transport import network_simplex
 from hsw2v.keyedvectors import _wmd
 from hsw2v.keyedvectors._wmd import highs_transport_cost, transport_cost
 

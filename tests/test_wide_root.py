@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from scipy.special import expit, log_softmax
 from test_layer import blobs, random_tree
 
-from hsw2v import HierarchicalSoftmax, _layer
+from hsw2v import HierarchicalSoftmax
+from hsw2v._kernels import _layer
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.layer._root import WideRoot
 from hsw2v.trees import check_tree

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
-from hsw2v._corpus_file import Vocab, count_range, encode_range  # noqa: E402
+from hsw2v._kernels._corpus_file import Vocab, count_range, encode_range  # noqa: E402
 from hsw2v.running._train import iter_jobs  # noqa: E402
 from hsw2v.vocab import scan_counts  # noqa: E402
 

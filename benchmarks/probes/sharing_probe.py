@@ -33,7 +33,7 @@ from common import ensure_corpus  # noqa: E402
 
 import hsw2v.running._tuning as w2v  # noqa: E402
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
-from hsw2v._inner import Trainer  # noqa: E402
+from hsw2v._kernels._inner import Trainer  # noqa: E402
 from hsw2v.running._train import iter_jobs  # noqa: E402
 
 

@@ -47,7 +47,7 @@ import os
 import sys
 from pathlib import Path
 
-PACKAGE = __name__.rpartition(".")[0]  # "hsw2v"
+PACKAGE = __name__.rpartition(".")[0] + "._kernels"  # "hsw2v._kernels": where the names live
 KERNELS = ("_inner", "_query", "_layer")
 # Bound the same way when a level holds them, but not needed for a level to count as built:
 # the benchmark-only walks (``HSW2V_BENCH_WALKS=1`` builds, never a wheel).

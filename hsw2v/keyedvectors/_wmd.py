@@ -35,7 +35,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 from scipy.spatial.distance import cdist
 
-from hsw2v._transport import network_simplex
+from hsw2v._kernels._transport import network_simplex
 
 logger = logging.getLogger(__name__)
 

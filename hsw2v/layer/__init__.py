@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hsw2v._layer import fill_log_proba, path_batch
+from hsw2v._kernels._layer import fill_log_proba, path_batch
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
 from hsw2v.layer._args import check_seed as _seed
 from hsw2v.layer._args import checked_features

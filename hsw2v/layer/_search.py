@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v._query import top_leaves_batch
+from hsw2v._kernels._query import top_leaves_batch
 from hsw2v.layer._root import root_log_softmax
 
 _ROOT_SCORES = 1 << 20  # float64 root log-probabilities per chunk of rows (8 MB)

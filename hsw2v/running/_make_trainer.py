@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hsw2v._inner import Trainer
+from hsw2v._kernels._inner import Trainer
 from hsw2v.running import _tuning as tuning
 from hsw2v.running._objectives import (
     describe,
@@ -122,7 +122,7 @@ def trainer_class(kernel: str) -> type:
     if kernel not in BENCH_WALKS:
         return Trainer
     try:
-        from hsw2v._bench_walks import Trainer as BenchTrainer
+        from hsw2v._kernels._bench_walks import Trainer as BenchTrainer
     except ModuleNotFoundError:
         raise ValueError(
             f"HSW2V_KERNEL={kernel!r} selects a benchmark-only walk (hsw2v._bench_walks) that "

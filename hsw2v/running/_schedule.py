@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hsw2v._inner import job_seed
-from hsw2v._rates import linear_alpha
+from hsw2v._kernels._inner import job_seed
+from hsw2v._kernels._rates import linear_alpha
 
 
 @dataclass(frozen=True)

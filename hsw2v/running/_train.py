@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from hsw2v._inner import Trainer, encode_sentences
+from hsw2v._kernels._inner import Trainer, encode_sentences
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.running._schedule import Schedule
 from hsw2v.running._threads import Workers, items_until_stopped, put_unless_stopped

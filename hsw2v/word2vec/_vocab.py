@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from hsw2v._corpus_file import byte_ranges, count_range
 from hsw2v._guard import refuse_while_training
+from hsw2v._kernels._corpus_file import byte_ranges, count_range
 from hsw2v.corpora import COMPRESSED_SUFFIXES, corpus_identity
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.exceptions import EmptyCorpusError

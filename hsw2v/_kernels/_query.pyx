@@ -65,8 +65,8 @@ import numpy as np
 
 # The loss-only walk of the reference step (``_path.pxd``) with a float64 hidden vector, and
 # the one node loss -log P(bit | f) the search adds up.
-from hsw2v._path cimport dot_f64 as dot_df, hs_node_nll, hs_path_nll_f64
-from hsw2v._vecops cimport neg_log_sigmoid  # -log(sigmoid(x)), exact; NaN -> NaN
+from hsw2v._kernels._path cimport dot_f64 as dot_df, hs_node_nll, hs_path_nll_f64
+from hsw2v._kernels._vecops cimport neg_log_sigmoid  # -log(sigmoid(x)), exact; NaN -> NaN
 
 
 cdef inline double path_log_prob(

@@ -9,7 +9,7 @@ module built once resolves to that level's type object at import.
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
-from hsw2v._inner_model cimport ModelView, job_fn
+from hsw2v._kernels._inner_model cimport ModelView, job_fn
 
 
 cdef class Trainer:

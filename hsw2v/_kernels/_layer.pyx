@@ -83,10 +83,10 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from hsw2v._path cimport hs_step, softmax_step
-from hsw2v._rates cimport job_alpha
-from hsw2v._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid
-from hsw2v._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
+from hsw2v._kernels._path cimport hs_step, softmax_step
+from hsw2v._kernels._rates cimport job_alpha
+from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid
+from hsw2v._kernels._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
 
 # AdaGrad's epsilon (design note F): keeps the first step finite when a row's gradient is 0
 DEF ADAGRAD_EPS = 1e-10

@@ -81,20 +81,20 @@ import numpy as np
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 # The text layer and one range, each in its own inline module (design notes C-F):
-from hsw2v._inner cimport Trainer
-from hsw2v._line_reader cimport Failure, Reader, reader_init, reader_next
-from hsw2v._range_codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
-from hsw2v._range_replay cimport (
+from hsw2v._kernels._inner cimport Trainer
+from hsw2v._kernels._line_reader cimport Failure, Reader, reader_init, reader_next
+from hsw2v._kernels._range_codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
+from hsw2v._kernels._range_replay cimport (
     Recorder, record_batch, recorder_clear, replay_nogil, train_and_record_batch,
 )
-from hsw2v._range_train cimport (
+from hsw2v._kernels._range_train cimport (
     HSW2V_LOAD64, HSW2V_STORE64, N_PROGRESS, Run, count_range_nogil, train_batch,
     train_range_nogil,
 )
-from hsw2v._token_table cimport (
+from hsw2v._kernels._token_table cimport (
     Table, fnv1a, table_add, table_find, table_free, table_init, table_lookup,
 )
-from hsw2v._utf8_split cimport Spans, split_tokens
+from hsw2v._kernels._utf8_split cimport Spans, split_tokens
 
 
 cdef class Vocab:
