@@ -5,12 +5,12 @@ Design note
 A. Levels. The three extensions that do vector math (``_inner``: training, ``_query``:
    scoring and search, ``_layer``: the layer's batched passes) are compiled once per
    instruction-set level into ``hsw2v/_cpu/<level>/``; :mod:`hsw2v._cpu` picks one level at
-   import from the CPU's features and binds ``hsw2v._inner`` etc. to it. ``_corpus_file``
-   (reader, strict IEEE arithmetic), ``_rates`` (the learning-rate schedule, strict),
-   ``_recording`` (integer passes) and ``_transport`` (the network simplex of
-   ``wmdistance``: scalar pivots) do no vector math and are built once at the baseline;
-   ``_corpus_file``'s cimport of ``hsw2v._inner`` (its ``Trainer`` type) resolves at run
-   time to the chosen level. Levels per target:
+   import from the CPU's features and binds ``hsw2v._kernels._inner`` etc. to it.
+   ``_corpus_file`` (reader, strict IEEE arithmetic), ``_rates`` (the learning-rate schedule,
+   strict), ``_recording`` (integer passes) and ``_transport`` (the network simplex of
+   ``wmdistance``: scalar pivots) do no vector math and are built once at the baseline, in
+   ``hsw2v/_kernels/``; ``_corpus_file``'s cimport of ``hsw2v._kernels._inner`` (its
+   ``Trainer`` type) resolves at run time to the chosen level. Levels per target:
 
    ===========  =========================  ================================================
    level        GCC / Clang (x86-64)        MSVC (x64)
@@ -24,9 +24,10 @@ A. Levels. The three extensions that do vector math (``_inner``: training, ``_qu
    ``HSW2V_NATIVE=1`` builds one level, ``native`` (``-march=native``), for a source build
    that will only run on the machine (or CPU model) that built it.
 
-B. One Cython translation per source: each ``.pyx`` is cythonized once into ``hsw2v/*.c``
-   and each level compiles a one-line wrapper (``build/cpu_levels/<level>/<name>.c`` holding
-   ``#include "hsw2v/<name>.c"``), so every level has its own object files and the module's
+B. One Cython translation per source: each ``.pyx`` of ``hsw2v/_kernels/`` (the kernels'
+   sources, ``SOURCES``) is cythonized once into ``hsw2v/_kernels/<name>.c`` and each level
+   compiles a one-line wrapper (``build/cpu_levels/<level>/<name>.c`` holding ``#include
+   "hsw2v/_kernels/<name>.c"``; the headers, included by bare name, are found beside it), so every level has its own object files and the module's
    init function (``PyInit_<name>``) matches the level's ``hsw2v/_cpu/<level>/<name>`` path.
 
 C. Flags. ``-O3`` plus the subset of fast-math that lets GCC vectorise the dot-product
@@ -200,7 +201,7 @@ DIRECTIVES = {
     "initializedcheck": False,
 }
 
-# Cythonize every source once (hsw2v/<name>.c), then compile the vector kernels per level.
+# Cythonize every source once (hsw2v/_kernels/<name>.c), then compile the vector kernels per level.
 translated = cythonize(
     [
         extension(f"hsw2v._kernels.{name}", [f"{SOURCES}/{name}.pyx"])

@@ -104,11 +104,11 @@ WEAKENED = {
 NOISE = 0.65  # the quality tests' noise: calibrated so that the WEAKENED trainings fail
 
 
-BENCH_WALKS = ("loop", "blas")  # the benchmark-only walks (hsw2v._bench_walks)
+BENCH_WALKS = ("loop", "blas")  # the benchmark-only walks (hsw2v._kernels._bench_walks)
 
 
 def bench_walks():
-    """The benchmark-only walks' module (:mod:`hsw2v._bench_walks`); the test is skipped
+    """The benchmark-only walks' module (:mod:`hsw2v._kernels._bench_walks`); the test is skipped
     where this build does not hold it (every wheel; a source build without
     ``HSW2V_BENCH_WALKS=1``: ``.ci/run`` builds it, so these tests run in CI)."""
     try:

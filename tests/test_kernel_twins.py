@@ -1,4 +1,4 @@
-"""Every kernel variant against the one reference step (``hsw2v/_path.pxd``).
+"""Every kernel variant against the one reference step (``hsw2v/_kernels/_path.pxd``).
 
 The reference hierarchical-softmax step ``hs_step`` and negative-sampling step ``ns_step``
 hold the gradient once, with one sign convention (``g = dL/df = sigmoid(f) - label``). Each

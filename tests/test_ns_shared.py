@@ -1,7 +1,7 @@
 """Shared negatives (skip-gram): the block step and whole jobs against NumPy references.
 
 Ji et al. 2016, "Parallelizing Word2Vec in Shared and Distributed Memory": one set of
-negatives per centre word, shared by its contexts (``hsw2v/_ns_shared.pxd``).
+negatives per centre word, shared by its contexts (``hsw2v/_kernels/_ns_shared.pxd``).
 """
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""The positioned read under the corpus_file reader (``hsw2v/_pread.h``), on both its paths.
+"""The positioned read under the corpus_file reader (``hsw2v/_kernels/_pread.h``), on both its
+paths.
 
 ``hsw2v_pread`` is POSIX ``pread`` on Linux and macOS and ``ReadFile`` at an offset on
 Windows. ``tests/c/pread_check.c`` reads a file of known bytes at many offsets and lengths in

@@ -443,7 +443,7 @@ def test_classifier_root_width_reaches_the_layer_and_bad_values_are_refused():
 
 def test_a_job_trains_its_own_copy_of_the_root_then_adds_what_it_changed():
     """``train_job`` steps a private copy of the wide root and adds its change to the shared
-    root at the end (design note B of hsw2v._layer): one job equals the same steps taken on
+    root at the end (design note B of hsw2v._kernels._layer): one job equals the same steps taken on
     the shared arrays one example at a time, to float rounding."""
     rng = np.random.default_rng(8)
     X = rng.normal(0, 0.3, (60, 9)).astype(np.float32)

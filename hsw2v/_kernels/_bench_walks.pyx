@@ -136,7 +136,7 @@ cdef int train_job_blas(const ModelView *m, const int32_t *ids, const int64_t *e
 
 
 cdef class Trainer(ShippedTrainer):
-    """:class:`hsw2v._inner.Trainer` training with a benchmark-only walk, ``kernel="loop"``
+    """:class:`hsw2v._kernels._inner.Trainer` training with a benchmark-only walk, ``kernel="loop"``
     or ``"blas"`` (the same arguments otherwise); ``corpus_file`` training reaches it as any
     Trainer (its ``job``)."""
 

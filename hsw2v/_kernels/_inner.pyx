@@ -8,7 +8,7 @@ A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of wh
    window reduction, the path walks and the weight updates. Python prepares jobs, the schedule
    and the threads (``hsw2v.running._train``); the nogil block sees only pointers and integers.
    ``train_job_nogil`` (declared in ``_inner.pxd``) is that block, for C callers that make
-   their jobs without the GIL (``hsw2v._corpus_file``), which take it and the model's view
+   their jobs without the GIL (``hsw2v._kernels._corpus_file``), which take it and the model's view
    from a cimported ``Trainer`` (``trainer.job``, ``trainer.m``: typed, no ``void*``).
 
 B. What is shared. Only the weight matrices ``syn0``, ``syn1`` and ``syn1neg`` are written by

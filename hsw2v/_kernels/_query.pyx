@@ -15,7 +15,7 @@ B. What is shared. The weight matrices ``syn0`` and ``syn1``, the tree arrays an
    table are shared by all threads, read-only. Each call owns its scratch: the float64 hidden
    vector ``h``, the search heap or stack, and its output array.
 
-C. Notation (as in :mod:`hsw2v._inner`; ``d`` = vector size, ``V`` = vocabulary size).
+C. Notation (as in :mod:`hsw2v._kernels._inner`; ``d`` = vector size, ``V`` = vocabulary size).
 
    ==========  =============================================================================
    syn0        input vectors, V x d float32 (``model.wv.vectors``); IN

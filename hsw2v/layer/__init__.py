@@ -432,7 +432,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         rows on the batch's paths; :meth:`Gradient.sparse_weights` and
         :meth:`Gradient.dense_weights` give the whole matrix), so that any optimiser (Adam,
         weight decay, clipping) can drive ``weights``. ``dL/dweights[n] = sum g h`` over the
-        steps through node ``n`` (design note E of :mod:`hsw2v._layer`).
+        steps through node ``n`` (design note E of :mod:`hsw2v._kernels._layer`).
 
         Examples
         --------

@@ -3,7 +3,7 @@
 A path's probability only falls going down the tree, so a best-first search (a heap of
 nodes by their path log-probability) that stops once ``k`` classes are out returns exactly
 the ``k`` most probable classes, and never scores most of the tree (the nogil kernel
-``top_leaves_batch`` of :mod:`hsw2v._query`; the search of word2vec's
+``top_leaves_batch`` of :mod:`hsw2v._kernels._query`; the search of word2vec's
 ``predict_output_word``). A per-node intercept rides along as a constant-1 coordinate of the
 hidden vector; a wide root starts the search from its ``K`` children at their softmax
 log-probabilities (:mod:`hsw2v.layer._root`).
