@@ -49,7 +49,10 @@ def child(
     import time
 
     from hsw2v import LineSentence, Word2Vec
-    from hsw2v._inner import Trainer, job_seed
+    try:
+        from hsw2v._kernels._inner import Trainer, job_seed
+    except ImportError:  # a build from before the kernels had a folder
+        from hsw2v._inner import Trainer, job_seed
     try:
         from hsw2v.running._train import iter_jobs
     except ImportError:  # a build of the flat layout, before the running layer had a folder
@@ -57,9 +60,12 @@ def child(
 
     if kernel in ("loop", "blas"):
         try:  # the benchmark-only walks' own module (HSW2V_BENCH_WALKS=1 builds)
-            from hsw2v._bench_walks import Trainer
+            from hsw2v._kernels._bench_walks import Trainer
         except ImportError:
-            pass  # builds before it: the shipped Trainer held them
+            try:  # a build from before the kernels had a folder
+                from hsw2v._bench_walks import Trainer
+            except ImportError:
+                pass  # builds before it: the shipped Trainer held them
 
     sg, hs, negative = SETTINGS[setting]
     sentences, n = [], 0

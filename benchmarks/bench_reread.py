@@ -6,7 +6,7 @@ plain Python iterable once for the vocabulary and once per epoch.
 
 A plain iterable (a list of token lists, or a class whose ``__iter__`` reads the file again:
 ``systems.RestartableFile``) is nothing hsw2v can prove unchanged, so, like gensim, it reads
-it every epoch (the tokens are mapped to ids in ``hsw2v._inner.encode_sentences`` by a
+it every epoch (the tokens are mapped to ids in ``hsw2v._kernels._inner.encode_sentences`` by a
 producer thread while the workers train). Each run is a fresh subprocess of ``systems.py``
 with the settings of ``bench_speed.py`` (hs=1, negative=0, vector_size=100, window=5,
 min_count=5, sample=1e-3, seed=1, gensim's alpha); for every repeat and kind, hsw2v and gensim

@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 import importlib
 from typing import TYPE_CHECKING
 
-# First: importing hsw2v._cpu chooses the CPU level whose kernels hsw2v._inner, _query and
+# First: importing hsw2v._cpu chooses the CPU level whose kernels hsw2v._kernels._inner, _query and
 # _layer will be. The public classes load on first use (PEP 562), so `import hsw2v` does not
 # pay for SciPy's import until a model or corpus class is touched.
 from hsw2v import _cpu  # noqa: F401

@@ -21,7 +21,7 @@ arrays the kernels index. The guard closes every such route in three ways:
   whose size changed stops training with :class:`TrainingRunningError` naming it.
 
 Within an epoch the encoder bounds every id by the rows the trainer holds
-(:func:`hsw2v._inner.encode_sentences`), so even an in-place edit of ``wv.key_to_index``
+(:func:`hsw2v._kernels._inner.encode_sentences`), so even an in-place edit of ``wv.key_to_index``
 between two checks cannot make a kernel index outside its arrays.
 """
 

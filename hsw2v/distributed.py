@@ -17,8 +17,8 @@ For corpora too large for one machine. ``train(client, corpus_paths, sync_every=
    scatters them to every worker.
 3. **Rounds.** An epoch is cut into rounds of about ``sync_every`` words in all: in every
    round each shard trains its next piece (``sync_every / shards`` words) on its own copy of
-   the model with the single-machine nogil kernel (:class:`hsw2v._inner.Trainer`), and returns
-   only the rows it changed, as deltas (new minus old), with how much it trained each. The
+   the model with the single-machine nogil kernel (:class:`hsw2v._kernels._inner.Trainer`), and
+   returns only the rows it changed, as deltas (new minus old), with how much it trained each. The
    deltas are merged (``merge="adasum"``, the default: the Adaptive Summation of Maleki et
    al. (MLSys 2021) row by row, a sum where the shards' deltas are orthogonal and an average
    where they agree; ``merge="sum"``: added up, every shard's learning kept, as threads

@@ -7,7 +7,7 @@ zero) to tell the word actually seen from ``negative`` words drawn from the unig
 distribution raised to ``ns_exponent`` (0.75 in the paper). The draw uses word2vec.c's and
 gensim's table: ``cum_table[i]`` is the cumulative share of ``count**ns_exponent`` up to word
 ``i``, scaled to ``domain = 2**31 - 1`` and rounded; a uniform integer below ``cum_table[-1]``
-is bisected into it (``hsw2v._inner``, design note D').
+is bisected into it (``hsw2v._kernels._inner``, design note D').
 
 Examples
 --------

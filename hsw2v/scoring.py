@@ -5,13 +5,13 @@ sentence under the model, after Taddy 2015, "Document Classification by Inversio
 Distributed Language Representations", arXiv:1504.07295), computed exactly: every term is the
 exact ``log sigmoid`` in float64, where gensim reads a table and drops every node with
 ``|h . v'| >= 6`` (so a confidently wrong node costs gensim nothing). Sentences are scored in
-chunks on ``workers`` threads by the nogil kernel :class:`hsw2v._query.Scorer`.
+chunks on ``workers`` threads by the nogil kernel :class:`hsw2v._kernels._query.Scorer`.
 
 :func:`predict_output_word` is gensim's ``predict_output_word`` for hierarchical-softmax models
 (gensim implements it for negative sampling only): ``P(w | h)`` over the whole vocabulary is
 the product of the branch probabilities along ``w``'s path in the Huffman tree (Morin & Bengio
 2005; Mikolov et al. 2013), which sums to 1 over the leaves by construction. The most probable
-words are found by a best-first search of the tree (:func:`hsw2v._query.top_leaves`), which
+words are found by a best-first search of the tree (:func:`hsw2v._kernels._query.top_leaves`), which
 expands only the inner nodes more probable than the n-th answer instead of scoring every word.
 """
 
@@ -25,8 +25,8 @@ import time
 
 import numpy as np
 
-from hsw2v._inner import encode_sentences
-from hsw2v._query import Scorer, leaf_log_probs, top_leaves
+from hsw2v._kernels._inner import encode_sentences
+from hsw2v._kernels._query import Scorer, leaf_log_probs, top_leaves
 from hsw2v.huffman import child_table
 from hsw2v.running._threads import Workers, items_until_stopped, put_unless_stopped
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hsw2v._recording import count_ids, finalize_ids
+from hsw2v._kernels._recording import count_ids, finalize_ids
 
 logger = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ class TokenRecording:
 
     def finalize(self, to_final: np.ndarray, vocabulary: list) -> None:
         """Map provisional ids through ``to_final`` (int32, -1 for a word not kept) in place
-        (:func:`hsw2v._recording.finalize_ids`: one pass, no temporary copy)."""
+        (:func:`hsw2v._kernels._recording.finalize_ids`: one pass, no temporary copy)."""
         if self.final:
             raise RuntimeError("the recording already holds final ids")
         to_final = np.asarray(to_final, dtype=np.int32)

@@ -104,15 +104,15 @@ WEAKENED = {
 NOISE = 0.65  # the quality tests' noise: calibrated so that the WEAKENED trainings fail
 
 
-BENCH_WALKS = ("loop", "blas")  # the benchmark-only walks (hsw2v._bench_walks)
+BENCH_WALKS = ("loop", "blas")  # the benchmark-only walks (hsw2v._kernels._bench_walks)
 
 
 def bench_walks():
-    """The benchmark-only walks' module (:mod:`hsw2v._bench_walks`); the test is skipped
+    """The benchmark-only walks' module (:mod:`hsw2v._kernels._bench_walks`); the test is skipped
     where this build does not hold it (every wheel; a source build without
     ``HSW2V_BENCH_WALKS=1``: ``.ci/run`` builds it, so these tests run in CI)."""
     try:
-        from hsw2v import _bench_walks
+        from hsw2v._kernels import _bench_walks
     except ModuleNotFoundError as exc:
         pytest.skip(f"the benchmark-only walks are not built: {exc}")
     return _bench_walks
@@ -120,7 +120,7 @@ def bench_walks():
 
 def trainer_type(kernel):
     """The Trainer type that trains the walk ``kernel`` (skips as :func:`bench_walks`)."""
-    from hsw2v import _inner
+    from hsw2v._kernels import _inner
 
     return bench_walks().Trainer if kernel in BENCH_WALKS else _inner.Trainer
 

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hsw2v import LineSentence, Word2Vec
-from hsw2v._corpus_file import (
+from hsw2v._kernels._corpus_file import (
     Vocab,
     byte_ranges,
     count_range,
@@ -26,7 +26,7 @@ from hsw2v._corpus_file import (
     read_range,
     split_line,
 )
-from hsw2v._rates import linear_alpha
+from hsw2v._kernels._rates import linear_alpha
 from hsw2v.running._train import iter_jobs
 from hsw2v.vocab import scan_counts
 

@@ -22,7 +22,7 @@ PROJECT_ROOT = Path(hsw2v.__file__).resolve().parents[1]
 
 def _extension_importable() -> bool:
     try:
-        importlib.import_module("hsw2v._inner")
+        importlib.import_module("hsw2v._kernels._inner")
     except ImportError:
         return False
     return True
@@ -101,7 +101,9 @@ def test_demo_rejects_bad_arguments():
         demo.run(workers=-1, out=io.StringIO())
 
 
-@pytest.mark.skipif(not HAVE_EXTENSION, reason="compiled extension hsw2v._inner is not built")
+@pytest.mark.skipif(
+    not HAVE_EXTENSION, reason="compiled extension hsw2v._kernels._inner is not built"
+)
 def test_cli_demo_trains_with_hsw2v():
     result = run_cli("demo", "--epochs", "1", "--workers", "2", timeout=600)
     assert result.returncode == 0, result.stderr

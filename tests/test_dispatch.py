@@ -62,10 +62,10 @@ def test_unknown_or_absent_levels_are_refused():
 def test_kernel_names_are_the_chosen_levels_modules():
     assert _cpu.level in _cpu.compiled_levels()
     for name in _cpu.KERNELS:
-        module = importlib.import_module(f"hsw2v.{name}")
+        module = importlib.import_module(f"hsw2v._kernels.{name}")
         assert module.__name__ == f"hsw2v._cpu.{_cpu.level}.{name}"
-        assert sys.modules[f"hsw2v.{name}"] is module
-        assert getattr(hsw2v, name) is module
+        assert sys.modules[f"hsw2v._kernels.{name}"] is module
+        assert getattr(hsw2v._kernels, name) is module
     # the automatic choice is the best compiled level that this CPU runs
     features = _cpu.cpu_features()
     if os.environ.get(_cpu.ENV) is None:
@@ -85,7 +85,7 @@ def test_build_holds_the_levels_of_its_target():
 def test_import_hsw2v_loads_no_kernel_and_no_scipy():
     done = run_python(
         "import sys, hsw2v; print(sorted(m for m in sys.modules if m.startswith("
-        "('scipy', 'hsw2v._inner', 'hsw2v._query', 'hsw2v._layer', 'hsw2v._cpu.'))))"
+        "('scipy', 'hsw2v._kernels._', 'hsw2v._cpu.'))))"
     )
     assert done.returncode == 0, done.stderr
     assert "scipy" not in done.stdout and "._inner" not in done.stdout, done.stdout
@@ -93,7 +93,7 @@ def test_import_hsw2v_loads_no_kernel_and_no_scipy():
 
 def test_environment_variable_forces_a_level_or_is_refused_clearly():
     first = _cpu.compiled_levels()[0]  # baseline, or native in an HSW2V_NATIVE=1 build
-    done = run_python("import hsw2v._inner as m; print(m.__name__)", level=first)
+    done = run_python("import hsw2v._kernels._inner as m; print(m.__name__)", level=first)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"hsw2v._cpu.{first}._inner"
     done = run_python("import hsw2v", level="sse4")
@@ -103,7 +103,8 @@ def test_environment_variable_forces_a_level_or_is_refused_clearly():
 
 LEVEL_RUN = """
 import json, numpy as np
-from hsw2v import Word2Vec, _cpu, _inner, _query, _layer
+from hsw2v import Word2Vec, _cpu
+from hsw2v._kernels import _inner, _query, _layer
 rng = np.random.default_rng(0)
 V, d = 40, 50
 syn1 = rng.standard_normal((V - 1, d)).astype(np.float32)
@@ -120,7 +121,7 @@ for sg in (0, 1):
     norms[sg] = float(np.linalg.norm(m.wv.vectors))
 # corpus_file: the reader, built once, trains through its cimport of this level's Trainer
 import os, tempfile
-from hsw2v import _corpus_file
+from hsw2v._kernels import _corpus_file
 path = os.path.join(tempfile.mkdtemp(), "c.txt")
 with open(path, "w") as f:
     f.write("\\n".join(" ".join(s) for s in sentences) + "\\n")
@@ -129,7 +130,7 @@ norms["corpus_file"] = float(np.linalg.norm(m.wv.vectors))
 same = bool(np.array_equal(m.wv.vectors, Word2Vec(
     sentences, vector_size=24, min_count=1, sg=1, workers=1, seed=3, epochs=2).wv.vectors))
 try:  # the benchmark-only walks, where built: a subclass of this level's Trainer
-    from hsw2v import _bench_walks
+    from hsw2v._kernels import _bench_walks
     bench = [_bench_walks.__name__, _bench_walks.Trainer.__mro__[1] is _inner.Trainer]
 except ModuleNotFoundError:
     bench = None

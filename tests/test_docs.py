@@ -59,18 +59,18 @@ def _pyx_sources(pyx: Path) -> str:
     return text
 
 
-@pytest.mark.parametrize("pyx", sorted(p.name for p in (ROOT / "hsw2v").glob("*.pyx")))
+@pytest.mark.parametrize("pyx", sorted(p.name for p in (ROOT / "hsw2v" / "_kernels").glob("*.pyx")))
 def test_compiled_modules_docstring_examples_run(pyx):
     """pytest's --doctest-modules collects .py files only: the compiled modules' examples run
     here, from the docstrings the extension carries (every ``>>>`` line of the .pyx and the
     .pxi files it includes is found and run)."""
     if pyx == "_bench_walks.pyx":
         bench_walks()  # the benchmark-only walks: built on request, skipped where absent
-    module = importlib.import_module(f"hsw2v.{pyx.removesuffix('.pyx')}")
+    module = importlib.import_module(f"hsw2v._kernels.{pyx.removesuffix('.pyx')}")
     finder = doctest.DocTestFinder(exclude_empty=True)
     # Cython also copies each function's docstring into __test__: run each example once
     tests = [t for t in finder.find(module) if ".__test__." not in t.name]
-    source = _pyx_sources(ROOT / "hsw2v" / pyx)
+    source = _pyx_sources(ROOT / "hsw2v" / "_kernels" / pyx)
     expected = sum(1 for line in source.splitlines() if line.lstrip().startswith(">>>"))
     assert sum(len(t.examples) for t in tests) == expected
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)

@@ -285,7 +285,7 @@ print("ALL DONE")
 def test_the_encoder_bounds_every_id_by_the_rows():
     code = """
 import numpy as np
-from hsw2v._inner import encode_sentences
+from hsw2v._kernels._inner import encode_sentences
 ids, ends, raw = encode_sentences([["a", "b"], ["b"]], {"a": 0, "b": 1}, 2)
 assert ids.tolist() == [0, 1, 1] and ends.tolist() == [2, 3] and raw == 3
 for bad in (2, -1, 10**9):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hsw2v._inner import log_prob_all
+from hsw2v._kernels._inner import log_prob_all
 from hsw2v.huffman import build_huffman_tree
 
 counts_strategy = st.lists(st.integers(min_value=1, max_value=10_000), min_size=2, max_size=300)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from hsw2v import HierarchicalSoftmax, _layer
+from hsw2v import HierarchicalSoftmax
+from hsw2v._kernels import _layer
 from hsw2v.label_trees import label_tree
 
 

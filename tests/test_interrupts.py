@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from hsw2v import Word2Vec
-from hsw2v._corpus_file import count_range
+from hsw2v._kernels._corpus_file import count_range
 from hsw2v.layer import HierarchicalSoftmax
 from hsw2v.running._threads import Workers
 
@@ -408,7 +408,7 @@ def test_a_real_ctrl_c_stops_the_layers_fit(monkeypatch, how):
 def test_an_error_in_a_kernel_job_reaches_the_caller_with_no_thread_left():
     """A malformed job makes the kernel raise in one worker thread: the other worker and the
     producer stop, and the error is raised in the caller's thread."""
-    from hsw2v._inner import Trainer
+    from hsw2v._kernels._inner import Trainer
     from hsw2v.running._train import Job, Schedule, iter_jobs, run_epoch
 
     corpus = sentences(300)

@@ -106,14 +106,14 @@ def test_cli_kernel_flag_is_accepted_with_a_note(tmp_path):
 def test_a_benchmark_only_walk_missing_from_the_build_is_a_clear_error(monkeypatch):
     """Every wheel, and a source build without HSW2V_BENCH_WALKS=1, lacks the "loop" and
     "blas" walks: selecting one says how to build them (the module's absence is simulated)."""
-    monkeypatch.setitem(sys.modules, "hsw2v._bench_walks", None)
+    monkeypatch.setitem(sys.modules, "hsw2v._kernels._bench_walks", None)
     monkeypatch.setattr(_make_trainer, "KERNEL", "loop")
     with pytest.raises(ValueError, match=r"HSW2V_BENCH_WALKS=1 python3 setup.py build_ext"):
         train()
 
 
 def test_the_shipped_trainer_refuses_a_benchmark_only_walk():
-    from hsw2v import _inner
+    from hsw2v._kernels import _inner
 
     args = (np.zeros((2, 4), np.float32), np.zeros((1, 4), np.float32),
             np.zeros((2, 1), np.uint8), np.zeros((2, 1), np.int32), np.ones(2, np.int32),

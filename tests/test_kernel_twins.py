@@ -1,4 +1,4 @@
-"""Every kernel variant against the one reference step (``hsw2v/_path.pxd``).
+"""Every kernel variant against the one reference step (``hsw2v/_kernels/_path.pxd``).
 
 The reference hierarchical-softmax step ``hs_step`` and negative-sampling step ``ns_step``
 hold the gradient once, with one sign convention (``g = dL/df = sigmoid(f) - label``). Each
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from conftest import bench_walks, trainer_type
 
-from hsw2v import _inner, _layer, _query
+from hsw2v._kernels import _inner, _layer, _query
 from hsw2v.huffman import build_huffman_tree
 from hsw2v.negative import make_cum_table
 
@@ -341,7 +341,8 @@ def test_job_rate_is_the_one_formula_and_the_strict_twin_at_the_baseline():
     level's flags) against its strict owner's twin (``_rates.within_job``) and float32 NumPy:
     the same bits at the baseline level; at the levels with fused multiply-add, within the
     one rounding that the fused product skips (why the kernels inline it: ``_rates.pxd``)."""
-    from hsw2v import _cpu, _rates
+    from hsw2v import _cpu
+    from hsw2v._kernels import _rates
 
     r = np.random.default_rng(11)
     exact = 0

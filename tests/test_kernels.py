@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from conftest import bench_walks, trainer_type
 
-from hsw2v import _inner
+from hsw2v._kernels import _inner
 from hsw2v.huffman import build_huffman_tree
 from hsw2v.negative import make_cum_table
 

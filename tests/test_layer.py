@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit
 
-from hsw2v import HierarchicalSoftmax, _layer, layer, persist
+from hsw2v import HierarchicalSoftmax, layer, persist
+from hsw2v._kernels import _layer
 from hsw2v.trees import split_tree
 
 

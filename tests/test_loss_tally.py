@@ -7,7 +7,8 @@ step's loss is also checked against NumPy in tests/test_negative.py)."""
 import numpy as np
 import pytest
 
-from hsw2v import Word2Vec, _inner
+from hsw2v import Word2Vec
+from hsw2v._kernels import _inner
 from hsw2v.running import _make_trainer
 from tests.conftest import planted_corpus
 

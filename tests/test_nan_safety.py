@@ -209,9 +209,9 @@ def test_a_nan_in_a_corpus_file_run_stops_every_range(outcomes):
 
 TWINS = """
 import numpy as np
-from hsw2v import _inner, _layer, _query
+from hsw2v._kernels import _inner, _layer, _query
 try:  # the benchmark-only walks, where this build holds them
-    from hsw2v import _bench_walks as walks
+    from hsw2v._kernels import _bench_walks as walks
 except ModuleNotFoundError:
     walks = None
 

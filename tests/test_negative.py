@@ -18,7 +18,8 @@ from conftest import (
     planted_corpus,
 )
 
-from hsw2v import Word2Vec, _inner, persist
+from hsw2v import Word2Vec, persist
+from hsw2v._kernels import _inner
 from hsw2v.negative import make_cum_table
 from hsw2v.word2vec import _schema as _w2v_schema
 

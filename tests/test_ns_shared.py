@@ -1,13 +1,14 @@
 """Shared negatives (skip-gram): the block step and whole jobs against NumPy references.
 
 Ji et al. 2016, "Parallelizing Word2Vec in Shared and Distributed Memory": one set of
-negatives per centre word, shared by its contexts (``hsw2v/_ns_shared.pxd``).
+negatives per centre word, shared by its contexts (``hsw2v/_kernels/_ns_shared.pxd``).
 """
 
 import numpy as np
 import pytest
 
-from hsw2v import Word2Vec, _inner
+from hsw2v import Word2Vec
+from hsw2v._kernels import _inner
 from hsw2v.huffman import build_huffman_tree
 from hsw2v.negative import make_cum_table
 from tests.test_kernels import XorShift64Star, numpy_hs_path

@@ -1,4 +1,5 @@
-"""The positioned read under the corpus_file reader (``hsw2v/_pread.h``), on both its paths.
+"""The positioned read under the corpus_file reader (``hsw2v/_kernels/_pread.h``), on both its
+paths.
 
 ``hsw2v_pread`` is POSIX ``pread`` on Linux and macOS and ``ReadFile`` at an offset on
 Windows. ``tests/c/pread_check.c`` reads a file of known bytes at many offsets and lengths in
@@ -18,7 +19,7 @@ from conftest import c_compiler
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tests" / "c" / "pread_check.c"
-HEADER_DIR = ROOT / "hsw2v"
+HEADER_DIR = ROOT / "hsw2v" / "_kernels"
 
 
 def compile_and_run(compiler, exe: Path, run_prefix, tmp_path, data_arg):

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hsw2v import Word2Vec, _query
+from hsw2v import Word2Vec
+from hsw2v._kernels import _query
 from hsw2v.huffman import build_huffman_tree
 from hsw2v.scoring import child_table, output_word_probabilities
 from tests.conftest import planted_corpus

@@ -1,7 +1,7 @@
-"""The built-in network simplex of ``wmdistance`` (``hsw2v._transport``): the same optimum as
-HiGHS (and POT where installed) to 1e-9 relative on random and adversarial problems (ties,
-duplicate words, one-word documents, zero distances, degenerate and zero weights), a feasible
-plan, the default without POT, and clear errors for problems no solver can answer."""
+"""The built-in network simplex of ``wmdistance`` (``hsw2v._kernels._transport``): the same
+optimum as HiGHS (and POT where installed) to 1e-9 relative on random and adversarial problems
+(ties, duplicate words, one-word documents, zero distances, degenerate and zero weights), a
+feasible plan, the default without POT, and clear errors for problems no solver can answer."""
 
 import functools
 import itertools
@@ -11,7 +11,7 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from hsw2v import KeyedVectors
-from hsw2v._transport import network_simplex
+from hsw2v._kernels._transport import network_simplex
 from hsw2v.keyedvectors import _wmd
 from hsw2v.keyedvectors._wmd import highs_transport_cost, transport_cost
 

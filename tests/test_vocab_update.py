@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from hsw2v import Word2Vec
-from hsw2v._inner import log_prob_all
-from hsw2v._query import leaf_log_probs, top_leaves, tree_root
+from hsw2v._kernels._inner import log_prob_all
+from hsw2v._kernels._query import leaf_log_probs, top_leaves, tree_root
 from hsw2v.huffman import build_huffman_tree
 from hsw2v.scoring import child_table, output_word_probabilities
 from hsw2v.vocab import keep_probabilities

@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from scipy.special import expit, log_softmax
 from test_layer import blobs, random_tree
 
-from hsw2v import HierarchicalSoftmax, _layer
+from hsw2v import HierarchicalSoftmax
+from hsw2v._kernels import _layer
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.layer._root import WideRoot
 from hsw2v.trees import check_tree
@@ -442,7 +443,7 @@ def test_classifier_root_width_reaches_the_layer_and_bad_values_are_refused():
 
 def test_a_job_trains_its_own_copy_of_the_root_then_adds_what_it_changed():
     """``train_job`` steps a private copy of the wide root and adds its change to the shared
-    root at the end (design note B of hsw2v._layer): one job equals the same steps taken on
+    root at the end (design note B of hsw2v._kernels._layer): one job equals the same steps taken on
     the shared arrays one example at a time, to float rounding."""
     rng = np.random.default_rng(8)
     X = rng.normal(0, 0.3, (60, 9)).astype(np.float32)

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from hsw2v import _inner
+from hsw2v._kernels import _inner
 from hsw2v.huffman import build_huffman_tree
 
 WIDTHS = (1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 50, 64, 100, 128, 200, 300, 301)

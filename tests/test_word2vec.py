@@ -157,7 +157,7 @@ def test_loss_is_float64_positive_and_falls(planted):
 def test_loss_equals_negative_log_likelihood_of_pairs():
     """With alpha ~ 0 nothing moves, so the tally must equal the NLL computed from the weights:
     every (context, centre) pair of a 2-word sentence, window 1."""
-    from hsw2v._inner import log_prob_all
+    from hsw2v._kernels._inner import log_prob_all
 
     model = Word2Vec(
         vector_size=8,
@@ -410,7 +410,7 @@ def test_an_exception_in_a_workers_kernel_job_reaches_the_caller_with_no_thread_
     """A job the kernel refuses (its last sentence end is not its length), among good ones:
     the kernel's ValueError, raised in a worker thread, is raised by run_epoch in the
     caller's thread after every thread has ended."""
-    from hsw2v._inner import Trainer
+    from hsw2v._kernels._inner import Trainer
     from hsw2v.huffman import build_huffman_tree
     from hsw2v.running._train import Job, Schedule, run_epoch
 

@@ -5,9 +5,9 @@
 For one thread over the whole file it times, in CPU seconds of this process (so that other
 programs on a shared machine do not count), the median of ``--repeats`` runs of:
 
-- counting the vocabulary: ``hsw2v._corpus_file.count_range`` against
+- counting the vocabulary: ``hsw2v._kernels._corpus_file.count_range`` against
   ``hsw2v.vocab.scan_counts(LineSentence(path))``;
-- turning the file into training jobs of word ids: ``hsw2v._corpus_file.encode_range``
+- turning the file into training jobs of word ids: ``hsw2v._kernels._corpus_file.encode_range``
   against ``hsw2v.running._train.iter_jobs(LineSentence(path), ...)``,
 
 and checks that both give the same counts and the same jobs. The vocabulary is min_count=5.
@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
-from hsw2v._corpus_file import Vocab, count_range, encode_range  # noqa: E402
+from hsw2v._kernels._corpus_file import Vocab, count_range, encode_range  # noqa: E402
 from hsw2v.running._train import iter_jobs  # noqa: E402
 from hsw2v.vocab import scan_counts  # noqa: E402
 

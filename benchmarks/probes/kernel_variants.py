@@ -20,10 +20,10 @@ import statistics
 import time
 
 from hsw2v import LineSentence, Word2Vec
-from hsw2v._inner import Trainer, job_seed
+from hsw2v._kernels._inner import Trainer, job_seed
 
 try:  # the "loop" and "blas" walks' own module (HSW2V_BENCH_WALKS=1 builds)
-    from hsw2v._bench_walks import Trainer as BenchTrainer
+    from hsw2v._kernels._bench_walks import Trainer as BenchTrainer
 except ImportError:
     BenchTrainer = Trainer  # builds before it: the shipped Trainer held them
 from hsw2v.running._train import iter_jobs

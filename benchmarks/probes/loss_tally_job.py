@@ -10,7 +10,8 @@ import statistics
 import sys
 import time
 
-from hsw2v import Word2Vec, _inner
+from hsw2v import Word2Vec
+from hsw2v._kernels import _inner
 from hsw2v.running._make_trainer import make_trainer
 
 path = sys.argv[1]

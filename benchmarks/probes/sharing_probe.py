@@ -1,6 +1,6 @@
 """What two training threads cost each other, split by weight matrix.
 
-Two threads call the training kernel (``hsw2v._inner.Trainer.train_job``) directly on the
+Two threads call the training kernel (``hsw2v._kernels._inner.Trainer.train_job``) directly on the
 corpus's jobs (one thread the even jobs, the other the odd ones), once with every weight
 shared as in training, and once each with its own copy of ``syn0``, of ``syn1``, or of both;
 a single thread running all jobs is the reference (and the same thread with the private top
@@ -33,7 +33,7 @@ from common import ensure_corpus  # noqa: E402
 
 import hsw2v.running._tuning as w2v  # noqa: E402
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
-from hsw2v._inner import Trainer  # noqa: E402
+from hsw2v._kernels._inner import Trainer  # noqa: E402
 from hsw2v.running._train import iter_jobs  # noqa: E402
 
 

@@ -1,4 +1,5 @@
-"""Runtime kernel dispatch: bind ``hsw2v._inner``, ``_query`` and ``_layer`` to one CPU level.
+"""Runtime kernel dispatch: bind ``hsw2v._kernels._inner``, ``_query`` and ``_layer`` to one
+CPU level.
 
 Design note
 -----------
@@ -6,14 +7,16 @@ The vector kernels are compiled once per instruction-set level into ``hsw2v/_cpu
 (see ``setup.py``); everything else is compiled for the portable baseline. On ``import
 hsw2v`` this module is imported first: it picks the best compiled level that the CPU (and its
 OS) supports and puts a finder first on ``sys.meta_path`` that answers for exactly
-``hsw2v._inner``, ``hsw2v._query`` and ``hsw2v._layer`` (and ``hsw2v._bench_walks``, the
-benchmark-only walks, when the build holds them): importing one of them imports the
-chosen level's module and leaves it in ``sys.modules`` under the usual name (the import
-system returns what ``sys.modules`` holds once a module has run, the documented replacement
-case). So ``from hsw2v import _inner``, ``import hsw2v._inner`` and ``_corpus_file``'s
-``cimport`` of ``hsw2v._inner`` all reach the chosen level's module, one module object
-everywhere, loaded on first use (``import hsw2v`` does not import SciPy); nothing else in the
-package knows that levels exist, and kernel files left in ``hsw2v/`` by a build of the older
+``hsw2v._kernels._inner``, ``hsw2v._kernels._query`` and ``hsw2v._kernels._layer`` (and
+``hsw2v._kernels._bench_walks``, the benchmark-only walks, when the build holds them), the
+names under which the kernels' sources (``hsw2v/_kernels/``) know them: importing one of
+them imports the chosen level's module and leaves it in ``sys.modules`` under the usual name
+(the import system returns what ``sys.modules`` holds once a module has run, the documented
+replacement case). So ``from hsw2v._kernels import _inner``, ``import
+hsw2v._kernels._inner`` and ``_corpus_file``'s ``cimport`` of ``hsw2v._kernels._inner`` all
+reach the chosen level's module, one module object everywhere, loaded on first use
+(``import hsw2v`` does not import SciPy); nothing else in the package knows that levels
+exist, and kernel files left in ``hsw2v/`` or ``hsw2v/_kernels/`` by a build of an older
 undispatched layout are never loaded. A level is chosen once per process; switching needs a
 fresh process.
 
@@ -47,7 +50,7 @@ import os
 import sys
 from pathlib import Path
 
-PACKAGE = __name__.rpartition(".")[0]  # "hsw2v"
+PACKAGE = __name__.rpartition(".")[0] + "._kernels"  # "hsw2v._kernels": where the names live
 KERNELS = ("_inner", "_query", "_layer")
 # Bound the same way when a level holds them, but not needed for a level to count as built:
 # the benchmark-only walks (``HSW2V_BENCH_WALKS=1`` builds, never a wheel).
@@ -183,7 +186,7 @@ def kernel(name: str):
 
 
 class KernelFinder:
-    """Import-system finder and loader for ``hsw2v._inner``, ``_query`` and ``_layer``: the
+    """Import-system finder and loader for ``hsw2v._kernels._inner``, ``_query`` and ``_layer``: the
     module it runs replaces itself in ``sys.modules`` by the chosen level's module."""
 
     def find_spec(self, fullname, path=None, target=None):

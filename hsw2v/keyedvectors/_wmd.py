@@ -15,7 +15,7 @@ Three exact solvers, the same optimum:
 
 * the POT package's network simplex (``ot.emd2``, Flamary et al., "POT: Python Optimal
   Transport", JMLR 2021; the solver gensim uses), taken when POT is importable;
-* the built-in network simplex (:mod:`hsw2v._transport`: Ahuja, Magnanti & Orlin, "Network
+* the built-in network simplex (:mod:`hsw2v._kernels._transport`: Ahuja, Magnanti & Orlin, "Network
   Flows", ch. 11, with strongly feasible trees), taken otherwise: no further dependency, and
   as fast as POT or faster at 5-200 words per document (``benchmarks/RESULTS.md``);
 * scipy's HiGHS (``scipy.optimize.linprog``), when either simplex reports that it stopped
@@ -35,7 +35,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 from scipy.spatial.distance import cdist
 
-from hsw2v._transport import network_simplex
+from hsw2v._kernels._transport import network_simplex
 
 logger = logging.getLogger(__name__)
 

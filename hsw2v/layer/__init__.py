@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hsw2v._layer import fill_log_proba, path_batch
+from hsw2v._kernels._layer import fill_log_proba, path_batch
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
 from hsw2v.layer._args import check_seed as _seed
 from hsw2v.layer._args import checked_features
@@ -432,7 +432,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         rows on the batch's paths; :meth:`Gradient.sparse_weights` and
         :meth:`Gradient.dense_weights` give the whole matrix), so that any optimiser (Adam,
         weight decay, clipping) can drive ``weights``. ``dL/dweights[n] = sum g h`` over the
-        steps through node ``n`` (design note E of :mod:`hsw2v._layer`).
+        steps through node ``n`` (design note E of :mod:`hsw2v._kernels._layer`).
 
         Examples
         --------

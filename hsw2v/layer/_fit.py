@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v._layer import FitTrainer
+from hsw2v._kernels._layer import FitTrainer
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
 from hsw2v.layer._args import OPTIMIZERS
 from hsw2v.layer._args import positive_int as _positive_int

@@ -3,7 +3,7 @@
 A path's probability only falls going down the tree, so a best-first search (a heap of
 nodes by their path log-probability) that stops once ``k`` classes are out returns exactly
 the ``k`` most probable classes, and never scores most of the tree (the nogil kernel
-``top_leaves_batch`` of :mod:`hsw2v._query`; the search of word2vec's
+``top_leaves_batch`` of :mod:`hsw2v._kernels._query`; the search of word2vec's
 ``predict_output_word``). A per-node intercept rides along as a constant-1 coordinate of the
 hidden vector; a wide root starts the search from its ``K`` children at their softmax
 log-probabilities (:mod:`hsw2v.layer._root`).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v._query import top_leaves_batch
+from hsw2v._kernels._query import top_leaves_batch
 from hsw2v.layer._root import root_log_softmax
 
 _ROOT_SCORES = 1 << 20  # float64 root log-probabilities per chunk of rows (8 MB)

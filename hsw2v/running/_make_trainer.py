@@ -1,4 +1,4 @@
-"""One place turns a model into the kernel's :class:`hsw2v._inner.Trainer`.
+"""One place turns a model into the kernel's :class:`hsw2v._kernels._inner.Trainer`.
 
 Every way of training (``Word2Vec.train`` over an iterable, ``corpus_file`` mode, and each
 task of distributed training, :mod:`hsw2v._dist_tasks`) builds its trainer here, so a setting
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hsw2v._inner import Trainer
+from hsw2v._kernels._inner import Trainer
 from hsw2v.running import _tuning as tuning
 from hsw2v.running._objectives import (
     describe,
@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class TrainerSettings:
-    """Everything :class:`hsw2v._inner.Trainer` needs besides the weight matrices."""
+    """Everything :class:`hsw2v._kernels._inner.Trainer` needs besides the weight matrices."""
 
     codes: np.ndarray
     points: np.ndarray
@@ -108,25 +108,26 @@ def check_training_vocabulary(model) -> None:
 # "fused", "reference" (the reference step with the _vec.h loops), "loop" and "blas" (the
 # reference step with plain loops / BLAS, gensim's shape) select one. Read once from the
 # environment variable HSW2V_KERNEL; tests and benchmarks may set it here. "loop" and "blas"
-# are benchmark-only: hsw2v._bench_walks trains them, in builds that hold it.
+# are benchmark-only: hsw2v._kernels._bench_walks trains them, in builds that hold it.
 KERNEL = os.environ.get("HSW2V_KERNEL", "auto")
 KERNEL_CHOICES = ("auto", "window", "fused", "reference", "loop", "blas")
 BENCH_WALKS = ("loop", "blas")
 
 
 def trainer_class(kernel: str) -> type:
-    """The Trainer type that runs the walk ``kernel``: the shipped :class:`hsw2v._inner.Trainer`,
-    or for a benchmark-only walk :class:`hsw2v._bench_walks.Trainer`, whose absence (every
-    wheel, and a source build without ``HSW2V_BENCH_WALKS=1``) is a ValueError that says how
-    to build it."""
+    """The Trainer type that runs the walk ``kernel``: the shipped
+    :class:`hsw2v._kernels._inner.Trainer`, or for a benchmark-only walk
+    :class:`hsw2v._kernels._bench_walks.Trainer`, whose absence (every wheel, and a source build
+    without ``HSW2V_BENCH_WALKS=1``) is a ValueError that says how to build it."""
     if kernel not in BENCH_WALKS:
         return Trainer
     try:
-        from hsw2v._bench_walks import Trainer as BenchTrainer
+        from hsw2v._kernels._bench_walks import Trainer as BenchTrainer
     except ModuleNotFoundError:
         raise ValueError(
-            f"HSW2V_KERNEL={kernel!r} selects a benchmark-only walk (hsw2v._bench_walks) that "
-            "this build does not hold: build it from a source checkout with "
+            f"HSW2V_KERNEL={kernel!r} selects a benchmark-only walk "
+            "(hsw2v._kernels._bench_walks) that this build does not hold: build it from a "
+            "source checkout with "
             "`HSW2V_BENCH_WALKS=1 python3 setup.py build_ext --inplace` (no wheel holds it), "
             "or use 'auto', 'window', 'fused' or 'reference'"
         ) from None

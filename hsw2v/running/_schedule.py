@@ -6,20 +6,21 @@ Progress ``p`` in [0, 1] over all epochs counts raw words when ``total`` counts 
 ``end`` (word2vec.c's and gensim's linear decay). Each job is given ``alpha`` at the progress
 where it starts and where it ends, and the kernel interpolates in between, so a job's rate
 does not depend on how the corpus was cut into jobs. Each job's random stream is seeded from
-``(seed, epoch, job's stream id)`` (:func:`hsw2v._inner.job_seed`), so that one worker with
+``(seed, epoch, job's stream id)`` (:func:`hsw2v._kernels._inner.job_seed`), so that one worker with
 a fixed seed reproduces bit for bit.
 
 The users of one :class:`Schedule`:
 
 * :func:`hsw2v.running._train.run_epoch` (a corpus iterable on worker threads, and the layer's fit):
   :meth:`Schedule.job_alphas` and :meth:`Schedule.job_seed` for each job, in corpus order;
-* :class:`hsw2v._corpus_file.FileTrainer` (``corpus_file`` mode): takes the schedule whole
+* :class:`hsw2v._kernels._corpus_file.FileTrainer` (``corpus_file`` mode): takes the schedule whole
   and computes the same values without the GIL, with the formula compiled once in
   ``_rates.pyx`` (``schedule_alpha``, under strict floating-point flags;
-  :func:`hsw2v._rates.linear_alpha`, which :meth:`Schedule.alpha` calls, is its Python
+  :func:`hsw2v._kernels._rates.linear_alpha`, which :meth:`Schedule.alpha` calls, is its Python
   twin, so both give bit-identical rates);
 * the kernels (``_inner``, ``_layer``): the rate inside a job falls linearly from the job's
-  first rate to its last (``_rates.job_alpha``, inline, twin :func:`hsw2v._rates.within_job`);
+  first rate to its last (``_rates.job_alpha``, inline, twin
+  :func:`hsw2v._kernels._rates.within_job`);
 * the layer's fit (:mod:`hsw2v.layer._fit`) and the classifier's epochs
   (:mod:`hsw2v.classifier`): :meth:`Schedule.job_alphas`;
 * distributed training (:mod:`hsw2v.distributed`): the driver gives each shard's piece the
@@ -31,8 +32,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hsw2v._inner import job_seed
-from hsw2v._rates import linear_alpha
+from hsw2v._kernels._inner import job_seed
+from hsw2v._kernels._rates import linear_alpha
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,14 @@
 One producer thread turns the corpus into jobs (whole sentences mapped to word ids, about
 ``batch_words`` raw tokens each; a longer sentence makes a job of its own, never cut).
 ``workers`` threads take jobs from a bounded queue and train them in the nogil kernel
-(:class:`hsw2v._inner.Trainer`). The calling thread only watches: it logs progress, and on an
-exception or Ctrl-C it stops the producer and workers (each finishes at most its current
-job) before re-raising, so the model stays consistent and usable. A job whose loss comes
+(:class:`hsw2v._kernels._inner.Trainer`). The calling thread only watches: it logs progress,
+and on an exception or Ctrl-C it stops the producer and workers (each finishes at most its
+current job) before re-raising, so the model stays consistent and usable. A job whose loss comes
 back non-finite (the kernels' divergence check, :mod:`hsw2v.divergence`) stops the epoch the
 same way with :class:`~hsw2v.divergence.TrainingDivergedError`.
 
 Every epoch reads the corpus, as gensim's do, the producer mapping each batch of sentences to
-ids in Cython (:func:`hsw2v._inner.encode_sentences`) while the workers train earlier jobs.
+ids in Cython (:func:`hsw2v._kernels._inner.encode_sentences`) while the workers train earlier jobs.
 Only a corpus proven unchanged (:func:`hsw2v.corpora.corpus_identity`) that holds at most
 ``cache_words`` in-vocabulary tokens (4 bytes each) is read once per ``train()`` call, later
 epochs reusing its id-encoded jobs (:class:`hsw2v.word2vec.Word2Vec` decides which).
@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from hsw2v._inner import Trainer, encode_sentences
+from hsw2v._kernels._inner import Trainer, encode_sentences
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.running._schedule import Schedule
 from hsw2v.running._threads import Workers, items_until_stopped, put_unless_stopped
@@ -312,7 +312,7 @@ def run_file_epoch(
 ) -> EpochReport:
     """Train one epoch of a ``corpus_file``: one thread per byte range, each reading,
     tokenising and training its own lines without the GIL
-    (:class:`hsw2v._corpus_file.FileTrainer`). The calling thread watches as in
+    (:class:`hsw2v._kernels._corpus_file.FileTrainer`). The calling thread watches as in
     :func:`run_epoch`: it logs, reports progress and, on an exception or Ctrl-C, stops every
     range after its current job before re-raising.
     """

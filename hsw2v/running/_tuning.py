@@ -3,8 +3,9 @@ here (``benchmarks/ab_builds.py``, ``DIR@JSON``; ``benchmarks/quality.py``) befo
 
 With several workers, each job trains a private copy of the ``HOT_NODES`` hottest inner nodes
 (the top six levels of the tree, on nearly every path) and adds its change back every
-``HOT_SYNC`` centre words (:class:`hsw2v._inner.Trainer`; Vuurens et al., "Efficient Parallel
-Learning of Word2Vec", 2016), so that threads do not fight over those rows' cache lines.
+``HOT_SYNC`` centre words (:class:`hsw2v._kernels._inner.Trainer`; Vuurens et al.,
+"Efficient Parallel Learning of Word2Vec", 2016), so that threads do not fight over those
+rows' cache lines.
 Measured on the benchmark corpus with 2 workers (``benchmarks/RESULTS.md``, "Private top
 nodes"): for skip-gram, 63 nodes synced every 100 words gives most of the speed of 1,024
 synced every 1,000 without their cost in analogy accuracy. CBOW walks one path per centre

@@ -189,7 +189,7 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
 def no_lock_factors() -> np.ndarray:
     """gensim's default ``wv.vectors_lockf``: one factor, 1.0, for every word (train all rows
     fully). Set it to one float32 factor per word (or one for all) to scale each word's
-    input-vector updates; 0 freezes a word (design note H of :mod:`hsw2v._inner`)."""
+    input-vector updates; 0 freezes a word (design note H of :mod:`hsw2v._kernels._inner`)."""
     return np.ones(1, dtype=np.float32)
 
 

@@ -18,8 +18,8 @@ import time
 from collections.abc import Iterator
 
 from hsw2v import progress as _progress
-from hsw2v._corpus_file import FileTrainer, Vocab, byte_ranges
 from hsw2v._guard import Guard, training
+from hsw2v._kernels._corpus_file import FileTrainer, Vocab, byte_ranges
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.corpora import corpus_identity, file_identity
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows

@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from hsw2v._corpus_file import byte_ranges, count_range
 from hsw2v._guard import refuse_while_training
+from hsw2v._kernels._corpus_file import byte_ranges, count_range
 from hsw2v.corpora import COMPRESSED_SUFFIXES, corpus_identity
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.exceptions import EmptyCorpusError
@@ -152,7 +152,7 @@ class VocabularyMixin:
         # a corpus proven unchanged between passes may be recorded (see cache_words)
         identity = corpus_identity(corpus) if self.cache_words > 0 and path is None else None
         if path is not None and not self.max_vocab_size:
-            # the workers count their own byte ranges without the GIL (hsw2v._corpus_file)
+            # the workers count their own byte ranges without the GIL (hsw2v._kernels._corpus_file)
             self.raw_vocab, total_words, corpus_count = count_file(
                 path, self.workers if workers is None else int(workers)
             )

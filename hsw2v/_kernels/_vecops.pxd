@@ -3,7 +3,7 @@
 The NaN-safe sigmoid (table and exact) and log-sigmoid live here and nowhere else: a NaN
 gives a NaN, never a table index (see ``_vec.h``). ``cimport`` what a kernel needs::
 
-    from hsw2v._vecops cimport hsw2v_dot, neg_log_sigmoid
+    from hsw2v._kernels._vecops cimport hsw2v_dot, neg_log_sigmoid
 
 The hierarchical-softmax and negative-sampling steps built on them live in ``_path.pxd``.
 """

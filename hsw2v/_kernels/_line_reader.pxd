@@ -10,8 +10,8 @@ from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport malloc, realloc
 from libc.string cimport memchr, memmove
 
-from hsw2v._range_codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
-from hsw2v._utf8_split cimport Spans, split_tokens
+from hsw2v._kernels._range_codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
+from hsw2v._kernels._utf8_split cimport Spans, split_tokens
 
 
 cdef extern from "_pread.h" nogil:

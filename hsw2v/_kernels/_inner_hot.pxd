@@ -12,7 +12,7 @@ them.
 from libc.stdint cimport int32_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc
 
-from hsw2v._inner_model cimport HotSet
+from hsw2v._kernels._inner_model cimport HotSet
 
 
 cdef struct HotCopy:  # one job's private copies of the HotSet's rows

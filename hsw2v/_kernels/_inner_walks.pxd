@@ -15,9 +15,9 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport malloc
 from libc.string cimport memset
 
-from hsw2v._inner_loops cimport SIGMOID, sigmoid
-from hsw2v._path cimport hs_step, ns_step
-from hsw2v._vecops cimport (
+from hsw2v._kernels._inner_loops cimport SIGMOID, sigmoid
+from hsw2v._kernels._path cimport hs_step, ns_step
+from hsw2v._kernels._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, hsw2v_update_last, hsw2v_update_then_dot,
     loss_init, loss_push, loss_total, neg_log_sigmoid, tally_push,
 )

@@ -8,7 +8,7 @@ A. What runs without the GIL. Each public function here checks shapes and ranges
    and the SGD step of a batch of paths), ``fill_log_proba`` (every class's log-probability
    from precomputed node scores) and ``FitTrainer.train_job`` (one job of a supervised
    classifier, run by the threads of :func:`hsw2v.running._train.run_epoch`). The best-first top-k
-   search lives in :mod:`hsw2v._query` (``top_leaves_batch``), shared with Word2Vec.
+   search lives in :mod:`hsw2v._kernels._query` (``top_leaves_batch``), shared with Word2Vec.
 
 B. What is shared. ``FitTrainer`` jobs on several threads write the input matrix ``W_in`` and
    the inner-node matrix ``syn1`` without locks (Hogwild, Recht et al. 2011), as Word2Vec's
@@ -38,7 +38,7 @@ C. Notation (``d`` = dimension, ``V`` = number of classes, ``L`` = longest path)
                or NULL for none: then f = h . syn1[n] + bias[n]; IN/OUT
    R, rb, K    the wide root (``HierarchicalSoftmax(root_width=K)``): K child rows, float32
                K x d, and their bias (K, or NULL), scored by one softmax (``softmax_step``
-               of :mod:`hsw2v._path`); IN/OUT
+               of :mod:`hsw2v._kernels._path`); IN/OUT
    slot        int32 V: the root's child above each class; with a wide root, ``codes`` /
                ``points`` / ``lengths`` are the paths below that child (length 0 for a class
                that is a child of the root itself); IN
@@ -50,11 +50,11 @@ D. Exactness. The sigmoid is computed exactly in float64 (no table; the layer's 
 
 E. The gradient (Morin & Bengio 2005; Mikolov et al. 2013): with ``L = -sum_j log
    sigmoid(s_j f_j)``, ``dL/dh = sum_j g_j syn1[n_j]`` and ``dL/dsyn1[n_j] = g_j h``. The
-   step itself is the one reference step of every kernel (``hs_step``, :mod:`hsw2v._path`),
-   called with the exact sigmoid and the optional per-node bias. A step
-   of size ``lr`` is ``syn1[n_j] -= lr g_j h``, the word2vec update with ``alpha = lr``.
-   With an intercept, ``dL/dbias[n_j] = g_j`` and the step is ``bias[n_j] -= lr g_j``
-   (a constant-1 input coordinate whose weight is ``bias``).
+   step itself is the one reference step of every kernel (``hs_step``,
+   :mod:`hsw2v._kernels._path`), called with the exact sigmoid and the optional per-node
+   bias. A step of size ``lr`` is ``syn1[n_j] -= lr g_j h``, the word2vec update with
+   ``alpha = lr``. With an intercept, ``dL/dbias[n_j] = g_j`` and the step is ``bias[n_j] -=
+   lr g_j`` (a constant-1 input coordinate whose weight is ``bias``).
 
 F. Row-wise AdaGrad (``FitTrainer`` with accumulators; Duchi et al. 2011, in the row-wise
    form of Gupta et al. 2014 used for large embedding tables): one float32 accumulator per row
@@ -83,10 +83,10 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from hsw2v._path cimport hs_step, softmax_step
-from hsw2v._rates cimport job_alpha
-from hsw2v._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid
-from hsw2v._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
+from hsw2v._kernels._path cimport hs_step, softmax_step
+from hsw2v._kernels._rates cimport job_alpha
+from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid
+from hsw2v._kernels._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
 
 # AdaGrad's epsilon (design note F): keeps the first step finite when a row's gradient is 0
 DEF ADAGRAD_EPS = 1e-10
@@ -109,9 +109,9 @@ cdef inline double path_step(
     float lr,                # IN   step size; 0 leaves syn1 alone
 ) noexcept nogil:
     """-log P(y | h) along one path (design note E): the reference hierarchical-softmax step
-    (``hs_step`` of :mod:`hsw2v._path`, the one home of the gradient) with the exact sigmoid,
-    ``grad_h`` taking dL/dh and each node's row (and bias) its step right after its old value
-    went into ``grad_h``."""
+    (``hs_step`` of :mod:`hsw2v._kernels._path`, the one home of the gradient) with the exact
+    sigmoid, ``grad_h`` taking dL/dh and each node's row (and bias) its step right after its old
+    value went into ``grad_h``."""
     cdef double check = 0.0  # hs_step's sum of f; the layer checks its loss instead
     return hs_step(d, h, grad_h, 1.0, NULL, syn1, code, point, length, bias, lr, NULL, NULL,
                    NULL, True, g_out, &check)
@@ -639,8 +639,8 @@ def py_fit_example(FitTrainer trainer, int64_t i, float lr):
 
 def py_softmax_step(const float[::1] h, float[:, ::1] R, int target, float lr=0.0,
                     float[::1] bias=None):
-    """Twin of ``softmax_step`` (:mod:`hsw2v._path`): returns ``(loss, grad_h)``; steps ``R``
-    (and ``bias``, if given) in place when ``lr`` is not 0."""
+    """Twin of ``softmax_step`` (:mod:`hsw2v._kernels._path`): returns ``(loss, grad_h)``;
+    steps ``R`` (and ``bias``, if given) in place when ``lr`` is not 0."""
     cdef int d = h.shape[0], K = R.shape[0]
     if R.shape[1] != d or K < 1 or not 0 <= target < K:
         raise ValueError("h, R and target disagree")

@@ -1,6 +1,6 @@
 /* The training walks' module-level state and hints (_inner_loops.pxd declares them).
  *
- * One sigmoid table per translation unit that trains (the shipped hsw2v._inner of each CPU
+ * One sigmoid table per translation unit that trains (the shipped hsw2v._kernels._inner of each CPU
  * level, and the benchmark-only walks module when it is built): ``static`` storage here,
  * filled once by that module at import (hsw2v_walk_sigmoid_init), then only read, by every
  * thread. The prefetch hint asks for a row's cache line ahead of a write (no effect on

@@ -79,10 +79,10 @@ F. NaN safety: the table sigmoid and the exact one are ``_vec.h``'s NaN-safe def
 from libc.math cimport exp, fabs, log
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
-from hsw2v._vecops cimport (
+from hsw2v._kernels._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_exact, sigmoid_lookup,
 )
-from hsw2v._vecops cimport hsw2v_loss_acc, loss_init, loss_push, loss_total
+from hsw2v._kernels._vecops cimport hsw2v_loss_acc, loss_init, loss_push, loss_total
 
 # The smallest |g| of a wide root's child that still steps (design note E)
 DEF SOFTMAX_MIN_G = 1e-20

@@ -1,7 +1,7 @@
 """What every training thread shares: the model's view (``ModelView``) and its lookups.
 
 Design note: ``ModelView`` is the read-only description of the model that
-``hsw2v._inner.Trainer`` fills and every job reads (the weights it points at are written,
+``hsw2v._kernels._inner.Trainer`` fills and every job reads (the weights it points at are written,
 Hogwild; ``_inner`` design note B). ``NegTable`` is negative sampling's draw tables and
 ``HotSet`` names the rows each job trains a private copy of (``_inner_hot.pxd``). ``job_fn``
 is the type of a job's nogil entry (``_inner.train_job_nogil``, or a benchmark walk's): C

@@ -29,12 +29,12 @@ import numpy as np
 
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
-from hsw2v._inner cimport Trainer as ShippedTrainer
-from hsw2v._inner_job cimport JobRoutines, JobState, flush_hot, run_job
-from hsw2v._inner_loops cimport SIGMOID, sigmoid_table_init
-from hsw2v._inner_model cimport ModelView
-from hsw2v._inner_walks cimport walk_rows
-from hsw2v._path cimport hs_step, ns_step
+from hsw2v._kernels._inner cimport Trainer as ShippedTrainer
+from hsw2v._kernels._inner_job cimport JobRoutines, JobState, flush_hot, run_job
+from hsw2v._kernels._inner_loops cimport SIGMOID, sigmoid_table_init
+from hsw2v._kernels._inner_model cimport ModelView
+from hsw2v._kernels._inner_walks cimport walk_rows
+from hsw2v._kernels._path cimport hs_step, ns_step
 
 sigmoid_table_init()  # this module's table (_walk.h)
 
@@ -136,7 +136,7 @@ cdef int train_job_blas(const ModelView *m, const int32_t *ids, const int64_t *e
 
 
 cdef class Trainer(ShippedTrainer):
-    """:class:`hsw2v._inner.Trainer` training with a benchmark-only walk, ``kernel="loop"``
+    """:class:`hsw2v._kernels._inner.Trainer` training with a benchmark-only walk, ``kernel="loop"``
     or ``"blas"`` (the same arguments otherwise); ``corpus_file`` training reaches it as any
     Trainer (its ``job``)."""
 

@@ -1,4 +1,4 @@
-/* The two passes of the shared-negatives block (hsw2v/_ns_shared.pxd): one context row h
+/* The two passes of the shared-negatives block (hsw2v/_kernels/_ns_shared.pxd): one context row h
  * against the few rows of one (target, negatives) set, each pass reading h once.
  *
  *   hsw2v_multi_dot:       f[k] = h . rows[k] for every row of the set

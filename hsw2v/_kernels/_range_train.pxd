@@ -14,13 +14,13 @@ from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from hsw2v._inner_model cimport ModelView, job_fn
-from hsw2v._inner_rng cimport job_seed_nogil
-from hsw2v._line_reader cimport Failure, Reader, next_line_tokens
-from hsw2v._range_codes cimport ERR_IO, ERR_MEMORY, OK, resize
-from hsw2v._rates cimport schedule_alpha
-from hsw2v._token_table cimport Table, table_count, table_lookup
-from hsw2v._utf8_split cimport Spans
+from hsw2v._kernels._inner_model cimport ModelView, job_fn
+from hsw2v._kernels._inner_rng cimport job_seed_nogil
+from hsw2v._kernels._line_reader cimport Failure, Reader, next_line_tokens
+from hsw2v._kernels._range_codes cimport ERR_IO, ERR_MEMORY, OK, resize
+from hsw2v._kernels._rates cimport schedule_alpha
+from hsw2v._kernels._token_table cimport Table, table_count, table_lookup
+from hsw2v._kernels._utf8_split cimport Spans
 
 
 cdef extern from *:

@@ -18,7 +18,7 @@ Two formulas, one home (word2vec.c's and gensim's linear decay):
   ``test_job_rate_is_the_one_formula_and_the_strict_twin_at_the_baseline``).
   ``within_job``, the Python twin, is the strict owner's copy.
 
-    from hsw2v._rates cimport job_alpha, schedule_alpha
+    from hsw2v._kernels._rates cimport job_alpha, schedule_alpha
 """
 
 from libc.stdint cimport int64_t

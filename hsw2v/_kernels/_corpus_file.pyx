@@ -7,17 +7,17 @@ A. What runs without the GIL. For a byte range ``[start, end)`` of a plain local
    call reads the file (positioned reads, ``_pread.h``), cuts it into lines, splits each line into tokens, maps the
    tokens to word ids through a C hash table, groups whole sentences into jobs of about
    ``batch_words`` raw tokens and trains each job with the Trainer's C entry point
-   (``Trainer.job``, ``hsw2v._inner.train_job_nogil``): no Python object is touched between
+   (``Trainer.job``, ``hsw2v._kernels._inner.train_job_nogil``): no Python object is touched between
    the first byte and the last job. Counting the vocabulary (``count_range``) is the same
    reader with counting instead of training. Python only opens the file, starts one thread per range and watches.
 
 B. What is shared. The vocabulary table (read-only), the model's weights (Hogwild, as in
-   ``hsw2v._inner``), the count of schedule units handed out in this epoch (one atomic
+   ``hsw2v._kernels._inner``), the count of schedule units handed out in this epoch (one atomic
    fetch-add per job: every job's learning rate comes from the progress of all threads) and
    the stop flag. Each thread writes its own row of the progress counters (relaxed atomic
    stores, read by the watching thread). Everything else (read buffer, token spans, job
    buffers) belongs to one call. The model is reached through a cimported
-   ``hsw2v._inner.Trainer`` (``_inner.pxd``): its typed view ``m`` and job entry ``job``.
+   ``hsw2v._kernels._inner.Trainer`` (``_inner.pxd``): its typed view ``m`` and job entry ``job``.
 
 C. Which lines a range owns. A line belongs to the range where it starts: a reader for
    ``[start, end)`` begins at the first line starting at or after ``start`` (``start`` itself
@@ -36,13 +36,13 @@ D. Tokens, exactly as :class:`hsw2v.corpora.LineSentence` gives them. Lines end 
 
 E. Jobs, as ``hsw2v.running._train.iter_jobs`` makes them: whole sentences are added until the
    job holds at least ``batch_words`` raw tokens. The job's learning rates come from
-   ``hsw2v._rates.schedule_alpha`` (the one schedule formula, compiled with strict flags;
+   ``hsw2v._kernels._rates.schedule_alpha`` (the one schedule formula, compiled with strict flags;
    ``hsw2v.running._schedule.Schedule``, which ``FileTrainer`` takes whole, calls its twin) and its
    random stream from ``job_seed(seed, epoch, thread * 2**40 + job)``; with one worker the
    jobs, rates and seeds are those of the iterable path, so training is bit-identical to it.
    A job whose loss comes back non-finite (the kernel's divergence check, design note G of
-   ``hsw2v._inner``) sets the stop flag, so every range stops after its current job, and its
-   range's loss is NaN, which ``hsw2v.running._train.run_file_epoch`` turns into an error.
+   ``hsw2v._kernels._inner``) sets the stop flag, so every range stops after its current job,
+   and its range's loss is NaN, which ``hsw2v.running._train.run_file_epoch`` turns into an error.
 
 F. Later epochs. Unless ``cache_words`` is 0 (or too small), each range keeps the jobs it
    made in the first epoch as ids (4 bytes a token) and later epochs train those again
@@ -58,7 +58,7 @@ most half full, hashed with 64-bit FNV-1a (Fowler, Noll & Vo; ``offset basis
 14695981039346656037``, ``prime 1099511628211``).
 
 Each nogil routine has a Python-callable twin (``split_line``, ``lookup``, ``read_range``,
-``encode_range``; the schedule's is ``hsw2v._rates.linear_alpha``) that the tests compare
+``encode_range``; the schedule's is ``hsw2v._kernels._rates.linear_alpha``) that the tests compare
 with ``LineSentence`` and ``key_to_index``.
 
 Files. The nogil pieces are cimported inline modules, each with its own names: result codes
@@ -81,20 +81,20 @@ import numpy as np
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 # The text layer and one range, each in its own inline module (design notes C-F):
-from hsw2v._inner cimport Trainer
-from hsw2v._line_reader cimport Failure, Reader, reader_init, reader_next
-from hsw2v._range_codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
-from hsw2v._range_replay cimport (
+from hsw2v._kernels._inner cimport Trainer
+from hsw2v._kernels._line_reader cimport Failure, Reader, reader_init, reader_next
+from hsw2v._kernels._range_codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
+from hsw2v._kernels._range_replay cimport (
     Recorder, record_batch, recorder_clear, replay_nogil, train_and_record_batch,
 )
-from hsw2v._range_train cimport (
+from hsw2v._kernels._range_train cimport (
     HSW2V_LOAD64, HSW2V_STORE64, N_PROGRESS, Run, count_range_nogil, train_batch,
     train_range_nogil,
 )
-from hsw2v._token_table cimport (
+from hsw2v._kernels._token_table cimport (
     Table, fnv1a, table_add, table_find, table_free, table_init, table_lookup,
 )
-from hsw2v._utf8_split cimport Spans, split_tokens
+from hsw2v._kernels._utf8_split cimport Spans, split_tokens
 
 
 cdef class Vocab:

@@ -8,7 +8,7 @@ A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of wh
    window reduction, the path walks and the weight updates. Python prepares jobs, the schedule
    and the threads (``hsw2v.running._train``); the nogil block sees only pointers and integers.
    ``train_job_nogil`` (declared in ``_inner.pxd``) is that block, for C callers that make
-   their jobs without the GIL (``hsw2v._corpus_file``), which take it and the model's view
+   their jobs without the GIL (``hsw2v._kernels._corpus_file``), which take it and the model's view
    from a cimported ``Trainer`` (``trainer.job``, ``trainer.m``: typed, no ``void*``).
 
 B. What is shared. Only the weight matrices ``syn0``, ``syn1`` and ``syn1neg`` are written by
@@ -141,21 +141,21 @@ from libc.string cimport memset
 
 import numpy as np
 
-from hsw2v._inner_hot cimport is_private
-from hsw2v._inner_job cimport JobRoutines, JobState, flush_hot, run_job
-from hsw2v._inner_loops cimport MAX_BLOCK, SIGMOID, sigmoid, sigmoid_table_init
-from hsw2v._inner_model cimport HotSet, ModelView, NegTable
-from hsw2v._inner_rng cimport (
+from hsw2v._kernels._inner_hot cimport is_private
+from hsw2v._kernels._inner_job cimport JobRoutines, JobState, flush_hot, run_job
+from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, sigmoid, sigmoid_table_init
+from hsw2v._kernels._inner_model cimport HotSet, ModelView, NegTable
+from hsw2v._kernels._inner_rng cimport (
     NEG_INDEX_BITS, draw_negatives, draw_word_bisect, job_seed_nogil,
 )
-from hsw2v._inner_walks cimport (
+from hsw2v._kernels._inner_walks cimport (
     KERNEL_FUSED, KERNEL_REFERENCE, KERNEL_WINDOW, hs_path, hs_path_fused, ns_path,
     ns_path_fused, walk_rows,
 )
-from hsw2v._ns_shared cimport ns_shared_block
-from hsw2v._path cimport hs_path_nll, hs_step
-from hsw2v._rates cimport job_alpha
-from hsw2v._vecops cimport (
+from hsw2v._kernels._ns_shared cimport ns_shared_block
+from hsw2v._kernels._path cimport hs_path_nll, hs_step
+from hsw2v._kernels._rates cimport job_alpha
+from hsw2v._kernels._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, loss_init, loss_total, neg_log_sigmoid_sum,
 )
 
@@ -379,7 +379,7 @@ cdef int train_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *
 def bench_walks_missing(str kernel):
     """The error message for a benchmark-only walk asked of a module that does not hold it."""
     return (f"the {kernel!r} walk is benchmark-only and not in the shipped kernels: "
-            "hsw2v._bench_walks.Trainer trains it, in a source checkout built with "
+            "hsw2v._kernels._bench_walks.Trainer trains it, in a source checkout built with "
             "`HSW2V_BENCH_WALKS=1 python3 setup.py build_ext --inplace` (no wheel holds it); "
             "the shipped walks are 'window', 'fused' and 'reference'")
 

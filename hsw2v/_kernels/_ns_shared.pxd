@@ -35,7 +35,7 @@ D. NaN safety and the divergence check as every walk (``_inner`` design note G):
 from libc.stdint cimport int64_t
 from libc.string cimport memset
 
-from hsw2v._vecops cimport (
+from hsw2v._kernels._vecops cimport (
     hsw2v_axpy, hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_lookup,
 )
 

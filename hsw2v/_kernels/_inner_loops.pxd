@@ -9,7 +9,7 @@ the benchmark-only plain loops and BLAS live in ``_bench_walks.pyx``.
 
 from libc.stdint cimport int32_t, uint8_t
 
-from hsw2v._vecops cimport hsw2v_sigmoid_table, sigmoid_lookup
+from hsw2v._kernels._vecops cimport hsw2v_sigmoid_table, sigmoid_lookup
 
 
 cdef extern from "_window.h" nogil:

@@ -19,18 +19,18 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
-from hsw2v._inner_hot cimport (
+from hsw2v._kernels._inner_hot cimport (
     HotCopy, alloc_hot_copy, free_hot_copy, is_private, private_slot, sync_hot,
 )
-from hsw2v._inner_loops cimport MAX_BLOCK, SIGMOID, hsw2v_sg_block, prefetch_row
-from hsw2v._inner_model cimport HotSet, ModelView
-from hsw2v._inner_rng cimport draw_negatives, next_random
-from hsw2v._inner_walks cimport (
+from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, hsw2v_sg_block, prefetch_row
+from hsw2v._kernels._inner_model cimport HotSet, ModelView
+from hsw2v._kernels._inner_rng cimport draw_negatives, next_random
+from hsw2v._kernels._inner_walks cimport (
     KERNEL_FUSED, KERNEL_WINDOW, RefWalks, hs_path_fused, ns_path_fused,
 )
-from hsw2v._ns_shared cimport ns_shared_block
-from hsw2v._rates cimport job_alpha
-from hsw2v._vecops cimport hsw2v_axpy, hsw2v_loss_acc, loss_total
+from hsw2v._kernels._ns_shared cimport ns_shared_block
+from hsw2v._kernels._rates cimport job_alpha
+from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_loss_acc, loss_total
 
 
 cdef struct JobState:

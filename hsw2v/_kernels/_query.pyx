@@ -15,7 +15,7 @@ B. What is shared. The weight matrices ``syn0`` and ``syn1``, the tree arrays an
    table are shared by all threads, read-only. Each call owns its scratch: the float64 hidden
    vector ``h``, the search heap or stack, and its output array.
 
-C. Notation (as in :mod:`hsw2v._inner`; ``d`` = vector size, ``V`` = vocabulary size).
+C. Notation (as in :mod:`hsw2v._kernels._inner`; ``d`` = vector size, ``V`` = vocabulary size).
 
    ==========  =============================================================================
    syn0        input vectors, V x d float32 (``model.wv.vectors``); IN
@@ -65,8 +65,8 @@ import numpy as np
 
 # The loss-only walk of the reference step (``_path.pxd``) with a float64 hidden vector, and
 # the one node loss -log P(bit | f) the search adds up.
-from hsw2v._path cimport dot_f64 as dot_df, hs_node_nll, hs_path_nll_f64
-from hsw2v._vecops cimport neg_log_sigmoid  # -log(sigmoid(x)), exact; NaN -> NaN
+from hsw2v._kernels._path cimport dot_f64 as dot_df, hs_node_nll, hs_path_nll_f64
+from hsw2v._kernels._vecops cimport neg_log_sigmoid  # -log(sigmoid(x)), exact; NaN -> NaN
 
 
 cdef inline double path_log_prob(
