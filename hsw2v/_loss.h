@@ -13,8 +13,12 @@
  * polynomial (truncation error below 6e-9 relative). log1p(t), t = exp(-|y|) in (0, 1]:
  * where t >= 2^-12, not term by term but as the logarithm of a product, sum log1p(t_i) =
  * log prod (1 + t_i), the factors multiplied in float64 (1 + t is exact there for such t;
- * 64 factors in (1, 2] stay below 2^64, with a relative rounding below 1e-14) and one libm
- * log per reduction of up to 64 terms; where t < 2^-12, the series t - t^2/2 + t^3/3 (error
+ * 64 factors in (1, 2] stay below 2^64, with a relative rounding below 1e-14); after each 64
+ * the running product is split exactly into its binary exponent (an integer sum) and its
+ * mantissa in [1, 2), so one libm log per tally total (per job) takes the logarithm of
+ * them all, log m + e ln 2 (the product of n factors rounds by at most n 2^-53 relative:
+ * an absolute error below 1e-9 in the loss for 10^7 terms); where t < 2^-12, the series
+ * t - t^2/2 + t^3/3 (error
  * below t^3/4 relative, 2^-38) in float32. See e.g. J.-M. Muller, "Elementary Functions",
  * ch. 11 (range reduction). The product costs one multiply per term where the earlier form
  * (2 atanh(t / (2 + t)) by its odd series) cost a division and seven multiply-adds.
@@ -29,7 +33,10 @@
  *        reduction stays inline: a call in a walk's loop, even one never taken without
  *        compute_loss, may spill the loop's vector registers around it (all are
  *        caller-saved); with an out-of-line one (the window block on the job's tally too),
- *        skip-gram trained without compute_loss measured about 10 % slower.
+ *        skip-gram trained without compute_loss measured about 10 % slower. (The window
+ *        block now has no-loss specialisations without any tally code, _window.h.)
+ *        An acc must be initialised by hsw2v_loss_init (not by zeroing: prod starts at 1).
+ * Cost (avx2 level, a C loop of pushes): about 1.9 ns a term, 1.2 ns of it the reduction.
  */
 #ifndef HSW2V_LOSS_H
 #define HSW2V_LOSS_H
