@@ -7,8 +7,12 @@ both ``hs=1, negative=5``; skip-gram and CBOW; a ``LineSentence`` iterable and `
 a fresh subprocess (``PYTHONPATH=DIR``), and the weight matrices (``wv.vectors``, ``syn1``,
 ``syn1neg``) are compared byte for byte. The corpus is the first ``--lines`` lines of
 ``--corpus`` (default: the bundled demo corpus). Exit status 1 when any setting differs.
+``--loss on`` trains both builds with ``compute_loss=True`` (and prints the two losses'
+relative difference), ``--loss second`` only the second build (its weights must still be
+the first one's: the loss tally does not touch them); default ``off``.
 
-    python benchmarks/bitwise_builds.py --build OLD_CHECKOUT --build . [--corpus FILE]
+    python benchmarks/bitwise_builds.py --build OLD_CHECKOUT --build . [--corpus FILE] \\
+        [--loss off|on|second]
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ OBJECTIVES = {
 WALKS = ("auto", "reference")
 
 
-def child(corpus: str, objective: str, sg: int, source: str, out: str) -> dict:
+def child(corpus: str, objective: str, sg: int, source: str, loss: bool, out: str) -> dict:
     """One model (in the subprocess): train, save the weights, report their digests."""
     import numpy as np
 
@@ -40,7 +44,7 @@ def child(corpus: str, objective: str, sg: int, source: str, out: str) -> dict:
 
     settings = dict(
         vector_size=50, window=5, min_count=2, sample=1e-3, sg=sg, workers=1, seed=7,
-        epochs=2, **OBJECTIVES[objective],
+        epochs=2, compute_loss=loss, **OBJECTIVES[objective],
     )  # fmt: skip
     if source == "corpus_file":
         model = Word2Vec(corpus_file=corpus, **settings)
@@ -54,6 +58,7 @@ def child(corpus: str, objective: str, sg: int, source: str, out: str) -> dict:
     np.savez(out, **arrays)
     return {
         "level": _cpu.level,
+        "loss": float(model.get_latest_training_loss()),
         "digests": {
             k: hashlib.sha256(np.ascontiguousarray(v).tobytes()).hexdigest()[:16]
             for k, v in arrays.items()
@@ -67,7 +72,7 @@ def run(build: str, walk: str, args: list, out: str) -> dict:
     code = (
         f"import sys, json; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
         "from bitwise_builds import child; "
-        f"print(json.dumps(child(*{json.dumps([*args, out])})))"
+        f"print(json.dumps(child(*{[*args, out]!r})))"
     )
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           cwd=tempfile.gettempdir())  # fmt: skip
@@ -83,6 +88,8 @@ def main() -> int:
     parser.add_argument("--build", action="append", required=True)
     parser.add_argument("--corpus", help="a text corpus (default: the bundled demo corpus)")
     parser.add_argument("--lines", type=int, default=6000)
+    parser.add_argument("--loss", choices=("off", "on", "second"), default="off",
+                        help="which builds train with compute_loss=True")  # fmt: skip
     args = parser.parse_args()
     if len(args.build) != 2:
         parser.error("give two --build directories")
@@ -100,17 +107,21 @@ def main() -> int:
         settings = list(itertools.product(OBJECTIVES, (1, 0), ("iterable", "corpus_file"), WALKS))
         for objective, sg, source, walk in settings:
             outs = [str(Path(tmp, f"{k}.npz")) for k in range(2)]
-            results = [run(b, walk, [str(corpus), objective, sg, source], o)
-                       for b, o in zip(args.build, outs, strict=True)]  # fmt: skip
+            losses = (args.loss == "on", args.loss != "off")
+            results = [run(b, walk, [str(corpus), objective, sg, source, loss], o)
+                       for b, o, loss in zip(args.build, outs, losses, strict=True)]  # fmt: skip
             a, b = (np.load(o) for o in outs)
             same = set(a.files) == set(b.files) and all(
                 a[k].tobytes() == b[k].tobytes() for k in a.files
             )
             failures += not same
             levels = "/".join(r["level"] for r in results)
+            l0, l1 = (r["loss"] for r in results)
+            loss = f" loss {l1:.6g} (rel. diff. {abs(l1 - l0) / l0:.1e})" if all(losses) else ""
             print(f"{objective} {'sg' if sg else 'cbow':4} {source:11} {walk:9} [{levels}] "
                   f"{'identical' if same else 'DIFFERENT'} {results[0]['digests']}"
-                  + ("" if same else f" vs {results[1]['digests']}"), flush=True)  # fmt: skip
+                  + ("" if same else f" vs {results[1]['digests']}") + loss,
+                  flush=True)  # fmt: skip
     print(f"{len(settings) - failures} of {len(settings)} settings bit-identical")
     return 1 if failures else 0
 

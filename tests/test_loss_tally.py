@@ -45,6 +45,20 @@ def test_every_count_and_odd_values():
     assert _inner.py_neg_log_sigmoid_sum(np.array([-inf], np.float32)) == np.inf
 
 
+def test_long_sums_keep_their_exponent():
+    """The running product of the factors 1 + t is kept as mantissa and exponent: 10^5 terms
+    of log 2 (a product of 2^100000, far beyond float64) sum right, and a NaN or an infinite
+    term late in a long array still shows."""
+    y = np.zeros(100_000, np.float32)
+    assert _inner.py_neg_log_sigmoid_sum(y) == pytest.approx(1e5 * np.log(2.0), rel=1e-12)
+    y[-70_001] = np.nan
+    assert np.isnan(_inner.py_neg_log_sigmoid_sum(y))
+    y[-70_001] = -np.inf
+    assert _inner.py_neg_log_sigmoid_sum(y) == np.inf
+    y = np.random.default_rng(5).normal(size=1_000_003).astype(np.float32)
+    assert _inner.py_neg_log_sigmoid_sum(y) == pytest.approx(reference(y).sum(), rel=2e-7)
+
+
 MODES = {"sg-hs": (1, 1, 0), "cbow-hs": (0, 1, 0), "sg-ns": (1, 0, 5), "cbow-ns": (0, 0, 5),
          "sg-hs+ns": (1, 1, 5), "cbow-hs+ns": (0, 1, 5)}
 

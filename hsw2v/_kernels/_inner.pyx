@@ -89,8 +89,8 @@ E. Departures from word2vec.c/gensim, on purpose: a node with |f| beyond the sig
    range is not skipped; sigmoid saturates to 0 or 1 there, so a confidently wrong node still
    gets its full gradient (as fastText does); the same holds for negative sampling, where
    gensim skips a target or negative with |f| >= 6. The loss is -log sigmoid of every term to
-   float32 precision, summed in float64 per job (the fused walks push their terms onto the
-   job's tally, the window block onto its own, ``_loss.h``; the reference walks take libm's),
+   float32 precision, summed in float64 per job (the fused walks and the window block push
+   their terms onto the job's tally, ``_loss.h``; the reference walks take libm's),
    never in a shared float32. Sentences are never truncated.
 
 F. Reproducibility. Every job seeds its random stream from (seed, epoch, job index), so a run

@@ -22,7 +22,7 @@ from libc.string cimport memcpy, memset
 from hsw2v._kernels._inner_hot cimport (
     HotCopy, alloc_hot_copy, free_hot_copy, is_private, private_slot, sync_hot,
 )
-from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, hsw2v_sg_block, prefetch_row
+from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, hsw2v_sg_block_tally, prefetch_row
 from hsw2v._kernels._inner_model cimport HotSet, ModelView
 from hsw2v._kernels._inner_rng cimport draw_negatives, next_random
 from hsw2v._kernels._inner_walks cimport (
@@ -30,7 +30,7 @@ from hsw2v._kernels._inner_walks cimport (
 )
 from hsw2v._kernels._ns_shared cimport ns_shared_block
 from hsw2v._kernels._rates cimport job_alpha
-from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_loss_acc, loss_total
+from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_loss_acc, loss_init, loss_total
 
 
 cdef struct JobState:
@@ -59,7 +59,7 @@ cdef struct JobState:
     int64_t win_hi[2]
     uint64_t rng
     double loss
-    hsw2v_loss_acc tally  # the fused walks' loss terms, reduced 64 at a time (_loss.h)
+    hsw2v_loss_acc tally  # the walks' loss terms, reduced 64 at a time (_loss.h)
     double check      # the sum of every f the job computed: non-finite iff the job met a
                       # non-finite weight (its divergence check, design note G)
 
@@ -157,22 +157,20 @@ cdef inline void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
 
 
 cdef inline hsw2v_loss_acc *job_tally(const ModelView *m, JobState *st) noexcept nogil:
-    """The job's loss tally for the fused walks, or NULL without compute_loss."""
+    """The job's loss tally for the walks, or NULL without compute_loss."""
     return &st.tally if m.compute_loss else NULL
 
 
-cdef inline double sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
-                             int64_t i, const uint8_t *code, int length,
-                             float alpha) noexcept nogil:
+cdef inline void sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                           int64_t i, const uint8_t *code, int length,
+                           float alpha) noexcept nogil:
     """Skip-gram for centre ``i``: the contexts of kept[lo:hi] walk the centre's path (rows
     in st.yrows) in blocks of up to ``m.block`` distinct words (_window.h), with exactly word2vec.c's
-    updates.
-    Returns the window's -log-likelihood when compute_loss."""
+    updates. The window's loss terms go to the job's tally when compute_loss."""
     cdef int d = m.d, B = 0, b, j
     cdef int64_t p
     cdef int32_t word
     cdef bint repeated
-    cdef double loss = 0.0
     for p in range(lo, hi + 1):
         if p < hi:
             if p == i:
@@ -183,16 +181,15 @@ cdef inline double sg_window(const ModelView *m, JobState *st, int64_t lo, int64
                 if st.xwords[b] == word:
                     repeated = True
         if B and (p == hi or B == m.block or repeated):
-            loss += hsw2v_sg_block(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
-                                   &SIGMOID, m.compute_loss, &st.check,
-                                   st.xlock if m.lockf != NULL else NULL)
+            hsw2v_sg_block_tally(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
+                                 &SIGMOID, job_tally(m, st), &st.check,
+                                 st.xlock if m.lockf != NULL else NULL)
             B = 0
         if p < hi:
             st.xwords[B] = word
             st.xrows[B] = m.syn0 + <int64_t>word * d
             st.xlock[B] = lock_of(m, word)
             B += 1
-    return loss
 
 
 cdef inline float lock_of(const ModelView *m, int32_t word) noexcept nogil:
@@ -387,7 +384,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
         if m.prefetch and i + 1 < end and hi < end:
             prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
         if m.sg and m.kernel == KERNEL_WINDOW and not m.negative:  # hs only
-            st.loss += sg_window(m, st, lo, hi, i, code, m.lengths[centre], alpha)
+            sg_window(m, st, lo, hi, i, code, m.lengths[centre], alpha)
         elif m.sg:
             p = 0
             npairs = <int>(hi - lo - 1)
@@ -490,6 +487,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     if n_ids == 0:
         return 0
     memset(&st, 0, sizeof(JobState))
+    loss_init(&st.tally)
     st.rng = seed if seed else 1
     st.work = <float *>malloc(m.d * sizeof(float))
     st.neu1 = <float *>malloc(m.d * sizeof(float))
@@ -529,7 +527,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     if m.hot_nodes.n or m.hot_words.n:
         flush_hot(m, &st)
     kept[0] = total
-    if m.compute_loss:  # the fused walks' terms (the job's tally)
+    if m.compute_loss:  # the walks' terms (the job's tally)
         st.loss += loss_total(&st.tally)
     # design note G: a job that met a non-finite weight reports a NaN loss
     loss[0] = st.loss if isfinite(st.check) else NAN

@@ -9,14 +9,16 @@ the benchmark-only plain loops and BLAS live in ``_bench_walks.pyx``.
 
 from libc.stdint cimport int32_t, uint8_t
 
-from hsw2v._kernels._vecops cimport hsw2v_sigmoid_table, sigmoid_lookup
+from hsw2v._kernels._vecops cimport hsw2v_loss_acc, hsw2v_sigmoid_table, sigmoid_lookup
 
 
 cdef extern from "_window.h" nogil:
     enum: MAX_BLOCK "HSW2V_MAX_BLOCK"
-    double hsw2v_sg_block(int B, int d, float **x, float **work, int L, float **y,
-                          const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig,
-                          int compute_loss, double *check, const float *lock)
+    # a block's loss terms go to ``tally`` (the job's), none where it is NULL
+    void hsw2v_sg_block_tally(int B, int d, float **x, float **work, int L, float **y,
+                              const uint8_t *code, float alpha,
+                              const hsw2v_sigmoid_table *sig, hsw2v_loss_acc *tally,
+                              double *check, const float *lock)
 
 
 cdef extern from "_walk.h" nogil:

@@ -13,8 +13,12 @@
  * polynomial (truncation error below 6e-9 relative). log1p(t), t = exp(-|y|) in (0, 1]:
  * where t >= 2^-12, not term by term but as the logarithm of a product, sum log1p(t_i) =
  * log prod (1 + t_i), the factors multiplied in float64 (1 + t is exact there for such t;
- * 64 factors in (1, 2] stay below 2^64, with a relative rounding below 1e-14) and one libm
- * log per reduction of up to 64 terms; where t < 2^-12, the series t - t^2/2 + t^3/3 (error
+ * 64 factors in (1, 2] stay below 2^64, with a relative rounding below 1e-14); after each 64
+ * the running product is split exactly into its binary exponent (an integer sum) and its
+ * mantissa in [1, 2), so one libm log per tally total (per job) takes the logarithm of
+ * them all, log m + e ln 2 (the product of n factors rounds by at most n 2^-53 relative:
+ * an absolute error below 1e-9 in the loss for 10^7 terms); where t < 2^-12, the series
+ * t - t^2/2 + t^3/3 (error
  * below t^3/4 relative, 2^-38) in float32. See e.g. J.-M. Muller, "Elementary Functions",
  * ch. 11 (range reduction). The product costs one multiply per term where the earlier form
  * (2 atanh(t / (2 + t)) by its odd series) cost a division and seven multiply-adds.
@@ -29,7 +33,10 @@
  *        reduction stays inline: a call in a walk's loop, even one never taken without
  *        compute_loss, may spill the loop's vector registers around it (all are
  *        caller-saved); with an out-of-line one (the window block on the job's tally too),
- *        skip-gram trained without compute_loss measured about 10 % slower.
+ *        skip-gram trained without compute_loss measured about 10 % slower. (The window
+ *        block now has no-loss specialisations without any tally code, _window.h.)
+ *        An acc must be initialised by hsw2v_loss_init (not by zeroing: prod starts at 1).
+ * Cost (avx2 level, a C loop of pushes): about 1.9 ns a term, 1.2 ns of it the reduction.
  */
 #ifndef HSW2V_LOSS_H
 #define HSW2V_LOSS_H
@@ -56,22 +63,46 @@
 typedef struct {
     float y[HSW2V_LOSS_BUF]; /* pending arguments of -log sigmoid */
     int n;                   /* pending count */
-    double sum;              /* the terms reduced so far */
+    double sum;              /* the terms reduced so far, but for the log of the product: */
+    double prod;             /* the factors 1 + t reduced so far are prod * 2^exps, */
+    int64_t exps;            /* prod in [1, 2) (vector path; 1 and 0 otherwise) */
 } hsw2v_loss_acc;
 
 #ifdef HSW2V_VECTOR
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 typedef int32_t hsw2v_v8i __attribute__((vector_size(32)));
 typedef uint32_t hsw2v_v8u __attribute__((vector_size(32)));
 typedef float hsw2v_v8a __attribute__((vector_size(32)));   /* aligned: local values only */
-typedef double hsw2v_v8d __attribute__((vector_size(64)));
+typedef float hsw2v_v4a __attribute__((vector_size(16)));
+/* Four doubles, not eight: an 8-double vector is wider than AVX2's registers, and GCC 12
+ * moved its halves through the stack and general registers on every update (it made the
+ * reduction cost 2.4 ns a term on the avx2 level). */
+typedef double hsw2v_v4d __attribute__((vector_size(32)));
+
+/* The low and high halves of eight floats, converted to double (out[0]: lanes 0-3, out[1]:
+ * 4-7; through a pointer: a 32-byte vector return value changes the ABI without AVX). With
+ * AVX the instructions themselves (vcvtps2pd ymm, vextractf128): GCC 12 compiles
+ * __builtin_convertvector of four floats to four doubles as two 2-lane conversions and a lane
+ * insert. */
+HSW2V_LOSS_INLINE void hsw2v_halves4d(hsw2v_v8a v, hsw2v_v4d out[2]) {
+#if defined(__AVX__)
+    out[0] = (hsw2v_v4d)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)v));
+    out[1] = (hsw2v_v4d)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)v, 1));
+#else
+    hsw2v_v4a h[2];
+    memcpy(h, &v, sizeof(h));
+    out[0] = __builtin_convertvector(h[0], hsw2v_v4d);
+    out[1] = __builtin_convertvector(h[1], hsw2v_v4d);
+#endif
+}
 
 /* Eight terms -log sigmoid(y[k]) = max(z, 0) + log1p(exp(-|z|)), z = -y: acc += max(z, 0)
- * and the small log1p terms (t < 2^-12), prod *= 1 + t for the others, in float64; lanes at
- * or past ``valid`` add 0 and multiply by 1. Where |z| > 87, exp(-|z|) is below float32's
- * smallest normal number and the log part (< 1.7e-38) is taken as 0. */
-HSW2V_LOSS_INLINE void hsw2v_loss_terms8(const float *yp, int valid, hsw2v_v8d *acc,
-                                         hsw2v_v8d *prod) {
-    const hsw2v_v8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
+ * and the small log1p terms (t < 2^-12), prod *= 1 + t for the others, in float64. Where
+ * |z| > 87, exp(-|z|) is below float32's smallest normal number and the log part (< 1.7e-38)
+ * is taken as 0: so a lane holding y = +inf adds 0 and multiplies by 1 (the padding). */
+HSW2V_LOSS_INLINE void hsw2v_loss_terms8(const float *yp, hsw2v_v4d acc[2], hsw2v_v4d prod[2]) {
     hsw2v_v8a y, zero = {0};
     memcpy(&y, yp, sizeof(y));
     hsw2v_v8a z = -y;
@@ -93,77 +124,76 @@ HSW2V_LOSS_INLINE void hsw2v_loss_terms8(const float *yp, int valid, hsw2v_v8d *
     p = p * r + 1.0f;
     p = p * r + 1.0f;
     hsw2v_v8a t = p * (hsw2v_v8a)(((hsw2v_v8u)(n + 127)) << 23);  /* exp(x), in (0, 1] */
-    hsw2v_v8i keep = lane < valid;
     hsw2v_v8i small = t < 0.000244140625f;                        /* t < 2^-12 (NaN: no) */
     hsw2v_v8a series = t * (1.0f - t * (0.5f - t * (1.0f / 3.0f)));
     lin = lin + (hsw2v_v8a)((hsw2v_v8i)series & small & ~low);
-    lin = (hsw2v_v8a)((hsw2v_v8i)lin & keep);
-    hsw2v_v8a big = (hsw2v_v8a)((hsw2v_v8i)t & ~small & keep);   /* 0: a factor of 1 */
-    *acc += __builtin_convertvector(lin, hsw2v_v8d);
-    *prod *= __builtin_convertvector(big, hsw2v_v8d) + 1.0;
+    hsw2v_v8a big = (hsw2v_v8a)((hsw2v_v8i)t & ~small);          /* 0: a factor of 1 */
+    hsw2v_v4d half[2];
+    hsw2v_halves4d(lin, half); /* lanes 0-3 and 4-7, as one 8-lane sum */
+    acc[0] += half[0];
+    acc[1] += half[1];
+    hsw2v_halves4d(big, half);
+    prod[0] *= half[0] + 1.0;
+    prod[1] *= half[1] + 1.0;
 }
 
-/* sum_i -log sigmoid(y[i]) for i < count, in float64; ``y`` is readable up to count rounded
- * up to a multiple of 8 (lanes past count are masked). */
-HSW2V_LOSS_INLINE double hsw2v_loss_reduce(const float *y, int count) {
-    hsw2v_v8d acc = {0}, prod;
-    double s = 0.0, product;
+/* Reduce y[0:count) (count a multiple of 8) into a: a->sum += the linear and small terms,
+ * the factors 1 + t into a->prod * 2^a->exps. The product of each chunk of 64 terms (8 lanes
+ * of 8 factors in (1, 2]: below 2^64) is multiplied into a->prod in [1, 2), and the result
+ * split exactly into its binary exponent (added to a->exps) and its mantissa (the new
+ * a->prod), so that the one libm log of the whole product waits for hsw2v_loss_total. A NaN
+ * product stays NaN (not split). */
+HSW2V_LOSS_INLINE void hsw2v_loss_reduce(hsw2v_loss_acc *a, const float *y, int count) {
+    hsw2v_v4d acc[2] = {{0}, {0}}, prod[2];
+    double product;
+    uint64_t bits;
     int i = 0;
     while (i < count) {
-        /* at most 8 rows of 8 factors in (1, 2] per lane: 64 factors below 2^64 in all */
         int stop = i + 64 < count ? i + 64 : count;
-        prod = (hsw2v_v8d){1, 1, 1, 1, 1, 1, 1, 1};
+        prod[0] = prod[1] = (hsw2v_v4d){1, 1, 1, 1};
         for (; i < stop; i += 8)
-            hsw2v_loss_terms8(y + i, stop - i, &acc, &prod);
-        product = 1.0;
+            hsw2v_loss_terms8(y + i, acc, prod);
+        product = a->prod;
         for (int k = 0; k < 8; k++)
-            product *= prod[k];
-        s += log(product);
+            product *= prod[k >> 2][k & 3];
+        memcpy(&bits, &product, sizeof(bits));
+        if (((bits >> 52) & 0x7ff) != 0x7ff) {  /* a normal number >= 1 (else NaN) */
+            a->exps += (int64_t)(bits >> 52) - 1023;
+            bits = (bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
+            memcpy(&product, &bits, sizeof(bits));
+        }
+        a->prod = product;
     }
     for (int k = 0; k < 8; k++)
-        s += acc[k];
-    return s;
+        a->sum += acc[k >> 2][k & 3];
 }
 
-/* sum_i -log sigmoid(y[i]) for i < count, in float64 (any array: its tail is copied). */
-HSW2V_LOSS_INLINE double hsw2v_neg_log_sigmoid_sum(const float *y, int count) {
-    float pad[8];
-    int whole = count & ~7;
-    double s = whole ? hsw2v_loss_reduce(y, whole) : 0.0;
-    if (whole < count) {
-        memset(pad, 0, sizeof(pad));
-        memcpy(pad, y + whole, (size_t)(count - whole) * sizeof(float));
-        s += hsw2v_loss_reduce(pad, count - whole);
-    }
-    return s;
-}
-
-/* The buffer's pending terms: its tail up to the next multiple of 8 zeroed, then reduced. */
-HSW2V_LOSS_INLINE double hsw2v_loss_flush(float *y, int count) {
-    for (int k = count; k & 7; k++)
-        y[k] = 0.0f;
-    return hsw2v_loss_reduce(y, count);
+/* The buffer's pending terms: its tail up to the next multiple of 8 padded with +inf (terms
+ * of 0), then reduced into a. */
+HSW2V_LOSS_INLINE void hsw2v_loss_flush(hsw2v_loss_acc *a, float *y, int count) {
+    for (; count & 7; count++)
+        y[count] = INFINITY;
+    hsw2v_loss_reduce(a, y, count);
 }
 #else
-HSW2V_LOSS_INLINE double hsw2v_neg_log_sigmoid_sum(const float *y, int count) {
-    double s = 0.0;
+HSW2V_LOSS_INLINE void hsw2v_loss_flush(hsw2v_loss_acc *a, float *y, int count) {
     for (int i = 0; i < count; i++)
-        s += hsw2v_neg_log_sigmoid((double)y[i]);
-    return s;
+        a->sum += hsw2v_neg_log_sigmoid((double)y[i]);
 }
-#define hsw2v_loss_flush hsw2v_neg_log_sigmoid_sum
 #endif
 
 HSW2V_LOSS_INLINE void hsw2v_loss_init(hsw2v_loss_acc *a) {
     a->n = 0;
     a->sum = 0.0;
+    a->prod = 1.0;
+    a->exps = 0;
 }
 
 /* Queue the term -log sigmoid(y). */
 HSW2V_LOSS_INLINE void hsw2v_loss_push(hsw2v_loss_acc *a, float y) {
     a->y[a->n++] = y;
     if (a->n == HSW2V_LOSS_BUF) {
-        a->sum += hsw2v_loss_flush(a->y, a->n);
+        hsw2v_loss_flush(a, a->y, a->n);
         a->n = 0;
     }
 }
@@ -177,10 +207,27 @@ HSW2V_LOSS_INLINE void hsw2v_tally_push(hsw2v_loss_acc *a, float y) {
 /* Every term pushed so far, summed. */
 HSW2V_LOSS_INLINE double hsw2v_loss_total(hsw2v_loss_acc *a) {
     if (a->n) {
-        a->sum += hsw2v_loss_flush(a->y, a->n);
+        hsw2v_loss_flush(a, a->y, a->n);
         a->n = 0;
     }
-    return a->sum;
+    return a->sum + (log(a->prod) + (double)a->exps * 0.69314718055994530942);
+}
+
+/* sum_i -log sigmoid(y[i]) for i < count, in float64 (any array). */
+HSW2V_LOSS_INLINE double hsw2v_neg_log_sigmoid_sum(const float *y, int count) {
+    hsw2v_loss_acc a;
+    hsw2v_loss_init(&a);
+#ifdef HSW2V_VECTOR
+    int whole = count & ~7;
+    hsw2v_loss_reduce(&a, y, whole);
+    if (whole < count) {
+        memcpy(a.y, y + whole, (size_t)(count - whole) * sizeof(float));
+        a.n = count - whole;
+    }
+#else
+    hsw2v_loss_flush(&a, (float *)y, count);
+#endif
+    return hsw2v_loss_total(&a);
 }
 
 #endif /* HSW2V_LOSS_H */

@@ -120,9 +120,12 @@
 #define HSW2V_ACC_SUM(b) 0.0f
 #endif
 
-HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
+/* ``tally``: the loss tally the block's terms go to, or NULL for none; the callers below
+ * pass it as a constant NULL or a pointer, so that the no-loss specialisations hold no loss
+ * code at all (and the loss ones no test per term). */
+HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
     const int B, int d, float *const *x, float *const *work, int L, float *const *y,
-    const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, int compute_loss,
+    const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, hsw2v_loss_acc *tally,
     double *check, const float *lock) {
 #ifdef HSW2V_VECTOR
 #ifdef HSW2V_V16
@@ -139,9 +142,7 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
     float K[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK], f[HSW2V_MAX_BLOCK], g[HSW2V_MAX_BLOCK];
     float mix[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];
     double fsum = 0.0;
-    hsw2v_loss_acc loss;
 
-    hsw2v_loss_init(&loss);
     for (int b = 0; b < B; b++) {
         for (int b2 = 0; b2 < b; b2++) {
             K[b][b2] = hsw2v_dot(d, x[b], x[b2]);
@@ -163,8 +164,8 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
             float fb = f[b];
             for (int b2 = 0; b2 < b; b2++)
                 fb += g[b2] * K[b][b2];
-            if (compute_loss)
-                hsw2v_loss_push(&loss, (2.0f * label - 1.0f) * fb);
+            if (tally)
+                hsw2v_tally_push(tally, (2.0f * label - 1.0f) * fb);
             g[b] = (label - hsw2v_sigmoid(sig, fb)) * alpha;
             for (int b2 = 0; b2 < b; b2++)
                 mix[b][b2] += g[b] * g[b2];
@@ -225,24 +226,47 @@ HSW2V_ALWAYS_INLINE double hsw2v_sg_block_n(
         fsum += x[b][0];
     }
     *check += fsum;
-    return compute_loss ? hsw2v_loss_total(&loss) : 0.0;
 }
 
-/* Walk the path of one centre for B (1..HSW2V_MAX_BLOCK) distinct context rows; returns -log-likelihood
- * of the B (context, centre) pairs when compute_loss, else 0. Adds the first entry of each
- * updated context row to *check (NaN if any f of the walk was NaN: the job's divergence
- * check; an infinity shows there once it has made a NaN, as inf - inf or 0 * inf). ``lock``: B lock
- * factors of the context rows' words (their updates are scaled by them), or NULL for 1. */
+/* Walk the path of one centre for B (1..HSW2V_MAX_BLOCK) distinct context rows; pushes the
+ * -log-likelihood terms of the B (context, centre) pairs onto ``tally`` (a job's tally,
+ * _loss.h), or none where ``tally`` is NULL. Adds the first entry of each updated context
+ * row to *check (NaN if any f of the walk was NaN: the job's divergence check; an infinity
+ * shows there once it has made a NaN, as inf - inf or 0 * inf). ``lock``: B lock factors of
+ * the context rows' words (their updates are scaled by them), or NULL for 1.
+ * Eight specialisations: B, and loss or not (chosen per block, a predictable branch), so
+ * that training without compute_loss runs a block with no loss code in it. */
+static inline void hsw2v_sg_block_tally(int B, int d, float *const *x, float *const *work,
+                                        int L, float *const *y, const uint8_t *code,
+                                        float alpha, const hsw2v_sigmoid_table *sig,
+                                        hsw2v_loss_acc *tally, double *check,
+                                        const float *lock) {
+#define HSW2V_SG_BLOCK_CASES(T)                                                          \
+    switch (B) {                                                                        \
+    case 4: hsw2v_sg_block_n(4, d, x, work, L, y, code, alpha, sig, T, check, lock); break; \
+    case 3: hsw2v_sg_block_n(3, d, x, work, L, y, code, alpha, sig, T, check, lock); break; \
+    case 2: hsw2v_sg_block_n(2, d, x, work, L, y, code, alpha, sig, T, check, lock); break; \
+    default: hsw2v_sg_block_n(1, d, x, work, L, y, code, alpha, sig, T, check, lock);      \
+    }
+    if (tally == NULL) {
+        HSW2V_SG_BLOCK_CASES(NULL)
+    } else {
+        HSW2V_SG_BLOCK_CASES(tally)
+    }
+#undef HSW2V_SG_BLOCK_CASES
+}
+
+/* One block on its own tally: returns the block's -log-likelihood when compute_loss, else 0
+ * (otherwise as hsw2v_sg_block_tally; for callers without a job, e.g. the C checks). */
 static inline double hsw2v_sg_block(int B, int d, float *const *x, float *const *work, int L,
                                     float *const *y, const uint8_t *code, float alpha,
                                     const hsw2v_sigmoid_table *sig, int compute_loss,
                                     double *check, const float *lock) {
-    switch (B) {
-    case 4: return hsw2v_sg_block_n(4, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
-    case 3: return hsw2v_sg_block_n(3, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
-    case 2: return hsw2v_sg_block_n(2, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
-    default: return hsw2v_sg_block_n(1, d, x, work, L, y, code, alpha, sig, compute_loss, check, lock);
-    }
+    hsw2v_loss_acc loss;
+    hsw2v_loss_init(&loss);
+    hsw2v_sg_block_tally(B, d, x, work, L, y, code, alpha, sig, compute_loss ? &loss : NULL,
+                         check, lock);
+    return compute_loss ? hsw2v_loss_total(&loss) : 0.0;
 }
 
 #endif /* HSW2V_WINDOW_H */
