@@ -121,8 +121,8 @@
 #endif
 
 /* ``tally``: the loss tally the block's terms go to, or NULL for none; the callers below
- * pass it as a constant NULL or a pointer, so that the no-loss specialisations hold no loss
- * code at all (and the loss ones no test per term). */
+ * pass it as a constant NULL or as a pointer tested non-NULL just before, so that the no-loss
+ * specialisations hold no loss code at all. */
 HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
     const int B, int d, float *const *x, float *const *work, int L, float *const *y,
     const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, hsw2v_loss_acc *tally,
