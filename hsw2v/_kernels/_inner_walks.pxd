@@ -175,14 +175,17 @@ cdef inline void fused_walk(
     cdef float *row = rows[0]
     cdef float *next_row
     cdef double fsum = 0.0
+    cdef const uint8_t *code = NULL  # a local: the loop never reloads it through ``labels``
+    if labels_t is PathLabels:
+        code = labels.code
     memset(work, 0, d * sizeof(float))
     f = hsw2v_dot(d, h, row)
     for j in range(count):
         fsum += f
         if labels_t is PathLabels:
             if tally != NULL:
-                tally_push(tally, (1.0 - 2.0 * labels.code[j]) * f)  # in blocks (_loss.h)
-            a = (1.0 - labels.code[j] - sigmoid(f)) * alpha
+                tally_push(tally, (1.0 - 2.0 * code[j]) * f)  # reduced in blocks (_loss.h)
+            a = (1.0 - code[j] - sigmoid(f)) * alpha
         else:
             if tally != NULL:
                 tally_push(tally, f if j == 0 else -f)
