@@ -141,6 +141,49 @@ def test_benchmark_loops_are_the_reference_to_rounding(prims):
     assert np.allclose(work_a, work_b, atol=1e-7) and np.allclose(a, b, atol=1e-7)
 
 
+def _twins():
+    """Every walk twin with the rows it steps: ``(name, call(h, matrix, ids, code))``."""
+    twins = [
+        ("hs reference", lambda h, m, ids, code: _inner.py_hs_path(h, m, code, ids, 0.05)),
+        ("hs fused", lambda h, m, ids, code: _inner.py_hs_path_fused(h, m, code, ids, 0.05)),
+        ("ns fused", lambda h, m, ids, code: _inner.py_ns_path(h, m, ids, 0.05, "fused")),
+        ("ns reference", lambda h, m, ids, code: _inner.py_ns_path(h, m, ids, 0.05, "reference")),
+    ]
+    try:
+        walks = bench_walks()
+    except pytest.skip.Exception:
+        return twins
+    return twins + [
+        ("hs loop", lambda h, m, ids, code: walks.py_hs_path(h, m, code, ids, 0.05)),
+        ("ns blas", lambda h, m, ids, code: walks.py_ns_path(h, m, ids, 0.05, "blas")),
+    ]
+
+
+@pytest.mark.parametrize(
+    "ids, code, width, message",
+    [
+        ([0, 12], [0, 1], D, r"12 is not a row of syn1(neg)? \(0..11\)"),
+        ([-1], [0], D, r"-1 is not a row"),
+        ([], [], D, r"needs 1 or more rows"),
+        ([0, 1], [0, 1], D + 1, rf"have {D + 1} entries, h has {D}"),
+    ],
+)
+def test_every_twin_refuses_what_its_walk_cannot_index(ids, code, width, message):
+    """The twins check what their walks would index blindly (``_inner_walks.walk_rows``, one
+    check for the twins of both modules): a clear ValueError, and no row is touched."""
+    h = np.ones(D, dtype=np.float32)
+    for name, call in _twins():
+        matrix = np.zeros((12, width), dtype=np.float32)
+        with pytest.raises(ValueError, match=message):
+            call(h, matrix, np.array(ids, np.int32), np.array(code, np.uint8))
+        assert not matrix.any(), name
+    for name, call in _twins():
+        if name.startswith("hs"):  # a path's bits and nodes must pair up
+            with pytest.raises(ValueError, match="2 steps and 3 ids"):
+                call(h, np.zeros((12, D), np.float32), np.arange(3, dtype=np.int32),
+                     np.zeros(2, np.uint8))
+
+
 def test_scoring_walk_is_the_reference_loss_in_float64():
     """The query kernels' loss-only walk (float64 hidden vector) against the reference step's
     loss (float32 dot products): the same log-probability to float32 rounding."""

@@ -22,7 +22,6 @@ C. Notation: ``_inner``'s. Every nogil walk has a Python-callable twin (``py_*``
 """
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 import numpy as np
@@ -33,8 +32,8 @@ from hsw2v._kernels._inner cimport Trainer as ShippedTrainer
 from hsw2v._kernels._inner_job cimport JobRoutines, JobState, flush_hot, run_job
 from hsw2v._kernels._inner_loops cimport SIGMOID, sigmoid_table_init
 from hsw2v._kernels._inner_model cimport ModelView
-from hsw2v._kernels._inner_walks cimport walk_rows
-from hsw2v._kernels._path cimport hs_step, ns_step
+from hsw2v._kernels._inner_walks cimport twin_hs, twin_ns
+from hsw2v._kernels._path cimport hs_step, ns_step, plain_dot
 
 sigmoid_table_init()  # this module's table (_walk.h)
 
@@ -55,12 +54,8 @@ cdef inline void blas_axpy(int n, float a, const float *x, float *y) noexcept no
 
 
 cdef inline float loop_dot(int n, const float *x, const float *y) noexcept nogil:
-    """x . y (plain loop, vectorised by the compiler)"""
-    cdef float s = 0.0
-    cdef int k
-    for k in range(n):
-        s += x[k] * y[k]
-    return s
+    """x . y (plain loop, vectorised by the compiler: ``_path.plain_dot``)"""
+    return plain_dot(n, x, y)
 
 
 cdef inline void loop_axpy(int n, float a, const float *x, float *y) noexcept nogil:
@@ -176,45 +171,14 @@ def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     """Twin of the plain-loop (or BLAS) reference walk: updates ``syn1`` in place, returns
     (work, -log P)."""
     work = np.empty(h.shape[0], dtype=np.float32)
-    cdef float[::1] w = work
-    cdef float **rows = walk_rows(&syn1[0, 0], syn1.shape[1], &point[0], point.shape[0])
-    if rows == NULL:
-        raise MemoryError()
-    cdef double check = 0.0
-    try:
-        if use_blas:
-            loss = hs_blas(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
-                           True, &check)
-        else:
-            loss = hs_loop(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0],
-                           True, &check)
-    finally:
-        free(rows)
-    return work, loss
+    return work, twin_hs(hs_blas if use_blas else hs_loop, h, syn1, code, point, alpha, work)
 
 
 def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
                float alpha, str kernel="loop"):
     """Twin of the "loop" or "blas" negative-sampling walk for given words (``negs[0]`` the
     target): updates ``syn1neg`` in place, returns (work, loss)."""
-    if negs.shape[0] < 1:
-        raise ValueError("negs needs at least the target")
     if kernel not in WALKS:
         raise ValueError(f"kernel must be one of {WALKS} here, got {kernel!r}")
-    for k in range(negs.shape[0]):
-        if not 0 <= negs[k] < syn1neg.shape[0]:
-            raise ValueError(f"word {negs[k]} is not a row of syn1neg")
     work = np.empty(h.shape[0], dtype=np.float32)
-    cdef float[::1] w = work
-    cdef double check = 0.0
-    cdef float **rows = walk_rows(&syn1neg[0, 0], syn1neg.shape[1], &negs[0], negs.shape[0])
-    if rows == NULL:
-        raise MemoryError()
-    try:
-        if kernel == "blas":
-            loss = ns_blas(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True, &check)
-        else:
-            loss = ns_loop(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True, &check)
-    finally:
-        free(rows)
-    return work, loss
+    return work, twin_ns(ns_blas if kernel == "blas" else ns_loop, h, syn1neg, negs, alpha, work)

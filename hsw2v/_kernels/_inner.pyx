@@ -150,7 +150,7 @@ from hsw2v._kernels._inner_rng cimport (
 )
 from hsw2v._kernels._inner_walks cimport (
     KERNEL_FUSED, KERNEL_REFERENCE, KERNEL_WINDOW, hs_path, hs_path_fused, ns_path,
-    ns_path_fused, walk_rows,
+    ns_path_fused, twin_hs, twin_ns, walk_rows,
 )
 from hsw2v._kernels._ns_shared cimport ns_shared_block
 from hsw2v._kernels._path cimport hs_path_nll, hs_step
@@ -300,11 +300,7 @@ cdef class Trainer:
         # update the most visited nodes are no longer the highest ids (hsw2v.vocab_update).
         cdef Py_ssize_t inner = max(V - 1, 1)
         if hot_rows is not None and hs:
-            ids = np.asarray(hot_rows, dtype=np.int64).ravel()
-            if len(np.unique(ids)) != len(ids) or (
-                    len(ids) and (ids.min() < 0 or ids.max() >= inner)):
-                raise ValueError(f"hot_rows must be distinct inner nodes in 0..{inner - 1}")
-            hot_rows = ids.astype(np.int32)
+            hot_rows = distinct_rows(hot_rows, inner, "hot_rows", "inner nodes")
         else:
             n = min(inner, max(hot_nodes, 0)) if hs else 0
             hot_rows = np.arange(inner - n, inner, dtype=np.int32)
@@ -314,11 +310,7 @@ cdef class Trainer:
         # negatives, so ``hot_words`` (word ids, rows of syn1neg; Word2Vec gives the most
         # frequent ones with several workers) are trained as private copies, synced as above.
         if hot_words is not None and negative:
-            ids = np.asarray(hot_words, dtype=np.int64).ravel()
-            if len(np.unique(ids)) != len(ids) or (
-                    len(ids) and (ids.min() < 0 or ids.max() >= V)):
-                raise ValueError(f"hot_words must be distinct words in 0..{V - 1}")
-            hot_words = ids.astype(np.int32)
+            hot_words = distinct_rows(hot_words, V, "hot_words", "words")
         else:
             hot_words = np.zeros(0, dtype=np.int32)
         self._hot_word_arrays = _fill_hot_set(&self.m.hot_words, hot_words, V)
@@ -462,6 +454,15 @@ def neg_index(const uint32_t[::1] cum_table):
     return np.ascontiguousarray(index, dtype=np.int32), shift
 
 
+cdef distinct_rows(rows, Py_ssize_t n_rows, str name, str what):
+    """``rows`` as int32 ids of distinct rows of a matrix of ``n_rows`` rows (the private rows
+    of syn1, ``hot_rows``, or of syn1neg, ``hot_words``), or a ValueError that names them."""
+    ids = np.asarray(rows, dtype=np.int64).ravel()
+    if len(np.unique(ids)) != len(ids) or (len(ids) and (ids.min() < 0 or ids.max() >= n_rows)):
+        raise ValueError(f"{name} must be distinct {what} in 0..{n_rows - 1}")
+    return ids.astype(np.int32)
+
+
 cdef tuple _fill_hot_set(HotSet *hs, ids, Py_ssize_t n_rows):
     """Fill ``hs`` for the private rows ``ids`` of a matrix of ``n_rows`` rows: a plain range
     when they are the highest ids (the top of a tree) or the lowest (the most frequent words),
@@ -551,17 +552,7 @@ def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     """Twin of Word2Vec's reference walk (``hs_path``: the reference step with the table
     sigmoid and ``_vec.h``'s loops): updates ``syn1`` in place, returns (work, -log P)."""
     work = np.empty(h.shape[0], dtype=np.float32)
-    cdef float[::1] w = work
-    cdef float **rows = walk_rows(&syn1[0, 0], syn1.shape[1], &point[0], point.shape[0])
-    if rows == NULL:
-        raise MemoryError()
-    cdef double check = 0.0
-    try:
-        loss = hs_path(&h[0], &w[0], rows, &code[0], code.shape[0], alpha, h.shape[0], True,
-                       &check)
-    finally:
-        free(rows)
-    return work, loss
+    return work, twin_hs(hs_path_reference, h, syn1, code, point, alpha, work)
 
 
 def py_hs_step(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
@@ -600,9 +591,7 @@ def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     to ``h`` only."""
     work = np.empty(h.shape[0], dtype=np.float32)
     cdef float[::1] w = work
-    cdef float **rows = walk_rows(&syn1[0, 0], syn1.shape[1], &point[0], point.shape[0])
-    if rows == NULL:
-        raise MemoryError()
+    cdef float **rows = walk_rows(syn1, point, code.shape[0], h.shape[0], "syn1")
     cdef double check = 0.0
     cdef hsw2v_loss_acc tally
     loss_init(&tally)
@@ -653,32 +642,23 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     target, the rest negatives): "fused" (and "window") the fused walk ``ns_path_fused``,
     "reference" the reference step (``ns_path``); the benchmark-only "loop" and "blas" are
     ``_bench_walks.py_ns_path``'s. Updates ``syn1neg`` in place, returns (work, loss)."""
-    if negs.shape[0] < 1:
-        raise ValueError("negs needs at least the target")
     if kernel in BENCH_WALKS:
         raise ValueError(bench_walks_missing(kernel))
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
-    for k in range(negs.shape[0]):
-        if not 0 <= negs[k] < syn1neg.shape[0]:
-            raise ValueError(f"word {negs[k]} is not a row of syn1neg")
     work = np.empty(h.shape[0], dtype=np.float32)
+    if KERNELS[kernel] == KERNEL_REFERENCE:
+        return work, twin_ns(ns_path_reference, h, syn1neg, negs, alpha, work)
     cdef float[::1] w = work
     cdef double check = 0.0
     cdef hsw2v_loss_acc tally
     loss_init(&tally)
-    cdef float **rows = walk_rows(&syn1neg[0, 0], syn1neg.shape[1], &negs[0], negs.shape[0])
-    if rows == NULL:
-        raise MemoryError()
+    cdef float **rows = walk_rows(syn1neg, negs, negs.shape[0], h.shape[0], "syn1neg")
     try:
-        if KERNELS[kernel] in (KERNEL_FUSED, KERNEL_WINDOW):
-            ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, &tally, &check)
-            loss = loss_total(&tally)
-        else:
-            loss = ns_path(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, True, &check)
+        ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, &tally, &check)
     finally:
         free(rows)
-    return work, loss
+    return work, loss_total(&tally)
 
 
 def py_ns_shared_block(float[:, ::1] syn0, const int32_t[::1] contexts,

@@ -5,14 +5,17 @@ Design note: see ``_inner`` design note D. ``hs_path`` and ``ns_path`` run the o
 hierarchical-softmax / negative-sampling step of ``_path.pxd`` with the table sigmoid and
 ``_vec.h``'s loops (the "reference" variant); ``hs_path_fused`` and ``ns_path_fused`` are the
 same arithmetic with each node's update fused into the next node's dot product (their twin
-tests: tests/test_kernel_twins.py). The 4-context window block is ``_window.h``'s
-(``_inner_loops.pxd``). ``RefWalks`` lets a module that composes the job loop
+tests: tests/test_kernel_twins.py), one loop for both objectives (``fused_walk``, compiled
+once per objective, chosen by the type of its labels). The 4-context window block is
+``_window.h``'s (``_inner_loops.pxd``). ``RefWalks`` lets a module that composes the job loop
 (``_inner_job.pxd``) put other reference walks in place of ``hs_path`` / ``ns_path``: the
-benchmark-only plain-loop and BLAS walks of ``_bench_walks.pyx``.
+benchmark-only plain-loop and BLAS walks of ``_bench_walks.pyx``. The Python-callable twins
+of both modules run a reference-shaped walk through ``twin_hs`` / ``twin_ns``, after the
+argument checks of ``walk_rows``.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.stdlib cimport malloc
+from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from hsw2v._kernels._inner_loops cimport SIGMOID, sigmoid
@@ -45,16 +48,56 @@ cdef struct RefWalks:
     ns_walk_fn ns
 
 
-cdef inline float **walk_rows(float *matrix, int d, const int32_t *ids,
-                              Py_ssize_t n) noexcept nogil:
-    """The row pointers ``matrix + ids[j] * d`` of a walk, for the twins (a path's inner
-    nodes, or a target and its negatives); NULL when out of memory; freed by the caller."""
-    cdef float **rows = <float **>malloc(max(n, 1) * sizeof(float *))
+cdef inline float **walk_rows(float[:, ::1] matrix, const int32_t[::1] ids, Py_ssize_t n,
+                              int d, str name) except NULL:
+    """The row pointers of a twin's walk (``n`` of them: a path's inner nodes, or a target and
+    its negatives), ``&matrix[ids[j], 0]``, after checking the arguments every twin takes: at
+    least one row, ``n`` ids, each a row of ``matrix``, whose rows have ``d`` entries (the
+    hidden vector's). A ValueError names ``name`` (the matrix) and what was wrong; freed by
+    the caller."""
     cdef Py_ssize_t j
-    if rows != NULL:
-        for j in range(n):
-            rows[j] = matrix + <int64_t>ids[j] * d
+    if n < 1 or ids.shape[0] != n:
+        raise ValueError(f"the walk needs 1 or more rows of {name} and one id each: got {n} "
+                         f"steps and {ids.shape[0]} ids")
+    if matrix.shape[1] != d:
+        raise ValueError(f"the rows of {name} have {matrix.shape[1]} entries, h has {d}")
+    for j in range(n):
+        if not 0 <= ids[j] < matrix.shape[0]:
+            raise ValueError(f"{ids[j]} is not a row of {name} (0..{matrix.shape[0] - 1})")
+    cdef float **rows = <float **>malloc(n * sizeof(float *))
+    if rows == NULL:
+        raise MemoryError()
+    for j in range(n):
+        rows[j] = &matrix[ids[j], 0]
     return rows
+
+
+cdef inline object twin_hs(hs_walk_fn walk, const float[::1] h, float[:, ::1] syn1,
+                           const uint8_t[::1] code, const int32_t[::1] point, float alpha,
+                           float[::1] work):
+    """Run the reference-shaped path walk ``walk`` as a Python-callable twin: ``h``'s path
+    (bits ``code``, inner nodes ``point``) over ``syn1``, updated in place, its error into
+    ``work`` (d floats); returns -log P."""
+    cdef double check = 0.0
+    cdef float **rows = walk_rows(syn1, point, code.shape[0], h.shape[0], "syn1")
+    try:
+        return walk(&h[0], &work[0], rows, &code[0], code.shape[0], alpha, h.shape[0], True,
+                    &check)
+    finally:
+        free(rows)
+
+
+cdef inline object twin_ns(ns_walk_fn walk, const float[::1] h, float[:, ::1] syn1neg,
+                           const int32_t[::1] negs, float alpha, float[::1] work):
+    """Run the reference-shaped negative-sampling walk ``walk`` as a Python-callable twin
+    over the words ``negs`` (the target first), their rows of ``syn1neg`` updated in place,
+    the error into ``work`` (d floats); returns the loss."""
+    cdef double check = 0.0
+    cdef float **rows = walk_rows(syn1neg, negs, negs.shape[0], h.shape[0], "syn1neg")
+    try:
+        return walk(h.shape[0], &h[0], &work[0], rows, negs.shape[0], alpha, True, &check)
+    finally:
+        free(rows)
 
 
 cdef inline double hs_path(
@@ -87,6 +130,86 @@ cdef inline double ns_path(
                    compute_loss, check)
 
 
+# The labels of a fused walk's rows, one type per objective (``fused_walk`` is compiled once
+# for each: its objective is a compile-time choice, never a branch in the loop).
+cdef struct PathLabels:      # hierarchical softmax: row j's label is 1 - code[j]
+    const uint8_t *code
+cdef struct TargetLabels:    # negative sampling: the first row's label is 1, the others' 0
+    int unused
+
+ctypedef fused labels_t:
+    PathLabels
+    TargetLabels
+
+
+cdef inline void fused_walk(
+    int d,                   # IN   vector size
+    float *h,                # IN (OUT when apply_to_h)  hidden vector, d floats
+    float *work,             # OUT  -alpha * dL/dh over the rows (old rows): h's step
+    float *const *rows,      # IN/OUT the rows walked: a path's inner nodes, root first (hs),
+                             #      or a target's row then its negatives' (ns)
+    int count,               # IN   rows (>= 1)
+    const labels_t *labels,  # IN   the rows' labels: a path's bits, or target then negatives
+    float alpha,             # IN   learning rate
+    hsw2v_loss_acc *tally,   # OUT  the job's loss tally: += each row's term; NULL: no loss
+    bint apply_to_h,         # IN   add work to h at the end (skip-gram hs: h is the context)
+    double *check,           # OUT  += the sum of every f (the job's divergence check)
+) noexcept nogil:
+    """The fused walk of both objectives: the reference step's arithmetic (``hs_path`` /
+    ``ns_path`` with ``PRIMS_VEC``), bit for bit (the twin tests), with each row's update
+    fused with the next row's dot product, so ``h`` is read once for both (row j+1 is not
+    touched by row j's update, and h does not change during the walk). The labels' type
+    selects the objective at compile time (one copy of the loop per objective):
+
+    * hs keeps word2vec.c's sign and rounding: its coefficient is ``(1 - code - sigmoid(f))
+      * alpha`` rounded once (``= -alpha * dL/df``, ``_path.pxd`` design note A); with
+      ``apply_to_h`` the final ``h += work`` is fused into the last node's update;
+    * ns rounds ``g = sigmoid(f) - label`` to float32 first, then ``a = -alpha * g``
+      (``_path.pxd`` design note B); a word drawn twice in a row is not fused (its second
+      dot product must see the first update).
+
+    The vector loops are ``_vec.h``'s (several accumulators, one pass per row). The loss
+    goes to ``tally`` (``_loss.h``; the reference's libm terms to 2e-7 relative)."""
+    cdef int j
+    cdef float f, g, a
+    cdef float *row = rows[0]
+    cdef float *next_row
+    cdef double fsum = 0.0
+    cdef const uint8_t *code = NULL  # a local: the loop never reloads it through ``labels``
+    if labels_t is PathLabels:
+        code = labels.code
+    memset(work, 0, d * sizeof(float))
+    f = hsw2v_dot(d, h, row)
+    for j in range(count):
+        fsum += f
+        if labels_t is PathLabels:
+            if tally != NULL:
+                tally_push(tally, (1.0 - 2.0 * code[j]) * f)  # reduced in blocks (_loss.h)
+            a = (1.0 - code[j] - sigmoid(f)) * alpha
+        else:
+            if tally != NULL:
+                tally_push(tally, f if j == 0 else -f)
+            g = sigmoid(f) - (1.0 if j == 0 else 0.0)
+            a = -alpha * g
+        if j + 1 < count:
+            next_row = rows[j + 1]
+            if a == 0.0:
+                f = hsw2v_dot(d, h, next_row)
+            elif labels_t is TargetLabels and next_row == row:
+                hsw2v_axpy(d, a, row, work)
+                hsw2v_axpy(d, a, h, row)
+                f = hsw2v_dot(d, h, next_row)
+            else:
+                f = hsw2v_update_then_dot(d, a, h, row, work, next_row)
+            row = next_row
+        elif apply_to_h:
+            hsw2v_update_last(d, a, h, row, work)
+        elif a != 0.0:
+            hsw2v_axpy(d, a, row, work)
+            hsw2v_axpy(d, a, h, row)
+    check[0] += fsum
+
+
 cdef inline void hs_path_fused(
     float *h,                # IN (OUT when apply_to_h)  hidden vector, d floats
     float *work,             # OUT  error for h accumulated over the path, d floats
@@ -99,41 +222,12 @@ cdef inline void hs_path_fused(
     bint apply_to_h,         # IN   add work to h at the end (skip-gram: h is the context row)
     double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
-    """An optimisation of the reference step (``hs_path`` with ``PRIMS_VEC``), the same
-    results bit for bit (its twin test; with ``apply_to_h`` ``h`` to the rounding of the one
-    add folded in): each node's update is fused with the next node's
-    dot product, so ``h`` is read once for both (node j+1's row is not touched by node j's
-    update, and h does not change during the walk); with ``apply_to_h`` the final
-    ``h += work`` is fused into the last node's update. The vector loops are in ``_vec.h``
-    (several accumulators, one pass per node). It keeps word2vec.c's sign: its ``g`` is
-    ``(1 - code - sigmoid(f)) * alpha = -alpha * dL/df``, the reference's row coefficient
-    bit for bit (``_path.pxd``, design note A). The loss -log P(word | h) goes to ``tally``
-    (``_loss.h``; the reference's libm terms to 2e-7 relative)."""
-    cdef int j
-    cdef float f, g
-    cdef float *row = rows[0]
-    cdef float *next_row
-    cdef double fsum = 0.0
-    memset(work, 0, d * sizeof(float))
-    f = hsw2v_dot(d, h, row)
-    for j in range(length):
-        fsum += f
-        if tally != NULL:
-            tally_push(tally, (1.0 - 2.0 * code[j]) * f)  # reduced in blocks (_loss.h)
-        g = (1.0 - code[j] - sigmoid(f)) * alpha
-        if j + 1 < length:
-            next_row = rows[j + 1]
-            if g == 0.0:
-                f = hsw2v_dot(d, h, next_row)
-            else:
-                f = hsw2v_update_then_dot(d, g, h, row, work, next_row)
-            row = next_row
-        elif apply_to_h:
-            hsw2v_update_last(d, g, h, row, work)
-        elif g != 0.0:
-            hsw2v_axpy(d, g, row, work)
-            hsw2v_axpy(d, g, h, row)
-    check[0] += fsum
+    """An optimisation of the reference step (``hs_path``): ``fused_walk`` along a path, the
+    same results bit for bit (its twin test; with ``apply_to_h`` ``h`` to the rounding of the
+    one add folded in)."""
+    cdef PathLabels labels
+    labels.code = code
+    fused_walk(d, h, work, rows, length, &labels, alpha, tally, apply_to_h, check)
 
 
 cdef inline void ns_path_fused(
@@ -146,38 +240,8 @@ cdef inline void ns_path_fused(
     hsw2v_loss_acc *tally,   # OUT  the job's loss tally: += each word's term; NULL: no loss
     double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
-    """An optimisation of the reference negative-sampling step (``ns_path`` with
-    ``PRIMS_VEC``), the same rows and work bit for bit (its twin test): each word's update is
-    fused with the next word's dot product, as ``hs_path_fused`` does along a path, so ``h``
-    is read once for both. A word drawn twice in a row is not fused (its second dot product
-    must see the first update). The arithmetic is the reference's: ``g = sigmoid(f) -
-    label`` in float32, coefficient ``a = -alpha g`` (``_path.pxd``, design note B). The loss
-    goes to ``tally`` (``_loss.h``; the reference's libm terms to 2e-7 relative)."""
-    cdef int k
-    cdef float f, g, a
-    cdef float *row = rows[0]
-    cdef float *next_row
-    cdef double fsum = 0.0
-    memset(work, 0, d * sizeof(float))
-    f = hsw2v_dot(d, h, row)
-    for k in range(count):
-        fsum += f
-        if tally != NULL:
-            tally_push(tally, f if k == 0 else -f)  # reduced in blocks (_loss.h)
-        g = sigmoid(f) - (1.0 if k == 0 else 0.0)
-        a = -alpha * g
-        if k + 1 < count:
-            next_row = rows[k + 1]
-            if a == 0.0:
-                f = hsw2v_dot(d, h, next_row)
-            elif next_row == row:
-                hsw2v_axpy(d, a, row, work)
-                hsw2v_axpy(d, a, h, row)
-                f = hsw2v_dot(d, h, next_row)
-            else:
-                f = hsw2v_update_then_dot(d, a, h, row, work, next_row)
-            row = next_row
-        elif a != 0.0:
-            hsw2v_axpy(d, a, row, work)
-            hsw2v_axpy(d, a, h, row)
-    check[0] += fsum
+    """An optimisation of the reference negative-sampling step (``ns_path``): ``fused_walk``
+    over a target and its negatives, the same rows and work bit for bit (its twin test)."""
+    cdef TargetLabels labels
+    labels.unused = 0
+    fused_walk(d, <float *>h, work, rows, count, &labels, alpha, tally, False, check)

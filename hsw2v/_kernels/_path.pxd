@@ -34,7 +34,7 @@ B. One node step, ``node_step``: ``f``, the loss, ``g``, then ``grad_h += scale_
    layer (path_step)   ``table = NULL`` (exact float64 sigmoid), ``scale_h = 1``
                        (the gradient itself), ``lr`` 0 or the SGD step, ``g_out``,
                        optional per-node ``bias`` (the intercept)
-   loss only           ``hs_path_nll`` / ``hs_path_nll_f64`` (scoring, float64 ``h``)
+   loss only           ``hs_path_nll`` (float32 ``h``, or float64 for scoring)
    ==================  ===========================================================
 
    A node whose two coefficients (``scale_h g`` and ``-lr g``, as float32) are both 0 is
@@ -105,9 +105,16 @@ cdef inline void step_axpy(axpy_fn axpy, int d, float a, const float *x,
         hsw2v_axpy(d, a, x, y)
 
 
-cdef inline double dot_f64(int d, const double *h, const float *row) noexcept nogil:
-    """h . row, accumulated in float64 (the query kernels' exact scores)."""
-    cdef double s = 0.0
+# The element type of a hidden vector: float32 (training, the twins) or float64 (scoring).
+ctypedef fused hidden_t:
+    float
+    double
+
+
+cdef inline hidden_t plain_dot(int d, const hidden_t *h, const float *row) noexcept nogil:
+    """h . row in one plain loop, accumulated in h's type: float64 for the query kernels'
+    exact scores, float32 for word2vec.c's loop (the benchmark-only "loop" walk)."""
+    cdef hidden_t s = 0.0
     cdef int k
     for k in range(d):
         s += h[k] * row[k]
@@ -213,27 +220,20 @@ cdef inline double hs_step(
 
 
 cdef inline double hs_path_nll(
-    const float *h, const float *syn1, const uint8_t *code, const int32_t *point,
+    const hidden_t *h, const float *syn1, const uint8_t *code, const int32_t *point,
     int length, int d,
 ) noexcept nogil:
     """-log P(word | h) along one path, exact (no table, no skipped terms): the loss of
-    ``hs_step`` without its update."""
+    ``hs_step`` without its update. A float32 ``h`` takes ``_vec.h``'s dot products (the
+    training kernels' scores), a float64 one float64 dot products (scoring)."""
     cdef int j
-    cdef double loss = 0.0
+    cdef double f, loss = 0.0
     for j in range(length):
-        loss += hs_node_nll(hsw2v_dot(d, h, syn1 + <int64_t>point[j] * d), code[j])
-    return loss
-
-
-cdef inline double hs_path_nll_f64(
-    const double *h, const float *syn1, const uint8_t *code, const int32_t *point,
-    int length, int d,
-) noexcept nogil:
-    """``hs_path_nll`` with a float64 hidden vector and float64 dot products (scoring)."""
-    cdef int j
-    cdef double loss = 0.0
-    for j in range(length):
-        loss += hs_node_nll(dot_f64(d, h, syn1 + <int64_t>point[j] * d), code[j])
+        if hidden_t is float:
+            f = hsw2v_dot(d, h, syn1 + <int64_t>point[j] * d)
+        else:
+            f = plain_dot(d, h, syn1 + <int64_t>point[j] * d)
+        loss += hs_node_nll(f, code[j])
     return loss
 
 

@@ -65,7 +65,8 @@ import numpy as np
 
 # The loss-only walk of the reference step (``_path.pxd``) with a float64 hidden vector, and
 # the one node loss -log P(bit | f) the search adds up.
-from hsw2v._kernels._path cimport dot_f64 as dot_df, hs_node_nll, hs_path_nll_f64
+from hsw2v._kernels._path cimport hs_node_nll, hs_path_nll
+from hsw2v._kernels._path cimport plain_dot as dot_df  # float64 h: float64 sums
 from hsw2v._kernels._vecops cimport neg_log_sigmoid  # -log(sigmoid(x)), exact; NaN -> NaN
 
 
@@ -77,8 +78,8 @@ cdef inline double path_log_prob(
     int length,              # IN  path length
     int d,                   # IN  vector size
 ) noexcept nogil:
-    """log P(word | h) along one path, exact (``_path.hs_path_nll_f64``)."""
-    return -hs_path_nll_f64(h, syn1, code, point, length, d)
+    """log P(word | h) along one path, exact (``_path.hs_path_nll``, float64 ``h``)."""
+    return -hs_path_nll(h, syn1, code, point, length, d)
 
 
 # --------------------------------------------------------------------------------------------

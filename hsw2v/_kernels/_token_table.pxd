@@ -6,7 +6,7 @@ while threads train (``_corpus_file.Vocab`` owns it); each counting thread fills
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, memset
 
 from hsw2v._kernels._range_codes cimport ERR_MEMORY, OK, resize
 
@@ -35,30 +35,19 @@ cdef struct Table:
 
 
 cdef inline void table_free(Table *t) noexcept nogil:
+    """Free the table's arrays and leave it empty: every pointer NULL, every count 0."""
     free(t.slot)
     free(t.hash)
     free(t.offset)
     free(t.length)
     free(t.value)
     free(t.keys)
-    t.slot = NULL
-    t.hash = NULL
-    t.offset = NULL
-    t.length = NULL
-    t.value = NULL
-    t.keys = NULL
-    t.n = 0
+    memset(t, 0, sizeof(Table))
 
 
 cdef inline int table_init(Table *t, int64_t expected) noexcept nogil:
     """An empty table for about ``expected`` entries (it grows)."""
     cdef uint64_t size = 16
-    t.slot = NULL
-    t.hash = NULL
-    t.offset = NULL
-    t.length = NULL
-    t.value = NULL
-    t.keys = NULL
     while size < <uint64_t>(2 * expected + 2):
         size <<= 1
     t.mask = size - 1

@@ -24,15 +24,15 @@ cdef inline int utf8_length(const uint8_t *p, int64_t n) noexcept nogil:
     cdef int k, length
     if 0xC2 <= c <= 0xDF:
         length = 2
-    elif 0xE0 <= c <= 0xEF:
-        length = 3
+    elif 0xE0 <= c <= 0xF4:
+        length = 3 if c <= 0xEF else 4
+        # the lead bytes whose second byte has a narrower range: no overlongs (E0, F0), no
+        # surrogates (ED), nothing above U+10FFFF (F4)
         if c == 0xE0:
             lo = 0xA0
         elif c == 0xED:
             hi = 0x9F
-    elif 0xF0 <= c <= 0xF4:
-        length = 4
-        if c == 0xF0:
+        elif c == 0xF0:
             lo = 0x90
         elif c == 0xF4:
             hi = 0x8F
@@ -91,24 +91,20 @@ cdef inline int split_tokens(const uint8_t *line, int64_t n, Spans *sp,
     cdef int64_t i = 0, token = -1
     cdef int length
     cdef uint8_t c
+    cdef bint space
     sp.n = 0
     while i < n:
         c = line[i]
-        if c < 0x80:
-            if ascii_space(c):
-                if token >= 0:
-                    if spans_push(sp, token, i - token):
-                        return ERR_MEMORY
-                    token = -1
-            elif token < 0:
-                token = i
-            i += 1
-            continue
-        length = utf8_length(line + i, n - i)
-        if length == 0:
-            bad[0] = i
-            return ERR_UTF8
-        if unicode_space(line + i, length):
+        if c < 0x80:  # one byte
+            length = 1
+            space = ascii_space(c)
+        else:
+            length = utf8_length(line + i, n - i)
+            if length == 0:
+                bad[0] = i
+                return ERR_UTF8
+            space = unicode_space(line + i, length)
+        if space:
             if token >= 0:
                 if spans_push(sp, token, i - token):
                     return ERR_MEMORY

@@ -170,6 +170,29 @@ static inline void hsw2v_axpy(int d, float a, const float *x, float *y) {
         y[k] += a * x[k];
 }
 
+#ifdef HSW2V_VECTOR
+/* hsw2v_update_then_dot's steps over two vectors of VT (W floats each, loaded by LD, stored
+ * by ST) at a time, or one: work += g*row; row += g*h; A0 (A1) += h * next_row */
+#define HSW2V_UPDATE_DOT_2(VT, LD, ST, W, A0, A1)                               \
+    for (; k + 2 * (W) <= d; k += 2 * (W)) {                                    \
+        VT r0 = LD(row + k), r1 = LD(row + k + (W));                            \
+        VT h0 = LD(h + k), h1 = LD(h + k + (W));                                \
+        ST(work + k, LD(work + k) + g * r0);                                    \
+        ST(work + k + (W), LD(work + k + (W)) + g * r1);                        \
+        ST(row + k, r0 + g * h0);                                               \
+        ST(row + k + (W), r1 + g * h1);                                         \
+        A0 += h0 * LD(next_row + k);                                            \
+        A1 += h1 * LD(next_row + k + (W));                                      \
+    }
+#define HSW2V_UPDATE_DOT_1(VT, LD, ST, W, A0)                                   \
+    for (; k + (W) <= d; k += (W)) {                                            \
+        VT r0 = LD(row + k), h0 = LD(h + k);                                    \
+        ST(work + k, LD(work + k) + g * r0);                                    \
+        ST(row + k, r0 + g * h0);                                               \
+        A0 += h0 * LD(next_row + k);                                            \
+    }
+#endif
+
 /* One pass: work += g*row; row += g*h; returns h . next_row (summed as hsw2v_dot sums, the
  * same bits).
  * (row, work, h and next_row are distinct, non-overlapping vectors.) */
@@ -181,41 +204,13 @@ static inline float hsw2v_update_then_dot(int d, float g, const float *h, float 
     hsw2v_v8 a0 = {0}, a1 = {0};
 #ifdef HSW2V_V16
     hsw2v_v16 w0 = {0}, w1 = {0};
-    for (; k + 32 <= d; k += 32) {
-        hsw2v_v16 r0 = HSW2V_LOAD16(row + k), r1 = HSW2V_LOAD16(row + k + 16);
-        hsw2v_v16 h0 = HSW2V_LOAD16(h + k), h1 = HSW2V_LOAD16(h + k + 16);
-        HSW2V_STORE16(work + k, HSW2V_LOAD16(work + k) + g * r0);
-        HSW2V_STORE16(work + k + 16, HSW2V_LOAD16(work + k + 16) + g * r1);
-        HSW2V_STORE16(row + k, r0 + g * h0);
-        HSW2V_STORE16(row + k + 16, r1 + g * h1);
-        w0 += h0 * HSW2V_LOAD16(next_row + k);
-        w1 += h1 * HSW2V_LOAD16(next_row + k + 16);
-    }
-    for (; k + 16 <= d; k += 16) {
-        hsw2v_v16 r0 = HSW2V_LOAD16(row + k), h0 = HSW2V_LOAD16(h + k);
-        HSW2V_STORE16(work + k, HSW2V_LOAD16(work + k) + g * r0);
-        HSW2V_STORE16(row + k, r0 + g * h0);
-        w0 += h0 * HSW2V_LOAD16(next_row + k);
-    }
+    HSW2V_UPDATE_DOT_2(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16, w0, w1)
+    HSW2V_UPDATE_DOT_1(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16, w0)
     a0 = hsw2v_fold16(w0 + w1);
 #else
-    for (; k + 16 <= d; k += 16) {
-        hsw2v_v8 r0 = HSW2V_LOAD(row + k), r1 = HSW2V_LOAD(row + k + 8);
-        hsw2v_v8 h0 = HSW2V_LOAD(h + k), h1 = HSW2V_LOAD(h + k + 8);
-        HSW2V_STORE(work + k, HSW2V_LOAD(work + k) + g * r0);
-        HSW2V_STORE(work + k + 8, HSW2V_LOAD(work + k + 8) + g * r1);
-        HSW2V_STORE(row + k, r0 + g * h0);
-        HSW2V_STORE(row + k + 8, r1 + g * h1);
-        a0 += h0 * HSW2V_LOAD(next_row + k);
-        a1 += h1 * HSW2V_LOAD(next_row + k + 8);
-    }
+    HSW2V_UPDATE_DOT_2(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, a0, a1)
 #endif
-    for (; k + 8 <= d; k += 8) {
-        hsw2v_v8 r0 = HSW2V_LOAD(row + k), h0 = HSW2V_LOAD(h + k);
-        HSW2V_STORE(work + k, HSW2V_LOAD(work + k) + g * r0);
-        HSW2V_STORE(row + k, r0 + g * h0);
-        a0 += h0 * HSW2V_LOAD(next_row + k);
-    }
+    HSW2V_UPDATE_DOT_1(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, a0)
     s = hsw2v_hsum(a0 + a1);
     if (k + 4 <= d) {
         /* 4 updates at once; the dot's tail is summed below in one loop from here to d, the

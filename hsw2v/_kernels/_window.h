@@ -119,6 +119,18 @@
 #define HSW2V_BLOCK_DOTS(y_row) ((void)0)
 #define HSW2V_ACC_SUM(b) 0.0f
 #endif
+/* node j's B updates over the scalar tail [d4, d), each step followed by NEXT_DOT (node
+ * j+1's dot products, or nothing: (void)0) */
+#define HSW2V_UPDATE_TAIL(NEXT_DOT)                                             \
+    for (int k = d4; k < d; k++) {                                              \
+        float r = yj[k], step = r;                                              \
+        for (int b = 0; b < B; b++) {                                           \
+            work[b][k] += g[b] * r;                                             \
+            step += g[b] * x[b][k];                                             \
+            NEXT_DOT;                                                           \
+        }                                                                       \
+        yj[k] = step;                                                           \
+    }
 
 /* ``tally``: the loss tally the block's terms go to, or NULL for none; the callers below
  * pass it as a constant NULL or as a pointer tested non-NULL just before, so that the no-loss
@@ -189,29 +201,14 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
                         f[b] += x[b][k] * yn[k];
             }
 #endif
-            for (int k = d4; k < d; k++) {
-                float r = yj[k], step = r;
-                for (int b = 0; b < B; b++) {
-                    work[b][k] += g[b] * r;
-                    step += g[b] * x[b][k];
-                    f[b] += x[b][k] * yn[k];
-                }
-                yj[k] = step;
-            }
+            HSW2V_UPDATE_TAIL(f[b] += x[b][k] * yn[k])
         } else {
 #ifdef HSW2V_VECTOR
             HSW2V_UPDATE16();
             HSW2V_UPDATE_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, d16, d8)
             HSW2V_UPDATE_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
 #endif
-            for (int k = d4; k < d; k++) {
-                float r = yj[k], step = r;
-                for (int b = 0; b < B; b++) {
-                    work[b][k] += g[b] * r;
-                    step += g[b] * x[b][k];
-                }
-                yj[k] = step;
-            }
+            HSW2V_UPDATE_TAIL((void)0)
         }
     }
     /* x_b += lock_b (work_b + sum_{b'<b} mix_bb' x_b') with the old x_b': update the last row
