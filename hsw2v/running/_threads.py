@@ -38,6 +38,12 @@ Finally each thread is joined for a moment, so that none is still listed by
    dropped (the job queue refuses items once ``stop`` is set), and it ends, unlisted by no
    one, when the user's iterator returns; it is a daemon thread, so it never keeps the
    interpreter alive.
+
+6. A Ctrl-C that CPython drops is not lost (:mod:`hsw2v.running._ctrl_c`). The pool holds
+   the Ctrl-C latch from ``__enter__`` to the end of ``__exit__``: every ``wait`` first
+   raises a Ctrl-C whose KeyboardInterrupt was dropped in a finalizer, and ``__exit__``
+   frees the finished threads (whose weakref callbacks run Python code on the main thread,
+   where such a drop happens) while it still holds the latch.
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+
+from hsw2v.running._ctrl_c import ctrl_c_latch, delivered, raise_if_dropped
 
 _POLL_SECONDS = 0.1  # how often a wait re-checks `stop` or workers whose start() was interrupted
 _TIDY_SECONDS = 1.0  # how long the final joins wait for threads already marked finished
@@ -84,6 +92,7 @@ class Workers:
         self.stopping = False
         self._stopped_at: float | None = None
         self.error: BaseException | None = None
+        self._latch = ctrl_c_latch()
 
     def start(
         self,
@@ -110,7 +119,9 @@ class Workers:
         self._stop()
 
     def wait(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds; True once every worker has finished."""
+        """Wait up to ``timeout`` seconds; True once every worker has finished. Raises
+        KeyboardInterrupt for a Ctrl-C that CPython dropped (rule 6)."""
+        raise_if_dropped()
         deadline = time.monotonic() + timeout
         for worker in self._workers:
             while not self._ended(worker):
@@ -121,9 +132,11 @@ class Workers:
         return True
 
     def __enter__(self) -> Workers:
+        self._latch.__enter__()
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        delivered(exc)  # a Ctrl-C that arrived as this exception is not raised again
         interrupted: BaseException | None = None
         must_stop = exc is not None
         while True:
@@ -138,21 +151,42 @@ class Workers:
                     break
                 except BaseException as caught:  # noqa: BLE001 - re-raised below
                     must_stop = True
+                    delivered(caught)
                     if interrupted is None:
                         interrupted = caught
             except BaseException as caught:  # noqa: BLE001 - an interrupt in the handler
                 must_stop = True
+                delivered(caught)
                 if interrupted is None:
                     interrupted = caught
         tidy_interrupted = self._tidy()
         if interrupted is None:
             interrupted = tidy_interrupted
+        released = self._release(exc if exc is not None else interrupted)
+        if interrupted is None:
+            interrupted = released
         if exc is None:
             if interrupted is not None:
                 raise interrupted
             if self.error is not None:
                 raise self.error
         return False
+
+    def _release(self, leaving: BaseException | None) -> BaseException | None:
+        """Free the finished threads, then release the Ctrl-C latch (rule 6); returns a
+        KeyboardInterrupt for a Ctrl-C dropped meanwhile or one landing now, else None.
+        ``leaving`` is what the pool raises anyway (a dropped Ctrl-C is then forgotten)."""
+        try:
+            try:
+                for worker in self._workers:
+                    worker.thread = None  # the last reference to a finished thread, mostly
+            finally:
+                self._latch.__exit__(
+                    None if leaving is None else type(leaving), leaving, None
+                )
+        except BaseException as caught:  # noqa: BLE001 - returned, raised by the caller
+            return caught
+        return None
 
     def _ended(self, worker: _Worker) -> bool:
         if worker.finished:

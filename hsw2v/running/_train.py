@@ -7,7 +7,9 @@ One producer thread turns the corpus into jobs (whole sentences mapped to word i
 exception or Ctrl-C it stops the producer and workers (each finishes at most its current
 job) before re-raising, so the model stays consistent and usable. A job whose loss comes
 back non-finite (the kernels' divergence check, :mod:`hsw2v.divergence`) stops the epoch the
-same way with :class:`~hsw2v.divergence.TrainingDivergedError`.
+same way with :class:`~hsw2v.divergence.TrainingDivergedError`. A Ctrl-C whose
+KeyboardInterrupt CPython dropped in a finalizer is raised at the next job
+(:mod:`hsw2v.running._ctrl_c`).
 
 Every epoch reads the corpus, as gensim's do, the producer mapping each batch of sentences to
 ids in Cython (:func:`hsw2v._inner.encode_sentences`) while the workers train earlier jobs.
@@ -33,6 +35,7 @@ import numpy as np
 
 from hsw2v._inner import Trainer, encode_sentences
 from hsw2v.divergence import TrainingDivergedError
+from hsw2v.running._ctrl_c import raise_if_dropped
 from hsw2v.running._schedule import Schedule
 from hsw2v.running._threads import Workers, items_until_stopped, put_unless_stopped
 from hsw2v.vocab import check_sentence
@@ -220,6 +223,7 @@ def run_epoch(
         for i in range(workers):
             pool.start(work, name=f"hsw2v-worker-{i}")
         while finished_workers < workers:
+            raise_if_dropped()  # a Ctrl-C CPython dropped stops the epoch too (_ctrl_c)
             try:
                 item = done_queue.get(timeout=_POLL_SECONDS)
             except queue.Empty:
