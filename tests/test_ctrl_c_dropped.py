@@ -235,14 +235,23 @@ LATCH = textwrap.dedent(
         except KeyboardInterrupt:
             pass
 
-    # leaving with an exception forgets a dropped Ctrl-C (the call stopped anyway)
+    # leaving with another exception while a Ctrl-C is recorded: the Ctrl-C wins, chained
+    # (an interrupt that stdlib code turned into "release unlocked lock" on its way)
     try:
         with ctrl_c_latch():
-            Dropper()
+            with ctrl_c_latch():
+                Dropper()
+                raise RuntimeError("release unlocked lock")
+    except KeyboardInterrupt as exc:
+        assert isinstance(exc.__cause__, RuntimeError)
+    raise_if_dropped()
+
+    # another exception and no Ctrl-C: left as it is
+    try:
+        with ctrl_c_latch():
             raise ValueError("boom")
     except ValueError:
         pass
-    raise_if_dropped()
 
     # not held: the default handler, and nothing is recorded
     assert ctrl_c_in_finalizer_then_check() == "lost"
@@ -279,3 +288,67 @@ def test_the_latch_records_only_what_was_dropped_and_restores_the_handler():
     result = run_script(LATCH)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok", result.stdout
+
+
+AT_A_POINT = """
+import os, signal, sys, threading
+import numpy as np
+from hsw2v import Word2Vec
+
+event, filename, function, arg_name = sys.argv[1:5]
+rng = np.random.default_rng(0)
+words = [f"w{i}" for i in range(50)]
+corpus = [[words[j] for j in rng.integers(0, 50, size=10)] for _ in range(20)]
+model = Word2Vec(vector_size=8, min_count=1, workers=1, seed=1)
+model.build_vocab(corpus)
+fired = []
+
+def fire(frame, ev, arg):
+    if (ev == event and os.path.basename(frame.f_code.co_filename) == filename
+            and frame.f_code.co_name == function
+            and (ev != "c_return" or getattr(arg, "__name__", "") == arg_name)):
+        sys.setprofile(None)
+        fired.append(True)
+        # what CPython does when a Ctrl-C arrives just before this point: run the handler
+        signal.getsignal(signal.SIGINT)(signal.SIGINT, frame)
+
+try:
+    sys.setprofile(fire)
+    model.train(corpus, total_examples=20, epochs=3)
+    sys.setprofile(None)
+    print("finished")
+except KeyboardInterrupt:
+    sys.setprofile(None)
+    print("interrupted")
+except Exception as exc:
+    sys.setprofile(None)
+    print("raised", type(exc).__name__, exc)
+print("fired", bool(fired))
+model.train(corpus, total_examples=20, epochs=1)
+print("trains again")
+"""
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        # the flake: the finished threads' weakref callback, run on the main thread
+        ("call", "_weakrefset.py", "_remove", ""),
+        # after train() marked the model as training, before the block that unmarks it: the
+        # mark stayed and every later train() was refused
+        ("c_return", "_guard.py", "training", "__exit__"),
+        # inside the Event.wait of Thread.start(): threading.Condition raised "release
+        # unlocked lock" instead of KeyboardInterrupt
+        ("c_return", "threading.py", "_release_save", "release"),
+    ],
+    ids=["weakref-callback", "training-mark", "condition-wait"],
+)
+def test_a_ctrl_c_at_a_fragile_point_of_train_stops_it_and_the_model_trains_again(point):
+    """The SIGINT handler is run exactly where CPython would run it for a Ctrl-C arriving
+    just before a chosen point (a profile hook at the start of a function or just after a C
+    call returns): train() raises KeyboardInterrupt, and the model trains again. Found by
+    benchmarks/ctrl_c_sweep.py; each of these failed on the code before the fix."""
+    result = run_script(AT_A_POINT, *point)
+    assert result.stdout.splitlines() == ["interrupted", "fired True", "trains again"], (
+        result.stdout + result.stderr
+    )

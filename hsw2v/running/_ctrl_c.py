@@ -21,6 +21,12 @@ SIGINT ignored (``nohup``, a background job), is left alone. The handler in plac
 outermost latch was taken comes back when it is released, unless something replaced ours
 meanwhile.
 
+An interrupt can land at the start of any Python function, ``__exit__`` included, and skip
+it. So the latch's bookkeeping is a list of weak references to the latches held: one whose
+``__exit__`` was skipped is forgotten once its ``with`` block is gone, and ``__exit__`` can
+be called again after an interrupt cut it short (:class:`hsw2v.running._threads.Workers`
+does). A handler left in place that way acts as the default one while no latch is held.
+
 A KeyboardInterrupt caught and swallowed by the user's own code inside a training call (a
 callback) counts as dropped too: a Ctrl-C during ``train()`` stops ``train()``.
 """
@@ -29,19 +35,27 @@ from __future__ import annotations
 
 import signal
 import threading
+import weakref
 
 __all__ = ["ctrl_c_latch", "delivered", "raise_if_dropped"]
 
 _pending = False  # a Ctrl-C came in under a latch, and no KeyboardInterrupt for it arrived
-_depth = 0  # latches held (main thread only); the outermost installs and restores
+_held: list = []  # weak references to the latches held (main thread only)
 _previous = None  # the SIGINT handler the outermost latch replaced (None: not replaced)
+
+
+def _any_held() -> bool:
+    for ref in _held:
+        if ref() is not None:
+            return True
+    return False
 
 
 def _on_sigint(signum, frame):
     """SIGINT handler while a latch is held: record the Ctrl-C, then do what
-    ``signal.default_int_handler`` does (and only that, outside any latch)."""
+    ``signal.default_int_handler`` does (and only that, while no latch is held)."""
     global _pending
-    if _depth > 0:
+    if _any_held():
         _pending = True
     raise KeyboardInterrupt
 
@@ -56,6 +70,20 @@ def delivered(exc: BaseException | None) -> None:
     global _pending
     if isinstance(exc, KeyboardInterrupt) and _in_main_thread():
         _pending = False
+
+
+def as_ctrl_c(exc: BaseException | None) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt to raise instead of ``exc``, an exception other than
+    KeyboardInterrupt that left a block while a Ctrl-C was recorded (the interrupt turned
+    into it on its way, e.g. CPython's ``threading.Condition`` raises "release unlocked
+    lock" when one lands inside it); None otherwise. Clears the record."""
+    global _pending
+    if exc is None or isinstance(exc, KeyboardInterrupt) or not _pending:
+        return None
+    if not _in_main_thread():
+        return None
+    _pending = False
+    return KeyboardInterrupt()
 
 
 def raise_if_dropped() -> None:
@@ -97,44 +125,47 @@ def _restore() -> None:
 
 class ctrl_c_latch:  # noqa: N801 - used as a function: ``with ctrl_c_latch():``
     """Hold the latch for a ``with`` block (see the module docstring). Leaving the block
-    normally raises a Ctrl-C that was dropped inside it; leaving it with an exception
-    forgets the Ctrl-C (the call stopped anyway). Outside the main thread it does nothing.
+    normally raises a Ctrl-C that was dropped inside it. Leaving it with another exception
+    while a Ctrl-C is recorded raises KeyboardInterrupt from that exception
+    (:func:`as_ctrl_c`). Outside the main thread it does nothing.
 
-    A class, not a generator: an interrupt can land at every call, so the state changes
-    are ordered to stay true wherever one lands. ``_depth`` is raised last in
-    ``__enter__`` (nothing after it checks for signals before the block is entered) and
-    lowered first in ``__exit__``; the handler records only while ``_depth > 0``, so one
-    left in place by an interrupt inside ``__enter__`` acts as the default handler.
+    A class, not a generator, each step ordered to stay true wherever an interrupt lands:
+    the latch is published last in ``__enter__`` (nothing after it checks for signals before
+    the block is entered) and withdrawn first in ``__exit__``, which may be called again.
 
     >>> with ctrl_c_latch():
     ...     pass
     """
 
-    __slots__ = ("held",)
+    __slots__ = ("held", "__weakref__")
 
     def __init__(self) -> None:
         self.held = False
 
     def __enter__(self) -> ctrl_c_latch:
-        global _depth, _pending
+        global _held, _pending
         if _in_main_thread():
-            if _depth == 0:
+            live = [ref for ref in _held if ref() is not None]
+            if not live:
                 _pending = False
                 _install()
-            _depth += 1
+            live.append(weakref.ref(self))
             self.held = True
+            _held = live
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
-        global _depth, _pending
+        global _held
         if not self.held:
             return False
+        _held = [ref for ref in _held if ref() is not None and ref() is not self]
         self.held = False
-        _depth -= 1
-        if exc is not None:
-            _pending = False
-        if _depth == 0:
+        delivered(exc)
+        replacement = as_ctrl_c(exc)
+        if not _any_held():
             _restore()
+        if replacement is not None:
+            raise replacement from exc
         if exc is None:
             raise_if_dropped()
         return False

@@ -44,6 +44,14 @@ Finally each thread is joined for a moment, so that none is still listed by
    raises a Ctrl-C whose KeyboardInterrupt was dropped in a finalizer, and ``__exit__``
    frees the finished threads (whose weakref callbacks run Python code on the main thread,
    where such a drop happens) while it still holds the latch.
+
+7. What the caller's thread touches while it waits holds no lock that Python code takes:
+   an interrupt can land just after such code took its lock (``threading.Condition``'s
+   ``__enter__`` is a Python function), leaving it taken for good. A ``queue.Queue`` the
+   workers report to then blocks them forever, and a second ``Event.set()`` from the same
+   thread waits on itself: Ctrl-C hung ``train()``. So the stop mark is a
+   :class:`StopFlag` (a plain attribute) and the workers report through a
+   ``queue.SimpleQueue`` (written in C).
 """
 
 from __future__ import annotations
@@ -54,7 +62,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from hsw2v.running._ctrl_c import ctrl_c_latch, delivered, raise_if_dropped
+from hsw2v.running._ctrl_c import as_ctrl_c, ctrl_c_latch, delivered, raise_if_dropped
 
 _POLL_SECONDS = 0.1  # how often a wait re-checks `stop` or workers whose start() was interrupted
 _TIDY_SECONDS = 1.0  # how long the final joins wait for threads already marked finished
@@ -137,6 +145,7 @@ class Workers:
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         delivered(exc)  # a Ctrl-C that arrived as this exception is not raised again
+        replacement = as_ctrl_c(exc)  # a Ctrl-C that turned into ``exc`` on its way (rule 6)
         interrupted: BaseException | None = None
         must_stop = exc is not None
         while True:
@@ -163,30 +172,37 @@ class Workers:
         if interrupted is None:
             interrupted = tidy_interrupted
         released = self._release(exc if exc is not None else interrupted)
+        if replacement is not None:
+            raise replacement from exc
+        if exc is not None:
+            if isinstance(released, KeyboardInterrupt) and not isinstance(exc, KeyboardInterrupt):
+                raise released from exc  # a Ctrl-C landing as the latch was released
+            return False
         if interrupted is None:
             interrupted = released
-        if exc is None:
-            if interrupted is not None:
-                raise interrupted
-            if self.error is not None:
-                raise self.error
+        if interrupted is not None:
+            raise interrupted
+        if self.error is not None:
+            raise self.error
         return False
 
     def _release(self, leaving: BaseException | None) -> BaseException | None:
         """Free the finished threads, then release the Ctrl-C latch (rule 6); returns a
         KeyboardInterrupt for a Ctrl-C dropped meanwhile or one landing now, else None.
         ``leaving`` is what the pool raises anyway (a dropped Ctrl-C is then forgotten)."""
+        result = None
         try:
-            try:
-                for worker in self._workers:
-                    worker.thread = None  # the last reference to a finished thread, mostly
-            finally:
-                self._latch.__exit__(
-                    None if leaving is None else type(leaving), leaving, None
-                )
+            for worker in self._workers:
+                worker.thread = None  # the last reference to a finished thread, mostly
         except BaseException as caught:  # noqa: BLE001 - returned, raised by the caller
-            return caught
-        return None
+            result = caught
+        for _ in range(5):  # again if an interrupt cut it short (it may be called again)
+            try:
+                self._latch.__exit__(None if leaving is None else type(leaving), leaving, None)
+                break
+            except BaseException as caught:  # noqa: BLE001 - returned, raised by the caller
+                result = result or caught
+        return result
 
     def _ended(self, worker: _Worker) -> bool:
         if worker.finished:
@@ -249,7 +265,27 @@ class Workers:
         return interrupted
 
 
-def put_unless_stopped(jobs: queue.Queue, item: object, stop: threading.Event) -> bool:
+class StopFlag:
+    """The stop mark of a pool's threads: ``set()`` and ``is_set()`` as ``threading.Event``
+    has them, without its lock (rule 7 of the module docstring).
+
+    >>> stop = StopFlag(); stop.set(); stop.is_set()
+    True
+    """
+
+    __slots__ = ("_set",)
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+
+    def is_set(self) -> bool:
+        return self._set
+
+
+def put_unless_stopped(jobs: queue.Queue, item: object, stop: StopFlag | threading.Event) -> bool:
     """Put `item` on the bounded queue `jobs`, waiting for room while `stop` is not set.
 
     The feeding side of every pool (training, scoring): a producer never blocks for good on a
@@ -272,7 +308,7 @@ def put_unless_stopped(jobs: queue.Queue, item: object, stop: threading.Event) -
     return False
 
 
-def items_until_stopped(jobs: queue.Queue, stop: threading.Event) -> Iterator:
+def items_until_stopped(jobs: queue.Queue, stop: StopFlag | threading.Event) -> Iterator:
     """The items of `jobs` up to a ``None`` sentinel, ending early once `stop` is set.
 
     The working side of every pool (training, scoring): a worker waits for jobs while

@@ -26,7 +26,6 @@ from __future__ import annotations
 import logging
 import math
 import queue
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -37,7 +36,7 @@ from hsw2v._inner import Trainer, encode_sentences
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.running._ctrl_c import raise_if_dropped
 from hsw2v.running._schedule import Schedule
-from hsw2v.running._threads import Workers, items_until_stopped, put_unless_stopped
+from hsw2v.running._threads import StopFlag, Workers, items_until_stopped, put_unless_stopped
 from hsw2v.vocab import check_sentence
 
 logger = logging.getLogger(__name__)
@@ -162,8 +161,9 @@ def run_epoch(
     at most every ``progress_delay`` seconds while jobs finish, and once when the epoch ends.
     """
     job_queue: queue.Queue = queue.Queue(maxsize=2 * workers)
-    done_queue: queue.Queue = queue.Queue()
-    stop = threading.Event()
+    # what this thread waits on takes no Python-level lock (hsw2v.running._threads, rule 7)
+    done_queue: queue.SimpleQueue = queue.SimpleQueue()
+    stop = StopFlag()
     report = EpochReport()
     if seed is not None:
         schedule = replace(schedule, seed=int(seed))
