@@ -144,21 +144,17 @@ def training(model):
                 _RUNNING[key] = type(model).__name__
         yield
     finally:
-        if marked:
-            _unmark(keys)
-
-
-def _unmark(keys: tuple) -> None:
-    """Clear the marks even if Ctrl-C lands meanwhile (then raised once they are gone): a
-    mark left behind would refuse every later train() of the model."""
-    interrupted = None
-    while True:
-        try:
-            with _LOCK:
-                for key in keys:
-                    _RUNNING.pop(key, None)
-            break
-        except KeyboardInterrupt as exc:
-            interrupted = interrupted or exc
-    if interrupted is not None:
-        raise interrupted
+        # inline, not a function: an interrupt can land at any function's start. Cleared
+        # even if Ctrl-C lands meanwhile (then raised once they are gone): a mark left
+        # behind would refuse every later train() of the model
+        interrupted = None
+        while marked:
+            try:
+                with _LOCK:
+                    for key in keys:
+                        _RUNNING.pop(key, None)
+                marked = False
+            except KeyboardInterrupt as exc:
+                interrupted = interrupted or exc
+        if interrupted is not None:
+            raise interrupted
