@@ -134,14 +134,27 @@ class Guard:
 def training(model):
     """Mark ``model`` (and its ``wv``) as training for the block; a second ``train()`` on it,
     from any thread or a callback, raises :class:`TrainingRunningError`."""
-    with _LOCK:
-        refuse_while_training(model, "train()")
-        keys = (id(model), id(model.wv))
-        for key in keys:
-            _RUNNING[key] = type(model).__name__
+    keys = (id(model), id(model.wv))
+    marked = False
     try:
+        with _LOCK:
+            refuse_while_training(model, "train()")
+            marked = True  # before the marks: an interrupt between them still clears both
+            for key in keys:
+                _RUNNING[key] = type(model).__name__
         yield
     finally:
-        with _LOCK:
-            for key in keys:
-                _RUNNING.pop(key, None)
+        # inline, not a function: an interrupt can land at any function's start. Cleared
+        # even if Ctrl-C lands meanwhile (then raised once they are gone): a mark left
+        # behind would refuse every later train() of the model
+        interrupted = None
+        while marked:
+            try:
+                with _LOCK:
+                    for key in keys:
+                        _RUNNING.pop(key, None)
+                marked = False
+            except KeyboardInterrupt as exc:
+                interrupted = interrupted or exc
+        if interrupted is not None:
+            raise interrupted

@@ -76,17 +76,17 @@ def _run_train(args: argparse.Namespace) -> int:
     corpus = LineSentence(corpus_path, max_sentence_length=args.max_sentence_length)
     started = time.perf_counter()
     model.build_vocab(corpus)
-    _note(
-        f"{model.corpus_count:,} sentences, {model.corpus_total_words:,} words, "
-        f"vocabulary of {len(model.wv):,} (min_count={args.min_count}); training "
-        f"{'skip-gram' if sg else 'CBOW'} for {args.epochs} epochs on {workers} threads"
-    )
     callbacks = []
-    if args.plot_training:
-        from hsw2v.callbacks import TrainingHistory
+    try:  # from the line that says training starts, Ctrl-C gets the training's message
+        _note(
+            f"{model.corpus_count:,} sentences, {model.corpus_total_words:,} words, "
+            f"vocabulary of {len(model.wv):,} (min_count={args.min_count}); training "
+            f"{'skip-gram' if sg else 'CBOW'} for {args.epochs} epochs on {workers} threads"
+        )
+        if args.plot_training:
+            from hsw2v.callbacks import TrainingHistory
 
-        callbacks.append(TrainingHistory())
-    try:
+            callbacks.append(TrainingHistory())
         trained, raw = model.train(
             corpus,
             total_examples=model.corpus_count,

@@ -38,6 +38,20 @@ Finally each thread is joined for a moment, so that none is still listed by
    dropped (the job queue refuses items once ``stop`` is set), and it ends, unlisted by no
    one, when the user's iterator returns; it is a daemon thread, so it never keeps the
    interpreter alive.
+
+6. A Ctrl-C that CPython drops is not lost (:mod:`hsw2v.running._ctrl_c`). The pool holds
+   the Ctrl-C latch from ``__enter__`` to the end of ``__exit__``: every ``wait`` first
+   raises a Ctrl-C whose KeyboardInterrupt was dropped in a finalizer, and ``__exit__``
+   frees the finished threads (whose weakref callbacks run Python code on the main thread,
+   where such a drop happens) while it still holds the latch.
+
+7. What the caller's thread touches while it waits holds no lock that Python code takes:
+   an interrupt can land just after such code took its lock (``threading.Condition``'s
+   ``__enter__`` is a Python function), leaving it taken for good. A ``queue.Queue`` the
+   workers report to then blocks them forever, and a second ``Event.set()`` from the same
+   thread waits on itself: Ctrl-C hung ``train()``. So the stop mark is a
+   :class:`StopFlag` (a plain attribute) and the workers report through a
+   ``queue.SimpleQueue`` (written in C).
 """
 
 from __future__ import annotations
@@ -47,6 +61,8 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+
+from hsw2v.running._ctrl_c import as_ctrl_c, ctrl_c_latch, delivered, raise_if_dropped
 
 _POLL_SECONDS = 0.1  # how often a wait re-checks `stop` or workers whose start() was interrupted
 _TIDY_SECONDS = 1.0  # how long the final joins wait for threads already marked finished
@@ -84,6 +100,7 @@ class Workers:
         self.stopping = False
         self._stopped_at: float | None = None
         self.error: BaseException | None = None
+        self._latch = ctrl_c_latch()
 
     def start(
         self,
@@ -110,7 +127,9 @@ class Workers:
         self._stop()
 
     def wait(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds; True once every worker has finished."""
+        """Wait up to ``timeout`` seconds; True once every worker has finished. Raises
+        KeyboardInterrupt for a Ctrl-C that CPython dropped (rule 6)."""
+        raise_if_dropped()
         deadline = time.monotonic() + timeout
         for worker in self._workers:
             while not self._ended(worker):
@@ -121,9 +140,12 @@ class Workers:
         return True
 
     def __enter__(self) -> Workers:
+        self._latch.__enter__()
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        delivered(exc)  # a Ctrl-C that arrived as this exception is not raised again
+        replacement = as_ctrl_c(exc)  # a Ctrl-C that turned into ``exc`` on its way (rule 6)
         interrupted: BaseException | None = None
         must_stop = exc is not None
         while True:
@@ -138,21 +160,49 @@ class Workers:
                     break
                 except BaseException as caught:  # noqa: BLE001 - re-raised below
                     must_stop = True
+                    delivered(caught)
                     if interrupted is None:
                         interrupted = caught
             except BaseException as caught:  # noqa: BLE001 - an interrupt in the handler
                 must_stop = True
+                delivered(caught)
                 if interrupted is None:
                     interrupted = caught
         tidy_interrupted = self._tidy()
         if interrupted is None:
             interrupted = tidy_interrupted
-        if exc is None:
-            if interrupted is not None:
-                raise interrupted
-            if self.error is not None:
-                raise self.error
+        released = self._release(exc if exc is not None else interrupted)
+        if replacement is not None:
+            raise replacement from exc
+        if exc is not None:
+            if isinstance(released, KeyboardInterrupt) and not isinstance(exc, KeyboardInterrupt):
+                raise released from exc  # a Ctrl-C landing as the latch was released
+            return False
+        if interrupted is None:
+            interrupted = released
+        if interrupted is not None:
+            raise interrupted
+        if self.error is not None:
+            raise self.error
         return False
+
+    def _release(self, leaving: BaseException | None) -> BaseException | None:
+        """Free the finished threads, then release the Ctrl-C latch (rule 6); returns a
+        KeyboardInterrupt for a Ctrl-C dropped meanwhile or one landing now, else None.
+        ``leaving`` is what the pool raises anyway (a dropped Ctrl-C is then forgotten)."""
+        result = None
+        try:
+            for worker in self._workers:
+                worker.thread = None  # the last reference to a finished thread, mostly
+        except BaseException as caught:  # noqa: BLE001 - returned, raised by the caller
+            result = caught
+        for _ in range(5):  # again if an interrupt cut it short (it may be called again)
+            try:
+                self._latch.__exit__(None if leaving is None else type(leaving), leaving, None)
+                break
+            except BaseException as caught:  # noqa: BLE001 - returned, raised by the caller
+                result = result or caught
+        return result
 
     def _ended(self, worker: _Worker) -> bool:
         if worker.finished:
@@ -215,7 +265,27 @@ class Workers:
         return interrupted
 
 
-def put_unless_stopped(jobs: queue.Queue, item: object, stop: threading.Event) -> bool:
+class StopFlag:
+    """The stop mark of a pool's threads: ``set()`` and ``is_set()`` as ``threading.Event``
+    has them, without its lock (rule 7 of the module docstring).
+
+    >>> stop = StopFlag(); stop.set(); stop.is_set()
+    True
+    """
+
+    __slots__ = ("_set",)
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+
+    def is_set(self) -> bool:
+        return self._set
+
+
+def put_unless_stopped(jobs: queue.Queue, item: object, stop: StopFlag | threading.Event) -> bool:
     """Put `item` on the bounded queue `jobs`, waiting for room while `stop` is not set.
 
     The feeding side of every pool (training, scoring): a producer never blocks for good on a
@@ -238,7 +308,7 @@ def put_unless_stopped(jobs: queue.Queue, item: object, stop: threading.Event) -
     return False
 
 
-def items_until_stopped(jobs: queue.Queue, stop: threading.Event) -> Iterator:
+def items_until_stopped(jobs: queue.Queue, stop: StopFlag | threading.Event) -> Iterator:
     """The items of `jobs` up to a ``None`` sentinel, ending early once `stop` is set.
 
     The working side of every pool (training, scoring): a worker waits for jobs while

@@ -7,7 +7,9 @@ One producer thread turns the corpus into jobs (whole sentences mapped to word i
 and on an exception or Ctrl-C it stops the producer and workers (each finishes at most its
 current job) before re-raising, so the model stays consistent and usable. A job whose loss comes
 back non-finite (the kernels' divergence check, :mod:`hsw2v.divergence`) stops the epoch the
-same way with :class:`~hsw2v.divergence.TrainingDivergedError`.
+same way with :class:`~hsw2v.divergence.TrainingDivergedError`. A Ctrl-C whose
+KeyboardInterrupt CPython dropped in a finalizer is raised at the next job
+(:mod:`hsw2v.running._ctrl_c`).
 
 Every epoch reads the corpus, as gensim's do, the producer mapping each batch of sentences to
 ids in Cython (:func:`hsw2v._kernels._inner.encode_sentences`) while the workers train earlier jobs.
@@ -24,7 +26,6 @@ from __future__ import annotations
 import logging
 import math
 import queue
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -33,8 +34,9 @@ import numpy as np
 
 from hsw2v._kernels._inner import Trainer, encode_sentences
 from hsw2v.divergence import TrainingDivergedError
+from hsw2v.running._ctrl_c import raise_if_dropped
 from hsw2v.running._schedule import Schedule
-from hsw2v.running._threads import Workers, items_until_stopped, put_unless_stopped
+from hsw2v.running._threads import StopFlag, Workers, items_until_stopped, put_unless_stopped
 from hsw2v.vocab import check_sentence
 
 logger = logging.getLogger(__name__)
@@ -159,8 +161,9 @@ def run_epoch(
     at most every ``progress_delay`` seconds while jobs finish, and once when the epoch ends.
     """
     job_queue: queue.Queue = queue.Queue(maxsize=2 * workers)
-    done_queue: queue.Queue = queue.Queue()
-    stop = threading.Event()
+    # what this thread waits on takes no Python-level lock (hsw2v.running._threads, rule 7)
+    done_queue: queue.SimpleQueue = queue.SimpleQueue()
+    stop = StopFlag()
     report = EpochReport()
     if seed is not None:
         schedule = replace(schedule, seed=int(seed))
@@ -220,6 +223,7 @@ def run_epoch(
         for i in range(workers):
             pool.start(work, name=f"hsw2v-worker-{i}")
         while finished_workers < workers:
+            raise_if_dropped()  # a Ctrl-C CPython dropped stops the epoch too (_ctrl_c)
             try:
                 item = done_queue.get(timeout=_POLL_SECONDS)
             except queue.Empty:

@@ -24,6 +24,7 @@ from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.corpora import corpus_identity, file_identity
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
 from hsw2v.exceptions import EmptyCorpusError
+from hsw2v.running._ctrl_c import ctrl_c_latch, raise_if_dropped
 from hsw2v.running._make_trainer import (
     check_training_vocabulary,
     hot_rows,
@@ -133,7 +134,9 @@ class TrainingMixin:
         >>> model.train(sentences, total_examples=model.corpus_count, epochs=2)
         (120, 120)
         """
-        with training(self):  # refuses a second train() and vocabulary changes meanwhile
+        # the latch: a Ctrl-C during the call stops it, even one CPython drops (_ctrl_c);
+        # training() refuses a second train() and vocabulary changes meanwhile
+        with ctrl_c_latch(), training(self):
             corpus = self._check_train_call(
                 corpus_iterable, corpus_file, total_examples, total_words, epochs
             )
@@ -289,6 +292,7 @@ class TrainingMixin:
             for epoch in range(schedule.epochs):
                 for callback in callbacks:
                     callback.on_epoch_begin(self)
+                raise_if_dropped()
                 guard.check(f"before epoch {epoch + 1} of {schedule.epochs}")
                 report = passes.run(epoch, report_delay, on_progress)
                 self.min_alpha_yet_reached = schedule.alpha(epoch, schedule.total)
