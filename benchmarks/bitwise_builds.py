@@ -8,7 +8,11 @@ a fresh subprocess (``PYTHONPATH=DIR``), and the weight matrices (``wv.vectors``
 ``syn1neg``) are compared byte for byte. The corpus is the first ``--lines`` lines of
 ``--corpus`` (default: the bundled demo corpus). Exit status 1 when any setting differs.
 
-    python benchmarks/bitwise_builds.py --build OLD_CHECKOUT --build . [--corpus FILE]
+    python benchmarks/bitwise_builds.py --build OLD_CHECKOUT --build . [--corpus FILE] \
+        [--size 50]
+
+``--size`` is the vector size (default 50; the kernels split a row into 16-, 8- and 4-float
+steps and a scalar tail, so 100 and 300 take other paths).
 """
 
 from __future__ import annotations
@@ -32,14 +36,14 @@ OBJECTIVES = {
 WALKS = ("auto", "reference")
 
 
-def child(corpus: str, objective: str, sg: int, source: str, out: str) -> dict:
+def child(corpus: str, objective: str, sg: int, source: str, out: str, size: int = 50) -> dict:
     """One model (in the subprocess): train, save the weights, report their digests."""
     import numpy as np
 
     from hsw2v import LineSentence, Word2Vec, _cpu
 
     settings = dict(
-        vector_size=50, window=5, min_count=2, sample=1e-3, sg=sg, workers=1, seed=7,
+        vector_size=size, window=5, min_count=2, sample=1e-3, sg=sg, workers=1, seed=7,
         epochs=2, **OBJECTIVES[objective],
     )  # fmt: skip
     if source == "corpus_file":
@@ -67,7 +71,7 @@ def run(build: str, walk: str, args: list, out: str) -> dict:
     code = (
         f"import sys, json; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
         "from bitwise_builds import child; "
-        f"print(json.dumps(child(*{json.dumps([*args, out])})))"
+        f"print(json.dumps(child(*{json.dumps([*args[:-1], out, args[-1]])})))"
     )
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           cwd=tempfile.gettempdir())  # fmt: skip
@@ -83,6 +87,7 @@ def main() -> int:
     parser.add_argument("--build", action="append", required=True)
     parser.add_argument("--corpus", help="a text corpus (default: the bundled demo corpus)")
     parser.add_argument("--lines", type=int, default=6000)
+    parser.add_argument("--size", type=int, default=50, help="vector_size")
     args = parser.parse_args()
     if len(args.build) != 2:
         parser.error("give two --build directories")
@@ -100,7 +105,7 @@ def main() -> int:
         settings = list(itertools.product(OBJECTIVES, (1, 0), ("iterable", "corpus_file"), WALKS))
         for objective, sg, source, walk in settings:
             outs = [str(Path(tmp, f"{k}.npz")) for k in range(2)]
-            results = [run(b, walk, [str(corpus), objective, sg, source], o)
+            results = [run(b, walk, [str(corpus), objective, sg, source, args.size], o)
                        for b, o in zip(args.build, outs, strict=True)]  # fmt: skip
             a, b = (np.load(o) for o in outs)
             same = set(a.files) == set(b.files) and all(
