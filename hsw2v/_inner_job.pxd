@@ -316,20 +316,21 @@ cdef inline void prefetch_negs(const ModelView *m, const int32_t *negs,
 cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
                            const int32_t *negs, int count, float alpha,
                            const RefWalks *walks, float *const *ctx, const float *lock,
-                           int nctx, float scale) noexcept nogil:
+                           int nctx, float scale, bint block) noexcept nogil:
     """The negative-sampling step of one (h, target) pair over its drawn words ``negs``
     (target first), and its error sent back to the input rows: ``ctx[c] += lock[c] * scale *
     work`` in order (skip-gram: its context row; CBOW: the window's rows, scale 1 / count
-    without cbow_mean). The two-pass block (``_ns_pair.pxd``) when the set's rows are
-    distinct, else the fused walk, or the reference walk ``walks.ns``, and the same update
-    of the input rows (``cbow_spread``'s arithmetic). Returns the loss the step did not push
-    onto the job's tally."""
+    without cbow_mean). With ``block`` (CBOW) the two-pass block (``_ns_pair.pxd``) when the
+    set's rows are distinct, else the fused walk, or the reference walk ``walks.ns``, and the
+    same update of the input rows (``cbow_spread``'s arithmetic). Skip-gram passes ``block =
+    False``: the block measured no faster there (benchmarks/RESULTS.md, "Negative sampling in
+    two passes"). Returns the loss the step did not push onto the job's tally."""
     cdef int k, c
     cdef double loss = 0.0
     for k in range(count):
         st.nrows[k] = word_row(m, st, negs[k])
     if m.kernel == KERNEL_FUSED or m.kernel == KERNEL_WINDOW:  # its loss: on st.tally
-        if rows_distinct(st.nrows, count):
+        if block and rows_distinct(st.nrows, count):
             ns_pair_block(m.d, h, st.nrows, count, alpha, ctx, lock, nctx, scale, st.work,
                           st.nscore, st.nscore + count, st.nlive, job_tally(m, st),
                           &st.check)
@@ -447,7 +448,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                             prefetch_negs(m, next_negs, next_counts[0])
                     ctx_lock = lock_of(m, st.kept[j])
                     st.loss += ns_pair(m, st, ctx, negs + <int64_t>p * stride, counts[p],
-                                       alpha, &r.walks, &ctx, &ctx_lock, 1, 1.0)
+                                       alpha, &r.walks, &ctx, &ctx_lock, 1, 1.0, False)
                 p += 1
             if m.shared_negs and p:
                 if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
@@ -472,7 +473,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
                     prefetch_negs(m, next_negs, next_counts[0])
                 st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &r.walks, st.crows,
-                                   st.clock, count, 1.0 if m.cbow_mean else cbow_inv(count))
+                                   st.clock, count, 1.0 if m.cbow_mean else cbow_inv(count),
+                                   True)
         if m.hot_nodes.n or m.hot_words.n:
             st.since += 1
             if st.since >= m.hot_sync:
