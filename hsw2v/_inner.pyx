@@ -66,7 +66,10 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
    ``work -= alpha g syn1neg[w]``, ``syn1neg[w] -= alpha g h`` (``ns_path`` here, the
    "reference" variant, and "loop" / "blas" in ``_bench_walks.pyx``). The default ("fused") is ``ns_path_fused``, each
    word's update fused with the next word's dot product: the reference's bits (its twin
-   test). The draw is gensim's: a uniform integer below ``cum_table[-1]``, the first table
+   test). CBOW takes a set whose rows are distinct in two passes (``_ns_pair.pxd``: every
+   dot product first, then one update pass that sends the error straight into the window's
+   rows; its hidden vector is summed in one pass too): the same bits again (its twin test).
+   The draw is gensim's: a uniform integer below ``cum_table[-1]``, the first table
    entry ``>=`` it (a draw equal to the target is skipped, not redrawn), found through a
    bucket index over the integer's top bits (``neg_index``: a few entries bisected instead
    of V, the same word). ``draw_centre`` draws a centre's reduced window and all its

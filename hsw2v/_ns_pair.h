@@ -23,7 +23,10 @@
  *    caller would take next (skip-gram: ``ctx += lock * work``; CBOW: every window row). Per
  *    skip-gram set of 6 words that is 15 vector loads and 7 stores per 8 floats instead of 30
  *    and 14, for the same 19 multiply-adds. CBOW also forms its hidden vector in one pass
- *    (``hsw2v_rows_sum``: the window's rows summed in registers, stored once).
+ *    (``hsw2v_rows_sum``: the window's rows summed in registers, stored once). Measured
+ *    (benchmarks/RESULTS.md, "Negative sampling in two passes"), that pays for CBOW at
+ *    d=100; skip-gram, whose time goes to bringing the negatives' rows in from L3 or memory,
+ *    gained nothing, and training keeps its word-by-word walk.
  *
  * C. Bits. Each dot product is summed exactly as ``hsw2v_dot`` sums (``_vec.h``: the same
  *    accumulators, the same order, the same tail), so f_k has the same bits; the element-wise

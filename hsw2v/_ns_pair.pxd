@@ -11,6 +11,9 @@ word. The update pass also sends ``work`` back to the input rows, the step the c
 take next: skip-gram passes its context row (``nctx = 1``; it is ``h`` itself), CBOW its
 window's rows with ``scale`` 1 (cbow_mean) or 1 / count; with ``nctx = 0`` ``work`` is
 returned instead (the twin). ``hsw2v_rows_sum`` forms CBOW's hidden vector in one pass.
+Training uses the block for CBOW only: for skip-gram it measured no faster than the fused
+walk (benchmarks/RESULTS.md, "Negative sampling in two passes"), whose time at d=300 goes
+to bringing the negatives' rows in, not to the passes over them.
 """
 
 from hsw2v._inner_loops cimport sigmoid
