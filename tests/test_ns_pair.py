@@ -149,9 +149,10 @@ def test_bad_input_is_refused():
 
 
 def test_training_with_repeated_negatives_is_the_reference_walk(monkeypatch):
-    """Whole jobs on a six-word vocabulary, where negatives often repeat inside a set, so the
-    job loop mixes the block and its word-by-word fallback: the weights of the "reference"
-    kernel bit for bit, skip-gram and CBOW (also with several epochs of updates compounding)."""
+    """Whole jobs on a six-word vocabulary, where negatives often repeat inside a set, so
+    CBOW's job loop mixes the block and its word-by-word fallback (skip-gram takes the fused
+    walk): the weights of the "reference" kernel bit for bit, skip-gram and CBOW (three
+    epochs of updates compounding)."""
     from hsw2v import Word2Vec
     from hsw2v.running import _make_trainer
 
