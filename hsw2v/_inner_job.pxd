@@ -48,8 +48,8 @@ cdef struct JobState:
     float **nrows     # negative sampling: the rows of one (target, negatives) set
     float **nlive     # negative sampling: the rows that step (ns_pair_block's scratch)
     float *nscore     # negative sampling: scores and coefficients, 2 x (negative + 1)
-    float **crows     # CBOW: the window's input rows (2 x window pointers)
-    float *clock      # CBOW: their lock factors (2 x window)
+    float **crows     # CBOW: the window's input rows (min(2 x window, ids) pointers)
+    float *clock      # CBOW: their lock factors (as many)
     float **hrows     # shared negatives: one centre's context rows (pairs_max pointers)
     float *hlock      # shared negatives: their lock factors (pairs_max)
     float *dO         # shared negatives: the set's step and scratch, (negative + 1) x (d + 2)
@@ -541,8 +541,9 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.nrows = <float **>malloc((m.negative + 1) * sizeof(float *))
     st.nlive = <float **>malloc((m.negative + 1) * sizeof(float *))
     st.nscore = <float *>malloc(2 * (m.negative + 1) * sizeof(float))
-    st.crows = <float **>malloc((2 * <size_t>m.window + 1) * sizeof(float *))
-    st.clock = <float *>malloc((2 * <size_t>m.window + 1) * sizeof(float))
+    # CBOW's window rows: at most 2 x window, and fewer than the job's ids
+    st.crows = <float **>malloc(<size_t>min(2 * <int64_t>m.window, n_ids) * sizeof(float *))
+    st.clock = <float *>malloc(<size_t>min(2 * <int64_t>m.window, n_ids) * sizeof(float))
     if m.shared_negs:
         st.hrows = <float **>malloc(<size_t>st.pairs * sizeof(float *))
         st.hlock = <float *>malloc(<size_t>st.pairs * sizeof(float))
