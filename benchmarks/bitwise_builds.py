@@ -12,7 +12,10 @@ relative difference), ``--loss second`` only the second build (its weights must 
 the first one's: the loss tally does not touch them); default ``off``.
 
     python benchmarks/bitwise_builds.py --build OLD_CHECKOUT --build . [--corpus FILE] \\
-        [--loss off|on|second]
+        [--loss off|on|second] [--size 50]
+
+``--size`` is the vector size (default 50; the kernels split a row into 16-, 8- and 4-float
+steps and a scalar tail, so 100 and 300 take other paths).
 """
 
 from __future__ import annotations
@@ -36,14 +39,16 @@ OBJECTIVES = {
 WALKS = ("auto", "reference")
 
 
-def child(corpus: str, objective: str, sg: int, source: str, loss: bool, out: str) -> dict:
+def child(
+    corpus: str, objective: str, sg: int, source: str, loss: bool, out: str, size: int = 50
+) -> dict:
     """One model (in the subprocess): train, save the weights, report their digests."""
     import numpy as np
 
     from hsw2v import LineSentence, Word2Vec, _cpu
 
     settings = dict(
-        vector_size=50, window=5, min_count=2, sample=1e-3, sg=sg, workers=1, seed=7,
+        vector_size=size, window=5, min_count=2, sample=1e-3, sg=sg, workers=1, seed=7,
         epochs=2, compute_loss=loss, **OBJECTIVES[objective],
     )  # fmt: skip
     if source == "corpus_file":
@@ -72,7 +77,7 @@ def run(build: str, walk: str, args: list, out: str) -> dict:
     code = (
         f"import sys, json; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
         "from bitwise_builds import child; "
-        f"print(json.dumps(child(*{[*args, out]!r})))"
+        f"print(json.dumps(child(*{[*args[:-1], out, args[-1]]!r})))"
     )
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           cwd=tempfile.gettempdir())  # fmt: skip
@@ -90,6 +95,7 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=6000)
     parser.add_argument("--loss", choices=("off", "on", "second"), default="off",
                         help="which builds train with compute_loss=True")  # fmt: skip
+    parser.add_argument("--size", type=int, default=50, help="vector_size")
     args = parser.parse_args()
     if len(args.build) != 2:
         parser.error("give two --build directories")
@@ -108,7 +114,7 @@ def main() -> int:
         for objective, sg, source, walk in settings:
             outs = [str(Path(tmp, f"{k}.npz")) for k in range(2)]
             losses = (args.loss == "on", args.loss != "off")
-            results = [run(b, walk, [str(corpus), objective, sg, source, loss], o)
+            results = [run(b, walk, [str(corpus), objective, sg, source, loss, args.size], o)
                        for b, o, loss in zip(args.build, outs, losses, strict=True)]  # fmt: skip
             a, b = (np.load(o) for o in outs)
             same = set(a.files) == set(b.files) and all(

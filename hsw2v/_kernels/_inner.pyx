@@ -66,7 +66,10 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
    ``work -= alpha g syn1neg[w]``, ``syn1neg[w] -= alpha g h`` (``ns_path`` here, the
    "reference" variant, and "loop" / "blas" in ``_bench_walks.pyx``). The default ("fused") is ``ns_path_fused``, each
    word's update fused with the next word's dot product: the reference's bits (its twin
-   test). The draw is gensim's: a uniform integer below ``cum_table[-1]``, the first table
+   test). CBOW takes a set whose rows are distinct in two passes (``_ns_pair.pxd``: every
+   dot product first, then one update pass that sends the error straight into the window's
+   rows; its hidden vector is summed in one pass too): the same bits again (its twin test).
+   The draw is gensim's: a uniform integer below ``cum_table[-1]``, the first table
    entry ``>=`` it (a draw equal to the target is skipped, not redrawn), found through a
    bucket index over the integer's top bits (``neg_index``: a few entries bisected instead
    of V, the same word). ``draw_centre`` draws a centre's reduced window and all its
@@ -152,6 +155,7 @@ from hsw2v._kernels._inner_walks cimport (
     KERNEL_FUSED, KERNEL_REFERENCE, KERNEL_WINDOW, hs_path, hs_path_fused, ns_path,
     ns_path_fused, twin_hs, twin_ns, walk_rows,
 )
+from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum, ns_pair_block, rows_distinct
 from hsw2v._kernels._ns_shared cimport ns_shared_block
 from hsw2v._kernels._path cimport hs_path_nll, hs_step
 from hsw2v._kernels._rates cimport job_alpha
@@ -659,6 +663,99 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     finally:
         free(rows)
     return work, loss_total(&tally)
+
+
+def py_ns_pair_block(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
+                     float alpha, bint into_h=False, syn0=None, contexts=None, lock=None,
+                     float scale=1.0):
+    """Twin of the two-pass negative-sampling step (``_ns_pair.ns_pair_block``) for given
+    words (``negs[0]`` the target, the rest negatives; pairwise different). Updates
+    ``syn1neg`` in place, and the input rows, which get ``+= lock[c] * scale * work`` in the
+    update pass, in order: with ``into_h`` skip-gram's one row, ``h`` itself (the context
+    row); with ``contexts`` CBOW's window, the rows ``syn0[contexts[c]]`` (a repeated context
+    is the same row twice). ``lock``: one factor per input row (default 1). Returns ``(work,
+    loss, check)``, ``work`` None when the error went into input rows."""
+    cdef int count = negs.shape[0], d = h.shape[0], k, nctx = 0
+    cdef float[:, ::1] X
+    cdef const int32_t[::1] cw
+    if count < 1:
+        raise ValueError("negs needs at least the target")
+    if syn1neg.shape[1] != d:
+        raise ValueError("h and syn1neg differ in vector size")
+    for k in range(count):
+        if not 0 <= negs[k] < syn1neg.shape[0]:
+            raise ValueError(f"word {negs[k]} is not a row of syn1neg")
+    if into_h and contexts is not None:
+        raise ValueError("give into_h (skip-gram) or contexts (CBOW), not both")
+    if into_h:
+        nctx = 1
+    elif contexts is not None:
+        if syn0 is None:
+            raise ValueError("contexts are rows of syn0: give syn0 too")
+        X = syn0
+        cw = np.ascontiguousarray(contexts, dtype=np.int32)
+        nctx = cw.shape[0]
+        if X.shape[1] != d:
+            raise ValueError("syn0 and h differ in vector size")
+        for k in range(nctx):
+            if not 0 <= cw[k] < X.shape[0]:
+                raise ValueError(f"context {cw[k]} is not a row of syn0")
+    locks = np.ones(max(nctx, 1), dtype=np.float32)
+    if lock is not None:
+        given = np.asarray(lock, dtype=np.float32).reshape(-1)
+        if given.size != nctx:
+            raise ValueError("lock needs one factor per input row")
+        locks[:nctx] = given
+    cdef float[::1] lk = locks
+    work = np.zeros(d, dtype=np.float32)
+    scratch = np.empty(2 * count, dtype=np.float32)
+    cdef float[::1] w = work
+    cdef float[::1] sv = scratch
+    cdef double check = 0.0
+    cdef hsw2v_loss_acc tally
+    loss_init(&tally)
+    cdef float **rows = walk_rows(&syn1neg[0, 0], d, &negs[0], count)
+    cdef float **live = <float **>malloc(count * sizeof(float *))
+    cdef float **ctx = <float **>malloc(max(nctx, 1) * sizeof(float *))
+    try:
+        if rows == NULL or live == NULL or ctx == NULL:
+            raise MemoryError()
+        if not rows_distinct(rows, count):
+            raise ValueError("the block takes pairwise different words; a set with a repeated "
+                             "word is walked word by word (py_ns_path)")
+        if into_h:
+            ctx[0] = &h[0]
+        else:
+            for k in range(nctx):
+                ctx[k] = &X[cw[k], 0]
+        ns_pair_block(d, &h[0], rows, count, alpha, ctx, &lk[0], nctx, scale, &w[0],
+                      &sv[0], &sv[count], live, &tally, &check)
+    finally:
+        free(rows)
+        free(live)
+        free(ctx)
+    return (None if nctx else work), loss_total(&tally), check
+
+
+def py_rows_sum(const float[:, ::1] rows, const int32_t[::1] which, float scale=1.0):
+    """Twin of CBOW's one-pass hidden vector (``_ns_pair.h``'s ``hsw2v_rows_sum``): the sum
+    of ``rows[which[c]]`` in order (repeats allowed), times ``scale`` when it is not 1."""
+    cdef int count = which.shape[0], d = rows.shape[1], c
+    if count < 1:
+        raise ValueError("which needs at least one row")
+    for c in range(count):
+        if not 0 <= which[c] < rows.shape[0]:
+            raise ValueError(f"row {which[c]} is not a row of rows")
+    out = np.empty(d, dtype=np.float32)
+    cdef float[::1] o = out
+    cdef float **ptrs = <float **>malloc(count * sizeof(float *))
+    if ptrs == NULL:
+        raise MemoryError()
+    for c in range(count):
+        ptrs[c] = <float *>&rows[which[c], 0]
+    hsw2v_rows_sum(d, ptrs, count, scale, &o[0])
+    free(ptrs)
+    return out
 
 
 def py_ns_shared_block(float[:, ::1] syn0, const int32_t[::1] contexts,

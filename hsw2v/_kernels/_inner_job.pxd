@@ -28,6 +28,7 @@ from hsw2v._kernels._inner_rng cimport draw_negatives, next_random
 from hsw2v._kernels._inner_walks cimport (
     KERNEL_FUSED, KERNEL_WINDOW, RefWalks, hs_path_fused, ns_path_fused,
 )
+from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum, ns_pair_block, rows_distinct
 from hsw2v._kernels._ns_shared cimport ns_shared_block
 from hsw2v._kernels._rates cimport job_alpha
 from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_loss_acc, loss_init, loss_total
@@ -45,6 +46,10 @@ cdef struct JobState:
     HotCopy nodes     # this job's private copies of m.hot_nodes
     HotCopy words     # this job's private copies of m.hot_words
     float **nrows     # negative sampling: the rows of one (target, negatives) set
+    float **nlive     # negative sampling: the rows that step (ns_pair_block's scratch)
+    float *nscore     # negative sampling: scores and coefficients, 2 x (negative + 1)
+    float **crows     # CBOW: the window's input rows (min(2 x window, ids) pointers)
+    float *clock      # CBOW: their lock factors (as many)
     float **hrows     # shared negatives: one centre's context rows (pairs_max pointers)
     float *hlock      # shared negatives: their lock factors (pairs_max)
     float *dO         # shared negatives: the set's step and scratch, (negative + 1) x (d + 2)
@@ -209,23 +214,29 @@ cdef inline void prefetch_path(const ModelView *m, int32_t word) noexcept nogil:
             prefetch_row(m.syn1 + <int64_t>point[j] * m.d, m.d)
 
 
+cdef inline float cbow_inv(int count) noexcept nogil:
+    """1 / count in float32: CBOW's factor of the mean (cbow_mean) or of the spread error."""
+    cdef float inv = 1.0 / count
+    return inv
+
+
 cdef inline int cbow_hidden(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
                             int64_t i) noexcept nogil:
     """CBOW's h into st.neu1: the sum of the context rows kept[lo:hi] except i, divided by
-    their count when cbow_mean; returns the count."""
+    their count when cbow_mean, in one pass (``_ns_pair.h``'s ``hsw2v_rows_sum``: the bits
+    of a sum row by row, then a scaling pass); the rows and their lock factors are left in
+    st.crows / st.clock. Returns the count."""
     cdef int64_t j
-    cdef int k, count = 0
-    cdef float inv
-    memset(st.neu1, 0, m.d * sizeof(float))
+    cdef int count = 0
     for j in range(lo, hi):
         if j == i:
             continue
-        hsw2v_axpy(m.d, 1.0, m.syn0 + <int64_t>st.kept[j] * m.d, st.neu1)
+        st.crows[count] = m.syn0 + <int64_t>st.kept[j] * m.d
+        st.clock[count] = lock_of(m, st.kept[j])
         count += 1
-    if count and m.cbow_mean:
-        inv = 1.0 / count
-        for k in range(m.d):
-            st.neu1[k] *= inv
+    if count:
+        hsw2v_rows_sum(m.d, st.crows, count, cbow_inv(count) if m.cbow_mean else 1.0,
+                       st.neu1)
     return count
 
 
@@ -301,17 +312,35 @@ cdef inline void prefetch_negs(const ModelView *m, const int32_t *negs,
 
 cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
                            const int32_t *negs, int count, float alpha,
-                           const RefWalks *walks) noexcept nogil:
+                           const RefWalks *walks, float *const *ctx, const float *lock,
+                           int nctx, float scale, bint block) noexcept nogil:
     """The negative-sampling step of one (h, target) pair over its drawn words ``negs``
-    (target first): the fused walk, or the reference walk ``walks.ns``; the error
-    is left in st.work. Returns the loss the step did not push onto the job's tally."""
-    cdef int k
+    (target first), and its error sent back to the input rows: ``ctx[c] += lock[c] * scale *
+    work`` in order (skip-gram: its context row; CBOW: the window's rows, scale 1 / count
+    without cbow_mean). With ``block`` (CBOW) the two-pass block (``_ns_pair.pxd``) when the
+    set's rows are distinct, else the fused walk, or the reference walk ``walks.ns``, and the
+    same update of the input rows (``cbow_spread``'s arithmetic). Skip-gram passes ``block =
+    False``: the block measured no faster there (benchmarks/RESULTS.md, "Negative sampling in
+    two passes"). Returns the loss the step did not push onto the job's tally."""
+    cdef int k, c
+    cdef double loss = 0.0
     for k in range(count):
         st.nrows[k] = word_row(m, st, negs[k])
     if m.kernel == KERNEL_FUSED or m.kernel == KERNEL_WINDOW:  # its loss: on st.tally
+        if block and rows_distinct(st.nrows, count):
+            ns_pair_block(m.d, h, st.nrows, count, alpha, ctx, lock, nctx, scale, st.work,
+                          st.nscore, st.nscore + count, st.nlive, job_tally(m, st),
+                          &st.check)
+            return 0.0
         ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, job_tally(m, st), &st.check)
-        return 0.0
-    return walks.ns(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss, &st.check)
+    else:
+        loss = walks.ns(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss, &st.check)
+    if scale != 1.0:
+        for k in range(m.d):
+            st.work[k] *= scale
+    for c in range(nctx):
+        hsw2v_axpy(m.d, lock[c], st.work, ctx[c])
+    return loss
 
 
 cdef inline double ns_shared_centre(const ModelView *m, JobState *st, int npairs,
@@ -344,7 +373,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     cdef int d = m.d
     cdef int slot = 0, stride = m.negative + 1
     cdef bint drawn = False, fresh
-    cdef float alpha
+    cdef float alpha, ctx_lock
     cdef int32_t centre
     cdef const uint8_t *code = NULL
     cdef const int32_t *point
@@ -414,9 +443,9 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                             prefetch_negs(m, negs + <int64_t>(p + 1) * stride, counts[p + 1])
                         elif drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
                             prefetch_negs(m, next_negs, next_counts[0])
+                    ctx_lock = lock_of(m, st.kept[j])
                     st.loss += ns_pair(m, st, ctx, negs + <int64_t>p * stride, counts[p],
-                                       alpha, &r.walks)
-                    hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
+                                       alpha, &r.walks, &ctx, &ctx_lock, 1, 1.0, False)
                 p += 1
             if m.shared_negs and p:
                 if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
@@ -440,8 +469,9 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                     cbow_hidden(m, st, lo, hi, i)
                 if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
                     prefetch_negs(m, next_negs, next_counts[0])
-                st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &r.walks)
-                cbow_spread(m, st, lo, hi, i, count)
+                st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &r.walks, st.crows,
+                                   st.clock, count, 1.0 if m.cbow_mean else cbow_inv(count),
+                                   True)
         if m.hot_nodes.n or m.hot_words.n:
             st.since += 1
             if st.since >= m.hot_sync:
@@ -463,6 +493,10 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
     free_hot_copy(&st.nodes)
     free_hot_copy(&st.words)
     free(st.nrows)
+    free(st.nlive)
+    free(st.nscore)
+    free(st.crows)
+    free(st.clock)
     free(st.hrows)
     free(st.hlock)
     free(st.dO)
@@ -503,6 +537,11 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (m.negative + 1) * sizeof(int32_t))
     st.neg_counts = <int *>malloc(2 * <size_t>st.pairs * sizeof(int))
     st.nrows = <float **>malloc((m.negative + 1) * sizeof(float *))
+    st.nlive = <float **>malloc((m.negative + 1) * sizeof(float *))
+    st.nscore = <float *>malloc(2 * (m.negative + 1) * sizeof(float))
+    # CBOW's window rows: at most 2 x window, and fewer than the job's ids
+    st.crows = <float **>malloc(<size_t>min(2 * <int64_t>m.window, n_ids) * sizeof(float *))
+    st.clock = <float *>malloc(<size_t>min(2 * <int64_t>m.window, n_ids) * sizeof(float))
     if m.shared_negs:
         st.hrows = <float **>malloc(<size_t>st.pairs * sizeof(float *))
         st.hlock = <float *>malloc(<size_t>st.pairs * sizeof(float))
@@ -513,6 +552,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
             or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
             or st.neg_counts == NULL or st.nrows == NULL or st.xlock == NULL
+            or st.nlive == NULL or st.nscore == NULL or st.crows == NULL or st.clock == NULL
             or (m.shared_negs and (st.hrows == NULL or st.hlock == NULL or st.dO == NULL))):
         free_job_state(&st)
         return -1

@@ -1,5 +1,6 @@
-/* Runs the vector primitives of hsw2v/_kernels/_vec.h and the skip-gram window block of
- * hsw2v/_kernels/_window.h on fixed pseudo-random data and prints every result, one number a line
+/* Runs the vector primitives of hsw2v/_kernels/_vec.h, the skip-gram window block of
+ * hsw2v/_kernels/_window.h and the two negative-sampling passes of hsw2v/_kernels/_ns_pair.h
+ * on fixed pseudo-random data and prints every result, one number a line
  * ("%.9g"). tests/test_portable_c.py compiles it twice, with GCC's vector extensions and
  * with -DHSW2V_NO_VECTOR_EXT (the plain scalar path that compilers without them, MSVC, take),
  * and compares the two outputs: the scalar path must give the same numbers to float
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "_ns_pair.h"
 #include "_window.h"
 
 static uint64_t state = 88172645463325252ULL;
@@ -41,6 +43,27 @@ int main(void) {
         printf("%.9g\n", hsw2v_update_then_dot(d, -0.21f, h, row, work[0], nxt));
         hsw2v_update_last(d, 0.13f, h, row, work[0]);
         for (int k = 0; k < d; k++) printf("%.9g\n%.9g\n%.9g\n", row[k], h[k], work[0][k]);
+        for (int n = 1; n <= L; n++) { /* _ns_pair.h: n dots, then the update pass */
+            float *yp[L], f[L], a[L];
+            for (int j = 0; j < n; j++) { fill(y[j], d, 2.0f); yp[j] = y[j]; a[j] = 0.05f * (j - 2); }
+            fill(x[0], d, 2.0f);
+            hsw2v_ns_dots(d, x[0], yp, n, f);
+            for (int j = 0; j < n; j++) printf("%.9g\n", f[j]);
+            /* odd n: skip-gram's call (h is the input row); even n: the error stored, then
+             * (n = 4, 6) also sent, scaled, to two input rows, one of them twice */
+            float *ctx[3] = {x[0], x[1], x[1]};
+            const float lock[3] = {0.5f, 1.0f, 0.25f};
+            fill(x[1], d, 2.0f);
+            if (n % 2)
+                hsw2v_ns_update(d, x[0], yp, a, n, ctx, lock, 1, 1.0f, NULL);
+            else
+                hsw2v_ns_update(d, x[0], yp, a, n, ctx + 1, lock + 1, n > 2 ? 2 : 0, 0.2f,
+                                work[1]);
+            for (int k = 0; k < d; k++)
+                printf("%.9g\n%.9g\n%.9g\n", x[0][k], x[1][k], work[1][k]);
+            for (int j = 0; j < n; j++)
+                for (int k = 0; k < d; k++) printf("%.9g\n", y[j][k]);
+        }
         for (int B = 1; B <= HSW2V_MAX_BLOCK; B++) {
             float *xp[4], *wp[4], *yp[L];
             uint8_t code[L];
