@@ -678,13 +678,6 @@ def py_ns_pair_block(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     cdef int count = negs.shape[0], d = h.shape[0], k, nctx = 0
     cdef float[:, ::1] X
     cdef const int32_t[::1] cw
-    if count < 1:
-        raise ValueError("negs needs at least the target")
-    if syn1neg.shape[1] != d:
-        raise ValueError("h and syn1neg differ in vector size")
-    for k in range(count):
-        if not 0 <= negs[k] < syn1neg.shape[0]:
-            raise ValueError(f"word {negs[k]} is not a row of syn1neg")
     if into_h and contexts is not None:
         raise ValueError("give into_h (skip-gram) or contexts (CBOW), not both")
     if into_h:
@@ -714,7 +707,7 @@ def py_ns_pair_block(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     cdef double check = 0.0
     cdef hsw2v_loss_acc tally
     loss_init(&tally)
-    cdef float **rows = walk_rows(&syn1neg[0, 0], d, &negs[0], count)
+    cdef float **rows = walk_rows(syn1neg, negs, count, d, "syn1neg")  # checks negs
     cdef float **live = <float **>malloc(count * sizeof(float *))
     cdef float **ctx = <float **>malloc(max(nctx, 1) * sizeof(float *))
     try:

@@ -16,8 +16,8 @@ walk (benchmarks/RESULTS.md, "Negative sampling in two passes"), whose time at d
 to bringing the negatives' rows in, not to the passes over them.
 """
 
-from hsw2v._inner_loops cimport sigmoid
-from hsw2v._vecops cimport hsw2v_loss_acc, tally_push
+from hsw2v._kernels._inner_loops cimport sigmoid
+from hsw2v._kernels._vecops cimport hsw2v_loss_acc, tally_push
 
 
 cdef extern from "_ns_pair.h" nogil:
