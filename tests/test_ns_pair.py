@@ -10,7 +10,7 @@ sizes that cross each of those edges.
 import numpy as np
 import pytest
 
-from hsw2v import _inner
+from hsw2v._kernels import _inner
 
 WIDTHS = (1, 4, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 50, 100, 200, 300, 301)
 COUNTS = (1, 2, 5, 6, 7, 11, 12, 13)
