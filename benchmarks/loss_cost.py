@@ -5,8 +5,9 @@ negative sampling / both x 1 / 2 workers).
 Every run is a fresh subprocess (single-threaded BLAS, fixed string hashing) that builds the
 vocabulary from ``LineSentence`` (untimed) and trains ``--epochs`` epochs; it reports the
 wall-clock seconds of ``train()`` and the CPU seconds of all threads. For every repeat and
-setting the runs alternate (hsw2v off, hsw2v on, gensim off, gensim on), so each pair shares
-the machine's slow and fast moments. The table holds the medians, the on / off ratios of
+setting the runs alternate (hsw2v off, hsw2v on, gensim off, gensim on; every other repeat
+"on" first), so each pair shares the machine's slow and fast moments and neither side always
+runs first. The table holds the medians, the on / off ratios of
 the medians, and the range of the repeats' own on / off CPU ratios (the spread).
 
     python benchmarks/loss_cost.py --corpus ../data/gcide.txt [--words 1000000] \\
@@ -95,7 +96,7 @@ def main() -> None:
             for mode in modes:
                 for workers in workers_list:
                     for system in systems:
-                        for loss in (False, True):
+                        for loss in (False, True) if repeat % 2 == 0 else (True, False):
                             r = run_one(system, path, mode, workers, args.epochs, loss)
                             times.setdefault((system, mode, workers, loss), []).append(r)
                             print(f"  [{repeat}] {system} {mode} workers={workers} "
