@@ -34,6 +34,13 @@ from hsw2v._kernels._rates cimport job_alpha
 from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_loss_acc, loss_init, loss_total
 
 
+# CBOW takes the two-pass negative-sampling block (``_ns_pair.pxd``) up to this vector size
+# and the word-by-word fused walk above it (the same bits either way): the block measured
+# faster at d=100 and slower at d=300 (benchmarks/RESULTS.md, "The CBOW block by width"),
+# and the widths between were not measured, so they keep the walk.
+DEF NS_BLOCK_MAX_D = 128
+
+
 cdef struct JobState:
     float *work       # d floats: error accumulated for h
     float *neu1       # d floats: CBOW hidden vector
@@ -471,7 +478,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                     prefetch_negs(m, next_negs, next_counts[0])
                 st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &r.walks, st.crows,
                                    st.clock, count, 1.0 if m.cbow_mean else cbow_inv(count),
-                                   True)
+                                   d <= NS_BLOCK_MAX_D)
         if m.hot_nodes.n or m.hot_words.n:
             st.since += 1
             if st.since >= m.hot_sync:
