@@ -79,6 +79,29 @@ C_FLAGS = [
     "-freciprocal-math",
 ]
 
+# The timing harness both compute-floor probes compile (this one and compute_floor_ns.py): the
+# clock, rows of small pseudo-random values from word2vec's generator (in memory order, from
+# one running state), and the sigmoid table over [-MAX_EXP, MAX_EXP]. It needs D and MAX_EXP.
+C_HARNESS = r"""
+static double now(void) {
+    struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static void fill_rows(float *rows, long n, unsigned long long *r) {
+    for (long k = 0; k < n; k++) {
+        *r = *r * 25214903917ULL + 11; rows[k] = ((*r & 0xFFFF) / 65536.0f - 0.5f) / D;
+    }
+}
+
+static void fill_sigmoid(float *table, int size) {
+    for (int i = 0; i < size; i++) {
+        float e = expf((i / (float)size * 2 - 1) * MAX_EXP);
+        table[i] = e / (e + 1);
+    }
+}
+"""
+
 C_SOURCE = r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,23 +127,13 @@ static volatile float va = 1e-4f;
 static volatile double sink;
 static long clamps;
 
-static double now(void) {
-    struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
+C_HARNESS
 
 static void init(void) {
     unsigned long long r = 1;
-    for (int j = 0; j < NROWS; j++) for (int i = 0; i < D; i++) {
-        r = r * 25214903917ULL + 11; syn1[j][i] = ((r & 0xFFFF) / 65536.0f - 0.5f) / D;
-    }
-    for (int j = 0; j < NIN; j++) for (int i = 0; i < D; i++) {
-        r = r * 25214903917ULL + 11; syn0[j][i] = ((r & 0xFFFF) / 65536.0f - 0.5f) / D;
-    }
-    for (int i = 0; i < EXP_TABLE_SIZE; i++) {
-        float e = expf((i / (float)EXP_TABLE_SIZE * 2 - 1) * MAX_EXP);
-        expt[i] = e / (e + 1);
-    }
+    fill_rows(&syn1[0][0], NROWS * D, &r);
+    fill_rows(&syn0[0][0], NIN * D, &r);
+    fill_sigmoid(expt, EXP_TABLE_SIZE);
 }
 
 /* returns multiply-adds done */
@@ -242,7 +255,7 @@ int main(int argc, char **argv) {
            D, d, a, h, hf, CODELEN, clamps, finite);
     return 0;
 }
-"""
+""".replace("C_HARNESS", C_HARNESS)
 
 
 #: extra flag sets tried on top of C_FLAGS; the fastest build of each kernel counts

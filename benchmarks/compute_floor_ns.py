@@ -59,7 +59,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import count_words, ensure_corpus, make_slice  # noqa: E402
-from compute_floor import C_FLAGS, corpus_stats, keep_probabilities  # noqa: E402
+from compute_floor import C_FLAGS, C_HARNESS, corpus_stats, keep_probabilities  # noqa: E402
 
 C_SOURCE = r"""
 #include <stdio.h>
@@ -88,23 +88,13 @@ static float expt[TABLE];
 static volatile double sink;
 static long clamps;
 
-static double now(void) {
-    struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
+C_HARNESS
 
 static void init(void) {
     unsigned long long r = 1;
-    for (int j = 0; j < NROWS; j++) for (int i = 0; i < D; i++) {
-        r = r * 25214903917ULL + 11; out[j][i] = ((r & 0xFFFF) / 65536.0f - 0.5f) / D;
-    }
-    for (int j = 0; j < NIN; j++) for (int i = 0; i < D; i++) {
-        r = r * 25214903917ULL + 11; in[j][i] = ((r & 0xFFFF) / 65536.0f - 0.5f) / D;
-    }
-    for (int i = 0; i < TABLE; i++) {
-        float e = expf((i / (float)TABLE * 2 - 1) * MAX_EXP);
-        expt[i] = e / (e + 1);
-    }
+    fill_rows(&out[0][0], NROWS * D, &r);
+    fill_rows(&in[0][0], NIN * D, &r);
+    fill_sigmoid(expt, TABLE);
 }
 
 static inline float table_sigmoid(float f) {
@@ -269,7 +259,7 @@ int main(int argc, char **argv) {
            "\"clamped\": %ld, \"finite\": %d}\n", D, NEG, a, b, clamps, finite);
     return 0;
 }
-"""
+""".replace("C_HARNESS", C_HARNESS)
 
 FLAG_VARIANTS = ("", "-mprefer-vector-width=256", "-funroll-loops")
 KERNELS = ("ns", "ns_block")
