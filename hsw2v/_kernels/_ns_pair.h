@@ -130,55 +130,36 @@ static inline void hsw2v_ns_dots(int d, const float *x, float *const *rows, int 
  * order (skip-gram: its one context row, which may be h itself, whose element is read before
  * it is written; CBOW: the window's rows, repeats allowed). rows are distinct and are not h,
  * a ctx row or work. */
+/* One element block of hsw2v_ns_update at vector type VT (LD / ST its load and store, W its
+ * width): the same statements at every width, so each width's pass is the others' to the
+ * lane. k is the block's first element. */
+#define HSW2V_NS_UPDATE_BLOCK(VT, LD, ST, W)                                      \
+    for (; k + (W) <= d; k += (W)) {                                              \
+        VT hv = LD(h + k), w = {0};                                               \
+        for (j = 0; j < n; j++) {                                                 \
+            VT r = LD(rows[j] + k);                                               \
+            w = w + a[j] * r;                                                     \
+            ST(rows[j] + k, r + a[j] * hv);                                       \
+        }                                                                         \
+        if (nctx == 0)                                                            \
+            ST(work + k, w);                                                      \
+        if (scale != 1.0f)                                                        \
+            w = w * scale;                                                        \
+        for (c = 0; c < nctx; c++)                                                \
+            ST(ctx[c] + k, LD(ctx[c] + k) + lock[c] * w);                         \
+    }
+
 static inline void hsw2v_ns_update(int d, const float *h, float *const *rows, const float *a,
                                    int n, float *const *ctx, const float *lock, int nctx,
                                    float scale, float *work) {
     int k = 0, j, c;
 #ifdef HSW2V_VECTOR
 #ifdef HSW2V_V16
-    for (; k + 16 <= d; k += 16) {
-        hsw2v_v16 hv = HSW2V_LOAD16(h + k), w = {0};
-        for (j = 0; j < n; j++) {
-            hsw2v_v16 r = HSW2V_LOAD16(rows[j] + k);
-            w = w + a[j] * r;
-            HSW2V_STORE16(rows[j] + k, r + a[j] * hv);
-        }
-        if (nctx == 0)
-            HSW2V_STORE16(work + k, w);
-        if (scale != 1.0f)
-            w = w * scale;
-        for (c = 0; c < nctx; c++)
-            HSW2V_STORE16(ctx[c] + k, HSW2V_LOAD16(ctx[c] + k) + lock[c] * w);
-    }
+    HSW2V_NS_UPDATE_BLOCK(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16)
 #endif
-    for (; k + 8 <= d; k += 8) {
-        hsw2v_v8 hv = HSW2V_LOAD(h + k), w = {0};
-        for (j = 0; j < n; j++) {
-            hsw2v_v8 r = HSW2V_LOAD(rows[j] + k);
-            w = w + a[j] * r;
-            HSW2V_STORE(rows[j] + k, r + a[j] * hv);
-        }
-        if (nctx == 0)
-            HSW2V_STORE(work + k, w);
-        if (scale != 1.0f)
-            w = w * scale;
-        for (c = 0; c < nctx; c++)
-            HSW2V_STORE(ctx[c] + k, HSW2V_LOAD(ctx[c] + k) + lock[c] * w);
-    }
-    if (k + 4 <= d) {
-        hsw2v_v4 hv = HSW2V_LOAD4(h + k), w = {0};
-        for (j = 0; j < n; j++) {
-            hsw2v_v4 r = HSW2V_LOAD4(rows[j] + k);
-            w = w + a[j] * r;
-            HSW2V_STORE4(rows[j] + k, r + a[j] * hv);
-        }
-        if (nctx == 0)
-            HSW2V_STORE4(work + k, w);
-        if (scale != 1.0f)
-            w = w * scale;
-        for (c = 0; c < nctx; c++)
-            HSW2V_STORE4(ctx[c] + k, HSW2V_LOAD4(ctx[c] + k) + lock[c] * w);
-        k += 4;
+    HSW2V_NS_UPDATE_BLOCK(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8)
+    if (k + 4 <= d) { /* at most one 4-float block remains after the 8-float ones */
+        HSW2V_NS_UPDATE_BLOCK(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4)
     }
 #endif
     for (; k < d; k++) {
@@ -196,6 +177,8 @@ static inline void hsw2v_ns_update(int d, const float *h, float *const *rows, co
             ctx[c][k] += lock[c] * w;
     }
 }
+
+#undef HSW2V_NS_UPDATE_BLOCK
 
 /* CBOW's hidden vector in one pass: out = rows[0] + rows[1] + ... (in order, from 0), then
  * ``out *= scale`` when scale != 1 (cbow_mean: 1 / count); the same element-wise operations
