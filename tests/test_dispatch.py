@@ -132,7 +132,7 @@ same = bool(np.array_equal(m.wv.vectors, Word2Vec(
 try:  # the benchmark-only walks, where built: a subclass of this level's Trainer
     from hsw2v._kernels import _bench_walks
     bench = [_bench_walks.__name__, _bench_walks.Trainer.__mro__[1] is _inner.Trainer]
-except ModuleNotFoundError:
+except ImportError:  # "cannot import name": not built
     bench = None
 print(json.dumps({"level": _cpu.level, "module": _layer.__name__, "logp": logp.tolist(),
                   "dot": dot, "norms": norms, "corpus_file_is_iterable": same,
