@@ -38,22 +38,36 @@ import gzip
 import json
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import count_words, display_command, machine_info, source_commit  # noqa: E402
-
-#: private-rows settings tried at 8+ workers (skip-gram); the first is hsw2v's default
-HOT_VARIANTS = (
-    {},
-    {"HOT_NODES": 0},
-    {"HOT_NODES": 255},
-    {"HOT_SYNC": 1000},
-    {"HOT_NODES": 255, "HOT_SYNC": 1000},
+from common import (  # noqa: E402
+    child_env,
+    count_words,
+    display_command,
+    machine_info,
+    source_commit,
 )
+
+#: private-rows settings tried at 8+ workers, per mode; the first is hsw2v's default
+HOT_VARIANTS = {
+    "sg": (
+        {},
+        {"HOT_NODES": 0},
+        {"HOT_NODES": 255},
+        {"HOT_SYNC": 1000},
+        {"HOT_NODES": 255, "HOT_SYNC": 1000},
+    ),
+    "sg-ns": ({}, {"HOT_WORDS": 0}, {"HOT_WORDS": 256}, {"HOT_WORDS": 1024}),
+}
+
+#: negative samples of a mode's objective: "sg"/"cbow" hierarchical softmax alone,
+#: "sg-ns"/"cbow-ns" negative sampling alone (gensim's default objective, negative=5)
+NEGATIVE = {"sg": 0, "cbow": 0, "sg-ns": 5, "cbow-ns": 5}
 
 
 def build_corpus(src: str, dst: str, copies: int, max_words: int) -> int:
@@ -93,16 +107,21 @@ def plan(args) -> list[dict]:
         order = [s for s in systems if s not in ("gensim-iter", "w2v-c")]
         for system in order:
             runs += [dict(system=system, mode=mode, workers=w, constants={}) for w in workers]
-            if system.startswith("hsw2v") and args.hot_study and mode == "sg":
+            variants = (
+                json.loads(args.variants) if args.variants else HOT_VARIANTS.get(mode, ())[1:]
+            )
+            if system.startswith("hsw2v") and args.hot_study and variants:
                 runs += [
                     dict(system=system, mode=mode, workers=w, constants=c, study=True)
                     for w in study_workers
-                    for c in HOT_VARIANTS[1:]
+                    for c in variants
                 ]
         for late in ("gensim-iter", "w2v-c"):
             if late not in systems:
                 continue
             runs += [dict(system=late, mode=mode, workers=w, constants={}) for w in workers]
+    if args.seeds:
+        runs = [dict(r, seed=int(s)) for r in runs for s in args.seeds.split(",")]
     # the private-rows study after gensim's corpus_file mode: move it behind the main table
     main = [r for r in runs if not r.get("study")]
     study = [r for r in runs if r.get("study")]
@@ -116,15 +135,16 @@ def run_one(run: dict, corpus: str, words: int, args, tmp: str, timeout: float) 
 
     res = get_system(run["system"]).train(
         corpus,
-        run["mode"],
+        run["mode"].split("-")[0],
         run["workers"],
         args.epochs,
         vector_size=args.size,
-        seed=args.seed,
+        seed=run.get("seed", args.seed),
         out_dir=tmp,
         corpus_words=words,
         timeout=timeout,
         constants=run["constants"],
+        negative=NEGATIVE[run["mode"]],
     )
     out = {
         **run,
@@ -147,7 +167,9 @@ def run_one(run: dict, corpus: str, words: int, args, tmp: str, timeout: float) 
 
 
 def label(run: dict) -> str:
-    c = run.get("constants") or {}
+    c = dict(run.get("constants") or {})
+    if "seed" in run:
+        c["seed"] = run["seed"]
     return run["system"] + ("" if not c else " " + ",".join(f"{k}={v}" for k, v in c.items()))
 
 
@@ -160,7 +182,8 @@ def render(data: dict) -> str:
         "",
         f"Corpus: {data['corpus_words']:,} words ({a['copies']} copies of the file given"
         f"{', cut at ' + format(a['max_words'], ',') + ' words' if a['max_words'] else ''}); "
-        f"hierarchical softmax, vector_size {a['size']}, window 5, min_count 5, sample 1e-3, "
+        f"sg/cbow: hierarchical softmax alone, -ns: negative sampling alone (negative=5); "
+        f"vector_size {a['size']}, window 5, min_count 5, sample 1e-3, "
         f"{a['epochs']} epoch(s), seed {a['seed']}, one run per cell. Commit "
         f"{data.get('commit') or '?'}; hsw2v level {data.get('level') or '?'}.",
         f"Machine: {data['machine']['cpu_model']}, {data['machine'].get('physical_cores')} "
@@ -196,6 +219,25 @@ def render(data: dict) -> str:
                 f"{secs} | {cpu} | {ana} |"
             )
         lines.append("")
+        seeded = [r for r in rows if "seed" in r]
+        if seeded:
+            groups: dict = {}
+            for r in seeded:
+                c = r.get("constants") or {}
+                key = (r["system"] + "".join(f" {k}={v}" for k, v in c.items()), r["workers"])
+                groups.setdefault(key, []).append(r)
+            lines += [
+                "Means over seeds:",
+                "",
+                "| system | workers | seeds | words/s (median) | analogy % (mean) |",
+                "|---|---:|---:|---:|---:|",
+            ]
+            for (name, w), rs in groups.items():
+                ana = [r["analogy_pct"] for r in rs if "analogy_pct" in r]
+                mean = f"{statistics.mean(ana):.2f}" if ana else "–"
+                wps = statistics.median(r["words_per_s"] for r in rs)
+                lines.append(f"| {name} | {w} | {len(rs)} | {wps:,.0f} | {mean} |")
+            lines.append("")
     if any(not r.get("train_s") for r in data["runs"] if "words_per_s" in r):
         lines += ["\\* vocabulary pass and training together (not separable)", ""]
     missing = [r for r in data["runs"] if "words_per_s" not in r]
@@ -210,8 +252,118 @@ def render(data: dict) -> str:
 
 
 def write(out: Path, data: dict) -> None:
-    (out / "scaling.json").write_text(json.dumps(data, indent=1) + "\n")
-    (out / "scaling.md").write_text(render(data))
+    stem = data["args"].get("name") or "scaling"
+    (out / f"{stem}.json").write_text(json.dumps(data, indent=1) + "\n")
+    (out / f"{stem}.md").write_text(render(data) + render_independent(data))
+
+
+_INDEPENDENT_CHILD = r"""
+import json, os, sys, time
+spec = json.loads(sys.argv[1])
+sys.path.insert(0, spec["root"])
+from hsw2v import Word2Vec
+m = Word2Vec(vector_size=spec["size"], window=5, min_count=5, sample=1e-3, sg=spec["sg"],
+             hs=0 if spec["negative"] else 1, negative=spec["negative"], workers=1,
+             epochs=spec["epochs"], seed=spec["seed"])
+m.build_vocab(corpus_file=spec["corpus"])
+print("ready", flush=True)
+while not os.path.exists(spec["go"]):
+    time.sleep(0.005)
+t, c = time.perf_counter(), time.process_time()
+m.train(corpus_file=spec["corpus"], total_examples=m.corpus_count,
+        total_words=m.corpus_total_words, epochs=spec["epochs"])
+print(json.dumps({"train_s": time.perf_counter() - t, "cpu_s": time.process_time() - c,
+                  "words": m.corpus_total_words * spec["epochs"]}), flush=True)
+"""
+
+
+def independent(corpus: str, mode: str, k: int, args, tmp: str, timeout: float | None) -> dict:
+    """``k`` one-worker hsw2v processes training at once, each its own model on the same corpus
+    (``corpus_file`` mode), started together once all have built their vocabulary.
+
+    Nothing is shared between them but the machine (cores' clocks, the shared cache, memory),
+    so their words/s against one process alone is the most that ``k`` threads of one model can
+    reach: the machine's own scaling ceiling, which thread contention then lowers further."""
+    import subprocess
+
+    go = os.path.join(tmp, f"go-{k}-{time.monotonic_ns()}")
+    spec = dict(
+        root=str(Path(__file__).resolve().parents[1]),
+        corpus=corpus,
+        go=go,
+        size=args.size,
+        sg=int(mode.startswith("sg")),
+        negative=NEGATIVE[mode],
+        epochs=args.epochs,
+        seed=args.seed,
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _INDEPENDENT_CHILD, json.dumps(spec)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=child_env(),
+        )
+        for _ in range(k)
+    ]
+    try:
+        for p in procs:
+            if p.stdout.readline().strip() != "ready":
+                raise RuntimeError(f"an independent child failed: {p.stderr.read()[-400:]}")
+        open(go, "w").close()
+        rows = []
+        for p in procs:
+            out, err = p.communicate(timeout=timeout)
+            if p.returncode:
+                raise RuntimeError(f"an independent child failed: {err[-400:]}")
+            rows.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    per = sorted(r["words"] / r["train_s"] for r in rows)
+    return {
+        "mode": mode,
+        "processes": k,
+        "per_process_words_per_s": per,
+        "aggregate_words_per_s": sum(r["words"] for r in rows) / max(r["train_s"] for r in rows),
+    }
+
+
+def render_independent(data: dict) -> str:
+    rows = data.get("independent") or []
+    if not rows:
+        return ""
+    lines = [
+        "",
+        "## The machine's own ceiling: k independent one-worker processes at once",
+        "",
+        "| mode | processes | per process words/s (min / median / max) | x one alone "
+        "(median) | aggregate words/s | x one alone |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    alone = {
+        r["mode"]: statistics.median(r["per_process_words_per_s"])
+        for r in rows
+        if r.get("processes") == 1 and "per_process_words_per_s" in r
+    }
+    for r in rows:
+        if "per_process_words_per_s" not in r:
+            lines.append(f"| {r['mode']} | {r['processes']} | {r.get('error', 'not run')} | | | |")
+            continue
+        per = r["per_process_words_per_s"]
+        med = statistics.median(per)
+        a = alone.get(r["mode"])
+        lines.append(
+            f"| {r['mode']} | {r['processes']} | {per[0]:,.0f} / {med:,.0f} / {per[-1]:,.0f} | "
+            f"{med / a:.2f} | {r['aggregate_words_per_s']:,.0f} | "
+            f"{r['aggregate_words_per_s'] / a:.2f} |"
+            if a
+            else f"| {r['mode']} | {r['processes']} | {per[0]:,.0f} / {med:,.0f} / {per[-1]:,.0f} | "
+            f"– | {r['aggregate_words_per_s']:,.0f} | – |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> int:
@@ -226,11 +378,29 @@ def main(argv=None) -> int:
     ap.add_argument("--size", type=int, default=100)
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--seeds",
+        default="",
+        help="run every cell once per seed listed (e.g. 1,2,3), seeds inner; default --seed",
+    )
+    ap.add_argument(
+        "--variants",
+        default="",
+        help="the private-rows study's settings as JSON, e.g. '[{\"HOT_SYNC\": 400}]' "
+        "(default: HOT_VARIANTS of the mode)",
+    )
     ap.add_argument("--hot-study", action="store_true")
     ap.add_argument(
         "--study-workers", default="", help="worker counts of the study (default: the largest)"
     )
     ap.add_argument("--no-eval", action="store_true", help="do not score hsw2v's vectors")
+    ap.add_argument(
+        "--independent",
+        default="",
+        help="also run k independent one-worker processes at once for each k listed (e.g. "
+        "1,8,16; the machine's scaling ceiling), first mode of --modes, before the scaling runs",
+    )
+    ap.add_argument("--name", default="scaling", help="stem of the output files (NAME.md/json)")
     ap.add_argument("--budget", type=float, default=0, help="seconds for all runs (0: no limit)")
     ap.add_argument("--tmp", default=None, help="folder for the corpus copy (default: a temp dir)")
     args = ap.parse_args(argv)
@@ -252,7 +422,29 @@ def main(argv=None) -> int:
             "commit": source_commit(),
             "machine": machine_info(),
             "runs": plan(args),
+            "independent": [],
         }
+        ind_mode = args.modes.split(",")[0].strip()
+        for k in [int(x) for x in args.independent.split(",") if x.strip()]:
+            left = args.budget - (time.monotonic() - started) if args.budget else None
+            try:
+                if left is not None and left < 5:
+                    raise RuntimeError("not run: time budget spent")
+                row = independent(corpus, ind_mode, k, args, tmp, left)
+                print(
+                    f"[scaling] independent {ind_mode} x{k}: per process "
+                    f"{statistics.median(row['per_process_words_per_s']):,.0f} words/s",
+                    flush=True,
+                )
+            except Exception as e:
+                row = {
+                    "mode": ind_mode,
+                    "processes": k,
+                    "error": f"{type(e).__name__}: {str(e)[-300:]}",
+                }
+                print(f"[scaling] independent x{k}: {row['error']}", flush=True)
+            data["independent"].append(row)
+            write(out, data)
         for run in data["runs"]:
             left = args.budget - (time.monotonic() - started) if args.budget else None
             if left is not None and left < 5:

@@ -644,13 +644,23 @@ def _child(spec: dict) -> dict:
                 except ImportError:
                     LineSentence = _LineSentenceClone
             out["extra"]["line_sentence"] = f"{LineSentence.__module__}.{LineSentence.__name__}"
-            # tuning constants of hsw2v.word2vec for this run (e.g. {"HOT_NODES": 255})
-            import hsw2v.word2vec as tuning
+            # tuning constants of the trainer for this run (e.g. {"HOT_NODES": 255}): their
+            # home is hsw2v.running._tuning (hsw2v._tuning in flat builds)
+            if spec.get("constants"):
+                import importlib
 
-            for name, value in spec.get("constants", {}).items():
-                if not hasattr(tuning, name):
-                    raise ValueError(f"hsw2v.word2vec has no constant {name!r}")
-                setattr(tuning, name, value)
+                for home in ("hsw2v.running._tuning", "hsw2v._tuning"):
+                    try:
+                        tuning = importlib.import_module(home)
+                        break
+                    except ImportError:
+                        continue
+                else:
+                    raise ValueError("this hsw2v build has no tuning constants module")
+                for name, value in spec["constants"].items():
+                    if not hasattr(tuning, name):
+                        raise ValueError(f"{tuning.__name__} has no constant {name!r}")
+                    setattr(tuning, name, value)
             out["extra"]["constants"] = spec.get("constants", {})
             out["extra"]["level"] = getattr(sys.modules.get("hsw2v._cpu"), "level", None)
         else:

@@ -15,8 +15,11 @@
 #     BUDGET          seconds for the whole script (default 470); BUILD_LIMIT: the build's (200)
 #     COPIES          copies of the corpus for the scaling table (default 2)
 #     WORKERS         worker counts (default 1,2,4,8,16, cut at the machine's CPUs)
+#     TEST_LEVELS     CPU levels whose kernel twins are tested (default: every level the CPU runs)
+#     INDEP           process counts of the independent-processes ceiling (default 1,NPROC)
 # Results in $OUT (at most 8 files, flat): summary.txt (CPU, build info, every part's time and
-# exit status), build.log, tests.txt, levels_d300.txt, floor.txt, scaling.md, scaling.json.
+# exit status), build.log, tests.txt, levels_d300.txt, floor.txt, scaling.md (the sg-hs, sg-ns
+# and reference tables), scaling-json.tar.gz (every run).
 set -u
 : "${OUT:?set OUT to an output folder}"
 mkdir -p "$OUT"
@@ -82,12 +85,13 @@ python3 -m hsw2v info --build >>"$SUMMARY" 2>&1
 LEVELS=$(python3 -c 'import hsw2v._cpu as c; f = c.cpu_features(); print(" ".join(l for l in c.compiled_levels() if not c.missing_features(l, f)))')
 log "levels this CPU runs: $LEVELS"
 
-# ---- 3. kernel twins and kernels at every level the CPU runs; dispatch once ----------------
+# ---- 3. kernel twins and kernels at the levels this machine adds; dispatch once -------------
+# (TEST_LEVELS: the levels to test, default every level the CPU runs)
 NPAR=$((JOBS < 8 ? JOBS : 8))
 XDIST=""
 python3 -c 'import xdist' 2>/dev/null && [ "$NPAR" -gt 1 ] && XDIST="-n $NPAR"
 TESTS=$(ls tests/test_kernel_twins.py tests/test_kernels.py tests/test_widths.py 2>/dev/null)
-for level in $LEVELS; do
+for level in ${TEST_LEVELS-$LEVELS}; do
     echo "===== HSW2V_CPU=$level" >>"$OUT/tests.txt"
     part "tests[$level]" 90 "$OUT/tests.txt" env HSW2V_CPU="$level" python3 -m pytest -q \
         -p no:cacheprovider $XDIST $TESTS
@@ -131,17 +135,32 @@ else
 fi
 
 # ---- 6. scaling with cores -----------------------------------------------------------------
+# Three tables, each its own benchmarks/scaling_cores.py run with a share of the time left:
+#   sg-hs: hsw2v corpus_file at every worker count, k independent one-worker processes at once
+#          (the machine's own ceiling), the private-rows study at the most workers;
+#   sg-ns: the same for negative sampling (gensim's default objective) and its private rows;
+#   ref:   gensim and the C tool, skip-gram hierarchical softmax (as time allows).
 MAXW=$JOBS
 WORKERS=${WORKERS:-$(python3 -c "print(','.join(str(w) for w in (1, 2, 4, 8, 16) if w <= $MAXW))")}
-SBUDGET=$(($(left) - 45))
-if [ "$SBUDGET" -gt 30 ]; then
-    part scaling $((SBUDGET + 40)) "$OUT/summary.txt" python3 benchmarks/scaling_cores.py \
-        --corpus "$CORPUS" --out "$OUT" --copies "$COPIES" --workers "$WORKERS" --hot-study \
-        --systems "$SYSTEMS" \
-        --budget "$SBUDGET"
-else
-    log "scaling: skipped, only $(left)s left"
-fi
+INDEP=${INDEP:-1,$MAXW}
+scaling() {  # NAME SHARE(percent of the time left) ARGS...
+    local name=$1 share=$2 b
+    shift 2
+    b=$(( ($(left) - 30) * share / 100 ))
+    if [ "$b" -gt 20 ]; then
+        part "scaling[$name]" $((b + 40)) "$OUT/summary.txt" python3 benchmarks/scaling_cores.py \
+            --corpus "$CORPUS" --out "$OUT/tables" --copies "$COPIES" --workers "$WORKERS" \
+            --name "$name" --budget "$b" "$@"
+    else
+        log "scaling[$name]: skipped, only $(left)s left"
+    fi
+}
+mkdir -p "$OUT/tables"
+scaling sg-hs 45 --modes sg --systems hsw2v-file --independent "$INDEP" --hot-study
+scaling sg-ns 75 --modes sg-ns --systems hsw2v-file --independent "$INDEP" --hot-study
+scaling ref 90 --modes sg --systems "${SYSTEMS/hsw2v,/}" --no-eval
+cat "$OUT"/tables/*.md >"$OUT/scaling.md" 2>/dev/null
+tar czf "$OUT/scaling-json.tar.gz" -C "$OUT/tables" . && rm -rf "$OUT/tables"
 
 # ---- 7. the FMA ceiling per width (machine half only), if time is left --------------------
 if [ "$(left)" -gt 25 ]; then
