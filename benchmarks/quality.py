@@ -81,7 +81,7 @@ def main(argv=None):
     )
     parser.add_argument(
         "--hot-merge",
-        choices=("sum", "mean"),
+        choices=("sum", "mean", "capped"),
         default=None,
         help="override hsw2v.running._tuning.HOT_MERGE (how private changes are added back)",
     )

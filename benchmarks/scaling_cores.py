@@ -57,12 +57,12 @@ from common import (  # noqa: E402
 HOT_VARIANTS = {
     "sg": (
         {},
+        {"HOT_MERGE": "mean"},
+        {"HOT_MERGE": "sum"},
         {"HOT_NODES": 0},
         {"HOT_NODES": 255},
-        {"HOT_SYNC": 1000},
-        {"HOT_NODES": 255, "HOT_SYNC": 1000},
     ),
-    "sg-ns": ({}, {"HOT_WORDS": 0}, {"HOT_WORDS": 256}, {"HOT_WORDS": 1024}),
+    "sg-ns": ({}, {"HOT_MERGE": "mean"}, {"HOT_WORDS": 0}, {"HOT_WORDS": 256}),
 }
 
 #: negative samples of a mode's objective: "sg"/"cbow" hierarchical softmax alone,

@@ -588,6 +588,41 @@ def test_hot_scale_scales_the_change_added_back():
     assert not np.allclose(half1, full1, atol=1e-2)
 
 
+@pytest.mark.parametrize("sg, hs, negative", [(1, 1, 0), (0, 1, 0), (1, 0, 5), (0, 0, 5)])
+def test_many_threads_add_back_at_most_two_jobs_worth_of_private_changes(sg, hs, negative):
+    """With T threads each job adds min(1, 2 / T) of its change of the private rows back: two
+    workers add their whole changes (as they always did), and with more threads the hottest
+    rows still move by at most two jobs' worth per sync. Added whole, T changes computed from
+    the same stale row overshoot: 16-thread training diverged (benchmarks/RESULTS.md, "16
+    cores again"). One thread trains every row in place: no private rows."""
+    from hsw2v import Word2Vec
+    from hsw2v.running import _tuning
+    from hsw2v.running._make_trainer import trainer_settings
+
+    sentences = [[f"w{(i * 7 + j) % 50}" for j in range(12)] for i in range(80)]
+    model = Word2Vec(
+        sentences,
+        vector_size=8,
+        min_count=1,
+        sg=sg,
+        hs=hs,
+        negative=negative,
+        epochs=1,
+        workers=2,
+        seed=1,
+    )
+    assert (_tuning.HOT_MERGE, _tuning.HOT_MERGE_THREADS) == ("capped", 2)
+    for threads, scale in ((2, 1.0), (3, 2 / 3), (16, 0.125), (64, 1 / 32)):
+        settings = trainer_settings(model, threads=threads)
+        assert settings.hot_scale == pytest.approx(scale)
+        assert settings.hot_scale * threads == pytest.approx(min(threads, 2))
+        private = settings.hot_rows if hs else settings.hot_words
+        assert private is not None and len(private) > 0
+    one = trainer_settings(model, threads=1)
+    assert one.hot_rows is None or len(one.hot_rows) == 0
+    assert one.hot_words is None or len(one.hot_words) == 0
+
+
 @pytest.mark.parametrize(
     "hot, expected",
     [

@@ -154,6 +154,20 @@ def hot_rows(model, threads: int) -> np.ndarray:
     return model.tree.most_visited_nodes(model.wv.expandos["count"], n)
 
 
+def hot_scale(threads: int) -> float:
+    """The share of its change of the private rows a job adds back at a sync, with ``threads``
+    threads (``HOT_MERGE`` of :mod:`hsw2v.running._tuning`): 1 ("sum"), 1 / threads ("mean"),
+    or min(1, ``HOT_MERGE_THREADS`` / threads) ("capped", the default)."""
+    threads = max(int(threads), 1)
+    if tuning.HOT_MERGE == "sum":
+        return 1.0
+    if tuning.HOT_MERGE == "mean":
+        return 1.0 / threads
+    if tuning.HOT_MERGE == "capped":
+        return min(1.0, tuning.HOT_MERGE_THREADS / threads)
+    raise ValueError(f"HOT_MERGE must be 'sum', 'mean' or 'capped', got {tuning.HOT_MERGE!r}")
+
+
 def hot_words(model, threads: int) -> np.ndarray | None:
     """The words whose syn1neg rows each job trains a private copy of when ``threads``
     threads share the weights: the :data:`hsw2v.running._tuning.HOT_WORDS` most frequent; none for one
@@ -197,7 +211,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
         hot_rows=hot_rows(model, threads),
         hot_sync=tuning.HOT_SYNC if sg else tuning.HOT_SYNC_CBOW,
         hot_visits=tuning.HOT_VISITS if sg else tuning.HOT_VISITS_CBOW,
-        hot_scale=1.0 / max(threads, 1) if tuning.HOT_MERGE == "mean" else 1.0,
+        hot_scale=hot_scale(threads),
         lockf=getattr(model.wv, "vectors_lockf", None),
         hot_words=hot_words(model, threads),
         shared_negatives=bool(model.shared_negatives),

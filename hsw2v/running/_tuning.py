@@ -2,10 +2,10 @@
 here (``benchmarks/ab_builds.py``, ``DIR@JSON``; ``benchmarks/quality.py``) before training.
 
 With several workers, each job trains a private copy of the ``HOT_NODES`` hottest inner nodes
-(the top six levels of the tree, on nearly every path) and adds its change back every
-``HOT_SYNC`` centre words (:class:`hsw2v._kernels._inner.Trainer`; Vuurens et al.,
-"Efficient Parallel Learning of Word2Vec", 2016), so that threads do not fight over those
-rows' cache lines.
+(the top six levels of the tree, on nearly every path) and adds its change back, divided by
+the number of workers (``HOT_MERGE``), every ``HOT_SYNC`` centre words
+(:class:`hsw2v._kernels._inner.Trainer`; Vuurens et al., "Efficient Parallel Learning of
+Word2Vec", 2016), so that threads do not fight over those rows' cache lines.
 Measured on the benchmark corpus with 2 workers (``benchmarks/RESULTS.md``, "Private top
 nodes"): for skip-gram, 63 nodes synced every 100 words gives most of the speed of 1,024
 synced every 1,000 without their cost in analogy accuracy. CBOW walks one path per centre
@@ -23,7 +23,18 @@ HOT_NODES_CBOW = 255
 HOT_SYNC_CBOW = 1000
 HOT_VISITS = 2**30  # a private row is synced alone after this many visits (centre words)
 HOT_VISITS_CBOW = 2**30
-HOT_MERGE = "sum"  # "sum": add each job's change back; "mean": add change / workers
+# How a job's change of its private rows goes back, with T threads: "sum" adds the whole
+# change, "mean" change / T (the shared row becomes an average of the jobs' copies), "capped"
+# change x min(1, HOT_MERGE_THREADS / T): as "sum" up to HOT_MERGE_THREADS threads, and beyond
+# them the hottest rows still move by at most HOT_MERGE_THREADS jobs' worth per sync.
+# With "sum" the hottest rows take T steps computed from the same stale value: on 16 cores it
+# made the weights NaN when synced every 300 centre words (every seed) and lost a point of
+# analogy accuracy at every 100, where "mean" kept one worker's accuracy (13.39 % against
+# 13.47 %, 3 seeds); with 2 workers "sum" measured a little better than "mean" (analogy 0.2
+# point, wordsim 0.01, 3 seeds) (benchmarks/RESULTS.md, "16 cores again"). "capped" keeps the
+# 2-worker training as it was and bounds the step at any T.
+HOT_MERGE = "capped"
+HOT_MERGE_THREADS = 2
 
 # Negative sampling with several threads: each job trains a private copy of the syn1neg rows
 # of the HOT_WORDS most frequent words (every thread draws them as negatives), synced with
