@@ -1,4 +1,4 @@
-"""Ctrl-C at every point where CPython could run the SIGINT handler during a short train().
+"""Ctrl-C at every point where CPython could run the SIGINT handler during a short train() (or score()).
 
 CPython runs a Python-level signal handler at the main thread's next check for signals: at
 the start of a Python function and just after a C function returns. This probe counts those
@@ -17,6 +17,7 @@ says how it failed, ``then: HANG`` that it hung). The runs live in a child proce
 replaced by a fresh one (a new model) after a hang, a failed check or a thread left over.
 
     PYTHONPATH=. python3 benchmarks/ctrl_c_sweep.py [--mode iterable|corpus_file] [--workers 1]
+        [--call train|score]
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ def child(args) -> None:
             seen[0] += 1
 
     def train(epochs):
+        if args.call == "score":  # score() over the corpus `epochs` times (chunks of 5)
+            for _ in range(epochs):
+                model.score(corpus, total_sentences=len(corpus), chunksize=5)
+            return
         model.train(**data, total_examples=len(corpus), epochs=epochs)
 
     sys.setprofile(count)
@@ -118,6 +123,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mode", choices=["iterable", "corpus_file"], default="iterable")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--call", choices=["train", "score"], default="train",
+        help="sweep train() (3 epochs), or score() over the corpus 3 times",
+    )
     parser.add_argument("--hang", type=float, default=15.0, help="seconds that count as a hang")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--start", type=int, default=1, help=argparse.SUPPRESS)
@@ -135,6 +144,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         while total is None or start <= total:
             command = [sys.executable, __file__, "--child", "--mode", args.mode,
+                       "--call", args.call,
                        "--workers", str(args.workers), "--hang", str(args.hang),
                        "--start", str(start), "--tmp", tmp]
             proc = subprocess.run(command, capture_output=True, text=True)
@@ -179,8 +189,9 @@ def main() -> None:
         tally[key] += 1
         if key != "interrupted":
             print(f"  point {n}: {record['outcome'][:100]}; then {then or 'trains'}; at "
-                  f"{record.get('where')}; dropped in {record.get('dropped_in')}")
-    print(f"{args.mode}, workers {args.workers}: {total} points")
+                  f"{record.get('where')}; dropped in {record.get('dropped_in')}"
+                  + (f"; threads left: {record['threads']}" if record.get("threads") else ""))
+    print(f"{args.call}, {args.mode}, workers {args.workers}: {total} points")
     for key, count in sorted(tally.items()):
         print(f"  {count:5d}  {key}")
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import itertools
 import logging
 import queue
-import threading
 import time
 
 import numpy as np
@@ -28,7 +27,15 @@ import numpy as np
 from hsw2v._kernels._inner import encode_sentences
 from hsw2v._kernels._query import Scorer, leaf_log_probs, top_leaves
 from hsw2v.huffman import child_table
-from hsw2v.running._threads import Workers, items_until_stopped, put_unless_stopped
+from hsw2v.running._ctrl_c import raise_if_dropped
+from hsw2v.running._threads import (
+    _POLL_SECONDS,
+    StopFlag,
+    Workers,
+    items_until_stopped,
+    put_unless_stopped,
+)
+from hsw2v.running._train import _ABANDON_SECONDS
 
 logger = logging.getLogger(__name__)
 
@@ -140,35 +147,77 @@ def score_sentences(
     )
     scores = np.zeros(total_sentences, dtype=np.float32)
     jobs: queue.Queue = queue.Queue(maxsize=int(queue_factor) * workers)
-    done: queue.Queue = queue.Queue()
-    stop = threading.Event()
+    # What the caller's thread waits on takes no Python-level lock, and it puts nothing on
+    # the bounded job queue itself: a Ctrl-C landing inside such a lock would leave it taken
+    # and the workers blocked for good (hsw2v.running._threads, rule 7); so a producer thread
+    # reads the sentences, the workers report through a SimpleQueue, and the stop mark is a
+    # StopFlag, as in training.
+    done: queue.SimpleQueue = queue.SimpleQueue()
+    stop = StopFlag()
+    key_to_index = model.wv.key_to_index
+    n_words = min(len(model.wv.vectors), len(model.tree.lengths))  # the rows scored ids index
+    produced = [0]  # sentences handed to the workers
+
+    def produce() -> None:
+        count = 0
+        iterator = iter(sentences)
+        try:
+            while count < total_sentences and not stop.is_set():
+                chunk = list(itertools.islice(iterator, min(chunksize, total_sentences - count)))
+                if not chunk:
+                    break
+                ids, ends, _ = encode_sentences(chunk, key_to_index, n_words)
+                if not put_unless_stopped(jobs, (count, ids, ends), stop):
+                    break
+                count += len(chunk)
+                produced[0] = count
+            if count == total_sentences and not stop.is_set():
+                if next(iterator, None) is not None:
+                    logger.warning(
+                        "terminating after %i sentences (set higher total_sentences if you "
+                        "want more).",
+                        total_sentences,
+                    )
+        except BaseException:
+            stop.set()  # before the sentinels below: the workers drop the queued jobs
+            raise  # to the pool, which raises it in the caller's thread
+        finally:
+            for _ in range(workers):
+                if not put_unless_stopped(jobs, None, stop):
+                    break
 
     def work() -> None:
-        for first, ids, ends in items_until_stopped(jobs, stop):
-            result = scorer.score_job(ids, ends)
-            scores[first : first + len(result)] = result
-            done.put(len(result))
+        try:
+            for first, ids, ends in items_until_stopped(jobs, stop):
+                result = scorer.score_job(ids, ends)
+                scores[first : first + len(result)] = result
+                done.put(len(result))
+        finally:
+            done.put(None)
 
     started = time.perf_counter()
     next_report = started + report_delay
-    count = scored = 0
-    key_to_index = model.wv.key_to_index
-    n_words = min(len(model.wv.vectors), len(model.tree.lengths))  # the rows scored ids index
-    iterator = iter(sentences)
-    # The workers end when they see ``stop`` (set on any error or interrupt); leaving the
-    # block waits for them all (hsw2v.running._threads).
+    scored = finished = 0
+    # The producer and the workers end when they see ``stop`` (set on any error or
+    # interrupt); leaving the block waits for them all (hsw2v.running._threads).
     with Workers(stop.set) as pool:
+        # the producer runs the user's iterator, which may block for good (a dead stream):
+        # after Ctrl-C it is waited for at most _ABANDON_SECONDS
+        pool.start(produce, name="hsw2v-score-producer", abandon_after=_ABANDON_SECONDS)
         for i in range(workers):
             pool.start(work, name=f"hsw2v-score-{i}")
-        while count < total_sentences and not stop.is_set():
-            chunk = list(itertools.islice(iterator, min(chunksize, total_sentences - count)))
-            if not chunk:
-                break
-            ids, ends, _ = encode_sentences(chunk, key_to_index, n_words)
-            put_unless_stopped(jobs, (count, ids, ends), stop)
-            count += len(chunk)
-            while not done.empty():
-                scored += done.get_nowait()
+        while finished < workers:
+            raise_if_dropped()  # a Ctrl-C CPython dropped stops scoring too
+            try:
+                item = done.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                if pool.wait(0):  # all ended, some without a word: stopped before they ran
+                    break
+                continue
+            if item is None:
+                finished += 1
+                continue
+            scored += item
             now = time.perf_counter()
             if now >= next_report:
                 logger.info(
@@ -177,14 +226,7 @@ def score_sentences(
                     scored / max(now - started, 1e-9),
                 )
                 next_report = now + report_delay
-        if count == total_sentences and not stop.is_set():
-            if next(iterator, None) is not None:
-                logger.warning(
-                    "terminating after %i sentences (set higher total_sentences if you want more).",
-                    total_sentences,
-                )
-        for _ in range(workers):
-            put_unless_stopped(jobs, None, stop)
+    count = produced[0]
     elapsed = time.perf_counter() - started
     logger.info(
         "scoring %i sentences took %.1fs, %.0f sentences/s",

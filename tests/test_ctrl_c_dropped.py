@@ -14,6 +14,7 @@ from stderr that CPython did drop it, so that the test cannot pass without the r
 """
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -352,3 +353,70 @@ def test_a_ctrl_c_at_a_fragile_point_of_train_stops_it_and_the_model_trains_agai
     assert result.stdout.splitlines() == ["interrupted", "fired True", "trains again"], (
         result.stdout + result.stderr
     )
+
+
+SCORE_AT_EVERY_LOCK = """
+import collections, faulthandler, json, os, signal, sys
+import numpy as np
+from hsw2v import Word2Vec
+
+rng = np.random.default_rng(0)
+words = [f"w{i}" for i in range(40)]
+corpus = [[words[j] for j in rng.integers(0, 40, size=8)] for _ in range(40)]
+model = Word2Vec(corpus, vector_size=8, min_count=1, workers=2, seed=1, epochs=1)
+
+def score():
+    return model.score(corpus, total_sentences=len(corpus), chunksize=5)
+
+def fragile(frame, event):
+    # a lock's __enter__/__exit__ or any other C call returning inside threading or queue:
+    # where an interrupt can leave a lock taken
+    return event == "c_return" and os.path.basename(frame.f_code.co_filename) in (
+        "threading.py", "queue.py")
+
+seen = [0]
+def count(frame, event, arg):
+    if fragile(frame, event):
+        seen[0] += 1
+sys.setprofile(count)
+score()
+sys.setprofile(None)
+total = seen[0]
+outcomes = collections.Counter()
+for n in range(1, total + 1):
+    seen[0], fired = 0, []
+    def fire(frame, event, arg, n=n, fired=fired):
+        if fragile(frame, event):
+            seen[0] += 1
+            if seen[0] == n:
+                sys.setprofile(None)
+                fired.append(True)
+                signal.getsignal(signal.SIGINT)(signal.SIGINT, frame)  # as CPython would
+    faulthandler.dump_traceback_later(20, exit=True)  # a hang ends the child: the test fails
+    try:
+        sys.setprofile(fire)
+        score()
+        sys.setprofile(None)
+        outcomes["finished" if fired else "not reached"] += 1
+    except KeyboardInterrupt:
+        sys.setprofile(None)
+        outcomes["interrupted"] += 1
+    assert len(score()) == len(corpus)  # and the model scores again
+    faulthandler.cancel_dump_traceback_later()
+print(json.dumps({"points": total, "outcomes": outcomes}))
+"""
+
+
+def test_a_ctrl_c_at_any_lock_of_score_stops_it_and_never_hangs():
+    """score() with two workers, and a Ctrl-C run in place at each point where the main
+    thread returns from a C call inside threading or queue (the lock operations): each ends
+    in KeyboardInterrupt, none hangs, and the model scores again. The previous score() put
+    jobs on a queue.Queue from the caller's thread and hung at 40 of 1,210 such points
+    (benchmarks/ctrl_c_sweep.py --call score --workers 2)."""
+    result = run_script(SCORE_AT_EVERY_LOCK, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    total, outcomes = report["points"], report["outcomes"]
+    assert total >= 20, result.stdout
+    assert outcomes.get("interrupted", 0) >= total // 2, result.stdout
+    assert "finished" not in outcomes, result.stdout  # a point reached and its Ctrl-C lost
