@@ -66,7 +66,7 @@ for workers in (1, 2):
         m = Word2Vec(vector_size=8, min_count=1, workers=workers, epochs=2)
         m.build_vocab(S)
         before = threading.active_count()
-        timer = threading.Timer(0.7, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer = threading.Timer(0.35, lambda: os.kill(os.getpid(), signal.SIGINT))
         timer.start()
         started = time.monotonic()
         try:
