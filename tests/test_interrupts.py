@@ -26,7 +26,8 @@ from hsw2v._kernels._corpus_file import count_range
 from hsw2v.layer import HierarchicalSoftmax
 from hsw2v.running._threads import Workers
 
-SETTLE = 0.25  # how long the weights must stay unchanged after the raise
+SETTLE = 0.1  # how long the weights must stay unchanged after the raise (a thread still
+# training after it would change them within a job, milliseconds)
 PROMPT = 5.0  # the raise must come this soon after the interrupt (one job is milliseconds)
 
 
