@@ -32,8 +32,8 @@ from hsw2v.running._threads import (
     _POLL_SECONDS,
     StopFlag,
     Workers,
+    feed,
     items_until_stopped,
-    put_unless_stopped,
 )
 from hsw2v.running._train import _ABANDON_SECONDS
 
@@ -156,35 +156,28 @@ def score_sentences(
     stop = StopFlag()
     key_to_index = model.wv.key_to_index
     n_words = min(len(model.wv.vectors), len(model.tree.lengths))  # the rows scored ids index
-    produced = [0]  # sentences handed to the workers
+    produced_count = [0]  # sentences handed to the workers
 
-    def produce() -> None:
+    def produced():  # the jobs, read from the user's sentences
         count = 0
         iterator = iter(sentences)
-        try:
-            while count < total_sentences and not stop.is_set():
-                chunk = list(itertools.islice(iterator, min(chunksize, total_sentences - count)))
-                if not chunk:
-                    break
-                ids, ends, _ = encode_sentences(chunk, key_to_index, n_words)
-                if not put_unless_stopped(jobs, (count, ids, ends), stop):
-                    break
-                count += len(chunk)
-                produced[0] = count
-            if count == total_sentences and not stop.is_set():
-                if next(iterator, None) is not None:
-                    logger.warning(
-                        "terminating after %i sentences (set higher total_sentences if you "
-                        "want more).",
-                        total_sentences,
-                    )
-        except BaseException:
-            stop.set()  # before the sentinels below: the workers drop the queued jobs
-            raise  # to the pool, which raises it in the caller's thread
-        finally:
-            for _ in range(workers):
-                if not put_unless_stopped(jobs, None, stop):
-                    break
+        while count < total_sentences and not stop.is_set():
+            chunk = list(itertools.islice(iterator, min(chunksize, total_sentences - count)))
+            if not chunk:
+                return
+            ids, ends, _ = encode_sentences(chunk, key_to_index, n_words)
+            yield count, ids, ends
+            count += len(chunk)
+            produced_count[0] = count
+        if count == total_sentences and not stop.is_set():
+            if next(iterator, None) is not None:
+                logger.warning(
+                    "terminating after %i sentences (set higher total_sentences if you want more).",
+                    total_sentences,
+                )
+
+    def produce() -> None:
+        feed(jobs, produced(), stop, workers)
 
     def work() -> None:
         try:
@@ -226,7 +219,7 @@ def score_sentences(
                     scored / max(now - started, 1e-9),
                 )
                 next_report = now + report_delay
-    count = produced[0]
+    count = produced_count[0]
     elapsed = time.perf_counter() - started
     logger.info(
         "scoring %i sentences took %.1fs, %.0f sentences/s",

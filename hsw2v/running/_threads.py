@@ -60,7 +60,7 @@ import _thread
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from hsw2v.running._ctrl_c import as_ctrl_c, ctrl_c_latch, delivered, raise_if_dropped
 
@@ -306,6 +306,36 @@ def put_unless_stopped(jobs: queue.Queue, item: object, stop: StopFlag | threadi
         except queue.Full:
             continue
     return False
+
+
+def feed(
+    jobs: queue.Queue, items: Iterable, stop: StopFlag | threading.Event, workers: int
+) -> None:
+    """Put every item of `items` on the bounded queue `jobs`, then one ``None`` per worker.
+
+    The producer thread of every pool (training, scoring) runs this over a generator of its
+    jobs: it ends early once `stop` is set; an exception from `items` sets `stop` before the
+    sentinels (the workers then drop the queued jobs) and goes on to the pool, which raises it
+    in the caller's thread.
+
+    Examples
+    --------
+    >>> jobs, stop = queue.Queue(maxsize=4), StopFlag()
+    >>> feed(jobs, iter([1, 2]), stop, workers=2)
+    >>> [jobs.get_nowait() for _ in range(4)]
+    [1, 2, None, None]
+    """
+    try:
+        for item in items:
+            if not put_unless_stopped(jobs, item, stop):
+                break
+    except BaseException:
+        stop.set()  # before the sentinels below: the workers drop the queued jobs
+        raise
+    finally:
+        for _ in range(workers):
+            if not put_unless_stopped(jobs, None, stop):
+                break
 
 
 def items_until_stopped(jobs: queue.Queue, stop: StopFlag | threading.Event) -> Iterator:

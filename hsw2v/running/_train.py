@@ -36,7 +36,7 @@ from hsw2v._kernels._inner import Trainer, encode_sentences
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.running._ctrl_c import raise_if_dropped
 from hsw2v.running._schedule import Schedule
-from hsw2v.running._threads import StopFlag, Workers, items_until_stopped, put_unless_stopped
+from hsw2v.running._threads import StopFlag, Workers, feed, items_until_stopped
 from hsw2v.vocab import check_sentence
 
 logger = logging.getLogger(__name__)
@@ -137,10 +137,6 @@ class EpochReport:
     from_memory: bool = False  # trained from ids kept in memory; the corpus was not read
 
 
-class _Stop(Exception):
-    pass
-
-
 def run_epoch(
     trainer: Trainer,
     jobs: Iterable[Job],
@@ -168,33 +164,20 @@ def run_epoch(
     if seed is not None:
         schedule = replace(schedule, seed=int(seed))
 
-    def put(item) -> None:
-        if not put_unless_stopped(job_queue, item, stop):
-            raise _Stop
+    def produced():  # the jobs with their rates and seeds, read from the user's corpus
+        done_units = 0
+        for index, job in enumerate(jobs):
+            if stop.is_set():
+                return
+            if on_job is not None:
+                on_job(job)
+            units = schedule.units(job)
+            alpha0, alpha1 = schedule.job_alphas(epoch, done_units, units)
+            done_units += units
+            yield job, alpha0, alpha1, schedule.job_seed(epoch, index)
 
     def produce() -> None:
-        try:
-            done_units = 0
-            for index, job in enumerate(jobs):
-                if stop.is_set():
-                    break
-                if on_job is not None:
-                    on_job(job)
-                units = schedule.units(job)
-                alpha0, alpha1 = schedule.job_alphas(epoch, done_units, units)
-                done_units += units
-                put((job, alpha0, alpha1, schedule.job_seed(epoch, index)))
-        except _Stop:
-            pass
-        except BaseException:
-            stop.set()  # before the sentinels below: the workers drop the queued jobs
-            raise  # to the pool, which raises it in the caller's thread
-        finally:
-            for _ in range(workers):
-                try:
-                    put(None)
-                except _Stop:
-                    break
+        feed(job_queue, produced(), stop, workers)
 
     def work() -> None:
         try:
