@@ -2,8 +2,8 @@
 here (``benchmarks/ab_builds.py``, ``DIR@JSON``; ``benchmarks/quality.py``) before training.
 
 With several workers, each job trains a private copy of the ``HOT_NODES`` hottest inner nodes
-(the top six levels of the tree, on nearly every path) and adds its change back, divided by
-the number of workers (``HOT_MERGE``), every ``HOT_SYNC`` centre words
+(the top six levels of the tree, on nearly every path) and adds its change back (all of it
+with two workers, a share of it with more: ``HOT_MERGE``) every ``HOT_SYNC`` centre words
 (:class:`hsw2v._kernels._inner.Trainer`; Vuurens et al., "Efficient Parallel Learning of
 Word2Vec", 2016), so that threads do not fight over those rows' cache lines.
 Measured on the benchmark corpus with 2 workers (``benchmarks/RESULTS.md``, "Private top
