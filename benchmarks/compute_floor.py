@@ -100,6 +100,25 @@ static void fill_sigmoid(float *table, int size) {
         table[i] = e / (e + 1);
     }
 }
+
+/* a timed kernel: runs `reps` repetitions, returns the multiply-adds it did */
+typedef double (*kern)(long);
+
+/* multiply-adds per second of k: calibrated to about min_seconds a run, best of repeats */
+static double rate(kern k, double min_seconds, int repeats) {
+    long reps = 1000;
+    for (;;) {                       /* calibrate */
+        double t0 = now(); k(reps); double t = now() - t0;
+        if (t > min_seconds / 4) { reps = (long)(reps * (min_seconds / t)) + 1; break; }
+        reps *= 4;
+    }
+    double best = 0;
+    for (int r = 0; r < repeats; r++) {
+        double t0 = now(); double n = k(reps); double t = now() - t0;
+        if (n / t > best) best = n / t;
+    }
+    return best;
+}
 """
 
 C_SOURCE = r"""
@@ -221,22 +240,6 @@ static double k_hs_fused(long reps) {
     return (double)reps * (3.0 * D * CODELEN + D);
 }
 
-typedef double (*kern)(long);
-
-static double rate(kern k, double min_seconds, int repeats) {
-    long reps = 1000;
-    for (;;) {                       /* calibrate */
-        double t0 = now(); k(reps); double t = now() - t0;
-        if (t > min_seconds / 4) { reps = (long)(reps * (min_seconds / t)) + 1; break; }
-        reps *= 4;
-    }
-    double best = 0;
-    for (int r = 0; r < repeats; r++) {
-        double t0 = now(); double n = k(reps); double t = now() - t0;
-        if (n / t > best) best = n / t;
-    }
-    return best;
-}
 
 int main(int argc, char **argv) {
     double min_seconds = argc > 1 ? atof(argv[1]) : 0.2;

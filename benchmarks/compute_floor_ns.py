@@ -221,23 +221,6 @@ static double stream(const char *path, int V, int repeats, int block, double *fm
     return best;
 }
 
-typedef double (*kern)(long);
-
-static double rate(kern k, double min_seconds, int repeats) {
-    long reps = 1000;
-    for (;;) {
-        double t0 = now(); k(reps); double t = now() - t0;
-        if (t > min_seconds / 4) { reps = (long)(reps * (min_seconds / t)) + 1; break; }
-        reps *= 4;
-    }
-    double best = 0;
-    for (int r = 0; r < repeats; r++) {
-        double t0 = now(); double n = k(reps); double t = now() - t0;
-        if (n / t > best) best = n / t;
-    }
-    return best;
-}
-
 int main(int argc, char **argv) {
     double min_seconds = argc > 1 ? atof(argv[1]) : 0.2;
     int repeats = argc > 2 ? atoi(argv[2]) : 5;
