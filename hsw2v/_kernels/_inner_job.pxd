@@ -53,6 +53,7 @@ cdef struct JobState:
     HotCopy nodes     # this job's private copies of m.hot_nodes
     HotCopy words     # this job's private copies of m.hot_words
     float **nrows     # negative sampling: the rows of one (target, negatives) set
+    float **ahead     # negative sampling: the next set's shared rows to prefetch (see ns_pair)
     float **nlive     # negative sampling: the rows that step (ns_pair_block's scratch)
     float *nscore     # negative sampling: scores and coefficients, 2 x (negative + 1)
     float **crows     # CBOW: the window's input rows (min(2 x window, ids) pointers)
@@ -307,20 +308,33 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
         counts[0] = draw_negatives(&m.neg, st.kept[i], m.negative, negs, &st.rng)
 
 
-cdef inline void prefetch_negs(const ModelView *m, const int32_t *negs,
-                               int count) noexcept nogil:
-    """Prefetch the syn1neg rows of one (target, negatives) set, but for the private ones
-    (their shared rows are not asked for: see ``is_private``)."""
+cdef inline int rows_ahead(const ModelView *m, const int32_t *negs, int count,
+                           float **out) noexcept nogil:
+    """The syn1neg rows of one (target, negatives) set to prefetch, into ``out``: NULL for
+    the private ones (their shared rows are not asked for: see ``is_private``). Returns
+    ``count``."""
     cdef int k
     for k in range(count):
-        if not is_private(&m.hot_words, negs[k]):
-            prefetch_row(m.syn1neg + <int64_t>negs[k] * m.d, m.d)
+        out[k] = (NULL if is_private(&m.hot_words, negs[k])
+                  else m.syn1neg + <int64_t>negs[k] * m.d)
+    return count
+
+
+cdef inline void prefetch_negs(const ModelView *m, JobState *st, const int32_t *negs,
+                               int count) noexcept nogil:
+    """Prefetch the rows of one (target, negatives) set at once (``rows_ahead``)."""
+    cdef int k
+    rows_ahead(m, negs, count, st.ahead)
+    for k in range(count):
+        if st.ahead[k] != NULL:
+            prefetch_row(st.ahead[k], m.d)
 
 
 cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
                            const int32_t *negs, int count, float alpha,
                            const RefWalks *walks, float *const *ctx, const float *lock,
-                           int nctx, float scale, bint block) noexcept nogil:
+                           int nctx, float scale, bint block,
+                           const int32_t *next_negs, int next_count) noexcept nogil:
     """The negative-sampling step of one (h, target) pair over its drawn words ``negs``
     (target first), and its error sent back to the input rows: ``ctx[c] += lock[c] * scale *
     work`` in order (skip-gram: its context row; CBOW: the window's rows, scale 1 / count
@@ -328,19 +342,26 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
     set's rows are distinct, else the fused walk, or the reference walk ``walks.ns``, and the
     same update of the input rows (``cbow_spread``'s arithmetic). Skip-gram passes ``block =
     False``: the block measured no faster there (benchmarks/RESULTS.md, "Negative sampling in
-    two passes"). Returns the loss the step did not push onto the job's tally."""
+    two passes"). The rows of the next set (``next_negs``, ``next_count`` words; 0: none) are
+    prefetched: word by word inside the fused walk, all at once before the others. Returns
+    the loss the step did not push onto the job's tally."""
     cdef int k, c
     cdef double loss = 0.0
     for k in range(count):
         st.nrows[k] = word_row(m, st, negs[k])
     if m.kernel == KERNEL_FUSED or m.kernel == KERNEL_WINDOW:  # its loss: on st.tally
         if block and rows_distinct(st.nrows, count):
+            if next_count:
+                prefetch_negs(m, st, next_negs, next_count)
             ns_pair_block(m.d, h, st.nrows, count, alpha, ctx, lock, nctx, scale, st.work,
                           st.nscore, st.nscore + count, st.nlive, job_tally(m, st),
                           &st.check)
             return 0.0
-        ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, job_tally(m, st), &st.check)
+        ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, job_tally(m, st), &st.check,
+                      st.ahead, rows_ahead(m, next_negs, next_count, st.ahead))
     else:
+        if next_count:
+            prefetch_negs(m, st, next_negs, next_count)
         loss = walks.ns(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss, &st.check)
     if scale != 1.0:
         for k in range(m.d):
@@ -376,7 +397,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     "reference" variant walks with ``r.walks`` (``_inner_walks.RefWalks``); the private
     rows are flushed through ``r.flush``."""
     cdef int64_t i, j, lo, hi
-    cdef int b, k, count, p, npairs
+    cdef int b, k, count, p, npairs, n_ahead
     cdef int d = m.d
     cdef int slot = 0, stride = m.negative + 1
     cdef bint drawn = False, fresh
@@ -387,6 +408,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     cdef float *ctx
     cdef int32_t *negs = NULL
     cdef int32_t *next_negs = NULL
+    cdef const int32_t *ahead
     cdef int *counts = NULL
     cdef int *next_counts = NULL
     for i in range(start, end):
@@ -408,7 +430,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 next_negs = st.negs + <int64_t>(1 - slot) * st.pairs * stride
                 next_counts = st.neg_counts + <int64_t>(1 - slot) * st.pairs
             if m.prefetch and fresh and hi - lo > 1:  # else prefetched with centre i - 1
-                prefetch_negs(m, negs, counts[0])
+                prefetch_negs(m, st, negs, counts[0])
         centre = st.kept[i]
         if m.hs:
             code = m.codes + <int64_t>centre * m.max_length
@@ -445,18 +467,20 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                     st.hrows[p] = ctx
                     st.hlock[p] = lock_of(m, st.kept[j])
                 elif m.negative:
-                    if m.prefetch:  # the next pair's rows (of this centre or the next one)
+                    ahead, n_ahead = NULL, 0  # the next pair's set (this centre's or the next)
+                    if m.prefetch:
                         if p + 1 < npairs:
-                            prefetch_negs(m, negs + <int64_t>(p + 1) * stride, counts[p + 1])
+                            ahead, n_ahead = negs + <int64_t>(p + 1) * stride, counts[p + 1]
                         elif drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
-                            prefetch_negs(m, next_negs, next_counts[0])
+                            ahead, n_ahead = next_negs, next_counts[0]
                     ctx_lock = lock_of(m, st.kept[j])
                     st.loss += ns_pair(m, st, ctx, negs + <int64_t>p * stride, counts[p],
-                                       alpha, &r.walks, &ctx, &ctx_lock, 1, 1.0, False)
+                                       alpha, &r.walks, &ctx, &ctx_lock, 1, 1.0, False,
+                                       ahead, n_ahead)
                 p += 1
             if m.shared_negs and p:
                 if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
-                    prefetch_negs(m, next_negs, next_counts[0])
+                    prefetch_negs(m, st, next_negs, next_counts[0])
                 st.loss += ns_shared_centre(m, st, p, negs, counts[0], alpha)
         else:
             count = cbow_hidden(m, st, lo, hi, i)
@@ -474,11 +498,12 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             if m.negative:
                 if m.hs:  # gensim forms h again from the rows the hs step moved
                     cbow_hidden(m, st, lo, hi, i)
+                ahead, n_ahead = NULL, 0
                 if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
-                    prefetch_negs(m, next_negs, next_counts[0])
+                    ahead, n_ahead = next_negs, next_counts[0]
                 st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &r.walks, st.crows,
                                    st.clock, count, 1.0 if m.cbow_mean else cbow_inv(count),
-                                   d <= NS_BLOCK_MAX_D)
+                                   d <= NS_BLOCK_MAX_D, ahead, n_ahead)
         if m.hot_nodes.n or m.hot_words.n:
             st.since += 1
             if st.since >= m.hot_sync:
@@ -500,6 +525,7 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
     free_hot_copy(&st.nodes)
     free_hot_copy(&st.words)
     free(st.nrows)
+    free(st.ahead)
     free(st.nlive)
     free(st.nscore)
     free(st.crows)
@@ -544,6 +570,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (m.negative + 1) * sizeof(int32_t))
     st.neg_counts = <int *>malloc(2 * <size_t>st.pairs * sizeof(int))
     st.nrows = <float **>malloc((m.negative + 1) * sizeof(float *))
+    st.ahead = <float **>malloc((m.negative + 1) * sizeof(float *))
     st.nlive = <float **>malloc((m.negative + 1) * sizeof(float *))
     st.nscore = <float *>malloc(2 * (m.negative + 1) * sizeof(float))
     # CBOW's window rows: at most 2 x window, and fewer than the job's ids
@@ -558,7 +585,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
             or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
-            or st.neg_counts == NULL or st.nrows == NULL or st.xlock == NULL
+            or st.neg_counts == NULL or st.nrows == NULL or st.ahead == NULL or st.xlock == NULL
             or st.nlive == NULL or st.nscore == NULL or st.crows == NULL or st.clock == NULL
             or (m.shared_negs and (st.hrows == NULL or st.hlock == NULL or st.dO == NULL))):
         free_job_state(&st)

@@ -49,14 +49,14 @@ cdef inline int32_t draw_word(const NegTable *t, uint64_t *rng) noexcept nogil:
     bisection over the whole table, for the same random number."""
     cdef uint32_t x = next_random(rng) % t.cum[t.n - 1]
     cdef const int32_t *bucket = t.index + (x >> t.shift)
-    cdef int64_t lo = bucket[0], hi = bucket[1], mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if t.cum[mid] >= x:
-            hi = mid
-        else:
-            lo = mid + 1
-    return <int32_t>lo
+    cdef int64_t base = bucket[0], n = bucket[1] - bucket[0], half
+    if n <= 0:
+        return <int32_t>base
+    while n > 1:  # branch-free: the step is a conditional move, not a jump
+        half = n >> 1
+        base = base + half if t.cum[base + half - 1] < x else base
+        n -= half
+    return <int32_t>(base + (t.cum[base] < x))
 
 
 cdef inline int32_t draw_word_bisect(const uint32_t *cum_table, int64_t n,

@@ -18,7 +18,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from hsw2v._kernels._inner_loops cimport SIGMOID, sigmoid
+from hsw2v._kernels._inner_loops cimport SIGMOID, prefetch_row, sigmoid
 from hsw2v._kernels._path cimport hs_step, ns_step
 from hsw2v._kernels._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, hsw2v_update_last, hsw2v_update_then_dot,
@@ -154,6 +154,8 @@ cdef inline void fused_walk(
     hsw2v_loss_acc *tally,   # OUT  the job's loss tally: += each row's term; NULL: no loss
     bint apply_to_h,         # IN   add work to h at the end (skip-gram hs: h is the context)
     double *check,           # OUT  += the sum of every f (the job's divergence check)
+    float *const *ahead=NULL,  # IN rows to prefetch, row j before step j (NULL entries: none)
+    int n_ahead=0,           # IN   their number (0: none)
 ) noexcept nogil:
     """The fused walk of both objectives: the reference step's arithmetic (``hs_path`` /
     ``ns_path`` with ``PRIMS_VEC``), bit for bit (the twin tests), with each row's update
@@ -181,6 +183,8 @@ cdef inline void fused_walk(
     memset(work, 0, d * sizeof(float))
     f = hsw2v_dot(d, h, row)
     for j in range(count):
+        if j < n_ahead and ahead[j] != NULL:
+            prefetch_row(ahead[j], d)
         fsum += f
         if labels_t is PathLabels:
             if tally != NULL:
@@ -239,9 +243,16 @@ cdef inline void ns_path_fused(
     float alpha,             # IN   learning rate
     hsw2v_loss_acc *tally,   # OUT  the job's loss tally: += each word's term; NULL: no loss
     double *check,           # OUT  += the sum of every f (the job's divergence check)
+    float *const *ahead=NULL,  # IN the next set's rows, prefetched one per word (fused_walk)
+    int n_ahead=0,           # IN   their number
 ) noexcept nogil:
     """An optimisation of the reference negative-sampling step (``ns_path``): ``fused_walk``
-    over a target and its negatives, the same rows and work bit for bit (its twin test)."""
+    over a target and its negatives, the same rows and work bit for bit (its twin test).
+    The rows of the set after it are prefetched one per word, while this set's steps run
+    (``ahead``): asked for all at once before the walk (114 cache lines at d=300), skip-gram
+    ran 1.3x slower there (benchmarks/RESULTS.md, "The negatives' rows prefetched word by
+    word")."""
     cdef TargetLabels labels
     labels.unused = 0
-    fused_walk(d, <float *>h, work, rows, count, &labels, alpha, tally, False, check)
+    fused_walk(d, <float *>h, work, rows, count, &labels, alpha, tally, False, check, ahead,
+               n_ahead)
