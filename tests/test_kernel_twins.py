@@ -333,6 +333,28 @@ def test_fused_ns_walk_is_the_reference_bit_for_bit():
         assert not np.array_equal(a, syn1neg)  # control: the rows did move
 
 
+@pytest.mark.parametrize(
+    "ahead", [[], [-1], [2, -1, 7, 7], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [29, 28]],
+    ids=["none", "only_null", "some", "more_than_steps", "walked_rows"],
+)
+def test_the_walks_prefetch_changes_no_result(ahead):
+    """The rows the negative-sampling walk prefetches for the next pair (``ahead``: one per
+    word, the rest after the walk, -1 none) are a hint: the fused walk gives the same bits with
+    them as without, whatever their number, also when they are rows being walked."""
+    r = np.random.default_rng(12)
+    syn1neg = r.normal(0, 0.4, size=(30, D)).astype(np.float32)
+    h = r.normal(0, 0.6, size=D).astype(np.float32)
+    for negs in ([3, 7, 11, 7, 0], [29], [28, 28, 1]):
+        negs = np.array(negs, dtype=np.int32)
+        a, b = syn1neg.copy(), syn1neg.copy()
+        plain = _inner.py_ns_path(h, a, negs, 0.05, "fused")
+        hinted = _inner.py_ns_path(h, b, negs, 0.05, "fused", ahead=ahead)
+        assert np.array_equal(plain[0], hinted[0]) and plain[1] == hinted[1]
+        assert np.array_equal(a, b) and not np.array_equal(a, syn1neg)
+    with pytest.raises(ValueError, match="is not a row of syn1neg"):
+        _inner.py_ns_path(h, syn1neg.copy(), np.array([1], dtype=np.int32), 0.05, ahead=[30])
+
+
 def test_ns_step_is_the_node_step_with_float32_g():
     """The reference ns walk against NumPy in float32 arithmetic, node by node in order:
     ``g = float32(sigmoid(f) - label)``, ``a = float32(-alpha g)``, ``work += a row`` (old

@@ -588,6 +588,29 @@ def py_hs_step(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
     return loss, grad, g
 
 
+cdef int ahead_rows(float[:, ::1] matrix, ahead, str name, float ***rows) except -1:
+    """The row pointers of a twin's ``ahead`` ids (-1: a NULL entry) into ``rows[0]``, for
+    the walks' prefetch (freed by the caller), and their number; NULL and 0 for None. A
+    ValueError names a row that ``matrix`` lacks."""
+    cdef Py_ssize_t j, n
+    cdef float **out
+    rows[0] = NULL
+    if ahead is None:
+        return 0
+    ids = [int(i) for i in ahead]
+    n = len(ids)
+    for i in ids:
+        if not -1 <= i < matrix.shape[0]:
+            raise ValueError(f"{i} is not a row of {name} (0..{matrix.shape[0] - 1}) nor -1")
+    out = <float **>malloc(max(n, 1) * sizeof(float *))
+    if out == NULL:
+        raise MemoryError()
+    for j in range(n):
+        out[j] = NULL if ids[j] < 0 else &matrix[ids[j], 0]
+    rows[0] = out
+    return n
+
+
 def py_hs_path_fused(float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
                      const int32_t[::1] point, float alpha, bint apply_to_h=False):
     """Twin of the fused path routine: updates ``syn1`` (and ``h`` when ``apply_to_h``) in
@@ -641,11 +664,13 @@ def py_draw_negatives(const uint32_t[::1] cum_table, int32_t target, int negativ
 
 
 def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
-               float alpha, str kernel="fused"):
+               float alpha, str kernel="fused", ahead=None):
     """Twin of the negative-sampling walk of ``kernel`` for given words (``negs[0]`` the
     target, the rest negatives): "fused" (and "window") the fused walk ``ns_path_fused``,
     "reference" the reference step (``ns_path``); the benchmark-only "loop" and "blas" are
-    ``_bench_walks.py_ns_path``'s. Updates ``syn1neg`` in place, returns (work, loss)."""
+    ``_bench_walks.py_ns_path``'s. Updates ``syn1neg`` in place, returns (work, loss).
+    ``ahead``: rows of ``syn1neg`` (-1: none) the fused walk prefetches one per word, as
+    training asks for the next set's rows (a hint: no effect on the results)."""
     if kernel in BENCH_WALKS:
         raise ValueError(bench_walks_missing(kernel))
     if kernel not in KERNELS:
@@ -658,10 +683,15 @@ def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     cdef hsw2v_loss_acc tally
     loss_init(&tally)
     cdef float **rows = walk_rows(syn1neg, negs, negs.shape[0], h.shape[0], "syn1neg")
+    cdef float **pf = NULL
+    cdef int n_pf = 0
     try:
-        ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, &tally, &check)
+        n_pf = ahead_rows(syn1neg, ahead, "syn1neg", &pf)
+        ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, &tally, &check,
+                      pf, n_pf)
     finally:
         free(rows)
+        free(pf)
     return work, loss_total(&tally)
 
 

@@ -211,6 +211,9 @@ cdef inline void fused_walk(
         elif a != 0.0:
             hsw2v_axpy(d, a, row, work)
             hsw2v_axpy(d, a, h, row)
+    for j in range(count, n_ahead):  # rows beyond this walk's steps
+        if ahead[j] != NULL:
+            prefetch_row(ahead[j], d)
     check[0] += fsum
 
 
