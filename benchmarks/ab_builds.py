@@ -4,7 +4,8 @@ Each ``--build DIR`` is a checkout with its extensions built in place (``python3
 build_ext --inplace``); ``DIR@JSON`` also sets constants of ``hsw2v.running._tuning`` (``hsw2v._tuning`` in a flat build, ``hsw2v.word2vec`` in builds before it) in that run, as
 ``'.@{"HOT_SYNC": 1000}'``, and leading ``NAME=VALUE`` words set environment variables of that
 run, as ``'HSW2V_CPU=avx2 .'`` (one kernel level of a dispatched build). For every repeat,
-mode and worker count, each build trains once in a fresh subprocess (``PYTHONPATH=DIR``,
+mode (``sg`` and ``cbow``: hierarchical softmax alone; ``sg-ns`` and ``cbow-ns``: ``hs=0,
+negative=5``) and worker count, each build trains once in a fresh subprocess (``PYTHONPATH=DIR``,
 single-threaded BLAS) in the order given, so the builds share the machine's slow and fast
 moments (A B A B ...). A run builds the vocabulary from ``LineSentence`` (or with ``--input
 corpus_file`` from the file itself; untimed) and trains ``--epochs`` epochs; it reports
@@ -13,7 +14,7 @@ per million words. The medians close the output, with each build's workers=2 / w
 ratio.
 
     python benchmarks/ab_builds.py --corpus CORPUS --build OLD_CHECKOUT --build . \\
-        [--modes sg,cbow] [--workers 1,2] [--repeats 5] [--epochs 3] [--size 100] \\
+        [--modes sg,cbow,sg-ns,cbow-ns] [--workers 1,2] [--repeats 5] [--epochs 3] [--size 100] \\
         [--input corpus_file]
 """
 
@@ -32,6 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import child_env, ensure_corpus  # noqa: E402
 
+# mode: (sg, hs, negative); "sg" and "cbow" are hierarchical softmax alone
+MODES = {"sg": (1, 1, 0), "cbow": (0, 1, 0), "sg-ns": (1, 0, 5), "cbow-ns": (0, 0, 5)}
+
 
 def child(
     corpus: str,
@@ -41,6 +45,8 @@ def child(
     constants: dict,
     size: int,
     source: str = "linesentence",
+    hs: int = 1,
+    negative: int = 0,
 ) -> dict:
     """One run (in the subprocess): train and report words/s, CPU s/Mword, the module used."""
     import importlib
@@ -61,7 +67,7 @@ def child(
         setattr(tuning, name, value)
     model = Word2Vec(
         vector_size=size, window=5, min_count=5, sample=1e-3, sg=sg, workers=workers, seed=1,
-        epochs=epochs,
+        epochs=epochs, hs=hs, negative=negative,
     )  # fmt: skip
     given = {"corpus_file": corpus} if source == "corpus_file" else {}
     sentences = None if given else LineSentence(corpus)
@@ -86,6 +92,8 @@ def run_child(
     epochs: int,
     size: int,
     source: str = "linesentence",
+    hs: int = 1,
+    negative: int = 0,
 ) -> dict:
     env = child_env()  # single-threaded BLAS, as every benchmark subprocess
     env.pop("HSW2V_CPU", None)
@@ -95,7 +103,9 @@ def run_child(
         spec = spec[assignment.end() :]
     directory, _, constants = spec.partition("@")
     env["PYTHONPATH"] = str(Path(directory).resolve())
-    spec = json.dumps([corpus, sg, workers, epochs, json.loads(constants or "{}"), size, source])
+    spec = json.dumps(
+        [corpus, sg, workers, epochs, json.loads(constants or "{}"), size, source, hs, negative]
+    )
     done = subprocess.run(
         [sys.executable, __file__, "--child", spec], env=env, capture_output=True, text=True
     )
@@ -132,14 +142,17 @@ def main(argv=None):
         parser.error("--corpus and at least one --build are required")
     corpus = str(ensure_corpus(args.corpus).resolve())
     modes = [m.strip() for m in args.modes.split(",")]
+    if unknown := set(modes) - set(MODES):
+        parser.error(f"unknown modes {sorted(unknown)}: choose from {', '.join(MODES)}")
     workers = [int(w) for w in args.workers.split(",")]
     runs: dict[tuple, list[dict]] = {}
     for repeat in range(args.repeats):
         for mode in modes:
             for w in workers:
                 for build in args.build:
+                    sg, hs, negative = MODES[mode]
                     r = run_child(
-                        build, corpus, int(mode == "sg"), w, args.epochs, args.size, args.input
+                        build, corpus, sg, w, args.epochs, args.size, args.input, hs, negative
                     )
                     runs.setdefault((mode, w, build), []).append(r)
                     print(

@@ -71,11 +71,13 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
    rows; its hidden vector is summed in one pass too): the same bits again (its twin test).
    The draw is gensim's: a uniform integer below ``cum_table[-1]``, the first table
    entry ``>=`` it (a draw equal to the target is skipped, not redrawn), found through a
-   bucket index over the integer's top bits (``neg_index``: a few entries bisected instead
-   of V, the same word). ``draw_centre`` draws a centre's reduced window and all its
-   negatives at once, one centre ahead of training (the draws do not depend on the weights,
-   and the stream's order is kept, so the results are those of drawing each pair's words
-   just before its step), and each pair prefetches the next pair's rows. With several
+   bucket index over the integer's top bits (``neg_index``: a few entries bisected, without
+   branches, instead of V; the same word). ``draw_centre`` draws a centre's reduced window
+   and all its negatives at once, one centre ahead of training (the draws do not depend on
+   the weights, and the stream's order is kept, so the results are those of drawing each
+   pair's words just before its step), and each pair prefetches the next pair's rows: inside
+   its fused walk, one row per word (``ns_path_fused``'s ``ahead``), or all at once before
+   CBOW's two-pass block. With several
    workers each job trains private copies of the most frequent words' rows (``hot_words``,
    design note B). With ``negative > 0`` the sg and CBOW callers run, per (h, target), first
    the hierarchical-softmax walk (if ``hs``) and its update of the input rows, then the
