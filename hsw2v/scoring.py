@@ -29,13 +29,13 @@ from hsw2v._kernels._query import Scorer, leaf_log_probs, top_leaves
 from hsw2v.huffman import child_table
 from hsw2v.running._ctrl_c import raise_if_dropped
 from hsw2v.running._threads import (
+    _ABANDON_SECONDS,
     _POLL_SECONDS,
     StopFlag,
     Workers,
     feed,
     items_until_stopped,
 )
-from hsw2v.running._train import _ABANDON_SECONDS
 
 logger = logging.getLogger(__name__)
 

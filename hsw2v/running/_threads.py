@@ -66,6 +66,7 @@ from hsw2v.running._ctrl_c import as_ctrl_c, ctrl_c_latch, delivered, raise_if_d
 
 _POLL_SECONDS = 0.1  # how often a wait re-checks `stop` or workers whose start() was interrupted
 _TIDY_SECONDS = 1.0  # how long the final joins wait for threads already marked finished
+_ABANDON_SECONDS = 0.5  # how long a stopped pool waits for a producer stuck in user code
 
 
 class _Worker:

@@ -36,13 +36,17 @@ from hsw2v._kernels._inner import Trainer, encode_sentences
 from hsw2v.divergence import TrainingDivergedError
 from hsw2v.running._ctrl_c import raise_if_dropped
 from hsw2v.running._schedule import Schedule
-from hsw2v.running._threads import StopFlag, Workers, feed, items_until_stopped
+from hsw2v.running._threads import (
+    _ABANDON_SECONDS,
+    _POLL_SECONDS,
+    StopFlag,
+    Workers,
+    feed,
+    items_until_stopped,
+)
 from hsw2v.vocab import check_sentence
 
 logger = logging.getLogger(__name__)
-
-_POLL_SECONDS = 0.1
-_ABANDON_SECONDS = 0.5  # how long a stopped epoch waits for a producer stuck in user code
 
 
 @dataclass
