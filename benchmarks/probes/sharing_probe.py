@@ -1,20 +1,26 @@
 """What two training threads cost each other, split by weight matrix.
 
-Two threads call the training kernel (``hsw2v._kernels._inner.Trainer.train_job``) directly on the
-corpus's jobs (one thread the even jobs, the other the odd ones), once with every weight
-shared as in training, and once each with its own copy of ``syn0``, of ``syn1``, or of both;
-a single thread running all jobs is the reference (and the same thread with the private top
-rows: what they cost one thread, all of it paid on the two-thread side, since
-``Word2Vec(workers=1)`` trains every row in place). With separate copies of both matrices the
-threads share nothing (the ceiling: what the cores give when no cache line passes between
-them); the runs in between say how much of the two-thread cost comes from the input rows
-(``syn0``) and how much from the inner nodes (``syn1``). All runs start from the same weights
-(the model after one epoch), use the same private top nodes as ``Word2Vec`` (``HOT_NODES``,
-``HOT_SYNC`` and their CBOW twins, unless ``--hot`` gives ``N:S[:K]``), and are alternated
-``--repeats`` times; per run it prints words/s, the ratio to one thread, and the threads' own
-CPU seconds per million words (``time.thread_time``, so the main thread is not counted).
+Two threads call the training kernel (``Trainer.train_job``, built as ``Word2Vec`` builds it:
+``hsw2v.running._make_trainer.trainer_settings``) directly on the corpus's jobs (one thread the
+even jobs, the other the odd ones), once with every weight shared as in training, and once
+each with its own copy of ``syn0``, of the output matrices (``syn1`` for hierarchical softmax,
+``syn1neg`` for negative sampling), or of both; a single thread running all jobs is the
+reference (and the same thread with the private rows that several workers get: the hottest
+inner nodes and, with negative sampling, the most frequent words' output rows; what they cost
+one thread, all of it paid on the two-thread side, since ``Word2Vec(workers=1)`` trains every
+row in place). With separate copies of every matrix the threads share nothing (the ceiling:
+what the cores give when no cache line passes between them); the runs in between say how much
+of the two-thread cost comes from the input rows and how much from the output rows. All runs
+start from the same weights (the model after one epoch), use the private rows of
+``hsw2v.running._tuning`` (``--hot N:S[:K]`` overrides the inner nodes', ``--hot-words N`` the
+words'), and are alternated ``--repeats`` times; per run it prints words/s, and the threads'
+own CPU seconds per million words (``time.thread_time``, so the main thread is not counted).
 
-    python benchmarks/probes/sharing_probe.py --corpus CORPUS [--sg 1] [--repeats 3] [--hot 63:100]
+    python benchmarks/probes/sharing_probe.py --corpus CORPUS [--sg 1] [--repeats 3]
+        [--negative 0] [--size 100] [--words 0] [--hot 63:100] [--hot-words 64]
+
+``--negative N`` trains ``hs=0, negative=N`` (default 0: hierarchical softmax alone);
+``--words`` keeps the corpus's first N words (0: all).
 """
 
 from __future__ import annotations
@@ -31,9 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # common.py
 
 from common import ensure_corpus  # noqa: E402
 
-import hsw2v.running._tuning as w2v  # noqa: E402
+import hsw2v.running._tuning as tuning  # noqa: E402
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
-from hsw2v._kernels._inner import Trainer  # noqa: E402
+from hsw2v.running._make_trainer import trainer_settings  # noqa: E402
+from hsw2v.running._objectives import outputs_of  # noqa: E402
 from hsw2v.running._train import iter_jobs  # noqa: E402
 
 
@@ -60,52 +67,72 @@ def run_threads(trainers: list, parts: list[list]) -> tuple[float, float]:
     return words / seconds, sum(cpu) / words * 1e6
 
 
+def first_words(sentences, limit: int) -> list:
+    """The sentences holding the corpus's first ``limit`` words (all of them for 0)."""
+    if not limit:
+        return list(sentences)
+    kept, n = [], 0
+    for s in sentences:
+        kept.append(s)
+        n += len(s)
+        if n >= limit:
+            break
+    return kept
+
+
+def set_private_rows(args) -> None:
+    """Apply ``--hot`` and ``--hot-words`` to the tuning constants the trainer reads."""
+    if args.hot:
+        hot = ([int(x) for x in args.hot.split(":")] + [2**30])[:3]
+        names = (("HOT_NODES", "HOT_SYNC", "HOT_VISITS") if args.sg
+                 else ("HOT_NODES_CBOW", "HOT_SYNC_CBOW", "HOT_VISITS_CBOW"))  # fmt: skip
+        for name, value in zip(names, hot, strict=True):
+            setattr(tuning, name, value)
+    if args.hot_words is not None:
+        tuning.HOT_WORDS = args.hot_words
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", required=True)
     parser.add_argument("--sg", type=int, default=1)
+    parser.add_argument("--negative", type=int, default=0)
+    parser.add_argument("--size", type=int, default=100)
+    parser.add_argument("--words", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--hot", help="private top nodes as N:S[:K] (nodes, sync interval, visits)")
+    parser.add_argument("--hot-words", type=int, help="private syn1neg rows (most frequent words)")
     args = parser.parse_args(argv)
-    sentences = list(LineSentence(str(ensure_corpus(args.corpus))))
+    set_private_rows(args)
+    sentences = first_words(LineSentence(str(ensure_corpus(args.corpus))), args.words)
     model = Word2Vec(
-        vector_size=100, window=5, min_count=5, sample=1e-3, sg=args.sg, workers=2, seed=1
-    )
+        vector_size=args.size, window=5, min_count=5, sample=1e-3, sg=args.sg,
+        hs=int(not args.negative), negative=args.negative, workers=2, seed=1,
+    )  # fmt: skip
     model.build_vocab(sentences)
     model.train(sentences, total_examples=model.corpus_count, epochs=1)
     jobs = list(iter_jobs(sentences, model.wv.key_to_index, model.batch_words))
     halves = [jobs[0::2], jobs[1::2]]
-    if args.hot:
-        hot = [int(x) for x in args.hot.split(":")]
-    elif args.sg:
-        hot = [w2v.HOT_NODES, w2v.HOT_SYNC, w2v.HOT_VISITS]
-    else:
-        hot = [w2v.HOT_NODES_CBOW, w2v.HOT_SYNC_CBOW, w2v.HOT_VISITS_CBOW]
-    hot = (hot + [2**30])[:3]
+    alone, private = trainer_settings(model, 1), trainer_settings(model, 2)
+    syn0, outputs = model.wv.vectors, list(outputs_of(model).values())
 
-    def trainer(syn0, syn1, private: bool):
-        return Trainer(
-            syn0, syn1, model.tree.codes, model.tree.points, model.tree.lengths,
-            model.wv.expandos["sample_int"], model.window, bool(args.sg),
-            kernel=model._kernel_variant(), hot_nodes=hot[0] if private else 0,
-            hot_sync=hot[1], hot_visits=hot[2],
-        )  # fmt: skip
+    def copies(matrices: list) -> list:
+        return [m.copy() for m in matrices]
 
-    def pair(share_syn0: bool, share_syn1: bool) -> list:
-        syn0, syn1 = model.wv.vectors.copy(), model.syn1.copy()
+    def pair(share_syn0: bool, share_out: bool) -> list:
+        own0, own_out = syn0.copy(), copies(outputs)
         return [
-            trainer(syn0 if share_syn0 else syn0.copy(), syn1 if share_syn1 else syn1.copy(), True)
+            private.build(own0 if share_syn0 else own0.copy(),
+                          *(own_out if share_out else copies(own_out)))
             for _ in range(2)
-        ]
+        ]  # fmt: skip
 
     settings = {
-        "one thread": lambda: ([trainer(model.wv.vectors.copy(), model.syn1.copy(), False)],
-                               [jobs]),
-        "one, private rows": lambda: ([trainer(model.wv.vectors.copy(), model.syn1.copy(), True)],
-                                      [jobs]),
+        "one thread": lambda: ([alone.build(syn0.copy(), *copies(outputs))], [jobs]),
+        "one, private rows": lambda: ([private.build(syn0.copy(), *copies(outputs))], [jobs]),
         "two, nothing shared": lambda: (pair(False, False), halves),
         "two, syn0 shared": lambda: (pair(True, False), halves),
-        "two, syn1 shared": lambda: (pair(False, True), halves),
+        "two, output shared": lambda: (pair(False, True), halves),
         "two, both shared": lambda: (pair(True, True), halves),
     }  # fmt: skip
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in settings}
@@ -115,15 +142,21 @@ def main(argv=None):
             speed, cpu = runs[name][-1]
             print(f"  {name}: {speed / 1e3:.0f}k words/s, {cpu:.3f} CPU s/Mword", flush=True)
     one = statistics.median(s for s, _ in runs["one thread"])
+    objective = f"negative={args.negative}" if args.negative else "hs"
     print(
-        f"sg={args.sg}, private top nodes {hot[0]} synced every {hot[1]} centre words, "
-        f"{args.repeats} alternated runs, medians:"
+        f"sg={args.sg}, {objective}, vector_size {args.size}, private top nodes "
+        f"{0 if private.hot_rows is None else len(private.hot_rows)}, "
+        f"private word rows {0 if private.hot_words is None else len(private.hot_words)}, "
+        f"synced every {private.hot_sync} centre words, "
+        f"{args.repeats} alternated runs, medians (CPU: min-max):"
     )
     for name, r in runs.items():
         speed = statistics.median(s for s, _ in r)
+        cpus = [c for _, c in r]
         print(
             f"{name:22s} {speed / 1e3:6.0f}k words/s  {speed / one:.2f}x one thread  "
-            f"{statistics.median(c for _, c in r):.3f} CPU s per million words"
+            f"{statistics.median(cpus):.3f} CPU s per million words "
+            f"({min(cpus):.3f}-{max(cpus):.3f})"
         )
 
 
