@@ -515,9 +515,7 @@ def intensity(block: int) -> float:
     return 3 * block / (4 * (3 + 3 * block))
 
 
-def hsw2v_words_per_s(
-    corpus: str, mode: str, d: int, repeats: int, system: str = "hsw2v"
-) -> list[float]:
+def words_per_s(corpus: str, mode: str, d: int, repeats: int, system: str = "hsw2v") -> list[float]:
     """One-worker training words per CPU-second of hsw2v (or another system of systems.py;
     fresh subprocesses), ``repeats`` runs. CPU time of the training call, not wall time: on a shared machine a
     one-thread run's wall time counts the time other processes held its core (the FMA rates
@@ -554,7 +552,7 @@ def widths_table(corpus, widths, args) -> tuple[list[dict], str]:
             row["ceiling"] = dict(floor["words_per_s_1core"])
             if args.hsw2v:
                 for mode in ("sg", "cbow"):
-                    runs = hsw2v_words_per_s(corpus, mode, d, args.repeats)
+                    runs = words_per_s(corpus, mode, d, args.repeats)
                     med = float(np.median(runs))
                     row[f"hsw2v_{mode}"] = med
                     row[f"hsw2v_{mode}_runs"] = runs
@@ -562,7 +560,7 @@ def widths_table(corpus, widths, args) -> tuple[list[dict], str]:
                     if args.gensim:  # gensim's faster mode, alternated with nothing
                         best = 0.0
                         for system in ("gensim-file", "gensim-iter"):
-                            g = hsw2v_words_per_s(corpus, mode, d, args.repeats, system)
+                            g = words_per_s(corpus, mode, d, args.repeats, system)
                             row[f"{system}_{mode}_runs"] = g
                             best = max(best, float(np.median(g)))
                         row[f"gensim_{mode}"] = best

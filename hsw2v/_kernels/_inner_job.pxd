@@ -342,9 +342,10 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
     set's rows are distinct, else the fused walk, or the reference walk ``walks.ns``, and the
     same update of the input rows (``cbow_spread``'s arithmetic). Skip-gram passes ``block =
     False``: the block measured no faster there (benchmarks/RESULTS.md, "Negative sampling in
-    two passes"). The rows of the next set (``next_negs``, ``next_count`` words; 0: none) are
-    prefetched: word by word inside the fused walk, all at once before the others. Returns
-    the loss the step did not push onto the job's tally."""
+    two passes"), and 1.17x slower at d=300 with the next set's rows prefetched over its dot
+    products ("what is left at d=300"). The rows of the next set (``next_negs``,
+    ``next_count`` words; 0: none) are prefetched: word by word inside the fused walk, all at
+    once before the others. Returns the loss the step did not push onto the job's tally."""
     cdef int k, c
     cdef double loss = 0.0
     for k in range(count):
