@@ -501,10 +501,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                     cbow_hidden(m, st, lo, hi, i)
                 ahead, n_ahead = NULL, 0
                 if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
-                    if d <= NS_BLOCK_MAX_D:  # the block's passes: the rows asked for at once
-                        prefetch_negs(m, st, next_negs, next_counts[0])
-                    else:
-                        ahead, n_ahead = next_negs, next_counts[0]
+                    ahead, n_ahead = next_negs, next_counts[0]
                 st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &r.walks, st.crows,
                                    st.clock, count, 1.0 if m.cbow_mean else cbow_inv(count),
                                    d <= NS_BLOCK_MAX_D, ahead, n_ahead)
