@@ -38,6 +38,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hs", type=int, default=1)
     parser.add_argument("--negative", type=int, default=0)
+    parser.add_argument("--size", type=int, default=100, help="vector_size of both systems")
     parser.add_argument(
         "--shared-negatives",
         action="store_true",
@@ -100,7 +101,7 @@ def main(argv=None):
         hsw2v.running._tuning.HOT_WORDS = args.hot_words
 
     settings = dict(  # the same model for both systems
-        vector_size=100,
+        vector_size=args.size,
         window=5,
         min_count=5,
         sample=1e-3,
@@ -139,7 +140,7 @@ def main(argv=None):
         else (w2v.HOT_NODES_CBOW, w2v.HOT_SYNC_CBOW, w2v.HOT_VISITS_CBOW)
     )
     print(
-        f"{args.system} sg={args.sg} hs={args.hs} negative={args.negative} "
+        f"{args.system} size={args.size} sg={args.sg} hs={args.hs} negative={args.negative} "
         f"shared={int(args.shared_negatives)} "
         f"workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
         f"seed={args.seed} hot={hot_nodes} sync={hot_sync} visits={hot_visits} "
