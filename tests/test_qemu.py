@@ -57,7 +57,7 @@ print(json.dumps(out))
 """
 
 
-def emulate(cpu: str, code: str) -> subprocess.CompletedProcess:
+def emulator_env(cpu: str) -> dict:
     env = dict(os.environ)
     env.pop("HSW2V_CPU", None)
     # OpenBLAS (bundled with NumPy's and SciPy's wheels) picks its kernels from CPUID at load;
@@ -67,13 +67,30 @@ def emulate(cpu: str, code: str) -> subprocess.CompletedProcess:
     # detection, makes it load the emulated CPU's own kernels: the BLAS then runs as it would
     # on that hardware, and hsw2v's own code is what is under test.
     env["OPENBLAS_CORETYPE"] = OPENBLAS_CORE[cpu]
-    return subprocess.run(
+    return env
+
+
+def start_emulation(cpu: str, code: str) -> subprocess.Popen:
+    return subprocess.Popen(
         [QEMU, "-cpu", cpu, sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
+        env=emulator_env(cpu),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=600,
     )
+
+
+def finish(process: subprocess.Popen) -> subprocess.CompletedProcess:
+    try:
+        out, err = process.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def emulate(cpu: str, code: str) -> subprocess.CompletedProcess:
+    return finish(start_emulation(cpu, code))
 
 
 OPENBLAS_CORE = {"Nehalem": "Nehalem", "SandyBridge": "Sandybridge", "Haswell": "Haswell"}
@@ -89,19 +106,35 @@ def skip_if_numpy_cannot_start(cpu: str):
         )
 
 
+CPU_MODELS = [
+    ("Nehalem", "baseline"),  # SSE4.2, no AVX
+    ("SandyBridge", "baseline"),  # AVX, no AVX2 / FMA
+    ("Haswell", "avx2"),  # AVX2 + FMA, no AVX-512
+]
+
+
+@pytest.fixture(scope="module")
+def emulations():
+    """All three CPU models' runs, started together: each is one single-threaded interpreter
+    under emulation (about 45 s), so they overlap instead of queueing. Each test waits for its
+    own; a run no test waits for is killed at the end."""
+    started = {cpu: start_emulation(cpu, SCRIPT) for cpu, _ in CPU_MODELS}
+    yield started
+    for process in started.values():
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
 @pytest.mark.parametrize(
     "cpu, level",
-    [
-        ("Nehalem", "baseline"),  # SSE4.2, no AVX
-        ("SandyBridge", "baseline"),  # AVX, no AVX2 / FMA
-        ("Haswell", "avx2"),  # AVX2 + FMA, no AVX-512
-    ],
+    CPU_MODELS,
 )
-def test_import_and_train_on_an_older_cpu(cpu, level):
+def test_import_and_train_on_an_older_cpu(cpu, level, emulations):
     dispatch = importlib.import_module("hsw2v._cpu") if importlib.util.find_spec("hsw2v._cpu") else None
     if dispatch is not None and dispatch.compiled_levels() == ["native"]:
         pytest.skip("an HSW2V_NATIVE=1 build runs only on CPUs like the one that built it")
-    done = emulate(cpu, SCRIPT)
+    done = finish(emulations[cpu])
     if done.returncode != 0:
         skip_if_numpy_cannot_start(cpu)
     assert done.returncode == 0, (
