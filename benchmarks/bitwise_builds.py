@@ -2,7 +2,8 @@
 
 Each ``--build DIR`` is a checkout with its extensions built in place. For every setting
 (hierarchical softmax ``hs=1, negative=0``, negative sampling ``hs=0, negative=5`` and
-both ``hs=1, negative=5``; skip-gram and CBOW; a ``LineSentence`` iterable and ``corpus_file``; the default walk and
+both ``hs=1, negative=5`` with gensim's per-pair draws, and ``hs=0, negative=5`` with shared
+negatives; skip-gram and CBOW; a ``LineSentence`` iterable and ``corpus_file``; the default walk and
 ``HSW2V_KERNEL=reference``) each build trains one model with ``workers=1`` and a fixed seed in
 a fresh subprocess (``PYTHONPATH=DIR``), and the weight matrices (``wv.vectors``, ``syn1``,
 ``syn1neg``) are compared byte for byte. The corpus is the first ``--lines`` lines of
@@ -31,10 +32,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-OBJECTIVES = {
+OBJECTIVES = {  # negative sampling named with its draws (skip-gram's default is shared)
     "hs": dict(hs=1, negative=0),
-    "ns": dict(hs=0, negative=5),
-    "hs+ns": dict(hs=1, negative=5),
+    "ns": dict(hs=0, negative=5, shared_negatives=False),
+    "hs+ns": dict(hs=1, negative=5, shared_negatives=False),
+    "ns-shared": dict(hs=0, negative=5, shared_negatives=True),
 }
 WALKS = ("auto", "reference")
 

@@ -18,21 +18,22 @@ D = 16
 
 def numpy_shared_block(syn0, contexts, syn1neg, negs, alpha, lockf=None):
     """The block step of ``_ns_shared.pxd`` design note B in float64, in place: each context
-    in order against the rows as they were before the block; the rows stepped once after.
-    Returns the loss."""
-    O = syn1neg[negs].copy()  # noqa: E741 (the block of the design note)
+    in window order scores every row of the set as it stands, then the set's rows in order:
+    the context takes the row's step from the row before it, the row from the context before
+    its step. Returns the loss."""
     labels = np.zeros(len(negs))
     labels[0] = 1.0
-    dO = np.zeros_like(O)
     loss = 0.0
     for c, w in enumerate(contexts):
         h = syn0[w].copy()
-        f = O @ h
+        f = syn1neg[negs] @ h
         loss += np.logaddexp(0.0, -(2 * labels - 1) * f).sum()
         g = (labels - 1 / (1 + np.exp(-f))) * alpha
-        dO += np.outer(g, h)
-        syn0[w] += (1.0 if lockf is None else lockf[c]) * (g @ O)
-    np.add.at(syn1neg, negs, dO)
+        step = np.zeros_like(h)
+        for k, row in enumerate(negs):
+            step += g[k] * syn1neg[row]
+            syn1neg[row] += g[k] * h
+        syn0[w] += (1.0 if lockf is None else lockf[c]) * step
     return loss
 
 
@@ -89,7 +90,7 @@ def test_shared_block_lock_factors_scale_each_context():
 
 def test_shared_block_is_the_pair_walk_for_one_context():
     """With one context the shared block is the pair-by-pair step (to rounding): the same
-    gradient, only the output rows' update is deferred to after the (single) context."""
+    scores, the same steps in the same order."""
     r = np.random.default_rng(6)
     syn0 = r.uniform(-0.5, 0.5, size=(8, D)).astype(np.float32)
     syn1neg = r.normal(0, 0.3, size=(8, D)).astype(np.float32)
@@ -225,8 +226,12 @@ def test_shared_negatives_word2vec_is_reproducible_and_learns():
     assert np.array_equal(runs[0].syn1neg, runs[1].syn1neg)
     assert np.isfinite(runs[0].wv.vectors).all() and np.abs(runs[0].syn1neg).max() > 0
     per_pair = Word2Vec(corpus, sg=1, hs=0, negative=5, vector_size=20, min_count=2,
-                        epochs=1, workers=1, seed=3)
+                        epochs=1, workers=1, seed=3, shared_negatives=False)
     assert not np.array_equal(per_pair.wv.vectors, runs[0].wv.vectors)
+    default = Word2Vec(corpus, sg=1, hs=0, negative=5, vector_size=20, min_count=2, epochs=1,
+                       workers=1, seed=3)  # shared negatives are the default
+    assert default.shared_negatives is True
+    assert np.array_equal(default.wv.vectors, runs[0].wv.vectors)
     cbow = [Word2Vec(corpus, sg=0, hs=0, negative=5, vector_size=20, min_count=2, epochs=1,
                      workers=1, seed=3, shared_negatives=s) for s in (False, True)]
     assert np.array_equal(cbow[0].wv.vectors, cbow[1].wv.vectors)
@@ -234,7 +239,8 @@ def test_shared_negatives_word2vec_is_reproducible_and_learns():
 
 def test_shared_negatives_is_saved_and_reaches_every_trainer(tmp_path):
     """The setting is saved with the model and used again after load(), in corpus_file mode
-    and from the command line; a model trained without it loads with it off."""
+    and from the command line (where 0 turns it off); a model trained without it loads with
+    it off."""
     from hsw2v.cli import main
     from hsw2v.corpora import LineSentence
     from hsw2v.datasets import demo_corpus_path
@@ -252,9 +258,12 @@ def test_shared_negatives_is_saved_and_reaches_every_trainer(tmp_path):
     kw = dict(corpus_file=str(corpus), sg=1, hs=0, negative=3, vector_size=8, epochs=1,
               workers=1, seed=2)  # fmt: skip
     shared = Word2Vec(**kw, shared_negatives=True)
-    per_pair = Word2Vec(**kw)
+    per_pair = Word2Vec(**kw, shared_negatives=False)
     assert np.isfinite(shared.wv.vectors).all()
     assert not np.array_equal(shared.wv.vectors, per_pair.wv.vectors)
     assert Word2Vec(**kw, shared_negatives=True).wv.vectors.tobytes() == shared.wv.vectors.tobytes()
+    assert Word2Vec(**kw).wv.vectors.tobytes() == shared.wv.vectors.tobytes()  # the default
     per_pair.save(str(tmp_path / "p.hsw2v"))
     assert Word2Vec.load(str(tmp_path / "p.hsw2v")).shared_negatives is False
+    assert main([*argv[:-1], "0"]) == 0
+    assert Word2Vec.load(str(out)).shared_negatives is False

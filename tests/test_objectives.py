@@ -130,7 +130,8 @@ def test_the_matrix_name_check_sees_a_listing():
 
 # ----------------------------------------------------------------------- file format
 # saved parameters added after these files were written: a file without one loads with the
-# parameter's default, and a model saved now writes it
+# value it was trained with (shared_negatives: gensim's per-pair draws, although the default
+# is now on), and a model saved now writes it
 ADDED_SINCE = {"shared_negatives": False}
 
 

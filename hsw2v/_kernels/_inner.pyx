@@ -86,7 +86,7 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
    ``fast_sentence_*_neg``; CBOW forms ``h`` again from the updated rows for the second). The
    "window" kernel is hs-only (its blocks move a window's contexts together, which would
    reorder the ns steps), so with ``negative > 0`` skip-gram takes the "fused" walks.
-   With ``shared_negatives`` (skip-gram only; off by default) a centre draws one set of
+   With ``shared_negatives`` (skip-gram only; the Word2Vec default) a centre draws one set of
    negatives, shared by all its contexts, and trains them as one block (``_ns_shared.pxd``:
    Ji et al. 2016), after the contexts' hierarchical-softmax walks when ``hs``.
 
@@ -807,7 +807,7 @@ def py_ns_shared_block(float[:, ::1] syn0, const int32_t[::1] contexts,
             raise ValueError("lockf needs one factor per context")
     H = np.empty(m, dtype=np.uintp)
     O = np.empty(count, dtype=np.uintp)
-    scratch = np.empty(count * (d + 2), dtype=np.float32)
+    scratch = np.empty(2 * count, dtype=np.float32)
     cdef float[::1] sv = scratch
     cdef float **hp = <float **>malloc(m * sizeof(float *))
     cdef float **op = <float **>malloc(count * sizeof(float *))

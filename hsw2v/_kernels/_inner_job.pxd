@@ -56,11 +56,11 @@ cdef struct JobState:
     float **ahead     # negative sampling: the next set's shared rows to prefetch (see ns_pair)
     float **nlive     # negative sampling: the rows that step (ns_pair_block's scratch)
     float *nscore     # negative sampling: scores and coefficients, 2 x (negative + 1)
+                      # (ns_pair's, and the shared-negatives block's scratch)
     float **crows     # CBOW: the window's input rows (min(2 x window, ids) pointers)
     float *clock      # CBOW: their lock factors (as many)
     float **hrows     # shared negatives: one centre's context rows (pairs_max pointers)
     float *hlock      # shared negatives: their lock factors (pairs_max)
-    float *dO         # shared negatives: the set's step and scratch, (negative + 1) x (d + 2)
     int64_t since     # centre words trained since the last flush of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
@@ -381,7 +381,7 @@ cdef inline double ns_shared_centre(const ModelView *m, JobState *st, int npairs
     for k in range(count):
         st.nrows[k] = word_row(m, st, negs[k])
     return ns_shared_block(m.d, npairs, st.hrows, st.hlock if m.lockf != NULL else NULL,
-                           st.nrows, count, alpha, &SIGMOID, st.dO, m.compute_loss,
+                           st.nrows, count, alpha, &SIGMOID, st.nscore, m.compute_loss,
                            &st.check)
 
 
@@ -533,7 +533,6 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
     free(st.clock)
     free(st.hrows)
     free(st.hlock)
-    free(st.dO)
     free(st.negs)
     free(st.neg_counts)
 
@@ -580,7 +579,6 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     if m.shared_negs:
         st.hrows = <float **>malloc(<size_t>st.pairs * sizeof(float *))
         st.hlock = <float *>malloc(<size_t>st.pairs * sizeof(float))
-        st.dO = <float *>malloc(<size_t>(m.negative + 1) * (m.d + 2) * sizeof(float))
     rc_nodes = alloc_hot_copy(&st.nodes, m.hot_nodes.n, m.d)
     rc_nodes |= alloc_hot_copy(&st.words, m.hot_words.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
@@ -588,7 +586,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
             or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
             or st.neg_counts == NULL or st.nrows == NULL or st.ahead == NULL or st.xlock == NULL
             or st.nlive == NULL or st.nscore == NULL or st.crows == NULL or st.clock == NULL
-            or (m.shared_negs and (st.hrows == NULL or st.hlock == NULL or st.dO == NULL))):
+            or (m.shared_negs and (st.hrows == NULL or st.hlock == NULL))):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):

@@ -2,11 +2,12 @@
  * against the few rows of one (target, negatives) set, each pass reading h once.
  *
  *   hsw2v_multi_dot:       f[k] = h . rows[k] for every row of the set
- *   hsw2v_shared_update:   dO[k] += a[k] h (h as it was), h += lock * sum_k a[k] rows[k]
+ *   hsw2v_shared_update:   rows[k] += a[k] h (h as it was), h += lock * sum_k a[k] rows[k]
+ *                          (each row as it was before its own step)
  *
  * The pair-by-pair walk reads h, a row and the error vector once per row of the set; here a
- * context row is read twice per set, whatever its size, and the set's rows and their steps
- * (dO) stay in the first-level cache across the centre's contexts. Same vector types and
+ * context row is read twice per set, whatever its size, and the set's rows stay in the
+ * first-level cache across the centre's contexts. Same vector types and
  * fallbacks as _vec.h (plain loops without GCC/Clang vector extensions). */
 #ifndef HSW2V_NS_SHARED_H
 #define HSW2V_NS_SHARED_H
@@ -49,18 +50,20 @@ static inline void hsw2v_multi_dot(int d, const float *h, float *const *rows, in
         f[k] = hsw2v_dot(d, h, rows[k]);
 }
 
-/* One pass over h: dO[k*d + q] += a[k] * h[q] (the old h) and h[q] += lock * sum_k a[k] *
- * rows[k][q], k < n. (h, the rows and dO do not overlap.) */
+/* One pass over h, k = 0 .. n-1 in order: w += a[k] * rows[k][q] (the row before its step),
+ * rows[k][q] += a[k] * h[q] (the old h); then h[q] += lock * w. A row listed twice (a word
+ * drawn twice) is read by its second entry with the first entry's step, as a pair-by-pair
+ * walk that steps each row in turn. (h does not overlap the rows.) */
 static inline void hsw2v_shared_update(int d, float *h, float lock, float *const *rows,
-                                       const float *a, int n, float *dO) {
+                                       const float *a, int n) {
     int q = 0, k;
 #ifdef HSW2V_VECTOR
     for (; q + 8 <= d; q += 8) {
         hsw2v_v8 hv = HSW2V_LOAD(h + q), w = {0};
         for (k = 0; k < n; k++) {
-            float *o = dO + (long)k * d + q;
-            w += a[k] * HSW2V_LOAD(rows[k] + q);
-            HSW2V_STORE(o, HSW2V_LOAD(o) + a[k] * hv);
+            hsw2v_v8 r = HSW2V_LOAD(rows[k] + q);
+            w += a[k] * r;
+            HSW2V_STORE(rows[k] + q, r + a[k] * hv);
         }
         HSW2V_STORE(h + q, hv + lock * w);
     }
@@ -68,8 +71,9 @@ static inline void hsw2v_shared_update(int d, float *h, float lock, float *const
     for (; q < d; q++) {
         float hq = h[q], w = 0.0f;
         for (k = 0; k < n; k++) {
-            w += a[k] * rows[k][q];
-            dO[(long)k * d + q] += a[k] * hq;
+            float r = rows[k][q];
+            w += a[k] * r;
+            rows[k][q] = r + a[k] * hq;
         }
         h[q] = hq + lock * w;
     }

@@ -13,37 +13,38 @@ A. The walk. Ji et al. 2016 ("Parallelizing Word2Vec in Shared and Distributed M
    bisection each and bring K rows that are mostly not cached; here the K rows are drawn and
    fetched once per centre and stay in the first-level cache while every context uses them.
 
-B. Order, exactly (what ``tests/test_ns_shared.py``'s NumPy reference replays): ``O`` is read
-   as it was before the block and stepped once, after it (``O += dO``, each set entry its
-   own ``dO`` row: a word drawn twice gets both). The contexts are taken in window order,
-   each one's row stepped as soon as its row of ``G`` is known (``h_c += lockf_c (G_c O)``;
-   ``dO`` has already taken ``G_c h_c`` with the row before its step), so a word that occurs
-   twice in one window sees its first step at its second occurrence, as the pair-by-pair
-   walk would. A negative equal to the centre is skipped when drawn (``draw_negatives``).
+B. Order, exactly (what ``tests/test_ns_shared.py``'s NumPy reference replays): the
+   pair-by-pair walk's, with the draws shared. The contexts are taken in window order; for
+   each, every ``f_ck`` is computed from ``O`` as it stands (stepped by the contexts before),
+   then, row by row in set order, ``h_c`` takes ``G_ck O_k`` from the row before its step and
+   the row takes ``G_ck h_c`` from ``h_c`` before its step (``h_c += lockf_c (G_c O)``, ``O_k
+   += G_ck h_c``: gensim's ``fast_sentence_sg_neg`` order). A word drawn twice is stepped by
+   both entries, the second reading the first's step (its score, though, comes before it:
+   gensim scores it after); a word that occurs twice in one window
+   sees its first step at its second occurrence. A negative equal to the centre is skipped
+   when drawn (``draw_negatives``). (A first version stepped ``O`` once after the block,
+   from ``sum_c G_c^T h_c``: about 7 % slower, and its WordSim-353 score on the bundled Bible fell
+   below gensim's by more than 0.01; ``benchmarks/RESULTS.md``, "Shared negatives in the
+   pair walk's order".)
 
 C. The vector loops are ``_ns_shared.h``'s: per context, one pass computes every ``f_ck``
-   of the set (``hsw2v_multi_dot``), and one pass steps ``h_c`` and accumulates ``dO``
+   of the set (``hsw2v_multi_dot``), and one pass steps ``h_c`` and the set's rows
    (``hsw2v_shared_update``), so a context row is read twice however large the set. At d =
-   100 and 300 the set is (1 + K) x d = 6 x d floats, and ``O`` and ``dO`` stay in the
-   first-level cache over the centre's contexts; BLAS ``sgemm`` on such a block would first
-   have to copy the scattered rows together.
+   100 and 300 the set is (1 + K) x d = 6 x d floats and stays in the first-level cache over
+   the centre's contexts; BLAS ``sgemm`` on such a block would first have to copy the
+   scattered rows together, and its deferred ``O`` step is the order note B left.
 
 D. NaN safety and the divergence check as every walk (``_inner`` design note G): every ``f``
    is added to ``check[0]``; a NaN gives a NaN ``g`` through the table sigmoid.
 """
 
-from libc.stdint cimport int64_t
-from libc.string cimport memset
-
-from hsw2v._kernels._vecops cimport (
-    hsw2v_axpy, hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_lookup,
-)
+from hsw2v._kernels._vecops cimport hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_lookup
 
 
 cdef extern from "_ns_shared.h" nogil:
     void hsw2v_multi_dot(int d, const float *h, float *const *rows, int n, float *f)
     void hsw2v_shared_update(int d, float *h, float lock, float *const *rows, const float *a,
-                             int n, float *dO)
+                             int n)
 
 
 cdef inline double ns_shared_block(
@@ -55,21 +56,19 @@ cdef inline double ns_shared_block(
     int count,               # IN   rows of O (>= 1)
     float alpha,             # IN   learning rate
     const hsw2v_sigmoid_table *table,  # IN the table sigmoid
-    float *scratch,          # SCRATCH count x (d + 2) floats: dO, then f and a of a context
+    float *scratch,          # SCRATCH 2 x count floats: f and a of a context
     bint compute_loss,       # IN   return the loss (else 0)
     double *check,           # OUT  += the sum of every f (the divergence check)
 ) noexcept nogil:
-    """One centre's shared-negatives step (design note B): every context ``h_c`` against the
-    rows ``O`` (target first), ``h_c += lockf_c * -alpha sum_k g_ck O_k`` (O as before the
-    block), then ``O_k += -alpha sum_c g_ck h_c`` (each h_c before its step). Returns
+    """One centre's shared-negatives step (design note B): each context ``h_c`` in turn
+    against the rows ``O`` (target first) as they stand, ``h_c += lockf_c * -alpha sum_k g_ck
+    O_k`` and ``O_k += -alpha g_ck h_c`` (each from the other before its step). Returns
     ``sum_c [-log sigmoid(f_c0) - sum_k>0 log sigmoid(-f_ck)]`` when ``compute_loss``."""
     cdef int c, k
     cdef float g
     cdef double loss = 0.0, fsum = 0.0
-    cdef float *dO = scratch
-    cdef float *f = scratch + <int64_t>count * d
-    cdef float *a = f + count
-    memset(dO, 0, <size_t>count * d * sizeof(float))
+    cdef float *f = scratch
+    cdef float *a = scratch + count
     for c in range(m):
         hsw2v_multi_dot(d, H[c], O, count, f)
         for k in range(count):
@@ -78,8 +77,6 @@ cdef inline double ns_shared_block(
                 loss += neg_log_sigmoid((1.0 if k == 0 else -1.0) * f[k])
             g = sigmoid_lookup(table, f[k]) - (1.0 if k == 0 else 0.0)
             a[k] = -alpha * g
-        hsw2v_shared_update(d, H[c], 1.0 if hlock == NULL else hlock[c], O, a, count, dO)
-    for k in range(count):
-        hsw2v_axpy(d, 1.0, dO + <int64_t>k * d, O[k])
+        hsw2v_shared_update(d, H[c], 1.0 if hlock == NULL else hlock[c], O, a, count)
     check[0] += fsum
     return loss

@@ -7,7 +7,8 @@ zip); this module, beside the model, knows what a Word2Vec bundle holds:
 ``meta``
     every saved parameter and piece of state of the parameter table
     (:data:`hsw2v.running.params.SAVED`), and ``index_to_key``. A file written before a parameter
-    was saved lacks it; the model's default is kept.
+    was saved lacks it; the model's default is kept, unless :data:`BEFORE_SAVED` names the
+    value such a file was trained with.
 arrays
     ``vectors`` (V x d), each objective's output matrix (:mod:`hsw2v.running._objectives`: ``syn1``,
     V x d with ``hs``, else 0 x d; ``syn1neg``, V x d, only with ``negative``), ``count``
@@ -42,6 +43,10 @@ from hsw2v.running.params import SAVED, check_word2vec_params
 from hsw2v.validation import check_word2vec_arrays
 
 KIND = "Word2Vec"  # the bundle kind of a Word2Vec file
+# saved parameters whose default changed after files without them were written: the value
+# those files were trained with (shared negatives became the default after the parameter was
+# saved; a file without it predates the parameter and trained with gensim's per-pair draws)
+BEFORE_SAVED = {"shared_negatives": False}
 
 
 def save_model(model, fname, separately, sep_limit, ignore, pickle_protocol) -> None:
@@ -98,6 +103,8 @@ def load_model(cls, fname, mmap=None):
     for name in SAVED:
         if name in meta:
             setattr(model, name, meta[name])
+        elif name in BEFORE_SAVED:
+            setattr(model, name, BEFORE_SAVED[name])
     model.min_alpha_yet_reached = model.min_alpha if model.train_count else model.alpha
     keys = meta["index_to_key"]
     model.wv = KeyedVectors(model.vector_size)
