@@ -20,12 +20,12 @@ B. Order, exactly (what ``tests/test_ns_shared.py``'s NumPy reference replays): 
    the row takes ``G_ck h_c`` from ``h_c`` before its step (``h_c += lockf_c (G_c O)``, ``O_k
    += G_ck h_c``: gensim's ``fast_sentence_sg_neg`` order). A word drawn twice is stepped by
    both entries, the second reading the first's step (its score, though, comes before it:
-   gensim scores it after); a word that occurs twice in one window
-   sees its first step at its second occurrence. A negative equal to the centre is skipped
-   when drawn (``draw_negatives``). (A first version stepped ``O`` once after the block,
-   from ``sum_c G_c^T h_c``: about 7 % slower, and its WordSim-353 score on the bundled Bible fell
-   below gensim's by more than 0.01; ``benchmarks/RESULTS.md``, "Shared negatives in the
-   pair walk's order".)
+   gensim scores it after); a word that occurs twice in one window sees its first step at
+   its second occurrence. A negative equal to the centre is skipped when drawn
+   (``draw_negatives``). (A first version stepped ``O`` once after the block, from ``sum_c
+   G_c^T h_c``: about 7 % slower, and its WordSim-353 score on the bundled Bible fell below
+   gensim's by more than 0.01; ``benchmarks/RESULTS.md``, "Shared negatives in the pair
+   walk's order".)
 
 C. The vector loops are ``_ns_shared.h``'s: per context, one pass computes every ``f_ck``
    of the set (``hsw2v_multi_dot``), and one pass steps ``h_c`` and the set's rows

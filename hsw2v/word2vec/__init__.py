@@ -177,8 +177,8 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         Beyond gensim: skip-gram with negative sampling draws one set of ``negative`` words
         per centre word, shared by all its contexts (Ji et al. 2016), instead of gensim's
         set per (context, centre) pair; each context is then stepped against the set as in
-        gensim's pair walk. The default because it is faster (1.3x at vector_size 300) at
-        gensim's quality on two corpora (docs/negative-sampling.md); ``False`` gives
+        gensim's pair walk. The default because it is faster (1.3-1.9x the per-pair
+        draws) at gensim's quality on two corpora (docs/negative-sampling.md); ``False`` gives
         gensim's draws. CBOW draws one set per centre anyway and ignores it.
 
     Raises
