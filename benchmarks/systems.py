@@ -54,6 +54,8 @@ from common import child_env, count_words  # noqa: E402
 
 SYSTEMS = ("hsw2v", "hsw2v-file", "gensim-iter", "gensim-file", "w2v-c", "fasttext",
            "hsw2v-shared", "hsw2v-pairs")
+HSW2V_SYSTEMS = ("hsw2v", "hsw2v-file", "hsw2v-shared", "hsw2v-pairs")  # the library's own
+PYTHON_SYSTEMS = (*HSW2V_SYSTEMS, "gensim-iter", "gensim-file")  # run by _child; they train ns too
 MODES = ("sg", "cbow")
 DEFAULT_ALPHA = 0.025  # gensim's (and hsw2v's) default, passed to every system alike
 
@@ -248,8 +250,7 @@ class PythonSystem(System):
             constants=extra.get("constants") or {},
             negative=int(extra.get("negative", 0)),
         )
-        if spec["negative"] and self.name not in ("hsw2v", "hsw2v-file", "gensim-iter",
-                                                  "gensim-file", "hsw2v-shared", "hsw2v-pairs"):
+        if spec["negative"] and self.name not in PYTHON_SYSTEMS:
             raise SystemUnavailable(f"{self.name}: negative sampling is not wired here")
         cmd = [sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)]
         rc, wall, peak = _run_measured(cmd, stem + ".out", stem + ".err", timeout)
@@ -637,9 +638,8 @@ def _child(spec: dict) -> dict:
     out: dict = {"extra": {}}
     if system in ("hsw2v-shared", "hsw2v-pairs"):
         common["shared_negatives"] = system == "hsw2v-shared"
-    if system in ("hsw2v", "hsw2v-file", "gensim-iter", "gensim-file", "hsw2v-shared",
-                  "hsw2v-pairs"):
-        if system in ("hsw2v", "hsw2v-file", "hsw2v-shared", "hsw2v-pairs"):
+    if system in PYTHON_SYSTEMS:
+        if system in HSW2V_SYSTEMS:
             _import_hsw2v()
             from hsw2v import Word2Vec
 
