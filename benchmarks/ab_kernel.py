@@ -38,8 +38,9 @@ SETTINGS = {  # name: (sg, hs, negative); kernels as Word2Vec picks them
     "sg-ns": (1, 0, 5),
     "cbow-ns": (0, 0, 5),
     "sg-ns-shared": (1, 0, 5),  # shared negatives (Trainer(shared_negatives=True))
+    "cbow-ns-shared": (0, 0, 5),  # the same (builds before CBOW shared draw a set per centre)
 }
-SHARED = {"sg-ns-shared"}  # settings that only builds with shared negatives can run
+SHARED = {"sg-ns-shared", "cbow-ns-shared"}  # settings that only builds with shared negatives can run
 
 
 def child(

@@ -42,7 +42,8 @@ def main(argv=None):
     parser.add_argument(
         "--shared-negatives",
         action="store_true",
-        help="hsw2v only: Word2Vec(shared_negatives=True), one set of negatives per centre word",
+        help="hsw2v only: Word2Vec(shared_negatives=True), one set of negatives per centre word "
+        "(skip-gram) or per run of centre words (CBOW)",
     )
     parser.add_argument(
         "--tree", default="huffman", help="Word2Vec(tree=...): huffman, balanced or semantic"
@@ -86,6 +87,20 @@ def main(argv=None):
         default=None,
         help="override hsw2v.running._tuning.HOT_MERGE (how private changes are added back)",
     )
+    parser.add_argument(
+        "--cbow-run",
+        type=int,
+        default=None,
+        help="override hsw2v.running._tuning.CBOW_SHARED_RUN (CBOW with --shared-negatives: "
+        "consecutive centre words that share one set of negatives)",
+    )
+    parser.add_argument(
+        "--cbow-stride",
+        type=int,
+        default=None,
+        help="override hsw2v.running._tuning.CBOW_SHARED_STRIDE (the centres between two that "
+        "share a set; 0: 2 x window + 1)",
+    )
     args = parser.parse_args(argv)
     import hsw2v.running._tuning
 
@@ -99,6 +114,10 @@ def main(argv=None):
         hsw2v.running._tuning.HOT_MERGE = args.hot_merge
     if args.hot_words is not None:
         hsw2v.running._tuning.HOT_WORDS = args.hot_words
+    if args.cbow_run is not None:
+        hsw2v.running._tuning.CBOW_SHARED_RUN = args.cbow_run
+    if args.cbow_stride is not None:
+        hsw2v.running._tuning.CBOW_SHARED_STRIDE = args.cbow_stride
 
     settings = dict(  # the same model for both systems
         vector_size=args.size,
@@ -141,7 +160,8 @@ def main(argv=None):
     )
     print(
         f"{args.system} size={args.size} sg={args.sg} hs={args.hs} negative={args.negative} "
-        f"shared={int(args.shared_negatives)} "
+        f"shared={int(args.shared_negatives)} cbow_run={hsw2v.running._tuning.CBOW_SHARED_RUN} "
+        f"cbow_stride={hsw2v.running._tuning.CBOW_SHARED_STRIDE} "
         f"workers={args.workers} epochs={args.epochs} kernel={args.kernel} "
         f"seed={args.seed} hot={hot_nodes} sync={hot_sync} visits={hot_visits} "
         f"merge={hsw2v.running._tuning.HOT_MERGE}: "

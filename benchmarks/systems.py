@@ -19,10 +19,11 @@ sampling alone with ``negative=N``, ``bench_speed.py --negative N``):
 
 - ``hsw2v``: ``hsw2v.Word2Vec`` fed by ``hsw2v.corpora.LineSentence`` (iterable mode).
 - ``hsw2v-file``: ``hsw2v.Word2Vec(corpus_file=...)`` (workers read the file themselves).
-- ``hsw2v-shared``: ``hsw2v`` with ``shared_negatives=True`` named (skip-gram negative sampling
-  draws one set of negatives per centre word; the default since it was shown as good).
-- ``hsw2v-pairs``: ``hsw2v`` with ``shared_negatives=False`` (gensim's set of negatives per
-  (context, centre) pair).
+- ``hsw2v-shared``: ``hsw2v`` with ``shared_negatives=True`` named (negative sampling shares
+  one set of negatives among a centre word's contexts in skip-gram, among a few centre words
+  in CBOW; the default since it was shown as good).
+- ``hsw2v-pairs``: ``hsw2v`` with ``shared_negatives=False`` (gensim's draws: a set of
+  negatives per (context, centre) pair in skip-gram, per centre word in CBOW).
 - ``gensim-iter``: gensim ``Word2Vec(hs=1, negative=0)`` fed by gensim's ``LineSentence``.
 - ``gensim-file``: gensim ``Word2Vec(corpus_file=...)``.
 - ``w2v-c``: the original C word2vec tool (PyPI package ``word2vec`` builds it); its vocabulary

@@ -207,14 +207,18 @@ class XorShift64Star:
 
 def numpy_train_job(ids, ends, syn0, syn1, tree, window, alpha0, alpha1, sg, cbow_mean,
                     sample_int=None, shrink_windows=False, seed=None, negative=0,
-                    syn1neg=None, cum_table=None, hs=True):  # fmt: skip
+                    syn1neg=None, cum_table=None, hs=True, cbow_run=1, cbow_stride=1):  # fmt: skip
     """Reference of one job, in float64: returns (syn0, syn1, kept, loss) (and syn1neg last
     when ``negative``). With ``sample_int`` / ``shrink_windows`` / ``negative`` it draws from
     the kernel's stream in the kernel's order: one draw per token to subsample (kept when
     ``sample_int[w] >= draw``), then per centre position one draw for the reduced window
     (``b = draw % window``) and, per (h, centre), ``negative`` draws for the negatives
     (``py_draw_negatives``, the kernel's own draw). alpha falls linearly over the kept tokens.
-    Sentences with fewer than two kept tokens are skipped (and draw nothing)."""
+    Sentences with fewer than two kept tokens are skipped (and draw nothing). CBOW with
+    ``cbow_run > 1`` (shared negatives): the centres that have a context are counted over the
+    job (t = 0, 1, ...); centre t draws a fresh set when ``(t // cbow_stride) % cbow_run == 0``,
+    else takes the draws of centre ``t - cbow_stride``'s set, less any equal to its own
+    target."""
     syn0 = syn0.astype(np.float64)
     syn1 = syn1.astype(np.float64)
     syn1neg = None if syn1neg is None else syn1neg.astype(np.float64)
@@ -230,9 +234,17 @@ def numpy_train_job(ids, ends, syn0, syn1, tree, window, alpha0, alpha1, sg, cbo
     total = len(kept)
     loss = 0.0
 
+    ring = [[] for _ in range(cbow_stride)]  # CBOW shared: the fresh sets' draws
+    t = 0  # CBOW centres with a context so far
+
     def ns(h, target):
-        nonlocal loss
-        negs, rng.state = _inner.py_draw_negatives(cum_table, target, negative, rng.state)
+        nonlocal loss, t
+        if not sg and cbow_run > 1 and (t // cbow_stride) % cbow_run:
+            negs = [target] + [w for w in ring[t % cbow_stride] if w != target]
+        else:
+            negs, rng.state = _inner.py_draw_negatives(cum_table, target, negative, rng.state)
+            ring[t % cbow_stride] = list(negs[1:])
+        t += 1
         work = np.zeros_like(h)
         for k, w in enumerate(negs):
             label = 1.0 if k == 0 else 0.0
@@ -318,9 +330,12 @@ def test_python_stream_is_the_kernels_stream():
             assert state == rng.state
 
 
-def default_path_case(sg, kernel, cbow_mean=True, negative=0, hs=True):
+def default_path_case(sg, kernel, cbow_mean=True, negative=0, hs=True, cbow_run=None,
+                      cbow_stride=1):
     """A job on the default path (reduced windows, subsampling, alpha falling over the job,
-    several sentences, repeated words), trained by the kernel and by the reference."""
+    several sentences, repeated words), trained by the kernel and by the reference; with
+    ``cbow_run``, shared negatives (CBOW: ``cbow_run`` centres ``cbow_stride`` apart share
+    a set)."""
     r = np.random.default_rng(31 + sg)
     V = 40
     tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
@@ -335,12 +350,15 @@ def default_path_case(sg, kernel, cbow_mean=True, negative=0, hs=True):
     args = (ids, ends, syn0.copy(), syn1.copy(), tree, 4, 0.05, 0.001, sg, cbow_mean)
     expected = numpy_train_job(
         *args, sample_int=sample_int, shrink_windows=True, seed=99, negative=negative,
-        syn1neg=syn1neg, cum_table=cum_table, hs=hs,
+        syn1neg=syn1neg, cum_table=cum_table, hs=hs, cbow_run=cbow_run or 1,
+        cbow_stride=cbow_stride,
     )  # fmt: skip
+    shared = ({} if cbow_run is None
+              else {"shared_negatives": True, "cbow_run": cbow_run, "cbow_stride": cbow_stride})
     trainer = trainer_type(kernel)(
         syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=4, sg=sg,
         cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs, negative=negative,
-        syn1neg=syn1neg, cum_table=cum_table,
+        syn1neg=syn1neg, cum_table=cum_table, **shared,
     )  # fmt: skip
     kept, loss = trainer.train_job(ids, ends, 0.05, 0.001, 99)
     return expected, (syn0, syn1, kept, loss, syn1neg), (args, sample_int)
@@ -370,6 +388,36 @@ def test_default_path_with_negative_sampling_matches_reference(sg, hs):
     assert got[3] == pytest.approx(expected[3], rel=1e-5)
     for ours, reference in zip(got[:2] + got[4:], expected[:2] + expected[4:], strict=True):
         assert np.allclose(ours, reference, atol=3e-4)
+
+
+@pytest.mark.parametrize("cbow_run, cbow_stride", [(2, 1), (4, 1), (7, 1), (4, 9), (3, 5)])
+@pytest.mark.parametrize("hs, cbow_mean", [(0, True), (1, True), (0, False)])
+def test_cbow_shared_negatives_match_reference(cbow_run, cbow_stride, hs, cbow_mean):
+    """CBOW with shared negatives: ``cbow_run`` centres ``cbow_stride`` apart take the first
+    one's draws, less each centre's own target, across sentence ends; the reference replays
+    it."""
+    expected, got, _ = default_path_case(0, "fused", cbow_mean=cbow_mean, negative=3, hs=hs,
+                                         cbow_run=cbow_run, cbow_stride=cbow_stride)  # fmt: skip
+    assert got[2] == expected[2]
+    # the loss table's error grows with |h|: a sum of rows without cbow_mean (1.5e-5 with a
+    # set per centre too)
+    assert got[3] == pytest.approx(expected[3], rel=1e-5 if cbow_mean else 5e-5)
+    # the sigmoid table's error, summed over the job's steps (2e-4 to 3.4e-4 here with both
+    # objectives, 2.2e-4 with a set per centre); other draws differ by 1e-2 (the control)
+    for ours, reference in zip(got[:2] + got[4:], expected[:2] + expected[4:], strict=True):
+        assert np.allclose(ours, reference, atol=5e-4)
+    # control: the reference with a set per centre is another training
+    per_centre = default_path_case(0, "fused", cbow_mean=cbow_mean, negative=3, hs=hs)[0]
+    assert not np.allclose(per_centre[0], expected[0], atol=1e-2)
+
+
+def test_cbow_shared_run_of_one_is_gensims_draws_bit_for_bit():
+    """``cbow_run=1`` draws a set per centre: the same bits as shared negatives off."""
+    off = default_path_case(0, "fused", negative=3, hs=0)[1]
+    run1 = default_path_case(0, "fused", negative=3, hs=0, cbow_run=1)[1]
+    for a, b in zip(off[:2] + off[4:], run1[:2] + run1[4:], strict=True):
+        assert a.tobytes() == b.tobytes()
+    assert off[2:4] == run1[2:4]
 
 
 def test_default_path_reference_sees_the_reduced_windows():

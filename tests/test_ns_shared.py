@@ -214,8 +214,9 @@ def test_shared_job_differs_from_per_pair_draws():
 
 
 def test_shared_negatives_word2vec_is_reproducible_and_learns():
-    """workers=1 and a fixed seed give the same bits twice; the model trains (finite, moved)
-    and CBOW ignores the switch (its one set per centre is gensim's already)."""
+    """workers=1 and a fixed seed give the same bits twice; the model trains (finite, moved);
+    CBOW shares too (a set per run of centres, ``tests/test_kernels.py`` checks the rule),
+    reproducibly, and ``False`` gives its set per centre."""
     from hsw2v.corpora import LineSentence
     from hsw2v.datasets import demo_corpus_path
 
@@ -233,8 +234,11 @@ def test_shared_negatives_word2vec_is_reproducible_and_learns():
     assert default.shared_negatives is True
     assert np.array_equal(default.wv.vectors, runs[0].wv.vectors)
     cbow = [Word2Vec(corpus, sg=0, hs=0, negative=5, vector_size=20, min_count=2, epochs=1,
-                     workers=1, seed=3, shared_negatives=s) for s in (False, True)]
-    assert np.array_equal(cbow[0].wv.vectors, cbow[1].wv.vectors)
+                     workers=1, seed=3, shared_negatives=s) for s in (False, True, True)]
+    assert not np.array_equal(cbow[0].wv.vectors, cbow[1].wv.vectors)
+    assert np.array_equal(cbow[1].wv.vectors, cbow[2].wv.vectors)
+    assert np.array_equal(cbow[1].syn1neg, cbow[2].syn1neg)
+    assert np.isfinite(cbow[1].wv.vectors).all()
 
 
 def test_shared_negatives_is_saved_and_reaches_every_trainer(tmp_path):
@@ -267,3 +271,26 @@ def test_shared_negatives_is_saved_and_reaches_every_trainer(tmp_path):
     assert Word2Vec.load(str(tmp_path / "p.hsw2v")).shared_negatives is False
     assert main([*argv[:-1], "0"]) == 0
     assert Word2Vec.load(str(out)).shared_negatives is False
+
+
+def test_cbow_shared_run_and_stride_are_checked_and_a_wide_window_trains():
+    """The trainer refuses a run below 1 or a negative stride; a window far past any sentence
+    (the default stride, 2 x window + 1, is capped) trains as any other."""
+    from hsw2v.corpora import LineSentence
+    from hsw2v.datasets import demo_corpus_path
+
+    V = 10
+    tree = build_huffman_tree(np.arange(V, 0, -1))
+    syn0 = np.zeros((V, D), np.float32)
+    args = (syn0, np.zeros((0, D), np.float32), tree.codes, tree.points, tree.lengths,
+            np.full(V, 2**32 - 1, dtype=np.uint32))  # fmt: skip
+    kw = dict(window=2, sg=False, hs=False, negative=2, syn1neg=np.zeros((V, D), np.float32),
+              cum_table=make_cum_table(np.arange(V, 0, -1)), shared_negatives=True)  # fmt: skip
+    with pytest.raises(ValueError, match="cbow_run must be >= 1"):
+        _inner.Trainer(*args, **kw, cbow_run=0)
+    with pytest.raises(ValueError, match="cbow_stride >= 0"):
+        _inner.Trainer(*args, **kw, cbow_stride=-1)
+    corpus = list(LineSentence(demo_corpus_path()))[:200]
+    wide = Word2Vec(corpus, sg=0, hs=0, negative=3, vector_size=8, min_count=2, epochs=1,
+                    workers=1, seed=1, window=100_000)  # fmt: skip
+    assert np.isfinite(wide.wv.vectors).all() and np.abs(wide.syn1neg).max() > 0

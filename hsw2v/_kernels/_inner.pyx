@@ -86,9 +86,17 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
    ``fast_sentence_*_neg``; CBOW forms ``h`` again from the updated rows for the second). The
    "window" kernel is hs-only (its blocks move a window's contexts together, which would
    reorder the ns steps), so with ``negative > 0`` skip-gram takes the "fused" walks.
-   With ``shared_negatives`` (skip-gram only; the Word2Vec default) a centre draws one set of
+   With ``shared_negatives`` (the Word2Vec default) a skip-gram centre draws one set of
    negatives, shared by all its contexts, and trains them as one block (``_ns_shared.pxd``:
-   Ji et al. 2016), after the contexts' hierarchical-softmax walks when ``hs``.
+   Ji et al. 2016), after the contexts' hierarchical-softmax walks when ``hs``. CBOW counts
+   its centres that have a context over the job (t = 0, 1, ...): centre t draws a set when
+   ``(t // cbow_stride) % cbow_run == 0`` and keeps its draws in ring slot ``t % cbow_stride``;
+   any other centre takes slot ``t % cbow_stride``'s draws (those of centre ``t - cbow_stride``),
+   less any equal to its own target, and draws nothing. The stride, ``2 x window + 1`` by
+   default, keeps the centres that share a set out of each other's windows: consecutive
+   centres (whose hidden vectors share most of their rows) sharing one set lost a point of
+   analogy accuracy (benchmarks/RESULTS.md, "Shared negatives for CBOW"). Everything else
+   is the per-centre step.
 
 E. Departures from word2vec.c/gensim, on purpose: a node with |f| beyond the sigmoid table's
    range is not skipped; sigmoid saturates to 0 or 1 there, so a confidently wrong node still
@@ -206,7 +214,10 @@ cdef class Trainer:
     ``syn1neg`` in place. ``hs=False`` trains no tree (``syn1`` and the tree arrays are then
     not read; ``syn1`` may be empty); ``negative > 0`` needs ``syn1neg`` (V x d) and
     ``cum_table`` (V entries, last > 0). With ``negative > 0`` the "window" kernel trains as
-    "fused" (see the design note, D').
+    "fused" (see the design note, D'). ``shared_negatives``: skip-gram draws one set of
+    negatives per centre word; CBOW one set per ``cbow_run`` centre words, each
+    ``cbow_stride`` centres after the last (0: ``2 * window + 1``, windows that do not overlap)
+    (design note D').
     """
 
     def __init__(self, float[:, ::1] syn0, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
@@ -217,7 +228,8 @@ cdef class Trainer:
                  int hot_visits=2**30, float hot_scale=1.0, hot_rows=None, int block=4,
                  bint hs=True,
                  float[:, ::1] syn1neg=None, const uint32_t[::1] cum_table=None,
-                 int negative=0, lockf=None, hot_words=None, bint shared_negatives=False):
+                 int negative=0, lockf=None, hot_words=None, bint shared_negatives=False,
+                 int cbow_run=4, int cbow_stride=0):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
         if negative < 0:
@@ -256,9 +268,15 @@ cdef class Trainer:
         self.m.syn1 = &syn1[0, 0] if hs else NULL
         self.m.hs = hs
         self.m.negative = negative
-        # skip-gram only: one set of negatives per centre (_ns_shared.pxd); CBOW draws one
-        # set per centre anyway
+        # shared negatives (design note D'): skip-gram, one set per centre (_ns_shared.pxd);
+        # CBOW, one set per ``cbow_run`` centres ``cbow_stride`` apart (0: 2 x window + 1)
+        if cbow_run < 1 or cbow_stride < 0:
+            raise ValueError("cbow_run must be >= 1 and cbow_stride >= 0, got "
+                             f"{cbow_run} and {cbow_stride}")
         self.m.shared_negs = shared_negatives and sg and negative > 0
+        self.m.cbow_run = cbow_run if shared_negatives and not sg and negative > 0 else 1
+        # (a window past 512 words spans nearly any sentence: a longer ring gains nothing)
+        self.m.cbow_stride = cbow_stride if cbow_stride else 2 * min(window, 512) + 1
         self.m.syn1neg = &syn1neg[0, 0] if negative else NULL
         # the negative draw: the table and its bucket index (``neg_index``)
         cdef const int32_t[::1] index_view

@@ -67,6 +67,9 @@ cdef struct JobState:
     int32_t *negs     # negative sampling: the words of two centres' (target, negatives)
                       # sets, drawn ahead (2 x pairs_max x (negative + 1); see draw_centre)
     int *neg_counts   # the entries of each set (2 x pairs_max)
+    int32_t *share_negs  # CBOW shared: the fresh sets' draws (cbow_stride x negative)
+    int *share_n      # their numbers (cbow_stride)
+    int64_t share_t   # CBOW centres with a context so far in this job
     int64_t pairs     # pairs_max of this job (the slot size of negs / neg_counts)
     int64_t win_lo[2]  # the two centres' windows kept[lo:hi] (see draw_centre)
     int64_t win_hi[2]
@@ -277,13 +280,17 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
     """Draw what centre ``i`` of kept[start:end] needs from the job's stream, in the order
     gensim's loops would: its reduced window (into ``win_lo/win_hi[slot]``), then with
     negative sampling the negatives of each of its pairs (skip-gram: one per context, in
-    order; CBOW: one), into set ``slot`` of ``st.negs``. The draws do not depend on the
-    weights, so drawing a centre ahead of training the one before it changes no result; the
-    kernels then prefetch the rows (``prefetch_negs``)."""
+    order; CBOW: one), into set ``slot`` of ``st.negs``; with shared negatives one set
+    (skip-gram), or CBOW's set drawn or taken from the ring ``st.share_negs`` (``_inner.pyx``'s
+    design note D'). The draws do not depend on the weights, so drawing a centre ahead of
+    training the one before it changes no result; the kernels then prefetch the rows
+    (``prefetch_negs``)."""
     cdef int b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0
     cdef int64_t lo = i - m.window + b, hi = i + m.window + 1 - b, j
-    cdef int p = 0, stride = m.negative + 1
+    cdef int p = 0, k, stride = m.negative + 1
+    cdef int64_t q
     cdef int32_t *negs
+    cdef int32_t *kept_draws
     cdef int *counts
     if lo < start:
         lo = start
@@ -304,6 +311,22 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
                 counts[p] = draw_negatives(&m.neg, st.kept[i], m.negative,
                                            negs + <int64_t>p * stride, &st.rng)
                 p += 1
+    elif hi - lo > 1 and m.cbow_run > 1:  # CBOW, shared
+        q = st.share_t % m.cbow_stride
+        kept_draws = st.share_negs + q * m.negative
+        if (st.share_t // m.cbow_stride) % m.cbow_run == 0:
+            counts[0] = draw_negatives(&m.neg, st.kept[i], m.negative, negs, &st.rng)
+            st.share_n[q] = counts[0] - 1
+            memcpy(kept_draws, negs + 1, st.share_n[q] * sizeof(int32_t))
+        else:
+            negs[0] = st.kept[i]
+            p = 1
+            for k in range(st.share_n[q]):
+                if kept_draws[k] != st.kept[i]:
+                    negs[p] = kept_draws[k]
+                    p += 1
+            counts[0] = p
+        st.share_t += 1
     elif hi - lo > 1:
         counts[0] = draw_negatives(&m.neg, st.kept[i], m.negative, negs, &st.rng)
 
@@ -535,6 +558,8 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
     free(st.hlock)
     free(st.negs)
     free(st.neg_counts)
+    free(st.share_negs)
+    free(st.share_n)
 
 
 cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *ends,
@@ -569,6 +594,10 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.pairs = pairs_max(m, n_ids)
     st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (m.negative + 1) * sizeof(int32_t))
     st.neg_counts = <int *>malloc(2 * <size_t>st.pairs * sizeof(int))
+    if m.cbow_run > 1:
+        st.share_negs = <int32_t *>malloc(<size_t>m.cbow_stride * (m.negative + 1)
+                                          * sizeof(int32_t))
+        st.share_n = <int *>malloc(<size_t>m.cbow_stride * sizeof(int))
     st.nrows = <float **>malloc((m.negative + 1) * sizeof(float *))
     st.ahead = <float **>malloc((m.negative + 1) * sizeof(float *))
     st.nlive = <float **>malloc((m.negative + 1) * sizeof(float *))
@@ -586,7 +615,8 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
             or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
             or st.neg_counts == NULL or st.nrows == NULL or st.ahead == NULL or st.xlock == NULL
             or st.nlive == NULL or st.nscore == NULL or st.crows == NULL or st.clock == NULL
-            or (m.shared_negs and (st.hrows == NULL or st.hlock == NULL))):
+            or (m.shared_negs and (st.hrows == NULL or st.hlock == NULL))
+            or (m.cbow_run > 1 and (st.share_negs == NULL or st.share_n == NULL))):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):

@@ -46,6 +46,8 @@ cdef struct ModelView:
     bint hs           # train hierarchical softmax (syn1, the tree)
     int negative      # negatives per step; 0: no negative sampling
     bint shared_negs  # skip-gram: one set of negatives per centre, shared by its contexts
+    int cbow_run      # CBOW: centres that share one set of negatives (1: each its own set)
+    int cbow_stride   # CBOW: the distance, in centres, between two that share a set
     float *syn1neg    # V x d when negative > 0
     NegTable neg      # the negative draw's tables when negative > 0
     int64_t n_words   # V

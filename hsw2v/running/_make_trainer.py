@@ -56,7 +56,9 @@ class TrainerSettings:
     hot_scale: float
     lockf: np.ndarray | None = None  # wv.vectors_lockf: scales each word's syn0 update
     hot_words: np.ndarray | None = None  # syn1neg rows each job trains a private copy of
-    shared_negatives: bool = False  # skip-gram ns: one set of negatives per centre word
+    shared_negatives: bool = False  # ns: one set of negatives per centre word (skip-gram)
+    cbow_run: int = 4  # CBOW, shared: one set per this many centre words (the Trainer's)
+    cbow_stride: int = 0  # each this many centres after the last (0: 2 x window + 1)
 
     def build(self, syn0: np.ndarray, *outputs: np.ndarray) -> Trainer:
         """The trainer over these weights (borrowed, trained in place): ``syn0`` and the
@@ -81,6 +83,8 @@ class TrainerSettings:
             lockf=self.lockf,
             hot_words=self.hot_words,
             shared_negatives=self.shared_negatives,
+            cbow_run=self.cbow_run,
+            cbow_stride=self.cbow_stride,
             **kernel_arguments(self.objective, outputs),
         )
 
@@ -215,6 +219,8 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
         lockf=getattr(model.wv, "vectors_lockf", None),
         hot_words=hot_words(model, threads),
         shared_negatives=bool(model.shared_negatives),
+        cbow_run=tuning.CBOW_SHARED_RUN,
+        cbow_stride=tuning.CBOW_SHARED_STRIDE,
     )
 
 

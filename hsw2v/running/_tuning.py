@@ -41,3 +41,9 @@ HOT_MERGE_THREADS = 2
 # the private inner nodes (benchmarks/RESULTS.md, "Negative sampling as fast as hierarchical
 # softmax").
 HOT_WORDS = 64
+
+# CBOW with shared negatives: CBOW_SHARED_RUN centre words share one set of negatives, each
+# CBOW_SHARED_STRIDE centres after the last (0: 2 x window + 1, so that their windows do not
+# overlap) (benchmarks/RESULTS.md, "Shared negatives for CBOW").
+CBOW_SHARED_RUN = 4
+CBOW_SHARED_STRIDE = 0

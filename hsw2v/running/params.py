@@ -155,10 +155,11 @@ PARAMS: tuple[Param, ...] = (
        gensim=None),
     # the tree kind is checked by the constructor (a name or a callable), saved as tree_type
     _p("tree", UNCHECKED, default="huffman", saved=False, gensim=None),
-    # skip-gram negative sampling: one set of negatives per centre word (hsw2v._kernels._ns_shared)
+    # negative sampling: shared sets of negatives (hsw2v._kernels._inner, design note D')
     _p("shared_negatives", "flag", 0, 1, True, gensim=None, cli=("--shared-negatives",),
-       cli_help="skip-gram negative sampling: 1 (default) draws one set of negatives per centre "
-       "word, shared by its contexts (faster, the same quality); 0: gensim's set per pair",
+       cli_help="negative sampling: 1 (default) shares sets of negatives, in skip-gram one per "
+       "centre word among its contexts, in CBOW one among four centre words a window apart "
+       "(faster, the same quality); 0: gensim's set per pair (skip-gram) or per centre (CBOW)",
        cli_options=_FLAG),
     # State saved with a model, never passed by users.
     _p("corpus_count", "int", 0, INT64_MAX),

@@ -177,9 +177,11 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         Beyond gensim: skip-gram with negative sampling draws one set of ``negative`` words
         per centre word, shared by all its contexts (Ji et al. 2016), instead of gensim's
         set per (context, centre) pair; each context is then stepped against the set as in
-        gensim's pair walk. The default because it is faster (1.3-1.9x the per-pair
-        draws) at gensim's quality on two corpora (docs/negative-sampling.md); ``False`` gives
-        gensim's draws. CBOW draws one set per centre anyway and ignores it.
+        gensim's pair walk. CBOW draws a set for one centre word in four and lends its
+        draws to three more, each ``2 * window + 1`` centres after the last (no context
+        word shared), instead of a set per centre. The default because it is faster
+        (skip-gram 1.3-1.9x, CBOW 1.1-1.3x gensim's draws) at gensim's quality on two
+        corpora (docs/negative-sampling.md); ``False`` gives gensim's draws.
 
     Raises
     ------
