@@ -180,7 +180,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         gensim's pair walk. CBOW draws a set for one centre word in four and lends its
         draws to three more, each ``2 * window + 1`` centres after the last (no context
         word shared), instead of a set per centre. The default because it is faster
-        (skip-gram 1.3-1.9x, CBOW 1.1-1.3x gensim's draws) at gensim's quality on two
+        (skip-gram 1.3-1.9x, CBOW 1.2-1.4x gensim's draws) at gensim's quality on two
         corpora (docs/negative-sampling.md); ``False`` gives gensim's draws.
 
     Raises
