@@ -1,5 +1,5 @@
-"""Negative sampling against gensim 4.4: hsw2v's default (shared negatives), gensim's draws, gensim's iterable and corpus_file modes, alternated, medians, per wall second
-and per CPU-second.
+"""Negative sampling against gensim 4.4: hsw2v's default (shared negatives) and its gensim draws
+beside gensim's iterable and corpus_file modes, alternated, medians, per wall and CPU second.
 
 The cells of issue 30's speed target (``hs=0, negative=5``, vector_size 100 and 300, skip-gram
 and CBOW, 1 and 2 workers). Every run is a fresh subprocess (``systems.py``, the same adapters

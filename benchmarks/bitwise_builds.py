@@ -3,7 +3,8 @@
 Each ``--build DIR`` is a checkout with its extensions built in place. For every setting
 (hierarchical softmax ``hs=1, negative=0``, negative sampling ``hs=0, negative=5`` and
 both ``hs=1, negative=5`` with gensim's draws (per pair in skip-gram, per centre in CBOW), and
-``hs=0, negative=5`` with shared negatives; skip-gram and CBOW; a ``LineSentence`` iterable and ``corpus_file``; the default walk and
+``hs=0, negative=5`` with shared negatives; skip-gram and CBOW; a ``LineSentence`` iterable and
+``corpus_file``; the default walk and
 ``HSW2V_KERNEL=reference``) each build trains one model with ``workers=1`` and a fixed seed in
 a fresh subprocess (``PYTHONPATH=DIR``), and the weight matrices (``wv.vectors``, ``syn1``,
 ``syn1neg``) are compared byte for byte. The corpus is the first ``--lines`` lines of

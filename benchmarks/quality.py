@@ -92,7 +92,7 @@ def main(argv=None):
         type=int,
         default=None,
         help="override hsw2v.running._tuning.CBOW_SHARED_RUN (CBOW with --shared-negatives: "
-        "consecutive centre words that share one set of negatives)",
+        "the centre words, --cbow-stride apart, that share one set of negatives)",
     )
     parser.add_argument(
         "--cbow-stride",
