@@ -25,10 +25,18 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+_NUMBERS: dict[tuple[str, ...], np.ndarray] = {}  # flags -> the check's output, once a session
+
+
 def _run(tmp_path: Path, name: str, flags: list[str]) -> np.ndarray:
+    """Build ``tests/c/kernels_check.c`` with ``flags`` and return the numbers it prints; a
+    build with the same flags runs once per session (the sources do not change meanwhile:
+    the scalar reference serves every width test, the default build two tests)."""
     compiler = c_compiler()
     if compiler is None:
         pytest.skip("no C compiler on PATH")
+    if tuple(flags) in _NUMBERS:
+        return _NUMBERS[tuple(flags)].copy()
     exe = tmp_path / name
     built = subprocess.run(
         [compiler, "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror",
@@ -39,7 +47,8 @@ def _run(tmp_path: Path, name: str, flags: list[str]) -> np.ndarray:
     assert built.returncode == 0, built.stderr[-3000:]
     ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stderr
-    return np.array(ran.stdout.split(), dtype=np.float64)
+    _NUMBERS[tuple(flags)] = np.array(ran.stdout.split(), dtype=np.float64)
+    return _NUMBERS[tuple(flags)].copy()
 
 
 def test_scalar_path_gives_the_vector_paths_numbers(tmp_path):
