@@ -595,7 +595,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (m.negative + 1) * sizeof(int32_t))
     st.neg_counts = <int *>malloc(2 * <size_t>st.pairs * sizeof(int))
     if m.cbow_run > 1:
-        st.share_negs = <int32_t *>malloc(<size_t>m.cbow_stride * (m.negative + 1)
+        st.share_negs = <int32_t *>malloc(<size_t>m.cbow_stride * m.negative
                                           * sizeof(int32_t))
         st.share_n = <int *>malloc(<size_t>m.cbow_stride * sizeof(int))
     st.nrows = <float **>malloc((m.negative + 1) * sizeof(float *))
