@@ -57,8 +57,8 @@ class TrainerSettings:
     lockf: np.ndarray | None = None  # wv.vectors_lockf: scales each word's syn0 update
     hot_words: np.ndarray | None = None  # syn1neg rows each job trains a private copy of
     shared_negatives: bool = False  # ns: one set of negatives per centre word (skip-gram)
-    cbow_run: int = 4  # CBOW, shared: one set per this many centre words (the Trainer's)
-    cbow_stride: int = 0  # each this many centres after the last (0: 2 x window + 1)
+    cbow_run: int = tuning.CBOW_SHARED_RUN  # CBOW, shared: one set per this many centres
+    cbow_stride: int = tuning.CBOW_SHARED_STRIDE  # that many apart (0: 2 x window + 1)
 
     def build(self, syn0: np.ndarray, *outputs: np.ndarray) -> Trainer:
         """The trainer over these weights (borrowed, trained in place): ``syn0`` and the
