@@ -20,11 +20,14 @@ import pytest
 WHEEL = os.environ.get("HSW2V_WHEEL")
 if WHEEL:  # a relative path means one from where pytest started, not from the venv's folder
     WHEEL = os.path.abspath(WHEEL)
-pytestmark = pytest.mark.skipif(
-    not WHEEL,
-    reason="no wheel to test: build one with `python3 -m build` and set HSW2V_WHEEL to it "
-    "(.ci/run does both)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not WHEEL,
+        reason="no wheel to test: build one with `python3 -m build` and set HSW2V_WHEEL to it "
+        "(.ci/run does both)",
+    ),
+    pytest.mark.xdist_group("wheel"),  # one fresh install for the file, not one per worker
+]
 COMPILERS = ("cc", "gcc", "clang", "cl", "x86_64-linux-gnu-gcc")
 
 
