@@ -17,6 +17,19 @@ medians over repeats and their ratio to the first build close the output.
 ``--kernel`` times one path walk by name ("window", "fused", "reference", "loop", "blas"; the
 Trainer's ``kernel``, not a parameter of Word2Vec) instead of the one Word2Vec picks; it
 works across builds, also those that predate the ``HSW2V_KERNEL`` switch.
+
+``--in-process`` times the builds' kernels inside one process instead: the first build's
+hsw2v (``PYTHONPATH``) makes the model and the jobs, and every build's compiled ``_inner`` of
+the CPU level in use is loaded beside it (in-place builds: ``BUILD/hsw2v/_cpu/LEVEL/``); each
+repeat then trains one pass per build from the same weights, alternated as above, so that the
+passes of a pair run seconds apart. The machine's drift then touches both alike, and the
+paired ratios (each pass over the first build's pass of the same repeat) are reported with
+their spread, with whether the builds trained the same bits. Only ``_inner`` differs between
+the builds compared this way (the other compiled modules are the first build's), so it is for
+changes to the training kernels.
+
+    python3 benchmarks/ab_kernel.py --in-process --corpus CORPUS --build . --build OLD_CHECKOUT \
+        --settings cbow-ns-shared --size 300 --repeats 16 --words 600000
 """
 
 from __future__ import annotations
@@ -40,24 +53,20 @@ SETTINGS = {  # name: (sg, hs, negative); kernels as Word2Vec picks them
     "sg-ns-shared": (1, 0, 5),  # shared negatives (Trainer(shared_negatives=True))
     "cbow-ns-shared": (0, 0, 5),  # the same (builds before CBOW shared draw a set per centre)
 }
-SHARED = {"sg-ns-shared", "cbow-ns-shared"}  # settings that only builds with shared negatives can run
+SHARED = {
+    "sg-ns-shared",
+    "cbow-ns-shared",
+}  # settings that only builds with shared negatives can run
 
 
 def child(
     corpus: str, words: int, setting: str, inner: int, kernel: str | None = None, size: int = 100
 ) -> dict:
     """One run (in the subprocess): the fastest of ``inner`` timed passes over the jobs."""
-    import time
-
-    from hsw2v import LineSentence, Word2Vec
     try:
-        from hsw2v._kernels._inner import Trainer, job_seed
+        from hsw2v._kernels._inner import Trainer
     except ImportError:  # a build from before the kernels had a folder
-        from hsw2v._inner import Trainer, job_seed
-    try:
-        from hsw2v.running._train import iter_jobs
-    except ImportError:  # a build of the flat layout, before the running layer had a folder
-        from hsw2v._train import iter_jobs
+        from hsw2v._inner import Trainer
 
     if kernel in ("loop", "blas"):
         try:  # the benchmark-only walks' own module (HSW2V_BENCH_WALKS=1 builds)
@@ -67,6 +76,24 @@ def child(
                 from hsw2v._bench_walks import Trainer
             except ImportError:
                 pass  # builds before it: the shipped Trainer held them
+
+    model, jobs = prepare(corpus, words, setting, size)
+    best, kept_words = float("inf"), 0
+    for _ in range(inner):
+        seconds, kept_words, _ = train_pass(Trainer, model, jobs, setting, kernel)
+        best = min(best, seconds)
+    return {"seconds": best, "kept_words": kept_words}
+
+
+def prepare(corpus: str, words: int, setting: str, size: int):
+    """The model after one warm-up epoch over the corpus's first ``words`` words (one worker,
+    seed 1), and that prefix's jobs."""
+    from hsw2v import LineSentence, Word2Vec
+
+    try:
+        from hsw2v.running._train import iter_jobs
+    except ImportError:  # a build of the flat layout, before the running layer had a folder
+        from hsw2v._train import iter_jobs
 
     sg, hs, negative = SETTINGS[setting]
     sentences, n = [], 0
@@ -78,26 +105,95 @@ def child(
     model = Word2Vec(
         sentences, sg=sg, hs=hs, negative=negative, workers=1, epochs=1, seed=1, vector_size=size
     )
-    jobs = list(iter_jobs(sentences, model.wv.key_to_index, model.batch_words))
-    weights = (model.wv.vectors, model.syn1, model.syn1neg)
-    best, kept_words = float("inf"), 0
-    for _ in range(inner):
-        syn0, syn1, syn1neg = (w.copy() for w in weights)
-        t = model.tree
-        trainer = Trainer(
-            syn0, syn1, t.codes, t.points, t.lengths, model.wv.expandos["sample_int"],
-            model.window, bool(sg), True, True, False, kernel or model._kernel_variant(),
-            hs=bool(hs), syn1neg=syn1neg if negative else None,
-            cum_table=model.cum_table if negative else None, negative=negative,
-            **({"shared_negatives": True} if setting in SHARED else {}),
+    return model, list(iter_jobs(sentences, model.wv.key_to_index, model.batch_words))
+
+
+def train_pass(Trainer, model, jobs, setting: str, kernel: str | None = None):
+    """One pass of ``Trainer`` (a build's class) over the jobs from copies of the model's
+    weights: (thread CPU seconds, kept words, the trained weights)."""
+    import time
+
+    try:  # the jobs' seeds: the same in every build
+        from hsw2v._kernels._inner import job_seed
+    except ImportError:  # a build from before the kernels had a folder
+        from hsw2v._inner import job_seed
+
+    sg, hs, negative = SETTINGS[setting]
+    syn0, syn1, syn1neg = (w.copy() for w in (model.wv.vectors, model.syn1, model.syn1neg))
+    t = model.tree
+    trainer = Trainer(
+        syn0, syn1, t.codes, t.points, t.lengths, model.wv.expandos["sample_int"],
+        model.window, bool(sg), True, True, False, kernel or model._kernel_variant(),
+        hs=bool(hs), syn1neg=syn1neg if negative else None,
+        cum_table=model.cum_table if negative else None, negative=negative,
+        **({"shared_negatives": True} if setting in SHARED else {}),
+    )  # fmt: skip
+    started = time.thread_time()
+    kept_words = 0
+    for index, job in enumerate(jobs):
+        kept, _ = trainer.train_job(job.ids, job.ends, 0.02, 0.01, job_seed(1, 0, index))
+        kept_words += kept
+    return time.thread_time() - started, kept_words, (syn0, syn1, syn1neg)
+
+
+def child_in_process(corpus, words, setting, size, builds, repeats, kernel=None) -> dict:
+    """``--in-process`` (in the subprocess, the first build on PYTHONPATH): every build's
+    ``_inner`` side by side, one pass each per repeat, alternated; the seconds per build."""
+    import importlib.util
+
+    import numpy as np
+
+    from hsw2v._kernels import _inner
+
+    level_path = Path(_inner.__file__).resolve().relative_to(Path(builds[0]).resolve())
+    trainers = [_inner.Trainer]
+    for i, build in enumerate(builds[1:], 1):
+        path = Path(build).resolve() / level_path
+        spec = importlib.util.spec_from_file_location(f"ab_build{i}._inner", path)
+        if spec is None or not path.exists():
+            raise SystemExit(f"{path} not found: --in-process needs in-place builds")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        trainers.append(module.Trainer)
+    model, jobs = prepare(corpus, words, setting, size)
+    seconds = [[] for _ in builds]
+    same_bits = True
+    for repeat in range(repeats):
+        order = range(len(builds)) if repeat % 2 == 0 else reversed(range(len(builds)))
+        trained = {}
+        for b in order:
+            took, _, trained[b] = train_pass(trainers[b], model, jobs, setting, kernel)
+            seconds[b].append(took)
+        same_bits &= all(
+            np.array_equal(x, y)
+            for b in trained
+            for x, y in zip(trained[0], trained[b], strict=True)
+        )
+    return {"seconds": seconds, "same_bits": same_bits}
+
+
+def in_process(args, settings) -> None:
+    """``--in-process``: one subprocess per setting (``child_in_process``), then medians and
+    paired ratios to the first build."""
+    env = child_env()
+    env["PYTHONPATH"] = str(Path(args.build[0]).resolve())
+    for setting in settings:
+        spec = json.dumps([args.corpus, args.words, setting, args.size, args.build, args.repeats,
+                           args.kernel])  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, __file__, "--child-in-process", spec],
+            env=env, capture_output=True, text=True, check=True,
         )  # fmt: skip
-        started = time.thread_time()
-        kept_words = 0
-        for index, job in enumerate(jobs):
-            kept, _ = trainer.train_job(job.ids, job.ends, 0.02, 0.01, job_seed(1, 0, index))
-            kept_words += kept
-        best = min(best, time.thread_time() - started)
-    return {"seconds": best, "kept_words": kept_words}
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        base = result["seconds"][0]
+        print(f"{setting}, d={args.size}, {args.repeats} alternated passes per build in one "
+              f"process, kernel CPU seconds (same bits in every build: "
+              f"{'yes' if result['same_bits'] else 'NO'})")  # fmt: skip
+        for build, times in zip(args.build, result["seconds"], strict=True):
+            paired = sorted(t / b for t, b in zip(times, base, strict=True))
+            print(f"  {build:30s} median {statistics.median(times):.3f} s  fastest "
+                  f"{min(times):.3f} s  paired ratio median {statistics.median(paired):.3f} "
+                  f"(range {paired[0]:.3f}-{paired[-1]:.3f})")  # fmt: skip
 
 
 def main() -> None:
@@ -110,14 +206,25 @@ def main() -> None:
     parser.add_argument("--inner", type=int, default=3)
     parser.add_argument("--kernel", help="a path walk by name (default: Word2Vec's choice)")
     parser.add_argument("--size", type=int, default=100, help="vector_size")
+    parser.add_argument(
+        "--in-process", action="store_true",
+        help="every build's _inner in one process, passes alternated (see the module note)",
+    )  # fmt: skip
     parser.add_argument("--child")
+    parser.add_argument("--child-in-process")
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(*json.loads(args.child))))
         return
+    if args.child_in_process:
+        print(json.dumps(child_in_process(*json.loads(args.child_in_process))))
+        return
     if len(args.build) < 2 or not args.corpus:
         parser.error("give --corpus and at least two --build directories")
     settings = args.settings.split(",")
+    if args.in_process:
+        in_process(args, settings)
+        return
     times: dict = {(s, b): [] for s in settings for b in args.build}
     for repeat in range(args.repeats):
         for setting in settings:
