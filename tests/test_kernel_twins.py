@@ -333,6 +333,70 @@ def test_fused_ns_walk_is_the_reference_bit_for_bit():
         assert not np.array_equal(a, syn1neg)  # control: the rows did move
 
 
+@pytest.mark.parametrize("d", (1, 4, 7, 8, 12, 16, 17, 33, 100, 300))
+def test_fused_ns_walk_takes_its_callers_step_bit_for_bit(d):
+    """The fused walk with the input rows' step folded into its last word's update (skip-gram:
+    ``h += lock * work``, h being the context row; CBOW: ``row += lock * scale * work`` for
+    each window row in order, a repeated context twice) against the walk that returns work
+    and that step taken after it (``work *= scale``, then ``py_axpy`` per row): the same bits
+    for rows, h and the window, with repeated words in the set and at the widths where the
+    16-, 8- and 4-float steps and the scalar tail begin."""
+    r = np.random.default_rng(d + 5)
+    syn0 = r.normal(0, 0.5, size=(12, d)).astype(np.float32)
+    syn1neg = r.normal(0, 0.4, size=(30, d)).astype(np.float32)
+    contexts = np.array([3, 5, 3, 9, 0], dtype=np.int32)
+    window_lock = np.array([1.0, 0.5, 1.0, 0.0, 1.0], dtype=np.float32)
+    inv = np.float32(1.0) / np.float32(len(contexts))
+    for negs in ([3, 7, 11, 7, 0], [29], [5, 5, 1], [4, 9, 9, 4, 4, 9]):
+        negs = np.array(negs, dtype=np.int32)
+        h = r.normal(0, 0.6, size=d).astype(np.float32)
+        for lock in (1.0, 0.25):  # skip-gram: h is the context row
+            a, b = syn1neg.copy(), syn1neg.copy()
+            h_fused, h_after = h.copy(), h.copy()
+            out, loss_f = _inner.py_ns_path(h_fused, a, negs, 0.05, into_h=True, lock=[lock])
+            assert out is None
+            work, loss_a = _inner.py_ns_path(h_after, b, negs, 0.05)
+            _inner.py_axpy(lock, work, h_after)
+            assert np.array_equal(a, b) and np.array_equal(h_fused, h_after), (d, negs, lock)
+            assert loss_f == loss_a and not np.array_equal(h_fused, h)
+        for scale in (np.float32(1.0), inv):  # CBOW: cbow_mean, and the sum's 1 / count
+            a, b = syn1neg.copy(), syn1neg.copy()
+            s0a, s0b = syn0.copy(), syn0.copy()
+            out, _ = _inner.py_ns_path(
+                h, a, negs, 0.05, syn0=s0a, contexts=contexts, lock=window_lock, scale=scale
+            )
+            assert out is None
+            work, _ = _inner.py_ns_path(h, b, negs, 0.05)
+            if scale != 1:
+                work *= scale
+            for c, f in zip(contexts, window_lock, strict=True):
+                _inner.py_axpy(float(f), work, s0b[c])
+            assert np.array_equal(a, b) and np.array_equal(s0a, s0b), (d, negs, scale)
+            assert np.array_equal(s0a[9], syn0[9]) and not np.array_equal(s0a[3], syn0[3])
+
+
+def test_fused_ns_walk_leaves_the_step_to_its_caller_after_a_zero_coefficient():
+    """When the last word's coefficient is exactly 0 (its sigmoid saturates at 0: a negative
+    far below h), the walk spreads nothing and returns work, as the walk without the step
+    does, for the caller to add; the window rows are untouched."""
+    r = np.random.default_rng(21)
+    syn0 = r.normal(0, 0.5, size=(6, D)).astype(np.float32)
+    syn1neg = r.normal(0, 0.4, size=(10, D)).astype(np.float32)
+    h = r.normal(0, 0.6, size=D).astype(np.float32)
+    syn1neg[7] = -50.0 * h / float(h @ h)  # h . row = -50: sigmoid 0, coefficient 0
+    negs = np.array([2, 4, 7], dtype=np.int32)
+    a, b, s0 = syn1neg.copy(), syn1neg.copy(), syn0.copy()
+    out, _ = _inner.py_ns_path(h, a, negs, 0.05, syn0=s0, contexts=[1, 3], lock=[1.0, 1.0])
+    work, _ = _inner.py_ns_path(h, b, negs, 0.05)
+    assert out is not None and np.array_equal(out, work) and np.any(work != 0)
+    assert np.array_equal(s0, syn0) and np.array_equal(a, b)
+    assert np.array_equal(a[7], syn1neg[7])  # the zero-coefficient row did not move
+    with pytest.raises(ValueError, match="not a row of syn0"):
+        _inner.py_ns_path(h, syn1neg.copy(), negs, 0.05, syn0=s0, contexts=[6], lock=[1.0])
+    with pytest.raises(ValueError, match="reference walk returns work"):
+        _inner.py_ns_path(h, syn1neg.copy(), negs, 0.05, "reference", into_h=True)
+
+
 @pytest.mark.parametrize(
     "ahead", [[], [-1], [2, -1, 7, 7], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [29, 28]],
     ids=["none", "only_null", "some", "more_than_steps", "walked_rows"],

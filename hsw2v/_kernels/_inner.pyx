@@ -69,6 +69,9 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
    test). CBOW takes a set whose rows are distinct in two passes (``_ns_pair.pxd``: every
    dot product first, then one update pass that sends the error straight into the window's
    rows; its hidden vector is summed in one pass too): the same bits again (its twin test).
+   Above ``NS_BLOCK_MAX_D`` (where the block measured slower) CBOW keeps the fused walk and
+   sends its error to the window's rows in the last word's update pass
+   (``hsw2v_update_spread``), not in a pass per row after it: the same bits (its twin test).
    The draw is gensim's: a uniform integer below ``cum_table[-1]``, the first table
    entry ``>=`` it (a draw equal to the target is skipped, not redrawn), found through a
    bucket index over the integer's top bits (``neg_index``: a few entries bisected, without
@@ -683,36 +686,95 @@ def py_draw_negatives(const uint32_t[::1] cum_table, int32_t target, int negativ
     return out[:count], rng
 
 
-def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
-               float alpha, str kernel="fused", ahead=None):
+def input_rows_args(int d, bint into_h, syn0, contexts, lock):
+    """The input rows a twin sends a step's error to, checked: ``(syn0, contexts, locks)``,
+    with ``into_h`` skip-gram's one row (``h``; syn0 and contexts None), with ``contexts``
+    CBOW's window (rows of ``syn0``, repeats allowed); ``locks`` one float32 factor per row
+    (default 1), None when there are none."""
+    if into_h and contexts is not None:
+        raise ValueError("give into_h (skip-gram) or contexts (CBOW), not both")
+    if into_h:
+        nctx = 1
+        syn0 = contexts = None
+    elif contexts is not None:
+        if syn0 is None:
+            raise ValueError("contexts are rows of syn0: give syn0 too")
+        contexts = np.ascontiguousarray(contexts, dtype=np.int32)
+        nctx = contexts.shape[0]
+        if syn0.shape[1] != d:
+            raise ValueError("syn0 and h differ in vector size")
+        for k in range(nctx):
+            if not 0 <= contexts[k] < syn0.shape[0]:
+                raise ValueError(f"context {contexts[k]} is not a row of syn0")
+    else:
+        return None, None, None
+    locks = np.ones(nctx, dtype=np.float32)
+    if lock is not None:
+        given = np.asarray(lock, dtype=np.float32).reshape(-1)
+        if given.size != nctx:
+            raise ValueError("lock needs one factor per input row")
+        locks[:] = given
+    return syn0, contexts, locks
+
+
+def py_ns_path(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
+               float alpha, str kernel="fused", ahead=None, bint into_h=False, syn0=None,
+               contexts=None, lock=None, float scale=1.0):
     """Twin of the negative-sampling walk of ``kernel`` for given words (``negs[0]`` the
     target, the rest negatives): "fused" (and "window") the fused walk ``ns_path_fused``,
     "reference" the reference step (``ns_path``); the benchmark-only "loop" and "blas" are
     ``_bench_walks.py_ns_path``'s. Updates ``syn1neg`` in place, returns (work, loss).
     ``ahead``: rows of ``syn1neg`` (-1: none) the fused walk prefetches one per word, as
-    training asks for the next set's rows (a hint: no effect on the results)."""
+    training asks for the next set's rows (a hint: no effect on the results).
+
+    The fused walk can also take the step after it, as training does: the input rows get
+    ``+= lock[c] * scale * work`` in order, fused into the last word's update, with
+    ``into_h`` skip-gram's context row (``h`` itself), with ``contexts`` CBOW's window (rows
+    of ``syn0``; ``input_rows_args``). Then ``work`` is None when that step was fused, and
+    the walk's work when it was not (the last word's coefficient 0: the caller's step)."""
     if kernel in BENCH_WALKS:
         raise ValueError(bench_walks_missing(kernel))
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
-    work = np.empty(h.shape[0], dtype=np.float32)
+    cdef int d = h.shape[0], k
+    X, cw, locks = input_rows_args(d, into_h, syn0, contexts, lock)
+    work = np.empty(d, dtype=np.float32)
     if KERNELS[kernel] == KERNEL_REFERENCE:
+        if locks is not None:
+            raise ValueError("the reference walk returns work; its caller takes the next step")
         return work, twin_ns(ns_path_reference, h, syn1neg, negs, alpha, work)
     cdef float[::1] w = work
+    cdef float[:, ::1] xv
+    cdef const int32_t[::1] cv
+    cdef float[::1] lk
+    cdef int nctx = 0 if locks is None else locks.shape[0]
     cdef double check = 0.0
+    cdef bint spread = False
     cdef hsw2v_loss_acc tally
     loss_init(&tally)
-    cdef float **rows = walk_rows(syn1neg, negs, negs.shape[0], h.shape[0], "syn1neg")
+    cdef float **rows = walk_rows(syn1neg, negs, negs.shape[0], d, "syn1neg")
     cdef float **pf = NULL
+    cdef float **ctx = <float **>malloc(max(nctx, 1) * sizeof(float *))
     cdef int n_pf = 0
     try:
+        if ctx == NULL:
+            raise MemoryError()
+        if nctx:
+            lk = locks
+            if into_h:
+                ctx[0] = &h[0]
+            else:
+                xv, cv = X, cw
+                for k in range(nctx):
+                    ctx[k] = &xv[cv[k], 0]
         n_pf = ahead_rows(syn1neg, ahead, "syn1neg", &pf)
-        ns_path_fused(h.shape[0], &h[0], &w[0], rows, negs.shape[0], alpha, &tally, &check,
-                      pf, n_pf)
+        spread = ns_path_fused(d, &h[0], &w[0], rows, negs.shape[0], alpha, &tally, &check,
+                               pf, n_pf, ctx, &lk[0] if nctx else NULL, nctx, scale)
     finally:
         free(rows)
         free(pf)
-    return work, loss_total(&tally)
+        free(ctx)
+    return (None if spread else work), loss_total(&tally)
 
 
 def py_ns_pair_block(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
@@ -725,30 +787,13 @@ def py_ns_pair_block(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     row); with ``contexts`` CBOW's window, the rows ``syn0[contexts[c]]`` (a repeated context
     is the same row twice). ``lock``: one factor per input row (default 1). Returns ``(work,
     loss, check)``, ``work`` None when the error went into input rows."""
-    cdef int count = negs.shape[0], d = h.shape[0], k, nctx = 0
+    cdef int count = negs.shape[0], d = h.shape[0], k
     cdef float[:, ::1] X
     cdef const int32_t[::1] cw
-    if into_h and contexts is not None:
-        raise ValueError("give into_h (skip-gram) or contexts (CBOW), not both")
-    if into_h:
-        nctx = 1
-    elif contexts is not None:
-        if syn0 is None:
-            raise ValueError("contexts are rows of syn0: give syn0 too")
-        X = syn0
-        cw = np.ascontiguousarray(contexts, dtype=np.int32)
-        nctx = cw.shape[0]
-        if X.shape[1] != d:
-            raise ValueError("syn0 and h differ in vector size")
-        for k in range(nctx):
-            if not 0 <= cw[k] < X.shape[0]:
-                raise ValueError(f"context {cw[k]} is not a row of syn0")
-    locks = np.ones(max(nctx, 1), dtype=np.float32)
-    if lock is not None:
-        given = np.asarray(lock, dtype=np.float32).reshape(-1)
-        if given.size != nctx:
-            raise ValueError("lock needs one factor per input row")
-        locks[:nctx] = given
+    X, cw, locks = input_rows_args(d, into_h, syn0, contexts, lock)
+    cdef int nctx = 0 if locks is None else locks.shape[0]
+    if locks is None:
+        locks = np.ones(1, dtype=np.float32)
     cdef float[::1] lk = locks
     work = np.zeros(d, dtype=np.float32)
     scratch = np.empty(2 * count, dtype=np.float32)

@@ -363,12 +363,15 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
     work`` in order (skip-gram: its context row; CBOW: the window's rows, scale 1 / count
     without cbow_mean). With ``block`` (CBOW) the two-pass block (``_ns_pair.pxd``) when the
     set's rows are distinct, else the fused walk, or the reference walk ``walks.ns``, and the
-    same update of the input rows (``cbow_spread``'s arithmetic). Skip-gram passes ``block =
-    False``: the block measured no faster there (benchmarks/RESULTS.md, "Negative sampling in
-    two passes"), and 1.17x slower at d=300 with the next set's rows prefetched over its dot
-    products ("what is left at d=300"). The rows of the next set (``next_negs``,
-    ``next_count`` words; 0: none) are prefetched: word by word inside the fused walk, all at
-    once before the others. Returns the loss the step did not push onto the job's tally."""
+    same update of the input rows (``cbow_spread``'s arithmetic); CBOW's fused walk takes that
+    update in its last word's pass (``ns_path_fused``'s ``spread``: the same bits; measured
+    0.87-1.01x the walk plus a pass per row at d=200 and 300, benchmarks/RESULTS.md, "CBOW's
+    spread in the walk's last pass"). Skip-gram passes ``block = False``: the block measured
+    no faster there (benchmarks/RESULTS.md, "Negative sampling in two passes"), and 1.17x
+    slower at d=300 with the next set's rows prefetched over its dot products ("what is left
+    at d=300"); its one context row keeps the update after the walk. The rows of the next set
+    (``next_negs``, ``next_count`` words; 0: none) are prefetched: word by word inside the
+    fused walk, all at once before the others. Returns the loss the step did not push onto the job's tally."""
     cdef int k, c
     cdef double loss = 0.0
     for k in range(count):
@@ -381,8 +384,10 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
                           st.nscore, st.nscore + count, st.nlive, job_tally(m, st),
                           &st.check)
             return 0.0
-        ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, job_tally(m, st), &st.check,
-                      st.ahead, rows_ahead(m, next_negs, next_count, st.ahead))
+        if ns_path_fused(m.d, h, st.work, st.nrows, count, alpha, job_tally(m, st), &st.check,
+                         st.ahead, rows_ahead(m, next_negs, next_count, st.ahead), ctx, lock,
+                         nctx if block else 0, scale):
+            return 0.0  # the input rows' step was fused into the last word's update
     else:
         if next_count:
             prefetch_negs(m, st, next_negs, next_count)

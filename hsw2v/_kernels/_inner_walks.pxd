@@ -21,7 +21,8 @@ from libc.string cimport memset
 from hsw2v._kernels._inner_loops cimport SIGMOID, prefetch_row, sigmoid
 from hsw2v._kernels._path cimport hs_step, ns_step
 from hsw2v._kernels._vecops cimport (
-    hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, hsw2v_update_last, hsw2v_update_then_dot,
+    hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, hsw2v_update_last, hsw2v_update_spread,
+    hsw2v_update_then_dot,
     loss_init, loss_push, loss_total, neg_log_sigmoid, tally_push,
 )
 
@@ -142,7 +143,7 @@ ctypedef fused labels_t:
     TargetLabels
 
 
-cdef inline void fused_walk(
+cdef inline bint fused_walk(
     int d,                   # IN   vector size
     float *h,                # IN (OUT when apply_to_h)  hidden vector, d floats
     float *work,             # OUT  -alpha * dL/dh over the rows (old rows): h's step
@@ -156,6 +157,10 @@ cdef inline void fused_walk(
     double *check,           # OUT  += the sum of every f (the job's divergence check)
     float *const *ahead=NULL,  # IN rows to prefetch, row j before step j (NULL entries: none)
     int n_ahead=0,           # IN   their number (0: none)
+    float *const *spread=NULL,  # IN/OUT ns: the input rows work goes to (see below)
+    const float *spread_lock=NULL,  # IN their factors
+    int nspread=0,           # IN   their number (0: work is returned)
+    float spread_scale=1.0,  # IN   work's factor before it goes to them
 ) noexcept nogil:
     """The fused walk of both objectives: the reference step's arithmetic (``hs_path`` /
     ``ns_path`` with ``PRIMS_VEC``), bit for bit (the twin tests), with each row's update
@@ -168,7 +173,10 @@ cdef inline void fused_walk(
       ``apply_to_h`` the final ``h += work`` is fused into the last node's update;
     * ns rounds ``g = sigmoid(f) - label`` to float32 first, then ``a = -alpha * g``
       (``_path.pxd`` design note B); a word drawn twice in a row is not fused (its second
-      dot product must see the first update).
+      dot product must see the first update). With ``nspread`` the caller's next step,
+      ``spread[c] += spread_lock[c] * spread_scale * work`` in order, is fused into the last
+      word's update (``hsw2v_update_spread``: the same bits, work not written), unless that
+      word's coefficient is 0 (then nothing is spread). Returns whether it was.
 
     The vector loops are ``_vec.h``'s (several accumulators, one pass per row). The loss
     goes to ``tally`` (``_loss.h``; the reference's libm terms to 2e-7 relative)."""
@@ -177,6 +185,7 @@ cdef inline void fused_walk(
     cdef float *row = rows[0]
     cdef float *next_row
     cdef double fsum = 0.0
+    cdef bint spread_done = False
     cdef const uint8_t *code = NULL  # a local: the loop never reloads it through ``labels``
     if labels_t is PathLabels:
         code = labels.code
@@ -209,12 +218,18 @@ cdef inline void fused_walk(
         elif apply_to_h:
             hsw2v_update_last(d, a, h, row, work)
         elif a != 0.0:
-            hsw2v_axpy(d, a, row, work)
-            hsw2v_axpy(d, a, h, row)
+            if labels_t is TargetLabels and nspread:
+                hsw2v_update_spread(d, a, h, row, work, spread, spread_lock, nspread,
+                                    spread_scale)
+                spread_done = True
+            else:
+                hsw2v_axpy(d, a, row, work)
+                hsw2v_axpy(d, a, h, row)
     for j in range(count, n_ahead):  # rows beyond this walk's steps
         if ahead[j] != NULL:
             prefetch_row(ahead[j], d)
     check[0] += fsum
+    return spread_done
 
 
 cdef inline void hs_path_fused(
@@ -237,7 +252,7 @@ cdef inline void hs_path_fused(
     fused_walk(d, h, work, rows, length, &labels, alpha, tally, apply_to_h, check)
 
 
-cdef inline void ns_path_fused(
+cdef inline bint ns_path_fused(
     int d,                   # IN   vector size
     const float *h,          # IN   hidden vector, d floats (not moved)
     float *work,             # OUT  -alpha * dL/dh over the words (old rows): h's step
@@ -248,14 +263,21 @@ cdef inline void ns_path_fused(
     double *check,           # OUT  += the sum of every f (the job's divergence check)
     float *const *ahead=NULL,  # IN the next set's rows, prefetched one per word (fused_walk)
     int n_ahead=0,           # IN   their number
+    float *const *spread=NULL,  # IN/OUT the input rows that get += lock * scale * work
+    const float *spread_lock=NULL,  # IN their factors
+    int nspread=0,           # IN   their number (0: none, work is returned)
+    float spread_scale=1.0,  # IN   work's factor
 ) noexcept nogil:
     """An optimisation of the reference negative-sampling step (``ns_path``): ``fused_walk``
     over a target and its negatives, the same rows and work bit for bit (its twin test).
     The rows of the set after it are prefetched one per word, while this set's steps run
     (``ahead``): asked for all at once before the walk (114 cache lines at d=300), skip-gram
     ran 1.3x slower there (benchmarks/RESULTS.md, "The negatives' rows prefetched word by
-    word")."""
+    word"). With ``nspread`` the step after the walk, ``spread[c] += spread_lock[c] *
+    spread_scale * work`` in order (skip-gram: the context row, which may be ``h``; CBOW:
+    the window's rows), is fused into the last word's update; returns whether it was (not
+    when the last word's coefficient is 0: the caller then takes that step from ``work``)."""
     cdef TargetLabels labels
     labels.unused = 0
-    fused_walk(d, <float *>h, work, rows, count, &labels, alpha, tally, False, check, ahead,
-               n_ahead)
+    return fused_walk(d, <float *>h, work, rows, count, &labels, alpha, tally, False, check,
+                      ahead, n_ahead, spread, spread_lock, nspread, spread_scale)

@@ -269,4 +269,46 @@ static inline void hsw2v_update_last(int d, float g, float *h, float *row, const
     }
 }
 
+/* The last word of a negative-sampling walk with the caller's next step folded in: row += g*h
+ * and w = work + g*row (old row), then ``w *= scale`` when scale != 1 and ``ctx[c] += lock[c]
+ * * w`` for c = 0..nctx-1 in order, in one pass (work itself is not written). The same
+ * element-wise operations as hsw2v_axpy(g, row, work); hsw2v_axpy(g, h, row); work *= scale;
+ * hsw2v_axpy(lock[c], work, ctx[c]) per c, so the same bits. ctx rows may repeat (CBOW's
+ * window) and may be h itself (skip-gram's context row: each element of h is read before it
+ * is written); they are not row or work. */
+#define HSW2V_UPDATE_SPREAD_STEP(VT, LD, ST, W)                                   \
+    for (; k + (W) <= d; k += (W)) {                                              \
+        VT r = LD(row + k), hv = LD(h + k), w = LD(work + k) + g * r;             \
+        ST(row + k, r + g * hv);                                                  \
+        if (scale != 1.0f)                                                        \
+            w = w * scale;                                                        \
+        for (c = 0; c < nctx; c++)                                                \
+            ST(ctx[c] + k, LD(ctx[c] + k) + lock[c] * w);                         \
+    }
+
+static inline void hsw2v_update_spread(int d, float g, const float *h, float *row,
+                                       const float *work, float *const *ctx,
+                                       const float *lock, int nctx, float scale) {
+    int k = 0, c;
+#ifdef HSW2V_VECTOR
+#ifdef HSW2V_V16
+    HSW2V_UPDATE_SPREAD_STEP(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16)
+#endif
+    HSW2V_UPDATE_SPREAD_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8)
+    if (k + 4 <= d) { /* at most one 4-float step remains after the 8-float ones */
+        HSW2V_UPDATE_SPREAD_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4)
+    }
+#endif
+    for (; k < d; k++) {
+        float r = row[k], w = work[k] + g * r;
+        row[k] = r + g * h[k];
+        if (scale != 1.0f)
+            w = w * scale;
+        for (c = 0; c < nctx; c++)
+            ctx[c][k] += lock[c] * w;
+    }
+}
+
+#undef HSW2V_UPDATE_SPREAD_STEP
+
 #endif /* HSW2V_VEC_H */

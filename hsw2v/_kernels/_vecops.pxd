@@ -28,6 +28,8 @@ cdef extern from "_vec.h" nogil:
     float hsw2v_update_then_dot(int d, float g, const float *h, float *row, float *work,
                                 const float *next_row)
     void hsw2v_update_last(int d, float g, float *h, float *row, const float *work)
+    void hsw2v_update_spread(int d, float g, const float *h, float *row, const float *work,
+                             float *const *ctx, const float *lock, int nctx, float scale)
 
 
 cdef extern from "_loss.h" nogil:

@@ -1,7 +1,7 @@
-/* Runs the vector primitives of hsw2v/_kernels/_vec.h, the skip-gram window block of
- * hsw2v/_kernels/_window.h and the two negative-sampling passes of hsw2v/_kernels/_ns_pair.h
- * on fixed pseudo-random data and prints every result, one number a line
- * ("%.9g"). tests/test_portable_c.py compiles it twice, with GCC's vector extensions and
+/* Runs the vector primitives of hsw2v/_kernels/_vec.h (the fused walk's passes included),
+ * the skip-gram window block of hsw2v/_kernels/_window.h and the two negative-sampling passes
+ * of hsw2v/_kernels/_ns_pair.h on fixed pseudo-random data and prints every result, one
+ * number a line ("%.9g"). tests/test_portable_c.py compiles it twice, with GCC's vector extensions and
  * with -DHSW2V_NO_VECTOR_EXT (the plain scalar path that compilers without them, MSVC, take),
  * and compares the two outputs: the scalar path must give the same numbers to float
  * rounding. */
@@ -43,6 +43,17 @@ int main(void) {
         printf("%.9g\n", hsw2v_update_then_dot(d, -0.21f, h, row, work[0], nxt));
         hsw2v_update_last(d, 0.13f, h, row, work[0]);
         for (int k = 0; k < d; k++) printf("%.9g\n%.9g\n%.9g\n", row[k], h[k], work[0][k]);
+        { /* the last word's pass with the error sent on: CBOW's window (a row twice, scaled),
+           * then skip-gram's one row, h itself */
+            float *spread[3] = {x[2], x[3], x[2]}, *self[1] = {h};
+            const float lock[3] = {0.5f, 1.0f, 0.25f};
+            fill(x[2], d, 2.0f);
+            fill(x[3], d, 2.0f);
+            hsw2v_update_spread(d, -0.17f, h, row, work[0], spread, lock, 3, 0.2f);
+            hsw2v_update_spread(d, 0.11f, h, row, work[0], self, lock, 1, 1.0f);
+            for (int k = 0; k < d; k++)
+                printf("%.9g\n%.9g\n%.9g\n%.9g\n", row[k], h[k], x[2][k], x[3][k]);
+        }
         for (int n = 1; n <= L; n++) { /* _ns_pair.h: n dots, then the update pass */
             float *yp[L], f[L], a[L];
             for (int j = 0; j < n; j++) { fill(y[j], d, 2.0f); yp[j] = y[j]; a[j] = 0.05f * (j - 2); }
