@@ -143,10 +143,7 @@ static inline void hsw2v_ns_dots(int d, const float *x, float *const *rows, int 
         }                                                                         \
         if (nctx == 0)                                                            \
             ST(work + k, w);                                                      \
-        if (scale != 1.0f)                                                        \
-            w = w * scale;                                                        \
-        for (c = 0; c < nctx; c++)                                                \
-            ST(ctx[c] + k, LD(ctx[c] + k) + lock[c] * w);                         \
+        HSW2V_SEND_ERROR(LD, ST, w);                                              \
     }
 
 static inline void hsw2v_ns_update(int d, const float *h, float *const *rows, const float *a,
@@ -171,10 +168,7 @@ static inline void hsw2v_ns_update(int d, const float *h, float *const *rows, co
         }
         if (nctx == 0)
             work[k] = w;
-        if (scale != 1.0f)
-            w = w * scale;
-        for (c = 0; c < nctx; c++)
-            ctx[c][k] += lock[c] * w;
+        HSW2V_SEND_ERROR(HSW2V_LOAD1, HSW2V_STORE1, w);
     }
 }
 

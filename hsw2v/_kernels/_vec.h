@@ -276,14 +276,25 @@ static inline void hsw2v_update_last(int d, float g, float *h, float *row, const
  * hsw2v_axpy(lock[c], work, ctx[c]) per c, so the same bits. ctx rows may repeat (CBOW's
  * window) and may be h itself (skip-gram's context row: each element of h is read before it
  * is written); they are not row or work. */
-#define HSW2V_UPDATE_SPREAD_STEP(VT, LD, ST, W)                                   \
-    for (; k + (W) <= d; k += (W)) {                                              \
-        VT r = LD(row + k), hv = LD(h + k), w = LD(work + k) + g * r;             \
-        ST(row + k, r + g * hv);                                                  \
+/* The error's step into the input rows at element k (w: its error there, any width; LD / ST
+ * the load and store of that width): ``w *= scale`` when scale != 1, then ``ctx[c] +=
+ * lock[c] * w`` for c = 0..nctx-1 in order. One statement for hsw2v_update_spread and
+ * _ns_pair.h's update pass, so that both send the error with the same operations. */
+#define HSW2V_SEND_ERROR(LD, ST, w)                                               \
+    do {                                                                          \
         if (scale != 1.0f)                                                        \
             w = w * scale;                                                        \
         for (c = 0; c < nctx; c++)                                                \
             ST(ctx[c] + k, LD(ctx[c] + k) + lock[c] * w);                         \
+    } while (0)
+#define HSW2V_LOAD1(p) (*(p))
+#define HSW2V_STORE1(p, v) (*(p) = (v))
+
+#define HSW2V_UPDATE_SPREAD_STEP(VT, LD, ST, W)                                   \
+    for (; k + (W) <= d; k += (W)) {                                              \
+        VT r = LD(row + k), hv = LD(h + k), w = LD(work + k) + g * r;             \
+        ST(row + k, r + g * hv);                                                  \
+        HSW2V_SEND_ERROR(LD, ST, w);                                              \
     }
 
 static inline void hsw2v_update_spread(int d, float g, const float *h, float *row,
@@ -302,10 +313,7 @@ static inline void hsw2v_update_spread(int d, float g, const float *h, float *ro
     for (; k < d; k++) {
         float r = row[k], w = work[k] + g * r;
         row[k] = r + g * h[k];
-        if (scale != 1.0f)
-            w = w * scale;
-        for (c = 0; c < nctx; c++)
-            ctx[c][k] += lock[c] * w;
+        HSW2V_SEND_ERROR(HSW2V_LOAD1, HSW2V_STORE1, w);
     }
 }
 
