@@ -24,7 +24,7 @@ from hsw2v._kernels._inner_hot cimport (
 )
 from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, hsw2v_sg_block_tally, prefetch_row
 from hsw2v._kernels._inner_model cimport HotSet, ModelView
-from hsw2v._kernels._inner_rng cimport draw_negatives, next_random
+from hsw2v._kernels._inner_rng cimport draw_negatives, lend_negatives, next_random
 from hsw2v._kernels._inner_walks cimport (
     KERNEL_FUSED, KERNEL_WINDOW, RefWalks, hs_path_fused, ns_path_fused,
 )
@@ -287,7 +287,7 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
     (``prefetch_negs``)."""
     cdef int b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0
     cdef int64_t lo = i - m.window + b, hi = i + m.window + 1 - b, j
-    cdef int p = 0, k, stride = m.negative + 1
+    cdef int p = 0, stride = m.negative + 1
     cdef int64_t q
     cdef int32_t *negs
     cdef int32_t *kept_draws
@@ -319,13 +319,7 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
             st.share_n[q] = counts[0] - 1
             memcpy(kept_draws, negs + 1, st.share_n[q] * sizeof(int32_t))
         else:
-            negs[0] = st.kept[i]
-            p = 1
-            for k in range(st.share_n[q]):
-                if kept_draws[k] != st.kept[i]:
-                    negs[p] = kept_draws[k]
-                    p += 1
-            counts[0] = p
+            counts[0] = lend_negatives(st.kept[i], kept_draws, st.share_n[q], negs)
         st.share_t += 1
     elif hi - lo > 1:
         counts[0] = draw_negatives(&m.neg, st.kept[i], m.negative, negs, &st.rng)

@@ -91,3 +91,21 @@ cdef inline int draw_negatives(
             negs[count] = w
             count += 1
     return count
+
+
+cdef inline int lend_negatives(
+    int32_t target,             # IN   the word to predict
+    const int32_t *draws,       # IN   a set drawn for another word (its draws, not its target)
+    int n,                      # IN   their number
+    int32_t *negs,              # OUT  target, then the draws kept (n + 1 slots)
+) noexcept nogil:
+    """Fill ``negs`` with the target and a shared set's draws, leaving out draws equal to the
+    target, the rule ``draw_negatives`` applies to fresh ones (CBOW's shared negatives,
+    ``_inner_job.draw_centre``); returns how many entries were written."""
+    cdef int k, count = 1
+    negs[0] = target
+    for k in range(n):
+        if draws[k] != target:
+            negs[count] = draws[k]
+            count += 1
+    return count
