@@ -223,6 +223,9 @@ def main() -> None:
         parser.error("give --corpus and at least two --build directories")
     settings = args.settings.split(",")
     if args.in_process:
+        if args.kernel in ("loop", "blas"):  # their Trainer lives in another module
+            parser.error("--in-process swaps the shipped _inner only: time the benchmark-only "
+                         "walks without it")  # fmt: skip
         in_process(args, settings)
         return
     times: dict = {(s, b): [] for s in settings for b in args.build}

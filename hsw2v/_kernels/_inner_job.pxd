@@ -365,7 +365,8 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
     slower at d=300 with the next set's rows prefetched over its dot products ("what is left
     at d=300"); its one context row keeps the update after the walk. The rows of the next set
     (``next_negs``, ``next_count`` words; 0: none) are prefetched: word by word inside the
-    fused walk, all at once before the others. Returns the loss the step did not push onto the job's tally."""
+    fused walk, all at once before the others. Returns the loss the step did not push onto
+    the job's tally."""
     cdef int k, c
     cdef double loss = 0.0
     for k in range(count):
