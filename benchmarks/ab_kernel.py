@@ -30,6 +30,10 @@ changes to the training kernels.
 
     python3 benchmarks/ab_kernel.py --in-process --corpus CORPUS --build . --build OLD_CHECKOUT \
         --settings cbow-ns-shared --size 300 --repeats 16 --words 600000
+
+A build given as ``DIR@LEVEL`` (``--in-process`` only) loads that CPU level's ``_inner`` of
+the build instead of the level in use, so that one process compares the levels of one build
+(``--build .@avx512 --build .@avx2``: the same jobs, the same alternation).
 """
 
 from __future__ import annotations
@@ -136,6 +140,11 @@ def train_pass(Trainer, model, jobs, setting: str, kernel: str | None = None):
     return time.thread_time() - started, kept_words, (syn0, syn1, syn1neg)
 
 
+def build_dir(build: str) -> str:
+    """The directory of a ``--build`` given as ``DIR`` or ``DIR@LEVEL``."""
+    return build.rsplit("@", 1)[0] if "@" in build else build
+
+
 def child_in_process(corpus, words, setting, size, builds, repeats, kernel=None) -> dict:
     """``--in-process`` (in the subprocess, the first build on PYTHONPATH): every build's
     ``_inner`` side by side, one pass each per repeat, alternated; the seconds per build."""
@@ -145,10 +154,15 @@ def child_in_process(corpus, words, setting, size, builds, repeats, kernel=None)
 
     from hsw2v._kernels import _inner
 
-    level_path = Path(_inner.__file__).resolve().relative_to(Path(builds[0]).resolve())
-    trainers = [_inner.Trainer]
-    for i, build in enumerate(builds[1:], 1):
-        path = Path(build).resolve() / level_path
+    level_path = Path(_inner.__file__).resolve().relative_to(Path(build_dir(builds[0])).resolve())
+    trainers = []
+    for i, build in enumerate(builds):
+        path = Path(build_dir(build)).resolve() / level_path
+        if "@" in build:  # another CPU level of that build: hsw2v/_cpu/LEVEL/_inner...
+            path = path.parents[1] / build.rsplit("@", 1)[1] / path.name
+        if i == 0 and path == Path(_inner.__file__).resolve():
+            trainers.append(_inner.Trainer)
+            continue
         spec = importlib.util.spec_from_file_location(f"ab_build{i}._inner", path)
         if spec is None or not path.exists():
             raise SystemExit(f"{path} not found: --in-process needs in-place builds")
@@ -176,7 +190,7 @@ def in_process(args, settings) -> None:
     """``--in-process``: one subprocess per setting (``child_in_process``), then medians and
     paired ratios to the first build."""
     env = child_env()
-    env["PYTHONPATH"] = str(Path(args.build[0]).resolve())
+    env["PYTHONPATH"] = str(Path(build_dir(args.build[0])).resolve())
     for setting in settings:
         spec = json.dumps([args.corpus, args.words, setting, args.size, args.build, args.repeats,
                            args.kernel])  # fmt: skip
@@ -222,6 +236,8 @@ def main() -> None:
     if len(args.build) < 2 or not args.corpus:
         parser.error("give --corpus and at least two --build directories")
     settings = args.settings.split(",")
+    if any("@" in build for build in args.build) and not args.in_process:
+        parser.error("a build given as DIR@LEVEL needs --in-process")
     if args.in_process:
         if args.kernel in ("loop", "blas"):  # their Trainer lives in another module
             parser.error("--in-process swaps the shipped _inner only: time the benchmark-only "

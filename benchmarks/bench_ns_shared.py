@@ -15,6 +15,7 @@ thread). The ratio is each hsw2v system against gensim's faster mode in that cel
 ``hsw2v`` trains with the defaults (``shared_negatives=True``); ``hsw2v-pairs``
 (``shared_negatives=False``) trains gensim's draws: a set per (context, centre) pair in
 skip-gram, a set per centre word in CBOW. ``hsw2v-shared`` names the option.
+``--negative 0`` times the same cells with hierarchical softmax alone (``hs=1, negative=0``).
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         corpus = str(Path(tmp) / "slice.txt")
         words = make_slice(args.corpus, corpus, args.words)
-        print(f"{words:,} words, {args.epochs} epoch(s), hs=0 negative={args.negative}",
-              flush=True)  # fmt: skip
+        objective = f"hs=0 negative={args.negative}" if args.negative else "hs=1 negative=0"
+        print(f"{words:,} words, {args.epochs} epoch(s), {objective}", flush=True)
         for repeat in range(args.repeats):
             for d, mode, workers in cells:
                 order = systems[repeat % len(systems):] + systems[: repeat % len(systems)]
