@@ -16,6 +16,7 @@ thread). The ratio is each hsw2v system against gensim's faster mode in that cel
 (``shared_negatives=False``) trains gensim's draws: a set per (context, centre) pair in
 skip-gram, a set per centre word in CBOW. ``hsw2v-shared`` names the option.
 ``--negative 0`` times the same cells with hierarchical softmax alone (``hs=1, negative=0``).
+``--pool A.json B.json ...`` prints one table of the runs of several ``--json`` files.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ GENSIM = ("gensim-iter", "gensim-file")
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--corpus", help="the corpus (required unless --pool)")
     ap.add_argument("--words", type=int, default=1_000_000, help="first N words of the corpus")
     ap.add_argument("--sizes", default="100,300")
     ap.add_argument("--modes", default="sg,cbow")
@@ -48,7 +49,16 @@ def main(argv=None) -> None:
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--negative", type=int, default=5)
     ap.add_argument("--json", help="write every run's timings here")
+    ap.add_argument(
+        "--pool", nargs="+", metavar="JSON",
+        help="train nothing: the table of every run in these --json files together",
+    )  # fmt: skip
     args = ap.parse_args(argv)
+    if args.pool:
+        pool(args.pool)
+        return
+    if not args.corpus:
+        ap.error("--corpus is required (unless --pool)")
     systems = args.systems.split(",")
     cells = [
         (int(d), mode, int(w))
@@ -77,6 +87,31 @@ def main(argv=None) -> None:
                     print(f"[{repeat + 1}/{args.repeats}] d={d} {mode} w={workers} {name}: "
                           f"{r.words / r.train_seconds:,.0f} words/s, "
                           f"{r.words / cpu:,.0f} words/CPU-s", flush=True)  # fmt: skip
+    table = print_table(runs, cells, systems)
+    if args.json:
+        Path(args.json).write_text(json.dumps(
+            {"medians": table, "runs": {"/".join(map(str, k)): v for k, v in runs.items()}},
+            indent=1))  # fmt: skip
+
+
+def pool(paths: list[str]) -> None:
+    """``--pool``: the runs of several ``--json`` files as one table (medians over all)."""
+    runs: dict = {}
+    for path in paths:
+        for key, got in json.loads(Path(path).read_text())["runs"].items():
+            d, mode, workers, name = key.split("/")
+            runs.setdefault((int(d), mode, int(workers), name), []).extend(got)
+    cells = sorted({key[:3] for key in runs}, key=lambda c: (c[0], c[1] != "sg", c[2]))
+    systems = [name for name in SYSTEMS if any(key[3] == name for key in runs)]
+    counts = [len(got) for got in runs.values()]
+    print(f"{len(paths)} files, {min(counts)} to {max(counts)} runs per cell and system")
+    print_table(runs, cells, systems)
+
+
+def print_table(runs: dict, cells: list, systems: list) -> dict:
+    """The medians per cell and system over every run in ``runs`` ((d, mode, workers,
+    system): [(train seconds, CPU seconds, words)]), each hsw2v system against gensim's
+    faster mode in that cell; returns them."""
     print("\n| d | mode | workers | system | words/s (wall) | words/CPU-s | vs faster gensim "
           "(wall) | vs faster gensim (CPU) |\n|---:|---|---:|---|---:|---:|---:|---:|")  # fmt: skip
     table = {}
@@ -96,10 +131,7 @@ def main(argv=None) -> None:
                      if best_wall and name not in GENSIM else "|")  # fmt: skip
             print(f"| {d} | {mode} | {workers} | {name} | {wall:,.0f} | {cpu:,.0f} | {ratio} |")
             table[f"{d}/{mode}/{workers}/{name}"] = {"wall": wall, "cpu": cpu}
-    if args.json:
-        Path(args.json).write_text(json.dumps(
-            {"medians": table, "runs": {"/".join(map(str, k)): v for k, v in runs.items()}},
-            indent=1))  # fmt: skip
+    return table
 
 
 if __name__ == "__main__":

@@ -200,16 +200,19 @@ def test_scoring_walk_is_the_reference_loss_in_float64():
 # ---------------------------------------------------------------- whole jobs, every variant
 
 
-def job_case(sg, kernel, hs=True, negative=0, cbow_mean=True, lockf=None, **trainer_args):
+def job_case(
+    sg, kernel, hs=True, negative=0, cbow_mean=True, lockf=None, d=D, spread=1.0, **trainer_args
+):
     """One job on the default path (reduced windows, subsampling, falling alpha, repeated
     words) trained by ``kernel`` (more Trainer arguments in ``trainer_args``); returns the
-    weights and the loss."""
+    weights and the loss. ``spread`` scales the output rows (large: many dot products past
+    the sigmoid table's range, whose coefficient is 0)."""
     r = np.random.default_rng(41 + sg)
     V = 40
     tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
-    syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
-    syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
-    syn1neg = r.normal(0, 0.2, size=(V, D)).astype(np.float32) if negative else None
+    syn0 = r.uniform(-0.5, 0.5, size=(V, d)).astype(np.float32)
+    syn1 = r.normal(0, 0.2 * spread, size=(V, d)).astype(np.float32)
+    syn1neg = r.normal(0, 0.2 * spread, size=(V, d)).astype(np.float32) if negative else None
     cum_table = make_cum_table(np.sort(r.integers(1, 500, size=V))[::-1]) if negative else None
     sample_int = (np.linspace(0.125, 1.0, V) * (2**32 - 1)).astype(np.uint32)
     ids = r.integers(0, V, size=400).astype(np.int32)
@@ -248,6 +251,38 @@ def test_fused_job_is_the_reference_job_bit_for_bit(sg, cbow_mean, hs, negative,
             assert np.allclose(a, b, rtol=0, atol=1e-6)
         return
     assert loss_f == pytest.approx(loss_r, rel=2e-7)
+    for a, b in zip(fused, ref, strict=True):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("d", [300, 100, 50])
+@pytest.mark.parametrize(
+    "hs,negative,shared",
+    [(h, n, False) for h, n in OBJECTIVES] + [(False, 3, True), (True, 3, True)],
+)
+def test_fused_cbow_job_is_the_reference_job_bit_for_bit_where_dot_products_saturate(
+    d, hs, negative, shared, request
+):
+    """CBOW at the widths people train, with output rows large enough that many dot products
+    fall past the sigmoid table (coefficient 0: the fused walk then takes the next dot
+    product on its own, ``hsw2v_dot``, not in a fused pass), so that both ways of summing a
+    dot product run. Known to fail at the avx512 level with GCC 12 (d=100, hs and negative
+    sampling): there the compiler turns the scalar tail of a dot product (its last d mod 8
+    floats) into a vector reduction at some inlined call sites and not at others
+    (reassociation is on, setup.py), so the same dot product rounds two ways. Pinning the
+    tail's order made CBOW 2.5-7.5 % slower there (benchmarks/RESULTS.md, "an AVX-512
+    host"), so it is not pinned; at the baseline and avx2 levels every site compiles alike."""
+    from hsw2v import _cpu
+
+    if _cpu.level == "avx512":
+        request.applymarker(pytest.mark.xfail(reason="dot tails round per call site at avx512"))
+    extra = {"shared_negatives": True} if shared else {}
+    runs = [
+        job_case(0, kernel, hs, negative, True, None, d=d, spread=4.0, **extra)
+        for kernel in ("reference", "fused")
+    ]
+    (ref, kept_r, _), (fused, kept_f, _) = runs
+    assert kept_f == kept_r
     for a, b in zip(fused, ref, strict=True):
         assert np.array_equal(a, b)
 

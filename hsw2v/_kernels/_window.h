@@ -152,6 +152,7 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
     const int d8 = 0, d4 = 0;
 #endif
     float K[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK], f[HSW2V_MAX_BLOCK], g[HSW2V_MAX_BLOCK];
+    float fn[HSW2V_MAX_BLOCK]; /* x_b . y_{j+1}: the next node's dot products */
     float mix[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];
     double fsum = 0.0;
 
@@ -163,11 +164,21 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
         for (int k = 0; k < d; k++)
             work[b][k] = 0.0f;
     }
+    /* nodes 0 and 1: their dot products before any update (a path's rows are distinct, so
+     * no update of this walk touches a node row before that row's own step) */
     HSW2V_BLOCK_DOTS(y[0]);
     for (int b = 0; b < B; b++) {
         f[b] = HSW2V_ACC_SUM(b);
         for (int k = d8; k < d; k++)
             f[b] += x[b][k] * y[0][k];
+    }
+    if (L > 1) {
+        HSW2V_BLOCK_DOTS(y[1]);
+        for (int b = 0; b < B; b++) {
+            fn[b] = HSW2V_ACC_SUM(b);
+            for (int k = d8; k < d; k++)
+                fn[b] += x[b][k] * y[1][k];
+        }
     }
     for (int j = 0; j < L; j++) {
         const float label = (float)(1 - code[j]);
@@ -182,9 +193,15 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
             for (int b2 = 0; b2 < b; b2++)
                 mix[b][b2] += g[b] * g[b2];
         }
-        if (j + 1 < L) {
-            /* one pass: node j's B updates and node j+1's B dot products */
-            const float *yn = y[j + 1];
+        if (j + 1 < L) /* node j+1's dot products, from the pass before this one */
+            for (int b = 0; b < B; b++)
+                f[b] = fn[b];
+        if (j + 2 < L) {
+            /* one pass: node j's B updates and node j+2's B dot products. Node j+2, not j+1:
+             * the next node's g chain (a sigmoid per context, each waiting for the one before,
+             * above) then depends on no part of this pass, and the CPU runs it while this
+             * pass's loads and multiply-adds are still in flight */
+            const float *yn = y[j + 2];
 #ifdef HSW2V_VECTOR
             HSW2V_ZERO16();
             for (int b = 0; b < B; b++) acc8[b] = (hsw2v_v8){0};
@@ -192,16 +209,16 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
             HSW2V_UPDATE_DOT_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, acc8, d16, d8)
 #endif
             for (int b = 0; b < B; b++)
-                f[b] = HSW2V_ACC_SUM(b);
+                fn[b] = HSW2V_ACC_SUM(b);
 #ifdef HSW2V_VECTOR
             if (d4 > d8) { /* 4 updates at once; the dots' tails one by one (yn is not updated) */
                 HSW2V_UPDATE_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
                 for (int b = 0; b < B; b++)
                     for (int k = d8; k < d4; k++)
-                        f[b] += x[b][k] * yn[k];
+                        fn[b] += x[b][k] * yn[k];
             }
 #endif
-            HSW2V_UPDATE_TAIL(f[b] += x[b][k] * yn[k])
+            HSW2V_UPDATE_TAIL(fn[b] += x[b][k] * yn[k])
         } else {
 #ifdef HSW2V_VECTOR
             HSW2V_UPDATE16();
