@@ -10,7 +10,8 @@
  * by every context in turn. Here a block of B <= HSW2V_MAX_BLOCK contexts walks the path node
  * by node: each
  * node row is loaded once per block, and one pass over it applies the B updates of that node
- * and computes the B dot products of the next node, with B independent accumulators.
+ * and computes the B dot products of the node after next (two ahead, so that the next node's
+ * coefficients never wait for the pass), with B independent accumulators.
  *
  * The result is word2vec.c's, not an approximation: walking node-major instead of
  * context-major changes nothing, because a context's own row does not move during its walk.
