@@ -88,7 +88,9 @@ static inline float hsw2v_sigmoid(const hsw2v_sigmoid_table *t, float f) {
  * updates then take one 4-float step and a scalar tail of at most 3: 300 = 18 x 16 + 8 + 4 at
  * avx512, 37 x 8 + 4 otherwise; 100 = 6 x 16 + 4 or 12 x 8 + 4; 50 = 3 x 16 + 2 or 6 x 8 + 2.
  * Dot products sum their last d mod 8 floats one by one after the vector sum, in the same
- * order everywhere (hsw2v_dot and the fused passes give the same bits): a 4-float partial sum
+ * order everywhere (hsw2v_dot and the fused passes give the same bits; a known defect: at
+ * the avx512 level GCC 12 vectorises that loop at some inlined call sites and not at others,
+ * docs/architecture.md, "Where an idea still has more than one home"): a 4-float partial sum
  * there would let the compiler contract its products into fused multiply-adds differently
  * at each inlined call site (reassociation is on, setup.py), and the same dot product could
  * round differently in two kernels. The element-wise 4-float step changes no bits: each
