@@ -142,7 +142,12 @@ def train_pass(Trainer, model, jobs, setting: str, kernel: str | None = None):
 
 def build_dir(build: str) -> str:
     """The directory of a ``--build`` given as ``DIR`` or ``DIR@LEVEL``."""
-    return build.rsplit("@", 1)[0] if "@" in build else build
+    return build.rpartition("@")[0] or build
+
+
+def build_level(build: str) -> str | None:
+    """The CPU level of a ``--build`` given as ``DIR@LEVEL``, else None."""
+    return build.rpartition("@")[2] if "@" in build else None
 
 
 def child_in_process(corpus, words, setting, size, builds, repeats, kernel=None) -> dict:
@@ -158,8 +163,8 @@ def child_in_process(corpus, words, setting, size, builds, repeats, kernel=None)
     trainers = []
     for i, build in enumerate(builds):
         path = Path(build_dir(build)).resolve() / level_path
-        if "@" in build:  # another CPU level of that build: hsw2v/_cpu/LEVEL/_inner...
-            path = path.parents[1] / build.rsplit("@", 1)[1] / path.name
+        if build_level(build):  # another CPU level of that build: hsw2v/_cpu/LEVEL/_inner...
+            path = path.parents[1] / build_level(build) / path.name
         if i == 0 and path == Path(_inner.__file__).resolve():
             trainers.append(_inner.Trainer)
             continue
@@ -236,7 +241,7 @@ def main() -> None:
     if len(args.build) < 2 or not args.corpus:
         parser.error("give --corpus and at least two --build directories")
     settings = args.settings.split(",")
-    if any("@" in build for build in args.build) and not args.in_process:
+    if any(build_level(build) for build in args.build) and not args.in_process:
         parser.error("a build given as DIR@LEVEL needs --in-process")
     if args.in_process:
         if args.kernel in ("loop", "blas"):  # their Trainer lives in another module

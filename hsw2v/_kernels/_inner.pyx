@@ -717,6 +717,25 @@ def input_rows_args(int d, bint into_h, syn0, contexts, lock):
     return syn0, contexts, locks
 
 
+cdef float **input_row_pointers(float *h, bint into_h, syn0, contexts, int nctx) except NULL:
+    """The rows of ``input_rows_args`` as pointers, for a twin's kernel call: ``h`` itself with
+    ``into_h``, else ``syn0[contexts[c]]``; at least one slot (none used when ``nctx`` is 0).
+    The caller frees it."""
+    cdef float **ctx = <float **>malloc(max(nctx, 1) * sizeof(float *))
+    cdef float[:, ::1] xv
+    cdef const int32_t[::1] cv
+    cdef int k
+    if ctx == NULL:
+        raise MemoryError()
+    if into_h:
+        ctx[0] = h
+    elif nctx:
+        xv, cv = syn0, contexts
+        for k in range(nctx):
+            ctx[k] = &xv[cv[k], 0]
+    return ctx
+
+
 def py_ns_path(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
                float alpha, str kernel="fused", ahead=None, bint into_h=False, syn0=None,
                contexts=None, lock=None, float scale=1.0):
@@ -736,7 +755,7 @@ def py_ns_path(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
         raise ValueError(bench_walks_missing(kernel))
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
-    cdef int d = h.shape[0], k
+    cdef int d = h.shape[0]
     X, cw, locks = input_rows_args(d, into_h, syn0, contexts, lock)
     work = np.empty(d, dtype=np.float32)
     if KERNELS[kernel] == KERNEL_REFERENCE:
@@ -744,29 +763,20 @@ def py_ns_path(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
             raise ValueError("the reference walk returns work; its caller takes the next step")
         return work, twin_ns(ns_path_reference, h, syn1neg, negs, alpha, work)
     cdef float[::1] w = work
-    cdef float[:, ::1] xv
-    cdef const int32_t[::1] cv
     cdef float[::1] lk
     cdef int nctx = 0 if locks is None else locks.shape[0]
+    if nctx:
+        lk = locks
     cdef double check = 0.0
     cdef bint spread = False
     cdef hsw2v_loss_acc tally
     loss_init(&tally)
     cdef float **rows = walk_rows(syn1neg, negs, negs.shape[0], d, "syn1neg")
     cdef float **pf = NULL
-    cdef float **ctx = <float **>malloc(max(nctx, 1) * sizeof(float *))
+    cdef float **ctx = NULL
     cdef int n_pf = 0
     try:
-        if ctx == NULL:
-            raise MemoryError()
-        if nctx:
-            lk = locks
-            if into_h:
-                ctx[0] = &h[0]
-            else:
-                xv, cv = X, cw
-                for k in range(nctx):
-                    ctx[k] = &xv[cv[k], 0]
+        ctx = input_row_pointers(&h[0], into_h, X, cw, nctx)
         n_pf = ahead_rows(syn1neg, ahead, "syn1neg", &pf)
         spread = ns_path_fused(d, &h[0], &w[0], rows, negs.shape[0], alpha, &tally, &check,
                                pf, n_pf, ctx, &lk[0] if nctx else NULL, nctx, scale)
@@ -787,14 +797,12 @@ def py_ns_pair_block(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     row); with ``contexts`` CBOW's window, the rows ``syn0[contexts[c]]`` (a repeated context
     is the same row twice). ``lock``: one factor per input row (default 1). Returns ``(work,
     loss, check)``, ``work`` None when the error went into input rows."""
-    cdef int count = negs.shape[0], d = h.shape[0], k
-    cdef float[:, ::1] X
-    cdef const int32_t[::1] cw
+    cdef int count = negs.shape[0], d = h.shape[0]
     X, cw, locks = input_rows_args(d, into_h, syn0, contexts, lock)
     cdef int nctx = 0 if locks is None else locks.shape[0]
-    if locks is None:
-        locks = np.ones(1, dtype=np.float32)
-    cdef float[::1] lk = locks
+    cdef float[::1] lk
+    if nctx:
+        lk = locks
     work = np.zeros(d, dtype=np.float32)
     scratch = np.empty(2 * count, dtype=np.float32)
     cdef float[::1] w = work
@@ -804,20 +812,16 @@ def py_ns_pair_block(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
     loss_init(&tally)
     cdef float **rows = walk_rows(syn1neg, negs, count, d, "syn1neg")  # checks negs
     cdef float **live = <float **>malloc(count * sizeof(float *))
-    cdef float **ctx = <float **>malloc(max(nctx, 1) * sizeof(float *))
+    cdef float **ctx = NULL
     try:
-        if rows == NULL or live == NULL or ctx == NULL:
+        if rows == NULL or live == NULL:
             raise MemoryError()
         if not rows_distinct(rows, count):
             raise ValueError("the block takes pairwise different words; a set with a repeated "
                              "word is walked word by word (py_ns_path)")
-        if into_h:
-            ctx[0] = &h[0]
-        else:
-            for k in range(nctx):
-                ctx[k] = &X[cw[k], 0]
-        ns_pair_block(d, &h[0], rows, count, alpha, ctx, &lk[0], nctx, scale, &w[0],
-                      &sv[0], &sv[count], live, &tally, &check)
+        ctx = input_row_pointers(&h[0], into_h, X, cw, nctx)
+        ns_pair_block(d, &h[0], rows, count, alpha, ctx, &lk[0] if nctx else NULL, nctx,
+                      scale, &w[0], &sv[0], &sv[count], live, &tally, &check)
     finally:
         free(rows)
         free(live)

@@ -271,13 +271,6 @@ static inline void hsw2v_update_last(int d, float g, float *h, float *row, const
     }
 }
 
-/* The last word of a negative-sampling walk with the caller's next step folded in: row += g*h
- * and w = work + g*row (old row), then ``w *= scale`` when scale != 1 and ``ctx[c] += lock[c]
- * * w`` for c = 0..nctx-1 in order, in one pass (work itself is not written). The same
- * element-wise operations as hsw2v_axpy(g, row, work); hsw2v_axpy(g, h, row); work *= scale;
- * hsw2v_axpy(lock[c], work, ctx[c]) per c, so the same bits. ctx rows may repeat (CBOW's
- * window) and may be h itself (skip-gram's context row: each element of h is read before it
- * is written); they are not row or work. */
 /* The error's step into the input rows at element k (w: its error there, any width; LD / ST
  * the load and store of that width): ``w *= scale`` when scale != 1, then ``ctx[c] +=
  * lock[c] * w`` for c = 0..nctx-1 in order. One statement for hsw2v_update_spread and
@@ -299,6 +292,13 @@ static inline void hsw2v_update_last(int d, float g, float *h, float *row, const
         HSW2V_SEND_ERROR(LD, ST, w);                                              \
     }
 
+/* The last word of a negative-sampling walk with the caller's next step folded in: row += g*h
+ * and w = work + g*row (old row), then ``w *= scale`` when scale != 1 and ``ctx[c] += lock[c]
+ * * w`` for c = 0..nctx-1 in order, in one pass (work itself is not written). The same
+ * element-wise operations as hsw2v_axpy(g, row, work); hsw2v_axpy(g, h, row); work *= scale;
+ * hsw2v_axpy(lock[c], work, ctx[c]) per c, so the same bits. ctx rows may repeat (CBOW's
+ * window) and may be h itself (skip-gram's context row: each element of h is read before it
+ * is written); they are not row or work. */
 static inline void hsw2v_update_spread(int d, float g, const float *h, float *row,
                                        const float *work, float *const *ctx,
                                        const float *lock, int nctx, float scale) {
