@@ -261,21 +261,16 @@ def test_fused_job_is_the_reference_job_bit_for_bit(sg, cbow_mean, hs, negative,
     [(h, n, False) for h, n in OBJECTIVES] + [(False, 3, True), (True, 3, True)],
 )
 def test_fused_cbow_job_is_the_reference_job_bit_for_bit_where_dot_products_saturate(
-    d, hs, negative, shared, request
+    d, hs, negative, shared
 ):
     """CBOW at the widths people train, with output rows large enough that many dot products
     fall past the sigmoid table (coefficient 0: the fused walk then takes the next dot
     product on its own, ``hsw2v_dot``, not in a fused pass), so that both ways of summing a
-    dot product run. Known to fail at the avx512 level with GCC 12 (d=100, hs and negative
-    sampling): there the compiler turns the scalar tail of a dot product (its last d mod 8
-    floats) into a vector reduction at some inlined call sites and not at others
-    (reassociation is on, setup.py), so the same dot product rounds two ways. Pinning the
-    tail's order made CBOW 2.5-7.5 % slower there (benchmarks/RESULTS.md, "an AVX-512
-    host"), so it is not pinned; at the baseline and avx2 levels every site compiles alike."""
-    from hsw2v import _cpu
-
-    if _cpu.level == "avx512":
-        request.applymarker(pytest.mark.xfail(reason="dot tails round per call site at avx512"))
+    dot product run. A dot product's tail (its last d mod 8 floats) must compile alike at
+    every inlined call site: when it was a scalar loop, GCC 12 turned it into a vector
+    reduction at some call sites of the avx512 level and not at others (reassociation is on,
+    setup.py), and this check failed there (d=100); ``_vec.h`` now ends every dot product
+    with one accumulator step and straight-line code ("Widths")."""
     extra = {"shared_negatives": True} if shared else {}
     runs = [
         job_case(0, kernel, hs, negative, True, None, d=d, spread=4.0, **extra)

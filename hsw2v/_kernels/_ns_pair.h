@@ -54,9 +54,6 @@
 HSW2V_NS_INLINE void hsw2v_ns_dots_n(
         const int n, int d, const float *x, float *const *rows, float *out) {
     int k = 0, j;
-    float s[HSW2V_NS_GROUP];
-    for (j = 0; j < n; j++)
-        s[j] = 0.0f;
 #ifdef HSW2V_VECTOR
     hsw2v_v8 a0[HSW2V_NS_GROUP], a1[HSW2V_NS_GROUP];
     for (j = 0; j < n; j++) {
@@ -97,15 +94,22 @@ HSW2V_NS_INLINE void hsw2v_ns_dots_n(
         for (j = 0; j < n; j++)
             a0[j] += x0 * HSW2V_LOAD(rows[j] + k);
     }
+    if (k + 4 <= d) { /* hsw2v_dot's 4-float tail step */
+        hsw2v_v8 x0 = HSW2V_LOAD4_WIDE(x + k);
+        for (j = 0; j < n; j++)
+            a0[j] += x0 * HSW2V_LOAD4_WIDE(rows[j] + k);
+        k += 4;
+    }
     for (j = 0; j < n; j++)
-        s[j] = hsw2v_hsum(a0[j] + a1[j]);
-#endif
+        out[j] = hsw2v_dot_rest(k, d, x, rows[j], hsw2v_hsum(a0[j] + a1[j]));
+#else
     for (j = 0; j < n; j++) {
-        float t = s[j];
-        for (int i = k; i < d; i++)
-            t += x[i] * rows[j][i];
+        float t = 0.0f;
+        for (k = 0; k < d; k++)
+            t += x[k] * rows[j][k];
         out[j] = t;
     }
+#endif
 }
 
 /* out[j] = x . rows[j] for j < n (any n), each with hsw2v_dot's bits. */

@@ -30,17 +30,26 @@ static inline void hsw2v_multi_dot(int d, const float *h, float *const *rows, in
             a2 += hv * HSW2V_LOAD(r2 + q);
             a3 += hv * HSW2V_LOAD(r3 + q);
         }
-        s0 = hsw2v_hsum(a0);
-        s1 = hsw2v_hsum(a1);
-        s2 = hsw2v_hsum(a2);
-        s3 = hsw2v_hsum(a3);
-#endif
+        if (q + 4 <= d) { /* hsw2v_dot's 4-float tail step, and its last floats below */
+            hsw2v_v8 hv = HSW2V_LOAD4_WIDE(h + q);
+            a0 += hv * HSW2V_LOAD4_WIDE(r0 + q);
+            a1 += hv * HSW2V_LOAD4_WIDE(r1 + q);
+            a2 += hv * HSW2V_LOAD4_WIDE(r2 + q);
+            a3 += hv * HSW2V_LOAD4_WIDE(r3 + q);
+            q += 4;
+        }
+        s0 = hsw2v_dot_rest(q, d, h, r0, hsw2v_hsum(a0));
+        s1 = hsw2v_dot_rest(q, d, h, r1, hsw2v_hsum(a1));
+        s2 = hsw2v_dot_rest(q, d, h, r2, hsw2v_hsum(a2));
+        s3 = hsw2v_dot_rest(q, d, h, r3, hsw2v_hsum(a3));
+#else
         for (; q < d; q++) {
             s0 += h[q] * r0[q];
             s1 += h[q] * r1[q];
             s2 += h[q] * r2[q];
             s3 += h[q] * r3[q];
         }
+#endif
         f[k] = s0;
         f[k + 1] = s1;
         f[k + 2] = s2;

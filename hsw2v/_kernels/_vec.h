@@ -87,14 +87,16 @@ static inline float hsw2v_sigmoid(const hsw2v_sigmoid_table *t, float f) {
  * Widths. A row of d floats is cut into steps of 16 (avx512 only) and 8 floats; element-wise
  * updates then take one 4-float step and a scalar tail of at most 3: 300 = 18 x 16 + 8 + 4 at
  * avx512, 37 x 8 + 4 otherwise; 100 = 6 x 16 + 4 or 12 x 8 + 4; 50 = 3 x 16 + 2 or 6 x 8 + 2.
- * Dot products sum their last d mod 8 floats one by one after the vector sum, in the same
- * order everywhere (hsw2v_dot and the fused passes give the same bits; a known defect: at
- * the avx512 level GCC 12 vectorises that loop at some inlined call sites and not at others,
- * docs/architecture.md, "Where an idea still has more than one home"): a 4-float partial sum
- * there would let the compiler contract its products into fused multiply-adds differently
- * at each inlined call site (reassociation is on, setup.py), and the same dot product could
- * round differently in two kernels. The element-wise 4-float step changes no bits: each
- * element gets the same (fused where the level has FMA) multiply-add as the scalar loop. */
+ * Dot products end the same way everywhere (hsw2v_dot, the fused passes and the
+ * negative-sampling dots give the same bits): when 4 floats remain after the 8-float steps,
+ * their products go into the 8-float accumulator as one more step (``a0 += x * y`` on
+ * 8-float vectors whose upper halves are zero, HSW2V_LOAD4_WIDE), then the vector sum, then
+ * at most 3 floats one by one in straight-line code (hsw2v_dot_rest). Neither tail is a loop:
+ * with reassociation on (setup.py), GCC 12 turned a scalar tail loop into a vector reduction
+ * at some inlined call sites of the avx512 level and not at others, so one dot product
+ * rounded two ways in two kernels; an accumulator step has one form at every site. The
+ * element-wise 4-float step of the updates changes no bits: each element gets the same
+ * (fused where the level has FMA) multiply-add as the scalar loop. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(HSW2V_NO_VECTOR_EXT)
 #define HSW2V_VECTOR 1
 typedef float hsw2v_v8 __attribute__((vector_size(32), aligned(4)));
@@ -121,12 +123,45 @@ static inline hsw2v_v8 hsw2v_fold16(hsw2v_v16 v) {
     return u.h[0] + u.h[1];
 }
 #endif
+
+/* the 4 floats at p in the lower half of an 8-float vector, the upper half zero: a dot
+ * product's 4-float tail as one more step of its 8-float accumulator (a0 += x * y adds
+ * x*y + 0 to each upper lane: no change there) */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector) /* GCC 12, Clang */
+#define HSW2V_HAS_SHUFFLEVECTOR 1
+#endif
+#endif
+#ifdef HSW2V_HAS_SHUFFLEVECTOR
+#define HSW2V_LOAD4_WIDE(p) \
+    __builtin_shufflevector(HSW2V_LOAD4(p), (hsw2v_v4){0}, 0, 1, 2, 3, 4, 5, 6, 7)
+#else /* the same vector, built lane by lane (GCC compiles it to more instructions) */
+#define HSW2V_LOAD4_WIDE(p) \
+    __extension__({ \
+        hsw2v_v4 v4_ = HSW2V_LOAD4(p); \
+        (hsw2v_v8){v4_[0], v4_[1], v4_[2], v4_[3], 0.0f, 0.0f, 0.0f, 0.0f}; \
+    })
+#endif
+
+/* s + x[k] y[k] + x[k+1] y[k+1] + ... up to d, in that order, for the at most 3 floats that
+ * remain after a dot product's vector steps: straight-line code, no loop for the compiler to
+ * vectorise at one call site and not at another */
+static inline float hsw2v_dot_rest(int k, int d, const float *x, const float *y, float s) {
+    if (k < d) {
+        s += x[k] * y[k];
+        if (k + 1 < d) {
+            s += x[k + 1] * y[k + 1];
+            if (k + 2 < d)
+                s += x[k + 2] * y[k + 2];
+        }
+    }
+    return s;
+}
 #endif
 
 /* x . y */
 static inline float hsw2v_dot(int d, const float *x, const float *y) {
     int k = 0;
-    float s = 0.0f;
 #ifdef HSW2V_VECTOR
     hsw2v_v8 a0 = {0}, a1 = {0};
 #ifdef HSW2V_V16
@@ -146,11 +181,17 @@ static inline float hsw2v_dot(int d, const float *x, const float *y) {
 #endif
     for (; k + 8 <= d; k += 8)
         a0 += HSW2V_LOAD(x + k) * HSW2V_LOAD(y + k);
-    s = hsw2v_hsum(a0 + a1);
-#endif
+    if (k + 4 <= d) {
+        a0 += HSW2V_LOAD4_WIDE(x + k) * HSW2V_LOAD4_WIDE(y + k);
+        k += 4;
+    }
+    return hsw2v_dot_rest(k, d, x, y, hsw2v_hsum(a0 + a1));
+#else
+    float s = 0.0f;
     for (; k < d; k++)
         s += x[k] * y[k];
     return s;
+#endif
 }
 
 /* y := a*x + y */
@@ -213,25 +254,21 @@ static inline float hsw2v_update_then_dot(int d, float g, const float *h, float 
     HSW2V_UPDATE_DOT_2(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, a0, a1)
 #endif
     HSW2V_UPDATE_DOT_1(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, a0)
-    s = hsw2v_hsum(a0 + a1);
-    if (k + 4 <= d) {
-        /* 4 updates at once; the dot's tail is summed below in one loop from here to d, the
-         * loop hsw2v_dot ends with (a loop of a constant 4 steps here would be vectorised by
-         * the compiler, and round unlike hsw2v_dot's) */
-        const int tail = k;
+    if (k + 4 <= d) { /* 4 updates at once, and the dot's 4-float tail step (hsw2v_dot's) */
         hsw2v_v4 r0 = HSW2V_LOAD4(row + k), h0 = HSW2V_LOAD4(h + k);
         HSW2V_STORE4(work + k, HSW2V_LOAD4(work + k) + g * r0);
         HSW2V_STORE4(row + k, r0 + g * h0);
-        for (k += 4; k < d; k++) {
-            float r = row[k];
-            work[k] += g * r;
-            row[k] = r + g * h[k];
-        }
-        for (int i = tail; i < d; i++)
-            s += h[i] * next_row[i];
-        return s;
+        a0 += HSW2V_LOAD4_WIDE(h + k) * HSW2V_LOAD4_WIDE(next_row + k);
+        k += 4;
     }
-#endif
+    s = hsw2v_dot_rest(k, d, h, next_row, hsw2v_hsum(a0 + a1));
+    for (; k < d; k++) {
+        float r = row[k];
+        work[k] += g * r;
+        row[k] = r + g * h[k];
+    }
+    return s;
+#else
     for (; k < d; k++) {
         float r = row[k];
         work[k] += g * r;
@@ -239,6 +276,7 @@ static inline float hsw2v_update_then_dot(int d, float g, const float *h, float 
         s += h[k] * next_row[k];
     }
     return s;
+#endif
 }
 
 /* The last node of a skip-gram walk: row += g*h and h += work + g*row (old row), in one pass. */
