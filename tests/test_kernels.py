@@ -48,6 +48,84 @@ def test_sigmoid_table_is_close_and_saturates():
     assert _inner.py_sigmoid(-50.0) == 0.0
 
 
+def old_sigmoid_index(f):
+    """The table index as the kernels computed it before: (int)((f + 8) * 128 + 0.5), float32."""
+    f = np.asarray(f, dtype=np.float32)
+    return ((f + np.float32(8.0)) * np.float32(128.0) + np.float32(0.5)).astype(np.int32)
+
+
+def test_sigmoid_index_in_one_multiply_add_is_the_old_index_for_every_float():
+    """``HSW2V_SIGMOID_INDEX`` takes (int)(f * 128 + 1024.5) for (int)((f + 8) * 128 + 0.5): the
+    same integer for all 2^31 floats f in (-8, 8), both signs, zeros and subnormals included
+    (128 f is exact, so a fused or a separate multiply-add rounds alike)."""
+    top = int(np.float32(8.0).view(np.uint32))  # the bits of 8.0: every float below it
+    step = 1 << 22
+    offsets = np.arange(step, dtype=np.uint32)
+    bits = np.empty(step, np.uint32)
+    new, old = np.empty(step, np.float32), np.empty(step, np.float32)
+    checked = differ = 0
+    for sign in (0, 0x80000000):
+        for lo in range(0, top, step):
+            n = min(step, top - lo)
+            np.add(offsets[:n], np.uint32(lo | sign), out=bits[:n])
+            f = bits[:n].view(np.float32)
+            np.multiply(f, np.float32(128.0), out=new[:n])  # in place: float32 all along
+            np.add(new[:n], np.float32(1024.5), out=new[:n])
+            np.add(f, np.float32(8.0), out=old[:n])
+            np.multiply(old[:n], np.float32(128.0), out=old[:n])
+            np.add(old[:n], np.float32(0.5), out=old[:n])
+            differ += int(np.count_nonzero(np.trunc(new[:n]) != np.trunc(old[:n])))
+            checked += n
+    assert checked == 2 * top
+    assert differ == 0
+    # the comparison can fail: without the 0.5 (truncation, not the nearest entry) about
+    # half the indices differ
+    f = np.linspace(-7.99, 7.99, 100_001, dtype=np.float32)
+    truncated = (f * np.float32(128.0) + np.float32(1024.0)).astype(np.int32)
+    assert np.count_nonzero(truncated != old_sigmoid_index(f)) > 40_000
+
+
+def boundary_floats():
+    """Floats at and around every boundary between two table entries (old formula), and
+    around +-8."""
+    edges = (np.arange(1, 2049, dtype=np.float64) - 0.5) / 128.0 - 8.0
+    f = edges.astype(np.float32).view(np.int32)
+    around = (f[:, None] + np.arange(-3, 4, dtype=np.int32)[None, :]).ravel().view(np.float32)
+    ends = np.array([-8.0, 8.0], dtype=np.float32).view(np.int32)
+    near_ends = (ends[:, None] + np.arange(-3, 4, dtype=np.int32)[None, :]).ravel()
+    return np.concatenate([around, near_ends.view(np.float32)])
+
+
+def test_table_sigmoid_steps_exactly_where_the_old_index_steps():
+    """The compiled twin against the old index: one value per old index, a different value for
+    each index (adjacent entries differ even near +-8), 0 and 1 outside (-8, 8)."""
+    f = boundary_floats()
+    values = np.array([_inner.py_sigmoid(float(x)) for x in f], dtype=np.float32)
+    inside = (f > -8) & (f < 8)
+    index = old_sigmoid_index(f[inside])
+    by_index = {}
+    for i, v in zip(index.tolist(), values[inside].tolist(), strict=True):
+        assert by_index.setdefault(i, v) == v, i
+    assert len(set(by_index.values())) == len(by_index) > 2000
+    assert np.all(values[f >= 8] == 1.0) and np.all(values[f <= -8] == 0.0)
+
+
+def test_sigmoid_residual_is_label_minus_sigmoid_bit_for_bit():
+    """``hsw2v_sigmoid_residual`` (stored 1 - s and -s) is the float label - sigmoid(f) the
+    kernels subtracted before: at every entry boundary, outside the range, and for NaN."""
+    rng = np.random.default_rng(7)
+    f = np.concatenate([boundary_floats(), rng.uniform(-9, 9, 4000).astype(np.float32),
+                        np.array([0.0, -0.0, 50.0, -50.0, np.inf, -np.inf], np.float32)])  # fmt: skip
+    for bit in (0, 1):
+        label = np.float32(1 - bit)
+        got = np.array([_inner.py_sigmoid_residual(bit, float(x)) for x in f], np.float32)
+        sig = np.array([_inner.py_sigmoid(float(x)) for x in f], np.float32)
+        assert np.array_equal(got, label - sig)
+        assert np.isnan(_inner.py_sigmoid_residual(bit, float("nan")))
+    with pytest.raises(ValueError, match="0 or 1"):
+        _inner.py_sigmoid_residual(2, 0.0)
+
+
 def numpy_hs_path(h, syn1, code, point, alpha):
     """The update equations, written out: for each node j on the path, in order,
     f = v'_j . h,  g = (1 - code_j - sigmoid(f)) * alpha,  work += g v'_j,  v'_j += g h."""

@@ -174,6 +174,7 @@ from hsw2v._kernels._path cimport hs_path_nll, hs_step
 from hsw2v._kernels._rates cimport job_alpha
 from hsw2v._kernels._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, loss_init, loss_total, neg_log_sigmoid_sum,
+    sigmoid_residual,
 )
 
 sigmoid_table_init()  # this module's table (_walk.h), read by every job
@@ -572,6 +573,14 @@ def py_job_alpha(float alpha0, float alpha1, int64_t i, int64_t total):
 def py_sigmoid(float f):
     """Twin of the table sigmoid."""
     return sigmoid(f)
+
+
+def py_sigmoid_residual(int bit, float f):
+    """Twin of ``label - sigmoid(f)`` from the stored differences (``hsw2v_sigmoid_residual``,
+    skip-gram's window block), for a node's code bit (0 or 1; label = 1 - bit)."""
+    if bit not in (0, 1):
+        raise ValueError(f"a code bit is 0 or 1, got {bit}")
+    return sigmoid_residual(&SIGMOID, SIGMOID.residual[bit], <float>(1 - bit), f)
 
 
 def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,

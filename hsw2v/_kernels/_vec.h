@@ -48,34 +48,64 @@ static inline double hsw2v_sigmoid_exact(double x) {
 #define HSW2V_SIGMOID_TABLE_SIZE 2048
 #define HSW2V_SIGMOID_RANGE 8.0f
 
+/* the floats a table holds: the sigmoid's entries, then 1 - entry, then -entry */
+#define HSW2V_SIGMOID_VALUES (3 * (HSW2V_SIGMOID_TABLE_SIZE + 1))
+
 typedef struct {
-    const float *table; /* HSW2V_SIGMOID_TABLE_SIZE + 1 entries */
+    const float *table;       /* HSW2V_SIGMOID_TABLE_SIZE + 1 entries s_i */
+    const float *residual[2]; /* label - s_i for a code bit c (label = 1 - c): [0] 1 - s_i,
+                               * [1] -s_i (0 - s_i), the same floats as subtracting each time */
     float range;
-    float scale;        /* entries per unit */
+    float scale;              /* entries per unit: 128, a power of two */
+    float offset;             /* range * scale + 0.5 (1024.5, exact) */
 } hsw2v_sigmoid_table;
 
-/* Fill ``values`` (HSW2V_SIGMOID_TABLE_SIZE + 1 floats) and point ``t`` at it. */
+/* Fill ``values`` (HSW2V_SIGMOID_VALUES floats) and point ``t`` at it. */
 static inline void hsw2v_sigmoid_table_init(hsw2v_sigmoid_table *t, float *values) {
-    for (int i = 0; i <= HSW2V_SIGMOID_TABLE_SIZE; i++) {
+    const int n = HSW2V_SIGMOID_TABLE_SIZE + 1;
+    for (int i = 0; i < n; i++) {
         double x = ((double)i / HSW2V_SIGMOID_TABLE_SIZE * 2.0 - 1.0) * HSW2V_SIGMOID_RANGE;
         values[i] = (float)(1.0 / (1.0 + exp(-x)));
+        values[n + i] = 1.0f - values[i];
+        values[2 * n + i] = -values[i];
     }
     t->table = values;
+    t->residual[0] = values + n;
+    t->residual[1] = values + 2 * n;
     t->range = HSW2V_SIGMOID_RANGE;
     t->scale = HSW2V_SIGMOID_TABLE_SIZE / (2.0f * HSW2V_SIGMOID_RANGE);
+    t->offset = t->range * t->scale + 0.5f;
 }
 
+/* The entry nearest f: (int)((f + range) * scale + 0.5), computed as (int)(f * scale +
+ * offset), one multiply-add: the same index for every float f in (-range, range), because
+ * scale is a power of two (f * scale is exact) and both roundings land on the same grid
+ * (checked for all 2^31 such floats: tests/test_kernels.py); one add fewer on the chain
+ * from a dot product to its coefficient. Only for f inside (-range, range), where
+ * 0.5 <= f * scale + offset <= 2 * range * scale + 0.5: an index within the table. */
+#define HSW2V_SIGMOID_INDEX(t, f) ((int)((f) * (t)->scale + (t)->offset))
+
 /* sigmoid(f) from the table: 0 at or below -range, 1 at or above, NaN for NaN.
- * The index is computed only inside (-range, range), a test that NaN fails; there
- * 0 <= (f + range) * scale + 0.5 < 2 * range * scale + 0.5, within the table. */
+ * The index is computed only inside (-range, range), a test that NaN fails. */
 static inline float hsw2v_sigmoid(const hsw2v_sigmoid_table *t, float f) {
     if (f > -t->range && f < t->range)
-        return t->table[(int)((f + t->range) * t->scale + 0.5f)];
+        return t->table[HSW2V_SIGMOID_INDEX(t, f)];
     if (f >= t->range)
         return 1.0f;
     if (f <= -t->range)
         return 0.0f;
     return f; /* NaN */
+}
+
+/* label - sigmoid(f) for label = 1 - bit, with residual = t->residual[bit] (chosen by the
+ * caller ahead of f): inside (-range, range) one lookup of the stored difference, the same
+ * float as label - hsw2v_sigmoid(t, f), without the subtraction on the chain from f to its
+ * coefficient; outside, and for NaN, that subtraction. */
+static inline float hsw2v_sigmoid_residual(const hsw2v_sigmoid_table *t, const float *residual,
+                                           float label, float f) {
+    if (f > -t->range && f < t->range)
+        return residual[HSW2V_SIGMOID_INDEX(t, f)];
+    return label - hsw2v_sigmoid(t, f);
 }
 
 /* GCC and Clang vector extensions: 8-float vectors the compiler maps to the level's registers

@@ -17,11 +17,15 @@ cdef extern from "_vec.h" nogil:
     enum: SIGMOID_TABLE_SIZE "HSW2V_SIGMOID_TABLE_SIZE"
     ctypedef struct hsw2v_sigmoid_table:
         const float *table
+        const float *residual[2]
         float range
         float scale
     void hsw2v_sigmoid_table_init(hsw2v_sigmoid_table *t, float *values)
     # the table sigmoid: 0 / 1 beyond +-range, NaN -> NaN, never an index out of the table
     float sigmoid_lookup "hsw2v_sigmoid" (const hsw2v_sigmoid_table *t, float f)
+    # label - sigmoid_lookup(t, f), label = 1 - bit, residual = t.residual[bit]: the same float
+    float sigmoid_residual "hsw2v_sigmoid_residual" (const hsw2v_sigmoid_table *t,
+                                                     const float *residual, float label, float f)
 
     float hsw2v_dot(int d, const float *x, const float *y)  # x . y
     void hsw2v_axpy(int d, float a, const float *x, float *y)  # y := a*x + y

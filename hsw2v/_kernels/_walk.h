@@ -10,7 +10,7 @@
 
 #include "_vec.h"
 
-static float hsw2v_walk_sigmoid_values[HSW2V_SIGMOID_TABLE_SIZE + 1];
+static float hsw2v_walk_sigmoid_values[HSW2V_SIGMOID_VALUES];
 static hsw2v_sigmoid_table hsw2v_walk_sigmoid;
 
 static inline void hsw2v_walk_sigmoid_init(void) {

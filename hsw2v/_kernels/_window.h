@@ -190,6 +190,7 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
     }
     for (int j = 0; j < L; j++) {
         const float label = (float)(1 - code[j]);
+        const float *residual = sig->residual[code[j] != 0]; /* label - s per entry */
         float *yj = y[j];
         for (int b = 0; b < B; b++) {
             float fb = f[b];
@@ -197,7 +198,7 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
                 fb += g[b2] * K[b][b2];
             if (tally)
                 hsw2v_tally_push(tally, (2.0f * label - 1.0f) * fb);
-            g[b] = (label - hsw2v_sigmoid(sig, fb)) * alpha;
+            g[b] = hsw2v_sigmoid_residual(sig, residual, label, fb) * alpha;
             for (int b2 = 0; b2 < b; b2++)
                 mix[b][b2] += g[b] * g[b2];
         }

@@ -26,7 +26,7 @@ static void fill(float *v, int n, float scale) {
 }
 
 int main(void) {
-    static float table_values[HSW2V_SIGMOID_TABLE_SIZE + 1];
+    static float table_values[HSW2V_SIGMOID_VALUES];
     hsw2v_sigmoid_table sig;
     hsw2v_sigmoid_table_init(&sig, table_values);
     const int dims[] = {1, 7, 8, 13, 16, 20, 28, 31, 44, 50, 100, 200, 300};
