@@ -57,6 +57,16 @@
  * (benchmarks/RESULTS.md, "Window block size"): the Gram terms grow as B^2. */
 #define HSW2V_MAX_BLOCK 4
 
+/* A loop over the block's contexts, unrolled whole (B is a constant in each specialisation):
+ * its scalars (the coefficients g_b) then stay in registers */
+#if defined(__GNUC__) && !defined(__clang__)
+#define HSW2V_UNROLL_BLOCK _Pragma("GCC unroll 4")
+#elif defined(__clang__)
+#define HSW2V_UNROLL_BLOCK _Pragma("unroll 4")
+#else
+#define HSW2V_UNROLL_BLOCK
+#endif
+
 /* Widths: rows are cut into vector steps as in _vec.h (16 floats at the avx512 level, then 8;
  * element-wise updates then one 4-float step; scalar tails). Each dot-product step width W has
  * its own B accumulators (AW) and its own range [K0, K1) of the row; the passes below are
@@ -192,13 +202,16 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
         const float label = (float)(1 - code[j]);
         const float *residual = sig->residual[code[j] != 0]; /* label - s per entry */
         float *yj = y[j];
+        HSW2V_UNROLL_BLOCK
         for (int b = 0; b < B; b++) {
             float fb = f[b];
+            HSW2V_UNROLL_BLOCK
             for (int b2 = 0; b2 < b; b2++)
                 fb += g[b2] * K[b][b2];
             if (tally)
                 hsw2v_tally_push(tally, (2.0f * label - 1.0f) * fb);
             g[b] = hsw2v_sigmoid_residual(sig, residual, label, fb) * alpha;
+            HSW2V_UNROLL_BLOCK
             for (int b2 = 0; b2 < b; b2++)
                 mix[b][b2] += g[b] * g[b2];
         }
