@@ -59,6 +59,15 @@ def test_scalar_path_gives_the_vector_paths_numbers(tmp_path):
     np.testing.assert_allclose(scalar, vector, rtol=2e-6, atol=2e-5)
 
 
+def test_tail_vector_built_lane_by_lane_gives_the_same_bits(tmp_path):
+    """Compilers without ``__builtin_shufflevector`` (GCC before 12) build a dot product's
+    4-float tail vector lane by lane (``_vec.h``): the same numbers, bit for bit."""
+    vector = _run(tmp_path, "vector", [])
+    lanes = _run(tmp_path, "lanes", ["-DHSW2V_NO_SHUFFLEVECTOR"])
+    assert len(vector) == len(lanes) > 10_000
+    assert np.array_equal(vector, lanes)
+
+
 def test_the_check_can_fail(tmp_path):
     """A scalar path that drops a term of the window block (the Gram correction between the
     contexts) is caught by the comparison above."""

@@ -157,7 +157,7 @@ static inline hsw2v_v8 hsw2v_fold16(hsw2v_v16 v) {
 /* the 4 floats at p in the lower half of an 8-float vector, the upper half zero: a dot
  * product's 4-float tail as one more step of its 8-float accumulator (a0 += x * y adds
  * x*y + 0 to each upper lane: no change there) */
-#if defined(__has_builtin)
+#if defined(__has_builtin) && !defined(HSW2V_NO_SHUFFLEVECTOR) /* the latter: tests only */
 #if __has_builtin(__builtin_shufflevector) /* GCC 12, Clang */
 #define HSW2V_HAS_SHUFFLEVECTOR 1
 #endif

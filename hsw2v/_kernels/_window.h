@@ -70,10 +70,10 @@
 /* Widths: rows are cut into vector steps as in _vec.h (16 floats at the avx512 level, then 8;
  * element-wise updates then one 4-float step; scalar tails). Each dot-product step width W has
  * its own B accumulators (AW) and its own range [K0, K1) of the row; the passes below are
- * written once per step as macros over the vector type. The last d mod 8 floats of each dot
- * product are summed one by one after the vector sum (_vec.h, "Widths"), the element-wise
- * updates of [d8, d4) take a 4-float step. Without vector extensions every vector range is
- * empty and the scalar loops cover all d. */
+ * written once per step as macros over the vector type. Each dot product ends as _vec.h's do
+ * ("Widths"): a 4-float step into its 8-float accumulator over [d8, d4), the vector sum, then
+ * [d4, d) in straight-line code; the element-wise updates of [d8, d4) take a 4-float step.
+ * Without vector extensions every vector range is empty and the scalar loops cover all d. */
 #ifdef HSW2V_VECTOR
 /* AW[b] += x[b] . y over [K0, K1) in steps of W */
 #define HSW2V_DOTS_STEP(VT, LD, W, AW, K0, K1, y_row)                           \
