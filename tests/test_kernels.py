@@ -56,8 +56,8 @@ def old_sigmoid_index(f):
 
 def test_sigmoid_index_in_one_multiply_add_is_the_old_index_for_every_float():
     """``HSW2V_SIGMOID_INDEX`` takes (int)(f * 128 + 1024.5) for (int)((f + 8) * 128 + 0.5): the
-    same integer for all 2^31 floats f in (-8, 8), both signs, zeros and subnormals included
-    (128 f is exact, so a fused or a separate multiply-add rounds alike)."""
+    same integer for all 2,181,038,080 floats f in (-8, 8), both signs, zeros and subnormals
+    included (128 f is exact, so a fused or a separate multiply-add rounds alike)."""
     top = int(np.float32(8.0).view(np.uint32))  # the bits of 8.0: every float below it
     step = 1 << 22
     offsets = np.arange(step, dtype=np.uint32)

@@ -80,7 +80,7 @@ static inline void hsw2v_sigmoid_table_init(hsw2v_sigmoid_table *t, float *value
 /* The entry nearest f: (int)((f + range) * scale + 0.5), computed as (int)(f * scale +
  * offset), one multiply-add: the same index for every float f in (-range, range), because
  * scale is a power of two (f * scale is exact) and both roundings land on the same grid
- * (checked for all 2^31 such floats: tests/test_kernels.py); one add fewer on the chain
+ * (checked for all 2.18e9 such floats: tests/test_kernels.py); one add fewer on the chain
  * from a dot product to its coefficient. Only for f inside (-range, range), where
  * 0.5 <= f * scale + offset <= 2 * range * scale + 0.5: an index within the table. */
 #define HSW2V_SIGMOID_INDEX(t, f) ((int)((f) * (t)->scale + (t)->offset))
