@@ -126,18 +126,17 @@
         HSW2V_DOTS_STEP(hsw2v_v8, HSW2V_LOAD, 8, acc8, d16, d8, y_row)          \
     } while (0)
 #define HSW2V_ACC_SUM(b) hsw2v_hsum(HSW2V_FOLD16(b) + acc8[b])
-/* x_b . y_row from its accumulators: the 4-float tail step when d mod 8 >= 4 (as hsw2v_dot
- * ends), the vector sum, then the last d mod 4 floats in order */
-#define HSW2V_DOT_TAIL4(b, y_row)                                               \
+/* out = x_b . y_row from its accumulators: the 4-float tail step when d mod 8 >= 4 (as
+ * hsw2v_dot ends), the vector sum, then the last d mod 4 floats in order */
+#define HSW2V_DOT_END(out, b, y_row)                                            \
     do {                                                                        \
         if (d4 > d8)                                                            \
             acc8[b] += HSW2V_LOAD4_WIDE(x[b] + d8) * HSW2V_LOAD4_WIDE((y_row) + d8); \
+        (out) = hsw2v_dot_rest(d4, d, x[b], (y_row), HSW2V_ACC_SUM(b));         \
     } while (0)
-#define HSW2V_DOT_END(b, y_row) hsw2v_dot_rest(d4, d, x[b], (y_row), HSW2V_ACC_SUM(b))
 #else
 #define HSW2V_BLOCK_DOTS(y_row) ((void)0)
-#define HSW2V_DOT_TAIL4(b, y_row) ((void)0)
-#define HSW2V_DOT_END(b, y_row) hsw2v_dot(d, x[b], (y_row))
+#define HSW2V_DOT_END(out, b, y_row) ((out) = hsw2v_dot(d, x[b], (y_row)))
 #endif
 /* node j's B updates over the scalar tail [d4, d), each step followed by NEXT_DOT (node
  * j+1's dot products, or nothing: (void)0) */
@@ -187,16 +186,12 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
     /* nodes 0 and 1: their dot products before any update (a path's rows are distinct, so
      * no update of this walk touches a node row before that row's own step) */
     HSW2V_BLOCK_DOTS(y[0]);
-    for (int b = 0; b < B; b++) {
-        HSW2V_DOT_TAIL4(b, y[0]);
-        f[b] = HSW2V_DOT_END(b, y[0]);
-    }
+    for (int b = 0; b < B; b++)
+        HSW2V_DOT_END(f[b], b, y[0]);
     if (L > 1) {
         HSW2V_BLOCK_DOTS(y[1]);
-        for (int b = 0; b < B; b++) {
-            HSW2V_DOT_TAIL4(b, y[1]);
-            fn[b] = HSW2V_DOT_END(b, y[1]);
-        }
+        for (int b = 0; b < B; b++)
+            HSW2V_DOT_END(fn[b], b, y[1]);
     }
     for (int j = 0; j < L; j++) {
         const float label = (float)(1 - code[j]);
@@ -229,14 +224,9 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
             for (int b = 0; b < B; b++) acc8[b] = (hsw2v_v8){0};
             HSW2V_UPDATE_DOT16();
             HSW2V_UPDATE_DOT_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, acc8, d16, d8)
-            if (d4 > d8) { /* 4 updates at once, and the dots' 4-float tail step */
-                HSW2V_UPDATE_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
-                for (int b = 0; b < B; b++)
-                    HSW2V_DOT_TAIL4(b, yn);
-            }
-            /* the dots' last floats (yn is not updated in this pass) */
-            for (int b = 0; b < B; b++)
-                fn[b] = HSW2V_DOT_END(b, yn);
+            HSW2V_UPDATE_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
+            for (int b = 0; b < B; b++) /* the dots' tails (yn is not updated in this pass) */
+                HSW2V_DOT_END(fn[b], b, yn);
             HSW2V_UPDATE_TAIL((void)0)
 #else
             for (int b = 0; b < B; b++)
