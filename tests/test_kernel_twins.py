@@ -201,15 +201,19 @@ def test_scoring_walk_is_the_reference_loss_in_float64():
 
 
 def job_case(
-    sg, kernel, hs=True, negative=0, cbow_mean=True, lockf=None, d=D, spread=1.0, **trainer_args
+    sg, kernel, hs=True, negative=0, cbow_mean=True, lockf=None, d=D, spread=1.0, counts=None,
+    **trainer_args,
 ):
     """One job on the default path (reduced windows, subsampling, falling alpha, repeated
     words) trained by ``kernel`` (more Trainer arguments in ``trainer_args``); returns the
     weights and the loss. ``spread`` scales the output rows (large: many dot products past
-    the sigmoid table's range, whose coefficient is 0)."""
+    the sigmoid table's range, whose coefficient is 0). ``counts``: the 40 words' counts,
+    in falling order, that the Huffman tree is built from (random by default)."""
     r = np.random.default_rng(41 + sg)
     V = 40
-    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
+    if counts is None:
+        counts = np.sort(r.integers(1, 500, size=V))[::-1]
+    tree = build_huffman_tree(counts)
     syn0 = r.uniform(-0.5, 0.5, size=(V, d)).astype(np.float32)
     syn1 = r.normal(0, 0.2 * spread, size=(V, d)).astype(np.float32)
     syn1neg = r.normal(0, 0.2 * spread, size=(V, d)).astype(np.float32) if negative else None
@@ -291,6 +295,22 @@ def test_window_job_is_the_reference_job_to_rounding(lockf):
     assert kept_w == kept_r and loss_w == pytest.approx(loss_r, rel=1e-6)
     for a, b in zip(window, ref, strict=True):
         assert np.allclose(a, b, atol=2e-6)
+
+
+def test_window_job_walks_paths_longer_than_a_segment():
+    """Counts that halve from word to word make a Huffman tree of depth 39, so that most
+    centres' paths cross the window block's segments of 32 nodes (the work rows carry the
+    contexts' steps between segments): still the reference's updates to float rounding.
+    Paths this long take steps large enough that rounding differences grow to about 7e-6
+    over the job (as before segments existed); a step lost between segments moves rows
+    by 1e-2 and more."""
+    counts = 2 ** np.arange(39, -1, -1, dtype=np.int64)
+    assert build_huffman_tree(counts).lengths.max() == 39
+    ref, kept_r, loss_r = job_case(1, "reference", counts=counts)
+    window, kept_w, loss_w = job_case(1, "window", counts=counts)
+    assert kept_w == kept_r and loss_w == pytest.approx(loss_r, rel=1e-6)
+    for a, b in zip(window, ref, strict=True):
+        assert np.allclose(a, b, atol=2e-5)
 
 
 @pytest.mark.parametrize("kernel", ["loop", "blas"])

@@ -75,8 +75,8 @@ def test_the_check_can_fail(tmp_path):
     shutil.copytree(ROOT / "hsw2v" / "_kernels", broken,
                     ignore=shutil.ignore_patterns("*.so", "*.c"))
     text = (broken / "_window.h").read_text()
-    assert "fb += g[b2] * K[b][b2];" in text
-    (broken / "_window.h").write_text(text.replace("fb += g[b2] * K[b][b2];", ";"))
+    assert "fb += g[j][b2] * K[b][b2];" in text
+    (broken / "_window.h").write_text(text.replace("fb += g[j][b2] * K[b][b2];", ";"))
     vector = _run(tmp_path, "vector", [])
     compiler = c_compiler()
     exe = tmp_path / "broken"

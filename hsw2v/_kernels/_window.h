@@ -7,11 +7,18 @@
  *
  * In skip-gram every context word of a window is trained against the same path, the centre
  * word's. word2vec.c walks the path once per context; node j of the path is read and written
- * by every context in turn. Here a block of B <= HSW2V_MAX_BLOCK contexts walks the path node
- * by node: each
- * node row is loaded once per block, and one pass over it applies the B updates of that node
- * and computes the B dot products of the node after next (two ahead, so that the next node's
- * coefficients never wait for the pass), with B independent accumulators.
+ * by every context in turn. Here a block of B <= HSW2V_MAX_BLOCK contexts walks the path in
+ * three phases (per segment of up to HSW2V_WINDOW_SEGMENT nodes):
+ *
+ *   1. the dot products x_b . y_j of every node of the segment, with B accumulators;
+ *   2. the coefficients g_bj, node by node: within a node each context's waits for the ones
+ *      before it (Gram terms, below), but the nodes' chains of table lookups are independent,
+ *      so the CPU overlaps them instead of waiting on each in turn;
+ *   3. the updates, element range by element range (a 16-, 8- or 4-float piece, or one
+ *      float): the B context pieces and their B work pieces stay in registers while the
+ *      nodes go by, each node piece loaded and stored once. After the path's last segment
+ *      the context rows take their step from the same registers, so the work rows are
+ *      touched only where a path is longer than a segment.
  *
  * The result is word2vec.c's, not an approximation: walking node-major instead of
  * context-major changes nothing, because a context's own row does not move during its walk.
@@ -28,11 +35,11 @@
  * word2vec.c would let the second occurrence see the first one's update of that row.
  *
  * Notation: x[b] context rows of syn0 (IN/OUT), y[j] path rows of syn1 (IN/OUT), work[b]
- * scratch rows of d floats, code[j] the path's bits, g = (1 - code - sigmoid(f)) * alpha
- * (sigmoid: the NaN-safe table lookup of _vec.h). This g keeps word2vec.c's sign and float32
- * arithmetic: it is -alpha * dL/df of the reference's convention (dL/df = sigmoid(f) -
- * (1 - code)), the same number bit for bit, since IEEE subtraction and multiplication are
- * exact under negation; the results are today's, unchanged.
+ * scratch rows of d floats (the steps carried from one segment to the next), code[j] the
+ * path's bits, g = (1 - code - sigmoid(f)) * alpha (sigmoid: the NaN-safe table lookup of
+ * _vec.h). This g keeps word2vec.c's sign and float32 arithmetic: it is -alpha * dL/df of
+ * the reference's convention (dL/df = sigmoid(f) - (1 - code)), the same number bit for bit,
+ * since IEEE subtraction and multiplication are exact under negation.
  */
 #ifndef HSW2V_WINDOW_H
 #define HSW2V_WINDOW_H
@@ -74,6 +81,11 @@
  * ("Widths"): a 4-float step into its 8-float accumulator over [d8, d4), the vector sum, then
  * [d4, d) in straight-line code; the element-wise updates of [d8, d4) take a 4-float step.
  * Without vector extensions every vector range is empty and the scalar loops cover all d. */
+/* Nodes per segment: the walk takes the path in segments of up to this many nodes, so that
+ * the per-node scalars (f, g) fit fixed arrays whatever the path's length; paths of the
+ * vocabularies people train (depth 40 at most for word2vec.c) take one or two. */
+#define HSW2V_WINDOW_SEGMENT 32
+
 #ifdef HSW2V_VECTOR
 /* AW[b] += x[b] . y over [K0, K1) in steps of W */
 #define HSW2V_DOTS_STEP(VT, LD, W, AW, K0, K1, y_row)                           \
@@ -81,41 +93,17 @@
         VT yv = LD((y_row) + k);                                                \
         for (int b = 0; b < B; b++) AW[b] += LD(x[b] + k) * yv;                 \
     }
-/* node j's B updates and node j+1's B dot products over [K0, K1) in steps of W */
-#define HSW2V_UPDATE_DOT_STEP(VT, LD, ST, W, AW, K0, K1)                        \
-    for (int k = (K0); k < (K1); k += (W)) {                                    \
-        VT r = LD(yj + k), nv = LD(yn + k), step = r;                           \
-        for (int b = 0; b < B; b++) {                                           \
-            VT xv = LD(x[b] + k);                                               \
-            ST(work[b] + k, LD(work[b] + k) + g[b] * r);                        \
-            step += g[b] * xv;                                                  \
-            AW[b] += xv * nv;                                                   \
-        }                                                                       \
-        ST(yj + k, step);                                                       \
-    }
-/* node j's B updates (no dot products) over [K0, K1) in steps of W */
-#define HSW2V_UPDATE_STEP(VT, LD, ST, W, K0, K1)                                \
-    for (int k = (K0); k < (K1); k += (W)) {                                    \
-        VT r = LD(yj + k), step = r;                                            \
-        for (int b = 0; b < B; b++) {                                           \
-            ST(work[b] + k, LD(work[b] + k) + g[b] * r);                        \
-            step += g[b] * LD(x[b] + k);                                        \
-        }                                                                       \
-        ST(yj + k, step);                                                       \
-    }
 #ifdef HSW2V_V16
 #define HSW2V_ZERO16() for (int b = 0; b < B; b++) acc16[b] = (hsw2v_v16){0}
 #define HSW2V_DOTS16(y_row) HSW2V_DOTS_STEP(hsw2v_v16, HSW2V_LOAD16, 16, acc16, 0, d16, y_row)
-#define HSW2V_UPDATE_DOT16() \
-    HSW2V_UPDATE_DOT_STEP(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16, acc16, 0, d16)
-#define HSW2V_UPDATE16() HSW2V_UPDATE_STEP(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16, 0, d16)
 #define HSW2V_FOLD16(b) hsw2v_fold16(acc16[b])
+#define HSW2V_SEGMENT_STEP16() \
+    HSW2V_SEGMENT_STEP(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16, 0, d16)
 #else
 #define HSW2V_ZERO16() ((void)0)
 #define HSW2V_DOTS16(y_row) ((void)0)
-#define HSW2V_UPDATE_DOT16() ((void)0)
-#define HSW2V_UPDATE16() ((void)0)
 #define HSW2V_FOLD16(b) ((hsw2v_v8){0})
+#define HSW2V_SEGMENT_STEP16() ((void)0)
 #endif
 /* all accumulators to zero, then the vector steps of y_row's dots with the B rows */
 #define HSW2V_BLOCK_DOTS(y_row)                                                 \
@@ -138,17 +126,41 @@
 #define HSW2V_BLOCK_DOTS(y_row) ((void)0)
 #define HSW2V_DOT_END(out, b, y_row) ((out) = hsw2v_dot(d, x[b], (y_row)))
 #endif
-/* node j's B updates over the scalar tail [d4, d), each step followed by NEXT_DOT (node
- * j+1's dot products, or nothing: (void)0) */
-#define HSW2V_UPDATE_TAIL(NEXT_DOT)                                             \
-    for (int k = d4; k < d; k++) {                                              \
-        float r = yj[k], step = r;                                              \
+/* A segment's updates over [K0, K1) in steps of W floats (VT, loaded by LD, stored by ST),
+ * element range by element range: the B context pieces and their B work pieces stay in
+ * registers while the segment's n nodes go by, each node piece read and written once:
+ *
+ *     work_b += g_bj y_j;   y_j += sum_b g_bj x_b          (j in order, b in order)
+ *
+ * After the path's last segment the context pieces get their step (the old x_b' are still
+ * in registers): x_b += lock_b (work_b + sum_{b'<b} mix_bb' x_b'); before it the work
+ * pieces go to the work rows, where the next segment takes them up. */
+#define HSW2V_SEGMENT_STEP(VT, LD, ST, W, K0, K1)                               \
+    for (int k = (K0); k < (K1); k += (W)) {                                    \
+        VT xv[HSW2V_MAX_BLOCK], wv[HSW2V_MAX_BLOCK];                            \
         for (int b = 0; b < B; b++) {                                           \
-            work[b][k] += g[b] * r;                                             \
-            step += g[b] * x[b][k];                                             \
-            NEXT_DOT;                                                           \
+            xv[b] = LD(x[b] + k);                                               \
+            wv[b] = j0 == 0 ? (VT){0} : LD(work[b] + k);                        \
         }                                                                       \
-        yj[k] = step;                                                           \
+        for (int j = 0; j < n; j++) {                                           \
+            float *yk = y[j0 + j] + k;                                          \
+            VT r = LD(yk), step = r;                                            \
+            HSW2V_UNROLL_BLOCK                                                  \
+            for (int b = 0; b < B; b++) {                                       \
+                wv[b] += g[j][b] * r;                                           \
+                step += g[j][b] * xv[b];                                        \
+            }                                                                   \
+            ST(yk, step);                                                       \
+        }                                                                       \
+        if (last) {                                                             \
+            for (int b = 0; b < B; b++) {                                       \
+                VT t = wv[b];                                                   \
+                for (int b2 = 0; b2 < b; b2++) t += mix[b][b2] * xv[b2];        \
+                ST(x[b] + k, xv[b] + (lock ? lock[b] : 1.0f) * t);              \
+            }                                                                   \
+        } else {                                                                \
+            for (int b = 0; b < B; b++) ST(work[b] + k, wv[b]);                 \
+        }                                                                       \
     }
 
 /* ``tally``: the loss tally the block's terms go to, or NULL for none; the callers below
@@ -170,89 +182,58 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
 #else
     const int d4 = 0;
 #endif
-    float K[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK], f[HSW2V_MAX_BLOCK], g[HSW2V_MAX_BLOCK];
-    float fn[HSW2V_MAX_BLOCK]; /* x_b . y_{j+1}: the next node's dot products */
-    float mix[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];
+    float K[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK], mix[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];
+    /* per node of the segment: x_b . y_j, then the coefficients g_bj */
+    float f[HSW2V_WINDOW_SEGMENT][HSW2V_MAX_BLOCK], g[HSW2V_WINDOW_SEGMENT][HSW2V_MAX_BLOCK];
     double fsum = 0.0;
 
-    for (int b = 0; b < B; b++) {
+    for (int b = 0; b < B; b++)
         for (int b2 = 0; b2 < b; b2++) {
             K[b][b2] = hsw2v_dot(d, x[b], x[b2]);
             mix[b][b2] = 0.0f;
         }
-        for (int k = 0; k < d; k++)
-            work[b][k] = 0.0f;
-    }
-    /* nodes 0 and 1: their dot products before any update (a path's rows are distinct, so
-     * no update of this walk touches a node row before that row's own step) */
-    HSW2V_BLOCK_DOTS(y[0]);
-    for (int b = 0; b < B; b++)
-        HSW2V_DOT_END(f[b], b, y[0]);
-    if (L > 1) {
-        HSW2V_BLOCK_DOTS(y[1]);
-        for (int b = 0; b < B; b++)
-            HSW2V_DOT_END(fn[b], b, y[1]);
-    }
-    for (int j = 0; j < L; j++) {
-        const float label = (float)(1 - code[j]);
-        const float *residual = sig->residual[code[j] != 0]; /* label - s per entry */
-        float *yj = y[j];
-        HSW2V_UNROLL_BLOCK
-        for (int b = 0; b < B; b++) {
-            float fb = f[b];
-            HSW2V_UNROLL_BLOCK
-            for (int b2 = 0; b2 < b; b2++)
-                fb += g[b2] * K[b][b2];
-            if (tally)
-                hsw2v_tally_push(tally, (2.0f * label - 1.0f) * fb);
-            g[b] = hsw2v_sigmoid_residual(sig, residual, label, fb) * alpha;
-            HSW2V_UNROLL_BLOCK
-            for (int b2 = 0; b2 < b; b2++)
-                mix[b][b2] += g[b] * g[b2];
-        }
-        if (j + 1 < L) /* node j+1's dot products, from the pass before this one */
+    for (int j0 = 0; j0 < L; j0 += HSW2V_WINDOW_SEGMENT) {
+        const int n = L - j0 < HSW2V_WINDOW_SEGMENT ? L - j0 : HSW2V_WINDOW_SEGMENT;
+        const int last = j0 + n == L;
+        /* the segment's dot products, before any of its updates (a path's rows are
+         * distinct, and no update of this walk moves a context row before its end) */
+        for (int j = 0; j < n; j++) {
+            HSW2V_BLOCK_DOTS(y[j0 + j]);
             for (int b = 0; b < B; b++)
-                f[b] = fn[b];
-        if (j + 2 < L) {
-            /* one pass: node j's B updates and node j+2's B dot products. Node j+2, not j+1:
-             * the next node's g chain (a sigmoid per context, each waiting for the one before,
-             * above) then depends on no part of this pass, and the CPU runs it while this
-             * pass's loads and multiply-adds are still in flight */
-            const float *yn = y[j + 2];
-#ifdef HSW2V_VECTOR
-            HSW2V_ZERO16();
-            for (int b = 0; b < B; b++) acc8[b] = (hsw2v_v8){0};
-            HSW2V_UPDATE_DOT16();
-            HSW2V_UPDATE_DOT_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, acc8, d16, d8)
-            HSW2V_UPDATE_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
-            for (int b = 0; b < B; b++) /* the dots' tails (yn is not updated in this pass) */
-                HSW2V_DOT_END(fn[b], b, yn);
-            HSW2V_UPDATE_TAIL((void)0)
-#else
-            for (int b = 0; b < B; b++)
-                fn[b] = 0.0f;
-            HSW2V_UPDATE_TAIL(fn[b] += x[b][k] * yn[k])
-#endif
-        } else {
-#ifdef HSW2V_VECTOR
-            HSW2V_UPDATE16();
-            HSW2V_UPDATE_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, d16, d8)
-            HSW2V_UPDATE_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
-#endif
-            HSW2V_UPDATE_TAIL((void)0)
+                HSW2V_DOT_END(f[j][b], b, y[j0 + j]);
         }
+        /* the coefficients: within a node, each context's waits for the ones before it
+         * (the Gram terms); the nodes' chains are independent of each other, so the CPU
+         * overlaps them */
+        for (int j = 0; j < n; j++) {
+            const float label = (float)(1 - code[j0 + j]);
+            const float *residual = sig->residual[code[j0 + j] != 0]; /* label - s */
+            HSW2V_UNROLL_BLOCK
+            for (int b = 0; b < B; b++) {
+                float fb = f[j][b];
+                HSW2V_UNROLL_BLOCK
+                for (int b2 = 0; b2 < b; b2++)
+                    fb += g[j][b2] * K[b][b2];
+                if (tally)
+                    hsw2v_tally_push(tally, (2.0f * label - 1.0f) * fb);
+                g[j][b] = hsw2v_sigmoid_residual(sig, residual, label, fb) * alpha;
+                HSW2V_UNROLL_BLOCK
+                for (int b2 = 0; b2 < b; b2++)
+                    mix[b][b2] += g[j][b] * g[j][b2];
+            }
+        }
+        /* the updates, element range by element range */
+#ifdef HSW2V_VECTOR
+        HSW2V_SEGMENT_STEP16();
+        HSW2V_SEGMENT_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, d16, d8)
+        HSW2V_SEGMENT_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
+#endif
+        HSW2V_SEGMENT_STEP(float, HSW2V_LOAD1, HSW2V_STORE1, 1, d4, d)
     }
-    /* x_b += lock_b (work_b + sum_{b'<b} mix_bb' x_b') with the old x_b': update the last row
-     * first. lock_b: the lock factor of x_b's word (gensim's vectors_lockf), 1 without lock */
-    for (int b = B - 1; b >= 0; b--) {
-        for (int b2 = 0; b2 < b; b2++)
-            hsw2v_axpy(d, mix[b][b2], x[b2], work[b]);
-        hsw2v_axpy(d, lock ? lock[b] : 1.0f, work[b], x[b]);
-        /* the divergence check, once per row and block: a NaN f at any node makes g_b NaN,
-         * hence every entry of work_b and of the updated x_b (a NaN in x_b or in a node row
-         * makes f NaN first) */
+    /* the divergence check, once per row and block: a NaN f at any node makes g_b NaN, hence
+     * every entry of the updated x_b (a NaN in x_b or in a node row makes f NaN first) */
+    for (int b = B - 1; b >= 0; b--)
         fsum += x[b][0];
-    }
     *check += fsum;
 }
 
