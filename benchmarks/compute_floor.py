@@ -38,9 +38,10 @@ Arithmetic intensity here is multiply-adds per byte that the inner pass of a nod
 between registers and L1 (every row is in L1 or L2 during a walk; the path rows are shared by
 the window's contexts). The fused reference pass (update node j, dot node j+1) does 3d
 multiply-adds and moves 6 rows of d floats (loads: node, next node, h, work; stores: node,
-work): 3 / 24 = 0.125 FMA/byte at every d. The window block of B contexts does 3dB and moves
-(3 + 3B) rows (node, next node and the node's store; per context its row and work in and
-work out): 3B / (12 + 12B), 0.20 FMA/byte at B = 4. Both are independent of d, so what
+work): 3 / 24 = 0.125 FMA/byte at every d. The window block of B contexts does 3dB per node
+and moves (3 + B) rows: the node and the B context rows in for the dot products, then the
+node in and out for its updates (the contexts' pieces and their steps stay in registers while
+the path goes by): 3B / (12 + 4B), 0.43 FMA/byte at B = 4. Both are independent of d, so what
 changes with the width is the fixed cost per node (sigmoid, the horizontal sums of the dot
 products, loop tails: d mod 8 or 16 floats) against the 3d multiply-adds.
 
@@ -131,8 +132,12 @@ C_SOURCE = r"""
 #ifndef D
 #define D 100
 #endif
-#define NROWS 32     /* inner-node rows, 32 x D floats: with NIN rows below, in L1 */
-#define NIN 8        /* input rows */
+/* inner-node rows and input rows: 32 and 8 rows up to d=128, 16 and 4 above (24 KB at d=300),
+   so that the rows fit a 32 KB L1 at every width (32 and 8 rows of d=300 floats are 48 KB).
+   Above d=224 the hs loops still run erratically slower than at d=200 on a Zen 4 host
+   (benchmarks/RESULTS.md, "three phases"), not from the rows' size */
+#define NROWS (D <= 128 ? 32 : 16)
+#define NIN (D <= 128 ? 8 : 4)
 #define CODELEN 12   /* nodes per context in the hs kernel */
 #define EXP_TABLE_SIZE 1000
 #define MAX_EXP 6
@@ -509,10 +514,13 @@ def describe(floor: dict) -> str:
     return "\n".join(lines)
 
 
-def intensity(block: int) -> float:
-    """Multiply-adds per L1 byte of one node's pass for a block of ``block`` contexts (module
-    note): 3 d B multiply-adds over (3 + 3 B) rows of 4 d bytes."""
-    return 3 * block / (4 * (3 + 3 * block))
+def intensity(block: int | None) -> float:
+    """Multiply-adds per L1 byte of one node's passes (module note): for the fused reference
+    pass (``block`` None), 3 d over 6 rows of 4 d bytes; for the window block of ``block``
+    contexts, 3 d B over (3 + B) rows."""
+    if block is None:
+        return 3 / (4 * 6)
+    return 3 * block / (4 * (3 + block))
 
 
 def words_per_s(corpus: str, mode: str, d: int, repeats: int, system: str = "hsw2v") -> list[float]:
@@ -544,7 +552,7 @@ def widths_table(corpus, widths, args) -> tuple[list[dict], str]:
             "hs_fma_per_s": fma["hs_best_fma_per_s"],
             "dot_fma_per_s": fma["dot_fma_per_s"],
             "axpy_fma_per_s": fma["axpy_fma_per_s"],
-            "intensity_ref": intensity(1),
+            "intensity_ref": intensity(None),
             "intensity_block4": intensity(4),
         }
         if corpus:

@@ -287,17 +287,22 @@ def test_fused_cbow_job_is_the_reference_job_bit_for_bit_where_dot_products_satu
 
 
 @pytest.mark.parametrize("lockf", LOCKF, ids=["no_lockf", "lockf"])
-def test_window_job_is_the_reference_job_to_rounding(lockf):
-    """The 4-context block (skip-gram, hs) reorders sums (Gram terms): the reference's
-    updates to float rounding, the same kept tokens, the loss to 1e-6."""
-    ref, kept_r, loss_r = job_case(1, "reference", lockf=lockf)
-    window, kept_w, loss_w = job_case(1, "window", lockf=lockf)
+@pytest.mark.parametrize("hs,negative", [(True, 0), (True, 3)])
+@pytest.mark.parametrize("sg,cbow_mean", [(1, 1), (0, 1), (0, 0)])
+def test_window_job_is_the_reference_job_to_rounding(sg, cbow_mean, hs, negative, lockf):
+    """The 4-context block (skip-gram, hs) reorders sums (Gram terms), and CBOW's walk of one
+    h in the block's phases rounds its coefficients in float32: the reference's updates to
+    float rounding, the same kept tokens, the loss to 1e-6."""
+    case = dict(hs=hs, negative=negative, cbow_mean=cbow_mean, lockf=lockf)
+    ref, kept_r, loss_r = job_case(sg, "reference", **case)
+    window, kept_w, loss_w = job_case(sg, "window", **case)
     assert kept_w == kept_r and loss_w == pytest.approx(loss_r, rel=1e-6)
     for a, b in zip(window, ref, strict=True):
         assert np.allclose(a, b, atol=2e-6)
 
 
-def test_window_job_walks_paths_longer_than_a_segment():
+@pytest.mark.parametrize("sg", [1, 0])
+def test_window_job_walks_paths_longer_than_a_segment(sg):
     """Counts that halve from word to word make a Huffman tree of depth 39, so that most
     centres' paths cross the window block's segments of 32 nodes (the work rows carry the
     contexts' steps between segments): still the reference's updates to float rounding.
@@ -306,8 +311,8 @@ def test_window_job_walks_paths_longer_than_a_segment():
     by 1e-2 and more."""
     counts = 2 ** np.arange(39, -1, -1, dtype=np.int64)
     assert build_huffman_tree(counts).lengths.max() == 39
-    ref, kept_r, loss_r = job_case(1, "reference", counts=counts)
-    window, kept_w, loss_w = job_case(1, "window", counts=counts)
+    ref, kept_r, loss_r = job_case(sg, "reference", counts=counts)
+    window, kept_w, loss_w = job_case(sg, "window", counts=counts)
     assert kept_w == kept_r and loss_w == pytest.approx(loss_r, rel=1e-6)
     for a, b in zip(window, ref, strict=True):
         assert np.allclose(a, b, atol=2e-5)

@@ -65,7 +65,7 @@ MODES = {"sg-hs": (1, 1, 0), "cbow-hs": (0, 1, 0), "sg-ns": (1, 0, 5), "cbow-ns"
 
 @pytest.mark.parametrize("sg,hs,negative", MODES.values(), ids=MODES.keys())
 def test_training_loss_matches_the_reference_walk(monkeypatch, sg, hs, negative):
-    """The default walks (skip-gram's window walk, CBOW's fused walk, the fused
+    """The default walks (the window walks of skip-gram and CBOW, the fused
     negative-sampling step) tally through _loss.h; the reference walks take libm's
     -log sigmoid per node. One worker, one seed: the same training, to the
     float rounding by which the walks' updates differ."""

@@ -50,11 +50,12 @@ D. The path walks. The hierarchical-softmax gradient has one home, the reference
    Bengio 2005), with its sign convention (``g = dL/df``); ``hs_path`` here is Word2Vec's
    call of it (table sigmoid, ``work = -alpha dL/dh``), the "reference" variant (and, with
    plain loops or BLAS, the benchmark-only "loop" and "blas" of ``_bench_walks.pyx``). The two fast variants are optimisations of that step, each tested as its twin
-   (``tests/test_kernel_twins.py``): ``hs_path_fused`` ("fused", CBOW's default) gives the
+   (``tests/test_kernel_twins.py``): ``hs_path_fused`` ("fused") gives the
    reference's bits with ``_vec.h`` loops (the "reference" variant; in skip-gram without
    lock factors, where the context row's ``+= work`` is folded into the last node's pass,
-   to the rounding of that one add), and ``_window.h``'s block ("window", skip-gram's
-   default) the reference's updates to float rounding. Both keep word2vec.c's arithmetic
+   to the rounding of that one add), and ``_window.h``'s phased walks ("window", the
+   default: a block of skip-gram contexts, or CBOW's one h) the reference's updates to
+   float rounding. Both keep word2vec.c's arithmetic
    (``g_w2v = (1 - code - sigmoid(f)) * alpha``), which equals the reference's ``-alpha *
    dL/df`` bit for bit (``_path.pxd``, note A). Skip-gram and CBOW differ only in how ``h``
    is formed and where ``work`` goes afterwards.

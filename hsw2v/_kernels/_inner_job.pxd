@@ -22,7 +22,9 @@ from libc.string cimport memcpy, memset
 from hsw2v._kernels._inner_hot cimport (
     HotCopy, alloc_hot_copy, free_hot_copy, is_private, private_slot, sync_hot,
 )
-from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, hsw2v_sg_block_tally, prefetch_row
+from hsw2v._kernels._inner_loops cimport (
+    MAX_BLOCK, SIGMOID, hsw2v_cbow_walk, hsw2v_sg_block_tally, prefetch_row,
+)
 from hsw2v._kernels._inner_model cimport HotSet, ModelView
 from hsw2v._kernels._inner_rng cimport draw_negatives, lend_negatives, next_random
 from hsw2v._kernels._inner_walks cimport (
@@ -511,7 +513,10 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             if count == 0:
                 continue
             if m.hs:
-                if m.kernel not in (KERNEL_FUSED, KERNEL_WINDOW):  # "window" is sg-only
+                if m.kernel == KERNEL_WINDOW:
+                    hsw2v_cbow_walk(d, st.neu1, st.work, m.lengths[centre], st.yrows, code,
+                                    alpha, &SIGMOID, job_tally(m, st), &st.check)
+                elif m.kernel != KERNEL_FUSED:
                     st.loss += r.walks.hs(st.neu1, st.work, st.yrows, code,
                                           m.lengths[centre], alpha, d, m.compute_loss,
                                           &st.check)

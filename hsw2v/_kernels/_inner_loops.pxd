@@ -19,6 +19,10 @@ cdef extern from "_window.h" nogil:
                               const uint8_t *code, float alpha,
                               const hsw2v_sigmoid_table *sig, hsw2v_loss_acc *tally,
                               double *check, const float *lock)
+    # CBOW's path walk: h's step left in work, h not moved
+    void hsw2v_cbow_walk(int d, float *h, float *work, int L, float **y, const uint8_t *code,
+                         float alpha, const hsw2v_sigmoid_table *sig, hsw2v_loss_acc *tally,
+                         double *check)
 
 
 cdef extern from "_walk.h" nogil:

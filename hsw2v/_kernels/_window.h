@@ -3,7 +3,9 @@
  * An optimisation of the reference hierarchical-softmax step (``hs_step`` in _path.pxd, the
  * one home of the gradient): the same updates as B reference steps in a row, to float
  * rounding (the Gram terms below reorder the sums); tests/test_kernel_twins.py checks it as
- * the reference's twin. It is the default skip-gram walk (Word2Vec's "window" variant).
+ * the reference's twin. It is the default walk of hierarchical softmax (Word2Vec's "window"
+ * variant): of skip-gram's blocks and, with B = 1 and h's step returned (hsw2v_cbow_walk),
+ * of CBOW's hidden vector.
  *
  * In skip-gram every context word of a window is trained against the same path, the centre
  * word's. word2vec.c walks the path once per context; node j of the path is read and written
@@ -133,8 +135,9 @@
  *     work_b += g_bj y_j;   y_j += sum_b g_bj x_b          (j in order, b in order)
  *
  * After the path's last segment the context pieces get their step (the old x_b' are still
- * in registers): x_b += lock_b (work_b + sum_{b'<b} mix_bb' x_b'); before it the work
- * pieces go to the work rows, where the next segment takes them up. */
+ * in registers): x_b += lock_b (work_b + sum_{b'<b} mix_bb' x_b'), where ``apply``; before
+ * it (or without ``apply``) the work pieces go to the work rows, where the next segment, or
+ * the caller, takes them up. */
 #define HSW2V_SEGMENT_STEP(VT, LD, ST, W, K0, K1)                               \
     for (int k = (K0); k < (K1); k += (W)) {                                    \
         VT xv[HSW2V_MAX_BLOCK], wv[HSW2V_MAX_BLOCK];                            \
@@ -152,7 +155,7 @@
             }                                                                   \
             ST(yk, step);                                                       \
         }                                                                       \
-        if (last) {                                                             \
+        if (last && apply) {                                                    \
             for (int b = 0; b < B; b++) {                                       \
                 VT t = wv[b];                                                   \
                 for (int b2 = 0; b2 < b; b2++) t += mix[b][b2] * xv[b2];        \
@@ -169,7 +172,7 @@
 HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
     const int B, int d, float *const *x, float *const *work, int L, float *const *y,
     const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, hsw2v_loss_acc *tally,
-    double *check, const float *lock) {
+    double *check, const float *lock, const int apply) {
 #ifdef HSW2V_VECTOR
 #ifdef HSW2V_V16
     const int d16 = d & ~15;
@@ -231,9 +234,10 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
         HSW2V_SEGMENT_STEP(float, HSW2V_LOAD1, HSW2V_STORE1, 1, d4, d)
     }
     /* the divergence check, once per row and block: a NaN f at any node makes g_b NaN, hence
-     * every entry of the updated x_b (a NaN in x_b or in a node row makes f NaN first) */
+     * every entry of the updated x_b, or of work_b without apply (a NaN in x_b or in a node
+     * row makes f NaN first) */
     for (int b = B - 1; b >= 0; b--)
-        fsum += x[b][0];
+        fsum += apply ? x[b][0] : work[b][0];
     *check += fsum;
 }
 
@@ -252,10 +256,10 @@ static inline void hsw2v_sg_block_tally(int B, int d, float *const *x, float *co
                                         const float *lock) {
 #define HSW2V_SG_BLOCK_CASES(T)                                                          \
     switch (B) {                                                                        \
-    case 4: hsw2v_sg_block_n(4, d, x, work, L, y, code, alpha, sig, T, check, lock); break; \
-    case 3: hsw2v_sg_block_n(3, d, x, work, L, y, code, alpha, sig, T, check, lock); break; \
-    case 2: hsw2v_sg_block_n(2, d, x, work, L, y, code, alpha, sig, T, check, lock); break; \
-    default: hsw2v_sg_block_n(1, d, x, work, L, y, code, alpha, sig, T, check, lock);      \
+    case 4: hsw2v_sg_block_n(4, d, x, work, L, y, code, alpha, sig, T, check, lock, 1); break; \
+    case 3: hsw2v_sg_block_n(3, d, x, work, L, y, code, alpha, sig, T, check, lock, 1); break; \
+    case 2: hsw2v_sg_block_n(2, d, x, work, L, y, code, alpha, sig, T, check, lock, 1); break; \
+    default: hsw2v_sg_block_n(1, d, x, work, L, y, code, alpha, sig, T, check, lock, 1);      \
     }
     if (tally == NULL) {
         HSW2V_SG_BLOCK_CASES(NULL)
@@ -276,6 +280,22 @@ static inline double hsw2v_sg_block(int B, int d, float *const *x, float *const 
     hsw2v_sg_block_tally(B, d, x, work, L, y, code, alpha, sig, compute_loss ? &loss : NULL,
                          check, lock);
     return compute_loss ? hsw2v_loss_total(&loss) : 0.0;
+}
+
+/* CBOW's walk of hierarchical softmax: its one hidden vector h walks the centre's path in the
+ * block's three phases (B = 1: no Gram terms), the updates of the path rows as the reference
+ * step's to float rounding. h is not moved: its step, -alpha * dL/dh over the old rows, is
+ * left in ``work`` (d floats) for the caller to spread to the context rows. Pushes the
+ * path's -log-likelihood terms onto ``tally`` (NULL: none) and adds work[0] to *check. */
+static inline void hsw2v_cbow_walk(int d, float *h, float *work, int L, float *const *y,
+                                   const uint8_t *code, float alpha,
+                                   const hsw2v_sigmoid_table *sig, hsw2v_loss_acc *tally,
+                                   double *check) {
+    float *const x[1] = {h}, *const w[1] = {work};
+    if (tally == NULL)
+        hsw2v_sg_block_n(1, d, x, w, L, y, code, alpha, sig, NULL, check, NULL, 0);
+    else
+        hsw2v_sg_block_n(1, d, x, w, L, y, code, alpha, sig, tally, check, NULL, 0);
 }
 
 #endif /* HSW2V_WINDOW_H */

@@ -140,12 +140,13 @@ def trainer_class(kernel: str) -> type:
 
 def kernel_variant(model) -> str:
     """The path walk of ``model``'s trainer: :data:`KERNEL`, where ``"auto"`` takes the
-    fastest measured, ``"window"`` for skip-gram and ``"fused"`` for CBOW."""
+    fastest measured, ``"window"`` (_window.h's phased walks of hierarchical softmax, for
+    skip-gram and CBOW; with negative sampling its steps are the fused walk's)."""
     if KERNEL not in KERNEL_CHOICES:
         raise ValueError(f"HSW2V_KERNEL must be one of {KERNEL_CHOICES}, got {KERNEL!r}")
     if KERNEL != "auto":
         return KERNEL
-    return "window" if model.sg else "fused"
+    return "window"
 
 
 def hot_rows(model, threads: int) -> np.ndarray:

@@ -72,9 +72,10 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
     the corpus and later epochs reuse the ids it produced while the corpus is unchanged. 0
     reads every corpus every epoch. The path walk is chosen, not a parameter: the fastest
     measured (``benchmarks/RESULTS.md``), each an optimisation of one reference step with
-    word2vec.c's updates (``"window"``: up to 4 contexts of a skip-gram window walk the
-    centre's path together; ``"fused"``: each node's update fused with the next node's dot
-    product, for CBOW and with ``negative > 0``). ``kernel`` is deprecated and ignored.
+    word2vec.c's updates (``"window"``: a path's dot products, then its coefficients, then
+    its updates, with up to 4 contexts of a skip-gram window walking the centre's path
+    together; ``"fused"``: each row's update fused with the next row's dot product, for the
+    negative-sampling steps). ``kernel`` is deprecated and ignored.
 
     ``corpus_file``: a plain UTF-8 file with one sentence per line, which the ``workers``
     threads read, tokenise and train by byte ranges without the GIL (``build_vocab`` counts
