@@ -124,7 +124,49 @@
             acc8[b] += HSW2V_LOAD4_WIDE(x[b] + d8) * HSW2V_LOAD4_WIDE((y_row) + d8); \
         (out) = hsw2v_dot_rest(d4, d, x[b], (y_row), HSW2V_ACC_SUM(b));         \
     } while (0)
+/* the Gram terms G[b][b'] = x_b . x_b' (b' < b) in one pass over the B rows: each piece of
+ * a row loaded once for all its pairs, an accumulator per pair (per step width), each dot
+ * ending as HSW2V_DOT_END does */
+#define HSW2V_GRAM_STEP(VT, LD, W, AW, K0, K1)                                  \
+    for (int k = (K0); k < (K1); k += (W)) {                                    \
+        VT xv[HSW2V_MAX_BLOCK];                                                 \
+        HSW2V_UNROLL_BLOCK                                                      \
+        for (int b = 0; b < B; b++) {                                           \
+            xv[b] = LD(x[b] + k);                                               \
+            HSW2V_UNROLL_BLOCK                                                  \
+            for (int b2 = 0; b2 < b; b2++) AW[b][b2] += xv[b] * xv[b2];         \
+        }                                                                       \
+    }
+#ifdef HSW2V_V16
+#define HSW2V_GRAM16()                                                          \
+    hsw2v_v16 g16[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];                            \
+    for (int b = 0; b < B; b++)                                                 \
+        for (int b2 = 0; b2 < b; b2++) g16[b][b2] = (hsw2v_v16){0};             \
+    HSW2V_GRAM_STEP(hsw2v_v16, HSW2V_LOAD16, 16, g16, 0, d16)
+#define HSW2V_GRAM_FOLD16(b, b2) hsw2v_fold16(g16[b][b2])
 #else
+#define HSW2V_GRAM16() ((void)0)
+#define HSW2V_GRAM_FOLD16(b, b2) ((hsw2v_v8){0})
+#endif
+#define HSW2V_GRAM(G)                                                           \
+    do {                                                                        \
+        hsw2v_v8 g8[HSW2V_MAX_BLOCK][HSW2V_MAX_BLOCK];                          \
+        HSW2V_GRAM16();                                                         \
+        for (int b = 0; b < B; b++)                                             \
+            for (int b2 = 0; b2 < b; b2++) g8[b][b2] = (hsw2v_v8){0};           \
+        HSW2V_GRAM_STEP(hsw2v_v8, HSW2V_LOAD, 8, g8, d16, d8)                   \
+        for (int b = 0; b < B; b++)                                             \
+            for (int b2 = 0; b2 < b; b2++) {                                    \
+                if (d4 > d8)                                                    \
+                    g8[b][b2] += HSW2V_LOAD4_WIDE(x[b] + d8) * HSW2V_LOAD4_WIDE(x[b2] + d8); \
+                G[b][b2] = hsw2v_dot_rest(d4, d, x[b], x[b2],                   \
+                                          hsw2v_hsum(HSW2V_GRAM_FOLD16(b, b2) + g8[b][b2])); \
+            }                                                                   \
+    } while (0)
+#else
+#define HSW2V_GRAM(G)                                                           \
+    for (int b = 0; b < B; b++)                                                 \
+        for (int b2 = 0; b2 < b; b2++) G[b][b2] = hsw2v_dot(d, x[b], x[b2])
 #define HSW2V_BLOCK_DOTS(y_row) ((void)0)
 #define HSW2V_DOT_END(out, b, y_row) ((out) = hsw2v_dot(d, x[b], (y_row)))
 #endif
@@ -190,11 +232,10 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
     float f[HSW2V_WINDOW_SEGMENT][HSW2V_MAX_BLOCK], g[HSW2V_WINDOW_SEGMENT][HSW2V_MAX_BLOCK];
     double fsum = 0.0;
 
+    HSW2V_GRAM(K);
     for (int b = 0; b < B; b++)
-        for (int b2 = 0; b2 < b; b2++) {
-            K[b][b2] = hsw2v_dot(d, x[b], x[b2]);
+        for (int b2 = 0; b2 < b; b2++)
             mix[b][b2] = 0.0f;
-        }
     for (int j0 = 0; j0 < L; j0 += HSW2V_WINDOW_SEGMENT) {
         const int n = L - j0 < HSW2V_WINDOW_SEGMENT ? L - j0 : HSW2V_WINDOW_SEGMENT;
         const int last = j0 + n == L;
