@@ -210,7 +210,9 @@
 
 /* ``tally``: the loss tally the block's terms go to, or NULL for none; the callers below
  * pass it as a constant NULL or as a pointer tested non-NULL just before, so that the no-loss
- * specialisations hold no loss code at all. */
+ * specialisations hold no loss code at all. ``apply`` (a constant at every call): 1, the
+ * context rows take their steps (skip-gram); 0, they are not moved and their steps are left
+ * in the work rows (CBOW's h, B = 1). */
 HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
     const int B, int d, float *const *x, float *const *work, int L, float *const *y,
     const uint8_t *code, float alpha, const hsw2v_sigmoid_table *sig, hsw2v_loss_acc *tally,
