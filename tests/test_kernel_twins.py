@@ -548,3 +548,31 @@ def test_job_rate_is_the_one_formula_and_the_strict_twin_at_the_baseline():
     assert exact > 0
     with pytest.raises(ValueError, match="0 <= i <= total"):
         _rates.within_job(0.1, 0.0, 5, 4)
+
+
+@pytest.mark.parametrize("sg", [1, 0])
+def test_window_job_leaves_a_word_with_an_empty_path_untrained(sg):
+    """A tree may give a word no inner node (a length of 0: the reference walks nothing and
+    h takes no step). The window walks do the same: CBOW's walk then sends no step to the
+    context rows (not the work row of the centre before)."""
+    r = np.random.default_rng(5)
+    V, d = 40, 37
+    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
+    lengths = tree.lengths.copy()
+    lengths[[3, 7]] = 0
+    ids = r.integers(0, V, size=400).astype(np.int32)
+    ids[::5] = 3
+    out = {}
+    for kernel in ("reference", "window"):
+        rows = np.random.default_rng(6)
+        syn0 = rows.uniform(-0.5, 0.5, size=(V, d)).astype(np.float32)
+        syn1 = rows.normal(0, 0.2, size=(V, d)).astype(np.float32)
+        trainer = trainer_type(kernel)(
+            syn0, syn1, tree.codes, tree.points, lengths, np.full(V, 2**32 - 1, np.uint32),
+            window=4, sg=sg, compute_loss=True, kernel=kernel, hs=True, negative=0,
+        )  # fmt: skip
+        _, loss = trainer.train_job(ids, np.array([400], dtype=np.int64), 0.05, 0.001, 99)
+        out[kernel] = (syn0, syn1, loss)
+    (s0r, s1r, loss_r), (s0w, s1w, loss_w) = out["reference"], out["window"]
+    assert loss_w == pytest.approx(loss_r, rel=1e-6)
+    assert np.allclose(s0w, s0r, atol=2e-6) and np.allclose(s1w, s1r, atol=2e-6)

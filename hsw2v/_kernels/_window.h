@@ -335,6 +335,11 @@ static inline void hsw2v_cbow_walk(int d, float *h, float *work, int L, float *c
                                    const hsw2v_sigmoid_table *sig, hsw2v_loss_acc *tally,
                                    double *check) {
     float *const x[1] = {h}, *const w[1] = {work};
+    if (L < 1) { /* an empty path (no tree builds one): no step */
+        for (int k = 0; k < d; k++)
+            work[k] = 0.0f;
+        return;
+    }
     if (tally == NULL)
         hsw2v_sg_block_n(1, d, x, w, L, y, code, alpha, sig, NULL, check, NULL, 0);
     else
