@@ -149,7 +149,7 @@ cdef inline bint fused_walk(
     float *work,             # OUT  -alpha * dL/dh over the rows (old rows): h's step
     float *const *rows,      # IN/OUT the rows walked: a path's inner nodes, root first (hs),
                              #      or a target's row then its negatives' (ns)
-    int count,               # IN   rows (>= 1)
+    int count,               # IN   rows (0: an empty path, work 0 and nothing moved)
     const labels_t *labels,  # IN   the rows' labels: a path's bits, or target then negatives
     float alpha,             # IN   learning rate
     hsw2v_loss_acc *tally,   # OUT  the job's loss tally: += each row's term; NULL: no loss
@@ -190,6 +190,8 @@ cdef inline bint fused_walk(
     if labels_t is PathLabels:
         code = labels.code
     memset(work, 0, d * sizeof(float))
+    if count < 1:  # an empty path (no tree builds one): no step
+        return False
     f = hsw2v_dot(d, h, row)
     for j in range(count):
         if j < n_ahead and ahead[j] != NULL:
