@@ -115,18 +115,21 @@
         HSW2V_DOTS16(y_row);                                                    \
         HSW2V_DOTS_STEP(hsw2v_v8, HSW2V_LOAD, 8, acc8, d16, d8, y_row)          \
     } while (0)
-#define HSW2V_ACC_SUM(b) hsw2v_hsum(HSW2V_FOLD16(b) + acc8[b])
-/* out = x_b . y_row from its accumulators: the 4-float tail step when d mod 8 >= 4 (as
- * hsw2v_dot ends), the vector sum, then the last d mod 4 floats in order */
-#define HSW2V_DOT_END(out, b, y_row)                                            \
+/* out = xr . yr from its 8-float accumulator A8 and its folded 16-float one (FOLD16): the
+ * 4-float tail step when d mod 8 >= 4 (as hsw2v_dot ends), the vector sum, then the last
+ * d mod 4 floats in order */
+#define HSW2V_FINISH_DOT(out, A8, FOLD16, xr, yr)                               \
     do {                                                                        \
         if (d4 > d8)                                                            \
-            acc8[b] += HSW2V_LOAD4_WIDE(x[b] + d8) * HSW2V_LOAD4_WIDE((y_row) + d8); \
-        (out) = hsw2v_dot_rest(d4, d, x[b], (y_row), HSW2V_ACC_SUM(b));         \
+            A8 += HSW2V_LOAD4_WIDE((xr) + d8) * HSW2V_LOAD4_WIDE((yr) + d8);    \
+        (out) = hsw2v_dot_rest(d4, d, (xr), (yr), hsw2v_hsum((FOLD16) + A8));   \
     } while (0)
+/* out = x_b . y_row from the block's accumulators of row b */
+#define HSW2V_DOT_END(out, b, y_row) \
+    HSW2V_FINISH_DOT(out, acc8[b], HSW2V_FOLD16(b), x[b], y_row)
 /* the Gram terms G[b][b'] = x_b . x_b' (b' < b) in one pass over the B rows: each piece of
  * a row loaded once for all its pairs, an accumulator per pair (per step width), each dot
- * ending as HSW2V_DOT_END does */
+ * ended by HSW2V_FINISH_DOT */
 #define HSW2V_GRAM_STEP(VT, LD, W, AW, K0, K1)                                  \
     for (int k = (K0); k < (K1); k += (W)) {                                    \
         VT xv[HSW2V_MAX_BLOCK];                                                 \
@@ -156,12 +159,8 @@
             for (int b2 = 0; b2 < b; b2++) g8[b][b2] = (hsw2v_v8){0};           \
         HSW2V_GRAM_STEP(hsw2v_v8, HSW2V_LOAD, 8, g8, d16, d8)                   \
         for (int b = 0; b < B; b++)                                             \
-            for (int b2 = 0; b2 < b; b2++) {                                    \
-                if (d4 > d8)                                                    \
-                    g8[b][b2] += HSW2V_LOAD4_WIDE(x[b] + d8) * HSW2V_LOAD4_WIDE(x[b2] + d8); \
-                G[b][b2] = hsw2v_dot_rest(d4, d, x[b], x[b2],                   \
-                                          hsw2v_hsum(HSW2V_GRAM_FOLD16(b, b2) + g8[b][b2])); \
-            }                                                                   \
+            for (int b2 = 0; b2 < b; b2++)                                      \
+                HSW2V_FINISH_DOT(G[b][b2], g8[b][b2], HSW2V_GRAM_FOLD16(b, b2), x[b], x[b2]); \
     } while (0)
 #else
 #define HSW2V_GRAM(G)                                                           \
