@@ -237,6 +237,10 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
     for (int b = 0; b < B; b++)
         for (int b2 = 0; b2 < b; b2++)
             mix[b][b2] = 0.0f;
+    if (L < 1 && !apply) /* an empty path (no tree builds one): the steps are 0 */
+        for (int b = 0; b < B; b++)
+            for (int k = 0; k < d; k++)
+                work[b][k] = 0.0f;
     for (int j0 = 0; j0 < L; j0 += HSW2V_WINDOW_SEGMENT) {
         const int n = L - j0 < HSW2V_WINDOW_SEGMENT ? L - j0 : HSW2V_WINDOW_SEGMENT;
         const int last = j0 + n == L;
@@ -334,11 +338,6 @@ static inline void hsw2v_cbow_walk(int d, float *h, float *work, int L, float *c
                                    const hsw2v_sigmoid_table *sig, hsw2v_loss_acc *tally,
                                    double *check) {
     float *const x[1] = {h}, *const w[1] = {work};
-    if (L < 1) { /* an empty path (no tree builds one): no step */
-        for (int k = 0; k < d; k++)
-            work[k] = 0.0f;
-        return;
-    }
     if (tally == NULL)
         hsw2v_sg_block_n(1, d, x, w, L, y, code, alpha, sig, NULL, check, NULL, 0);
     else
