@@ -161,7 +161,10 @@ import numpy as np
 from hsw2v._kernels._inner_hot cimport is_private
 from hsw2v._kernels._inner_job cimport JobRoutines, JobState, flush_hot, run_job
 from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, sigmoid, sigmoid_table_init
-from hsw2v._kernels._inner_model cimport HotSet, ModelView, NegTable
+from hsw2v._kernels._inner_model cimport (
+    INPUT_CONTEXT, INPUT_WINDOW, MAX_OUTPUTS, OUTPUT_HS, OUTPUT_NS, HotSet, ModelView, NegTable,
+    Output,
+)
 from hsw2v._kernels._inner_rng cimport (
     NEG_INDEX_BITS, draw_negatives, draw_word_bisect, job_seed_nogil,
 )
@@ -270,49 +273,69 @@ cdef class Trainer:
             self.m.lockf_len = lockf_view.shape[0]
         self._keep_alive = (syn0, syn1, codes, points, lengths, sample_int, syn1neg, cum_table)
         self.m.syn0 = &syn0[0, 0]
-        self.m.syn1 = &syn1[0, 0] if hs else NULL
-        self.m.hs = hs
-        self.m.negative = negative
-        # shared negatives (design note D'): skip-gram, one set per centre (_ns_shared.pxd);
-        # CBOW, one set per ``cbow_run`` centres ``cbow_stride`` apart (0: 2 x window + 1)
         if cbow_run < 1 or cbow_stride < 0:
             raise ValueError("cbow_run must be >= 1 and cbow_stride >= 0, got "
                              f"{cbow_run} and {cbow_stride}")
-        self.m.shared_negs = shared_negatives and sg and negative > 0
-        self.m.cbow_run = cbow_run if shared_negatives and not sg and negative > 0 else 1
-        # (a window past 512 words spans nearly any sentence: a longer ring gains nothing)
-        self.m.cbow_stride = cbow_stride if cbow_stride else 2 * min(window, 512) + 1
-        self.m.syn1neg = &syn1neg[0, 0] if negative else NULL
-        # the negative draw: the table and its bucket index (``neg_index``)
-        cdef const int32_t[::1] index_view
-        self._neg_index = None
-        memset(&self.m.neg, 0, sizeof(NegTable))
-        if negative:
-            self._neg_index, self.m.neg.shift = neg_index(cum_table)
-            index_view = self._neg_index
-            self.m.neg.cum = &cum_table[0]
-            self.m.neg.n = V
-            self.m.neg.index = &index_view[0]
-        self.m.n_words = V
-        self.m.codes = &codes[0, 0]
-        self.m.points = &points[0, 0]
-        self.m.lengths = &lengths[0]
-        self.m.sample_int = &sample_int[0]
-        self.m.d = syn0.shape[1]
-        self.m.max_length = codes.shape[1]
-        self.m.window = window
-        self.m.sg = sg
-        self.m.cbow_mean = cbow_mean
-        self.m.shrink_windows = shrink_windows
-        self.m.compute_loss = compute_loss
         if kernel in BENCH_WALKS:
             raise ValueError(bench_walks_missing(kernel))
         if kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
-        self.m.kernel = KERNELS[kernel]
+        # The outputs, in the order they step for each (h, centre): hierarchical softmax
+        # first, then negative sampling (gensim's order). Each output's walk is chosen here,
+        # once: the window walk is hs-only (its blocks move a window's contexts together,
+        # which would reorder the ns steps), so beside negative sampling both take the fused
+        # walks (design note D').
+        cdef int walk = KERNELS[kernel]
+        if negative and walk == KERNEL_WINDOW:
+            walk = KERNEL_FUSED
+        memset(&self.m.outputs[0], 0, MAX_OUTPUTS * sizeof(Output))
+        self.m.n_outputs = 0
+        self.m.hs = -1
+        self.m.ns = -1
+        cdef Output *o
+        if hs:
+            self.m.hs = self.m.n_outputs
+            self.m.n_outputs += 1
+            o = &self.m.outputs[self.m.hs]
+            o.kind = OUTPUT_HS
+            o.matrix = &syn1[0, 0]
+            o.walk = walk
+            o.tree.codes = &codes[0, 0]
+            o.tree.points = &points[0, 0]
+            o.tree.lengths = &lengths[0]
+            o.tree.max_length = codes.shape[1]
+        # the negative draw: the table and its bucket index (``neg_index``)
+        cdef const int32_t[::1] index_view
+        self._neg_index = None
+        if negative:
+            self.m.ns = self.m.n_outputs
+            self.m.n_outputs += 1
+            o = &self.m.outputs[self.m.ns]
+            o.kind = OUTPUT_NS
+            o.matrix = &syn1neg[0, 0]
+            o.walk = walk
+            o.negative = negative
+            self._neg_index, o.neg.shift = neg_index(cum_table)
+            index_view = self._neg_index
+            o.neg.cum = &cum_table[0]
+            o.neg.n = V
+            o.neg.index = &index_view[0]
+            # shared negatives (design note D'): skip-gram, one set per centre
+            # (_ns_shared.pxd); CBOW, one set per ``cbow_run`` centres ``cbow_stride`` apart
+            # (0: 2 x window + 1; a window past 512 words spans nearly any sentence: a longer
+            # ring gains nothing)
+            o.shared = shared_negatives and sg
+            o.cbow_run = cbow_run if shared_negatives and not sg else 1
+            o.cbow_stride = cbow_stride if cbow_stride else 2 * min(window, 512) + 1
+        self.m.n_words = V
+        self.m.sample_int = &sample_int[0]
+        self.m.d = syn0.shape[1]
+        self.m.window = window
+        self.m.input = INPUT_CONTEXT if sg else INPUT_WINDOW
+        self.m.cbow_mean = cbow_mean
+        self.m.shrink_windows = shrink_windows
+        self.m.compute_loss = compute_loss
         self.job = train_job_nogil
-        if negative and self.m.kernel == KERNEL_WINDOW:
-            self.m.kernel = KERNEL_FUSED  # the window kernel is hs-only (design note, D')
         self.m.prefetch = prefetch
         # The top of the tree is on almost every path: threads writing the same rows would
         # pass those cache lines back and forth between cores all the time. Each job trains
@@ -333,7 +356,9 @@ cdef class Trainer:
         else:
             n = min(inner, max(hot_nodes, 0)) if hs else 0
             hot_rows = np.arange(inner - n, inner, dtype=np.int32)
-        self._hot_arrays = _fill_hot_set(&self.m.hot_nodes, hot_rows, inner)
+        cdef HotSet unused
+        self._hot_arrays = _fill_hot_set(
+            &self.m.outputs[self.m.hs].hot if hs else &unused, hot_rows, inner)
         self.n_hot = len(hot_rows)
         # The same for negative sampling: every thread draws the most frequent words as
         # negatives, so ``hot_words`` (word ids, rows of syn1neg; Word2Vec gives the most
@@ -342,7 +367,8 @@ cdef class Trainer:
             hot_words = distinct_rows(hot_words, V, "hot_words", "words")
         else:
             hot_words = np.zeros(0, dtype=np.int32)
-        self._hot_word_arrays = _fill_hot_set(&self.m.hot_words, hot_words, V)
+        self._hot_word_arrays = _fill_hot_set(
+            &self.m.outputs[self.m.ns].hot if negative else &unused, hot_words, V)
         self.m.hot_sync = max(hot_sync, 1)
         self.m.hot_visits = max(hot_visits, 1)
         self.m.hot_scale = hot_scale
@@ -378,11 +404,11 @@ cdef class Trainer:
     def private_row_mask(self):
         """Twin of the private-row test (``is_private``) over every inner node: True where
         jobs train a private copy (those shared rows are never prefetched)."""
-        cdef Py_ssize_t n = max(self.m.n_words - 1, 1) if self.m.hs else 0
+        cdef Py_ssize_t n = max(self.m.n_words - 1, 1) if self.m.hs >= 0 else 0
         out = np.zeros(n, dtype=bool)
         cdef Py_ssize_t r
         for r in range(n):
-            out[r] = is_private(&self.m.hot_nodes, <int32_t>r)
+            out[r] = is_private(&self.m.outputs[self.m.hs].hot, <int32_t>r)
         return out
 
 
