@@ -126,6 +126,25 @@ def test_sigmoid_residual_is_label_minus_sigmoid_bit_for_bit():
         _inner.py_sigmoid_residual(2, 0.0)
 
 
+def test_node_coefficient_has_its_two_roundings():
+    """Every walk's coefficient a = alpha (label - s): hierarchical softmax's in float64,
+    rounded once; negative sampling's with the residual rounded to float32 first, which is
+    gensim's -alpha * (float)(s - label) bit for bit (exact under negation)."""
+    r = np.random.default_rng(3)
+    s = np.concatenate([r.random(2000), [0.0, 1.0, 1e-9, 1 - 1e-9]])
+    alpha = r.uniform(1e-4, 0.1, s.size).astype(np.float32)
+    for label in (0.0, 1.0):
+        once = [_inner.py_node_coef(label, x, a, False) for x, a in zip(s, alpha, strict=True)]
+        want = ((label - s) * alpha.astype(np.float64)).astype(np.float32)
+        assert np.array_equal(np.array(once, np.float32), want)
+        rounded = [_inner.py_node_coef(label, x, a, True) for x, a in zip(s, alpha, strict=True)]
+        residual = (label - s).astype(np.float32)
+        assert np.array_equal(np.array(rounded, np.float32), residual * alpha)
+        gensim = -alpha * (s - label).astype(np.float32)
+        assert np.array_equal(np.array(rounded, np.float32), gensim)
+        assert not np.array_equal(np.array(once, np.float32), np.array(rounded, np.float32))
+
+
 def numpy_hs_path(h, syn1, code, point, alpha):
     """The update equations, written out: for each node j on the path, in order,
     f = v'_j . h,  g = (1 - code_j - sigmoid(f)) * alpha,  work += g v'_j,  v'_j += g h."""

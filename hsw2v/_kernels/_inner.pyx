@@ -174,7 +174,7 @@ from hsw2v._kernels._inner_walks cimport (
 )
 from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum, ns_pair_block, rows_distinct
 from hsw2v._kernels._ns_shared cimport ns_shared_block
-from hsw2v._kernels._path cimport hs_path_nll, hs_step
+from hsw2v._kernels._path cimport hs_path_nll, hs_step, node_coef
 from hsw2v._kernels._rates cimport job_alpha
 from hsw2v._kernels._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, loss_init, loss_total, neg_log_sigmoid_sum,
@@ -658,6 +658,13 @@ def py_sigmoid_residual(int bit, float f):
     if bit not in (0, 1):
         raise ValueError(f"a code bit is 0 or 1, got {bit}")
     return sigmoid_residual(&SIGMOID, SIGMOID.residual[bit], <float>(1 - bit), f)
+
+
+def py_node_coef(double label, double s, float alpha, bint round_residual):
+    """Twin of the node's coefficient ``alpha * (label - s)`` (``_path.node_coef``, every
+    walk's): float64 rounded once, or with ``round_residual`` the residual rounded to float32
+    first."""
+    return node_coef(label, s, alpha, round_residual)
 
 
 def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
