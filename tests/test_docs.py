@@ -6,10 +6,12 @@ import doctest
 import importlib
 import importlib.util
 import inspect
+import os
 import re
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -29,8 +31,7 @@ def _needs_missing(text: str) -> list[str]:
     return [
         name
         for name in OPTIONAL
-        if re.search(rf">>> (import {name}\b|from {name}\b)", text)
-        and not _installed(name)
+        if re.search(rf">>> (import {name}\b|from {name}\b)", text) and not _installed(name)
     ]
 
 
@@ -89,22 +90,34 @@ def test_gensim_page_lists_every_difference_in_readme():
         assert gensim_cell in page, gensim_cell
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("mkdocstrings") is None,
-    reason="mkdocs and mkdocstrings are not installed (pip install -e '.[docs]')",
-)
-def test_docs_site_builds_strictly(tmp_path):
-    pytest.importorskip("matplotlib")
+# What the site is built with: pyproject.toml's docs extra
+DOCS_EXTRA = ("mkdocs", "mkdocstrings", "material", "pymdownx", "latex2mathml", "matplotlib")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The documentation site, built once for this module's tests."""
+    missing = [name for name in DOCS_EXTRA if not _installed(name)]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (pip install -e '.[docs]')")
+    site = tmp_path_factory.mktemp("docs") / "site"
     result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert result.returncode == 0, result.stderr
-    assert "WARNING" not in result.stderr, result.stderr
-    site = tmp_path / "site"
+    yield site, result.stderr
+    shutil.rmtree(site)
+
+
+@pytest.mark.xdist_group("docs_site")
+def test_docs_site_builds_strictly(site):
+    site, stderr = site
+    assert "WARNING" not in stderr, stderr
     assert (site / "img" / "huffman-tree.png").read_bytes()[:4] == b"\x89PNG"
     for page in ("quickstart", "gensim", "hierarchical-softmax", "cli", "formats", "api"):
         assert (site / page / "index.html").is_file(), page
@@ -124,4 +137,151 @@ def test_docs_site_builds_strictly(tmp_path):
     # hsw2v.distributed.train is the one left
     quoted = api.split('id="hsw2v.distributed.train"', 1)
     assert "<blockquote>" not in quoted[0] + quoted[1].split('id="hsw2v.HierarchicalSoftmax"')[1]
-    shutil.rmtree(site)
+
+
+# Where a page makes the browser fetch something: these tags' attributes, CSS url() and @import
+FETCHING = {
+    "script": "src", "img": "src", "iframe": "src", "source": "src", "video": "src",
+    "audio": "src", "embed": "src", "object": "data", "link": "href",
+}  # fmt: skip
+LINK_NOT_FETCHED = {"canonical", "alternate", "next", "prev"}  # links, not fetched to show a page
+CSS_URL = re.compile(r"""url\(\s*['"]?([^'")\s]+)|@import\s+['"]([^'"]+)""")
+
+
+def _remote(url: str) -> bool:
+    """Whether a browser would fetch ``url`` from another host (a CDN, a font service)."""
+    url = url.strip()
+    if url.startswith("//"):  # protocol-relative: another host
+        return True
+    local = ("data:", "blob:", "about:", "mailto:", "javascript:")
+    return bool(re.match(r"[a-z][a-z0-9+.-]*:", url, re.I)) and not url.lower().startswith(local)
+
+
+class _Fetches(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.found: list[str] = []  # "what: url" of every remote fetch
+        self.local_css: list[str] = []  # the site's own stylesheets, to scan as well
+        self.theme_fetches: list[str] = []
+        self._in_style = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = {k: v or "" for k, v in attrs}
+        if tag == "style":
+            self._in_style = True
+        for url in CSS_URL.findall(attrs.get("style", "")):
+            self._check(f"<{tag} style>", "".join(url))
+        if tag == "img" and attrs.get("srcset"):
+            for part in attrs["srcset"].split(","):
+                self._check("<img srcset>", part.split()[0] if part.split() else "")
+        name = FETCHING.get(tag)
+        if not name or not attrs.get(name):
+            pass
+        elif tag == "link" and set(attrs.get("rel", "").lower().split()) & LINK_NOT_FETCHED:
+            pass
+        else:
+            self._check(f"<{tag} {name}>", attrs[name])
+            if tag == "link" and "stylesheet" in attrs.get("rel", "") and not _remote(attrs[name]):
+                self.local_css.append(attrs[name])
+        # what makes the theme's script load something from elsewhere: a Mermaid diagram
+        # (its library comes from a CDN) and a repository link (its facts from an API)
+        if "mermaid" in attrs.get("class", "").split():
+            self.theme_fetches.append(f"<{tag} class=mermaid> (the Mermaid library)")
+        if attrs.get("data-md-component") == "source":
+            self.theme_fetches.append("the repository link (facts fetched from its host)")
+
+    def handle_endtag(self, tag):
+        if tag == "style":
+            self._in_style = False
+
+    def handle_data(self, data):
+        if self._in_style:
+            for url in CSS_URL.findall(data):
+                self._check("<style>", "".join(url))
+
+    def _check(self, what, url):
+        if _remote(url):
+            self.found.append(f"{what}: {url}")
+
+
+def remote_fetches(site: Path) -> dict[str, list[str]]:
+    """``{page: [what it fetches from elsewhere]}`` for every HTML page of a built site, with
+    the stylesheets it loads from the site (their url() and @import) counted as its own."""
+    found = {}
+    for page in sorted(site.rglob("*.html")):
+        parser = _Fetches()
+        parser.feed(page.read_text(encoding="utf-8"))
+        fetches = parser.found + parser.theme_fetches
+        for href in parser.local_css:
+            path = href.split("?")[0].split("#")[0]
+            css = (
+                site / path.lstrip("/") if path.startswith("/") else page.parent / path
+            ).resolve()
+            if css.is_file():
+                text = css.read_text(encoding="utf-8")
+                fetches += [
+                    f"{href}: {''.join(u)}" for u in CSS_URL.findall(text) if _remote("".join(u))
+                ]
+            else:
+                fetches.append(f"{href}: not in the site")
+        if fetches:
+            found[str(page.relative_to(site))] = fetches
+    return found
+
+
+def test_the_offline_check_finds_what_a_page_fetches(tmp_path):
+    """The check below, on pages that each fetch one thing from elsewhere (the MathJax and
+    highlight.js CDN scripts the site used to load, a font service's stylesheet, a font
+    imported by a stylesheet, an image), and on a page that fetches nothing."""
+    (tmp_path / "css").mkdir()
+    (tmp_path / "css" / "own.css").write_text(
+        "@font-face{src:url(fonts/a.woff2)} body{background:url('data:image/svg+xml,<svg/>')}"
+    )
+    (tmp_path / "css" / "fonts.css").write_text(
+        "@import url('https://fonts.googleapis.com/css?family=Roboto');"
+    )
+    pages = {
+        "mathjax.html": '<script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js">'
+        "</script>",
+        "hljs.html": '<script src="//cdnjs.cloudflare.com/ajax/libs/highlight.js/11/highlight.min.js">'
+        "</script>",
+        "font.html": '<link rel="preconnect" href="https://fonts.gstatic.com">',
+        "import.html": '<link rel="stylesheet" href="css/fonts.css">',
+        "inline.html": "<style>@import 'https://example.org/x.css';</style>",
+        "badge.html": '<p><img src="https://img.shields.io/badge/x-y-green" alt="x"></p>',
+        "mermaid.html": '<pre class="mermaid">graph TD; a-->b</pre>',
+        "clean.html": '<link rel="stylesheet" href="css/own.css"><script src="js/a.js"></script>'
+        '<a href="https://example.org/paper.pdf">a link is no fetch</a>'
+        '<link rel="canonical" href="https://example.org/">',
+    }
+    for name, body in pages.items():
+        (tmp_path / name).write_text(f"<html><head></head><body>{body}</body></html>")
+    found = remote_fetches(tmp_path)
+    assert sorted(found) == sorted(set(pages) - {"clean.html"}), found
+    assert all(len(v) == 1 for v in found.values()), found
+
+
+def test_docs_site_works_offline(site):
+    """Every page of the built site shows with no network: no script, stylesheet, font or
+    picture from elsewhere; the formulas are MathML and the code is highlighted at build
+    time; the home page shows the speed chart with its date and machine."""
+    site, _ = site
+    assert len(list(site.rglob("*.html"))) > 15
+    assert remote_fetches(site) == {}
+    hs = (site / "hierarchical-softmax" / "index.html").read_text(encoding="utf-8")
+    ns = (site / "negative-sampling" / "index.html").read_text(encoding="utf-8")
+    assert hs.count('<math xmlns="http://www.w3.org/1998/Math/MathML"') >= 20
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in ns
+    for page in (hs, ns):  # no formula left as TeX for a script to find
+        assert "arithmatex" not in page and "\\(" not in page and "$$" not in page
+    quickstart = (site / "quickstart" / "index.html").read_text(encoding="utf-8")
+    # Pygments' token classes (a keyword, a name) inside a highlighted block
+    highlighted = re.compile(
+        r'<div class="highlight"><pre><span></span><code><span class="kn">from</span>'
+        r'<span class="w"> </span><span class="nn">hsw2v</span>'
+    )
+    assert highlighted.search(quickstart)
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert 'src="benchmarks/speed.png"' in home
+    assert (site / "benchmarks" / "speed.png").read_bytes()[:4] == b"\x89PNG"
+    assert "2026-11-22" in home and "Intel Xeon" in home
