@@ -60,6 +60,13 @@ MATH = re.compile(
 )
 
 
+# latex2mathml's output, set right for the browsers' MathML: \mathrel{+=} is one operator (it
+# writes an <mrow> of operators inside an <mo>), and a function name such as \log is followed
+# by TeX's thin space unless a parenthesis follows (it writes none)
+NESTED_OPERATOR = re.compile(r"<mo><mrow>((?:<mo>[^<]*</mo>)+)</mrow></mo>")
+FUNCTION_NAME = re.compile(r'(<mi>(?:log|exp|min|max)</mi>)(?!<mo stretchy="false">&#x00028;)')
+
+
 def tex_to_mathml(html_text: str) -> str:
     """Every formula of a rendered page as MathML (latex2mathml), inline or as a block."""
     from latex2mathml.converter import convert
@@ -67,7 +74,12 @@ def tex_to_mathml(html_text: str) -> str:
     def one(match: re.Match) -> str:
         tex = html.unescape(match.group("tex")).strip()
         block = match.group("open") == "["
-        return convert(tex, display="block" if block else "inline")
+        mathml = convert(tex, display="block" if block else "inline")
+        mathml = NESTED_OPERATOR.sub(
+            lambda m: "<mo>" + "".join(re.findall(r"<mo>([^<]*)</mo>", m.group(1))) + "</mo>",
+            mathml,
+        )
+        return FUNCTION_NAME.sub(r'\1<mspace width="0.1667em" />', mathml)
 
     return MATH.sub(one, html_text)
 
