@@ -90,6 +90,67 @@ def test_gensim_page_lists_every_difference_in_readme():
         assert gensim_cell in page, gensim_cell
 
 
+def _volatile_aside(line: str) -> str:
+    """A line of the command line's output with what changes from run to run made one token:
+    times, speeds, the thread count (the number of CPUs) and the progress bar's drawing."""
+    line = re.sub(r"\|[ █▏▎▍▌▋▊▉]*\|", "|BAR|", line)
+    line = re.sub(r"\[\d+:\d+<\d+:\d+", "[TIME", line)
+    line = re.sub(r"[\d,]+ words/s", "N words/s", line)
+    line = re.sub(r"\b[\d.]+ s\b", "N s", line)
+    return re.sub(r"on \d+ threads", "on N threads", line)
+
+
+def _in_a_terminal(command: list[str], cwd: Path) -> str:
+    """What ``command`` shows in an 100-column terminal (stdout and stderr), with each
+    carriage-returned progress line as it was left."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
+    process = subprocess.Popen(
+        command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert process.wait(timeout=600) == 0, b"".join(chunks).decode(errors="replace")
+    text = b"".join(chunks).decode().replace("\r\n", "\n")
+    return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_cli_page_shows_what_hsw2v_train_prints(tmp_path):
+    """docs/cli.md's `hsw2v train` example, run as written on the bundled corpus in a
+    terminal, prints the page's lines (counts and vocabulary exactly; times, speeds, the
+    thread count and the bar's drawing aside)."""
+    pytest.importorskip("tqdm")  # the progress bar the page shows
+    page = (DOCS / "cli.md").read_text(encoding="utf-8")
+    block = re.search(r"```text\n\$ (hsw2v train .*?)\n(.*?)```", page, re.S)
+    command, shown = block.group(1).split(), block.group(2).splitlines()
+    import gzip
+
+    from hsw2v.datasets import demo_corpus_path
+
+    with gzip.open(demo_corpus_path(), "rb") as src:
+        (tmp_path / "corpus.txt").write_bytes(src.read())
+    printed = _in_a_terminal([sys.executable, "-m", "hsw2v", *command[1:]], tmp_path)
+    assert [_volatile_aside(line) for line in printed.split("\n") if line.strip()] == [
+        _volatile_aside(line) for line in shown
+    ], printed
+
+
 # What the site is built with: pyproject.toml's docs extra
 DOCS_EXTRA = ("mkdocs", "mkdocstrings", "material", "pymdownx", "latex2mathml", "matplotlib")
 
@@ -261,6 +322,7 @@ def test_the_offline_check_finds_what_a_page_fetches(tmp_path):
     assert all(len(v) == 1 for v in found.values()), found
 
 
+@pytest.mark.xdist_group("docs_site")
 def test_docs_site_works_offline(site):
     """Every page of the built site shows with no network: no script, stylesheet, font or
     picture from elsewhere; the formulas are MathML and the code is highlighted at build
