@@ -115,6 +115,10 @@ def on_files(files, config, **kwargs):
 
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
+    if page.file.src_uri == "benchmarks/RESULTS.md":
+        # the dated record stays in the repository (benchmarks/history/), not on the site:
+        # its links become the files' paths
+        return re.sub(r"\[[^\]]+\]\((history/[^)#]+)[^)]*\)", r"`benchmarks/\1`", markdown)
     if "<!-- benchmarks -->" not in markdown:
         return markdown
     present = _present_benchmarks()

@@ -347,3 +347,97 @@ def test_docs_site_works_offline(site):
     assert 'src="benchmarks/speed.png"' in home
     assert (site / "benchmarks" / "speed.png").read_bytes()[:4] == b"\x89PNG"
     assert "2026-11-22" in home and "Intel Xeon" in home
+
+
+# a Markdown list item left inside a paragraph: "- " or "* " or "1. " opening one of its lines
+RUN_ON_ITEM = re.compile(r"\n\s*(?:[-*+]|\d+\.) +\S")
+
+
+def run_on_lists(site: Path) -> dict[str, list[str]]:
+    """``{page: [the start of each paragraph holding a list's items as text]}``: Markdown left a
+    list unparsed (e.g. after a block inside a list item not indented by four spaces)."""
+    found = {}
+    for page in sorted(site.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        # code may hold such lines
+        text = re.sub(r"<(pre|code)\b.*?</\1>", "CODE", text, flags=re.S)
+        bad = [p[:80] for p in re.findall(r"<p>(.*?)</p>", text, re.S) if RUN_ON_ITEM.search(p)]
+        if bad:
+            found[str(page.relative_to(site))] = bad
+    return found
+
+
+@pytest.mark.xdist_group("docs_site")
+def test_no_list_renders_as_run_on_text(site):
+    site, _ = site
+    assert run_on_lists(site) == {}
+    gensim = (site / "gensim" / "index.html").read_text(encoding="utf-8")
+    section = gensim.split('id="what-matches-gensims-contract"', 1)[1].split("<h2", 1)[0]
+    # the contract's items, tables and all, are one list
+    assert section.count("<ul>") == 1 and section.count("<table>") == 2
+
+
+BENCH = ROOT / "benchmarks"
+# a quoted section name right after a reference to the results: `benchmarks/RESULTS.md`, "16 cores"
+RESULTS_QUOTE = re.compile(r'RESULTS\.md`{0,2}\)?,\s*(?:(?:#|\*|//)\s*)?"([^"]{3,200})"')
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\s*(?:#|\*|//)\s*", " ", text)).strip()
+
+
+def test_results_page_is_the_record_not_the_diary():
+    """benchmarks/RESULTS.md holds the standing figures, each linked to its full section in
+    benchmarks/history/, and an index of every past section; every section a source file, a
+    page or README quotes by name is found in the history."""
+    page = (BENCH / "RESULTS.md").read_text(encoding="utf-8")
+    assert len(page.splitlines()) < 200
+    history = {p.name: p.read_text(encoding="utf-8") for p in (BENCH / "history").glob("*.md")}
+    assert history, "the past sections are kept in benchmarks/history/"
+    headings = [
+        _one_line(line.lstrip("#"))
+        for text in history.values()
+        for line in text.splitlines()
+        if line.startswith("## ") or line.startswith("### ")
+    ]
+    # every link to the history names a file that is there
+    links = re.findall(r"\]\(history/([^)#]+)", page)
+    assert links and set(links) <= set(history), set(links) - set(history)
+    # every past section is in the index, with its file
+    index = page.split("## Past sections", 1)[1]
+    for name, text in history.items():
+        for title in re.findall(r"^## (.+)$", text, re.M):
+            escaped = title.strip().replace("|", "\\|")
+            row = f"| {escaped} | [{name[:-3]}](history/{name}) |"
+            assert row in index, row
+    # each standing figure: a command, a date, a commit (or says it has none), its section
+    current = page.split("## Current results", 1)[1].split("## Past sections", 1)[0]
+    entries = re.split(r"^### ", current, flags=re.M)[1:]
+    assert len(entries) >= 10
+    for entry in entries:
+        title = entry.splitlines()[0]
+        assert "python3 benchmarks/" in entry or "bash benchmarks/" in entry or "pip " in entry, (
+            title
+        )
+        assert re.search(r"2026-\d\d-\d\d", entry), title
+        assert re.search(r"commit [0-9a-f]{7}|commit: not recorded", entry), title
+        assert "](history/" in entry, title
+        for quoted in re.findall(r'"([^"]+)"', entry):
+            assert any(_one_line(quoted).lower() in h.lower() for h in headings), (title, quoted)
+    # what the code and the pages cite by name is still found
+    cited = 0
+    for path in [
+        ROOT / "README.md",
+        *DOCS.glob("*.md"),
+        *BENCH.glob("*.py"),
+        *(ROOT / "hsw2v").rglob("*"),
+    ]:
+        if path.suffix not in {".md", ".py", ".pyx", ".pxd", ".h"}:
+            continue
+        for quoted in RESULTS_QUOTE.findall(path.read_text(encoding="utf-8", errors="replace")):
+            cited += 1
+            assert any(_one_line(quoted).lower() in h.lower() for h in headings), (
+                path.name,
+                quoted,
+            )
+    assert cited >= 10
