@@ -176,6 +176,7 @@ from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum, ns_pair_block, rows_distinc
 from hsw2v._kernels._ns_shared cimport ns_shared_block
 from hsw2v._kernels._path cimport hs_path_nll, hs_step, node_coef
 from hsw2v._kernels._rates cimport job_alpha
+from hsw2v._kernels._tree_view cimport fill_tree_view, tree_fits
 from hsw2v._kernels._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, loss_init, loss_total, neg_log_sigmoid_sum,
     sigmoid_residual,
@@ -344,16 +345,12 @@ cdef class Trainer:
         cdef const uint8_t[:, ::1] codes = spec["codes"]
         cdef const int32_t[:, ::1] points = spec["points"]
         cdef const int32_t[::1] lengths = spec["lengths"]
-        if (codes.shape[0] != V or points.shape[0] != V or lengths.shape[0] != V
-                or codes.shape[1] != points.shape[1] or syn1.shape[0] < V - 1
+        if (not tree_fits(codes, points, lengths, V) or syn1.shape[0] < V - 1
                 or syn1.shape[1] != syn0.shape[1]):
             raise ValueError("inconsistent model arrays (vocabulary, tree and weights differ)")
         self._keep_alive += [syn1, codes, points, lengths]
         o.matrix = &syn1[0, 0]
-        o.tree.codes = &codes[0, 0]
-        o.tree.points = &points[0, 0]
-        o.tree.lengths = &lengths[0]
-        o.tree.max_length = codes.shape[1]
+        fill_tree_view(&o.tree, codes, points, lengths)
         # The top of the tree is on almost every path: threads writing the same rows would
         # pass those cache lines back and forth between cores all the time. Each job trains
         # a private copy of the hottest inner nodes (the last created, highest ids) and adds

@@ -35,6 +35,7 @@ from hsw2v._kernels._inner_walks cimport (
 from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum, ns_pair_block, rows_distinct
 from hsw2v._kernels._ns_shared cimport ns_shared_block
 from hsw2v._kernels._rates cimport job_alpha
+from hsw2v._kernels._tree_view cimport path_code, path_point
 from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_loss_acc, loss_init, loss_total
 
 
@@ -230,7 +231,7 @@ cdef inline void prefetch_path(const ModelView *m, const Output *o,
                                int32_t word) noexcept nogil:
     """Prefetch the inner-node rows of ``word``'s path (the next centre's) in the
     hierarchical-softmax output ``o``, below the top levels, which stay cached anyway."""
-    cdef const int32_t *point = o.tree.points + <int64_t>word * o.tree.max_length
+    cdef const int32_t *point = path_point(&o.tree, word)
     cdef int j
     for j in range(4, o.tree.lengths[word]):
         if not is_private(&o.hot, point[j]):
@@ -574,8 +575,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             next_count = next_counts[0]
         centre = st.kept[i]
         if tree_out != NULL:  # the centre's path: its rows, and the next centre's prefetched
-            code = tree_out.tree.codes + <int64_t>centre * tree_out.tree.max_length
-            point = tree_out.tree.points + <int64_t>centre * tree_out.tree.max_length
+            code = path_code(&tree_out.tree, centre)
+            point = path_point(&tree_out.tree, centre)
             length = tree_out.tree.lengths[centre]
             for k in range(length):
                 st.yrows[k] = output_row(m, st, m.hs, point[k])

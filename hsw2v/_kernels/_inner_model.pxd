@@ -12,6 +12,8 @@ model without compiling the walks.
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
+from hsw2v._kernels._tree_view cimport TreeView
+
 
 cdef struct NegTable:  # negative sampling's draw tables (shared, read-only)
     const uint32_t *cum    # V entries: cumulative count**ns_exponent, cum[V-1] > 0
@@ -40,13 +42,6 @@ cdef enum:
     OUTPUT_HS = 0  # hierarchical softmax: the centre's path of inner nodes (rows of syn1)
     OUTPUT_NS = 1  # negative sampling: the centre and drawn words (rows of syn1neg)
     MAX_OUTPUTS = 2
-
-
-cdef struct TreeView:  # a Huffman tree's paths as flat arrays (shared, read-only)
-    const uint8_t *codes   # V x max_length: the bit taken at each step, root first
-    const int32_t *points  # V x max_length: the inner node (row of the matrix) at each step
-    const int32_t *lengths  # V: each word's path length
-    int max_length
 
 
 cdef struct Output:  # one output of the step: a row of the objectives' table, for the kernel
