@@ -155,13 +155,7 @@ static inline void hsw2v_ns_update(int d, const float *h, float *const *rows, co
                                    float scale, float *work) {
     int k = 0, j, c;
 #ifdef HSW2V_VECTOR
-#ifdef HSW2V_V16
-    HSW2V_NS_UPDATE_BLOCK(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16)
-#endif
-    HSW2V_NS_UPDATE_BLOCK(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8)
-    if (k + 4 <= d) { /* at most one 4-float block remains after the 8-float ones */
-        HSW2V_NS_UPDATE_BLOCK(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4)
-    }
+    HSW2V_FOR_WIDTHS(HSW2V_NS_UPDATE_BLOCK)
 #endif
     for (; k < d; k++) {
         float hv = h[k], w = 0.0f;

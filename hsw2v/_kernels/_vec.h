@@ -208,6 +208,22 @@ static inline float hsw2v_dot_rest(int k, int d, const float *x, const float *y,
     }
     return s;
 }
+
+/* The width ladder of the element-wise passes, written once: STEP(vector type, load, store,
+ * width) over 16-float blocks (the avx512 level only), then 8-float blocks, then at most one
+ * 4-float block (when d mod 8 >= 4). Each STEP loops ``for (; k + W <= d; k += W)`` itself
+ * over the caller's index k; the scalar tail after the ladder is the caller's. */
+#ifdef HSW2V_V16
+#define HSW2V_STEP_16(STEP) STEP(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16)
+#else
+#define HSW2V_STEP_16(STEP)
+#endif
+#define HSW2V_FOR_WIDTHS(STEP)                                                           \
+    HSW2V_STEP_16(STEP)                                                                  \
+    STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8)                                           \
+    if (k + 4 <= d) { /* at most one 4-float block remains after the 8-float ones */     \
+        STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4)                                     \
+    }
 #endif
 
 /* x . y */
@@ -331,27 +347,17 @@ static inline float hsw2v_update_then_dot(int d, float g, const float *h, float 
 }
 
 /* The last node of a skip-gram walk: row += g*h and h += work + g*row (old row), in one pass. */
+#define HSW2V_UPDATE_LAST_STEP(VT, LD, ST, W)                                     \
+    for (; k + (W) <= d; k += (W)) {                                              \
+        VT r = LD(row + k), hv = LD(h + k);                                       \
+        ST(row + k, r + g * hv);                                                  \
+        ST(h + k, hv + (LD(work + k) + g * r));                                   \
+    }
+
 static inline void hsw2v_update_last(int d, float g, float *h, float *row, const float *work) {
     int k = 0;
 #ifdef HSW2V_VECTOR
-#ifdef HSW2V_V16
-    for (; k + 16 <= d; k += 16) {
-        hsw2v_v16 r = HSW2V_LOAD16(row + k), hv = HSW2V_LOAD16(h + k);
-        HSW2V_STORE16(row + k, r + g * hv);
-        HSW2V_STORE16(h + k, hv + (HSW2V_LOAD16(work + k) + g * r));
-    }
-#endif
-    for (; k + 8 <= d; k += 8) {
-        hsw2v_v8 r = HSW2V_LOAD(row + k), hv = HSW2V_LOAD(h + k);
-        HSW2V_STORE(row + k, r + g * hv);
-        HSW2V_STORE(h + k, hv + (HSW2V_LOAD(work + k) + g * r));
-    }
-    if (k + 4 <= d) {
-        hsw2v_v4 r = HSW2V_LOAD4(row + k), hv = HSW2V_LOAD4(h + k);
-        HSW2V_STORE4(row + k, r + g * hv);
-        HSW2V_STORE4(h + k, hv + (HSW2V_LOAD4(work + k) + g * r));
-        k += 4;
-    }
+    HSW2V_FOR_WIDTHS(HSW2V_UPDATE_LAST_STEP)
 #endif
     for (; k < d; k++) {
         float r = row[k];
@@ -359,6 +365,8 @@ static inline void hsw2v_update_last(int d, float g, float *h, float *row, const
         h[k] += work[k] + g * r;
     }
 }
+
+#undef HSW2V_UPDATE_LAST_STEP
 
 /* The error's step into the input rows at element k (w: its error there, any width; LD / ST
  * the load and store of that width): ``w *= scale`` when scale != 1, then ``ctx[c] +=
@@ -393,13 +401,7 @@ static inline void hsw2v_update_spread(int d, float g, const float *h, float *ro
                                        const float *lock, int nctx, float scale) {
     int k = 0, c;
 #ifdef HSW2V_VECTOR
-#ifdef HSW2V_V16
-    HSW2V_UPDATE_SPREAD_STEP(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16)
-#endif
-    HSW2V_UPDATE_SPREAD_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8)
-    if (k + 4 <= d) { /* at most one 4-float step remains after the 8-float ones */
-        HSW2V_UPDATE_SPREAD_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4)
-    }
+    HSW2V_FOR_WIDTHS(HSW2V_UPDATE_SPREAD_STEP)
 #endif
     for (; k < d; k++) {
         float r = row[k], w = work[k] + g * r;
