@@ -249,8 +249,8 @@ cdef class Trainer:
     One training step per (h, centre) pair, in fastText's shape: the input rows (``syn0``,
     V x d) form h by the input kind (``sg``: each context row is its own h; CBOW: the mean,
     or with ``cbow_mean=False`` the sum, of the window's rows), each of ``outputs`` walks its
-    targets for the centre, in the order given (Word2Vec gives hierarchical softmax first, as
-    gensim), and h's step goes back to the input rows. ``outputs`` holds at most one of each
+    targets for the centre, hierarchical softmax first whatever the list's order (gensim's
+    order), and h's step goes back to the input rows. ``outputs`` holds at most one of each
     kind, made by :func:`tree_output` (hierarchical softmax) and :func:`draw_output`
     (negative sampling). The arrays are borrowed, not copied: training writes into ``syn0``
     and the outputs' matrices in place. ``kernel`` picks the walks ("window", "fused",
@@ -308,7 +308,7 @@ cdef class Trainer:
         self.m.compute_loss = compute_loss
         self.m.prefetch = prefetch
         self.job = train_job_nogil
-        # The outputs, in the order they step for each (h, centre). Each output's walk is
+        # The outputs (each kind steps at its place: hs, then ns). Each output's walk is
         # chosen here, once: the window walk is hs-only (its blocks move a window's contexts
         # together, which would reorder the ns steps), so beside negative sampling both take
         # the fused walks (design note D').

@@ -26,7 +26,7 @@ from hsw2v._kernels._inner_loops cimport (
     MAX_BLOCK, SIGMOID, hsw2v_cbow_walk, hsw2v_sg_block_tally, prefetch_row,
 )
 from hsw2v._kernels._inner_model cimport (
-    INPUT_CONTEXT, MAX_OUTPUTS, OUTPUT_HS, HotSet, ModelView, Output,
+    INPUT_CONTEXT, MAX_OUTPUTS, HotSet, ModelView, Output,
 )
 from hsw2v._kernels._inner_rng cimport draw_negatives, lend_negatives, next_random
 from hsw2v._kernels._inner_walks cimport (
@@ -517,9 +517,10 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     job's first kept token to alpha1 after its last (``total`` kept tokens).
 
     One step per centre, in fastText's shape (``Model::update``): the input rows are the
-    window's (``gather_window``); each output in turn (``m.outputs``, hierarchical softmax
-    first, as gensim) forms h from them by the input kind, walks its targets for the centre
-    and sends h's step back to the input rows. Skip-gram (``INPUT_CONTEXT``) makes each
+    window's (``gather_window``); each output in turn (``m.outputs``: hierarchical softmax,
+    then negative sampling, as gensim; written out by kind, which measured 1-5 % faster for
+    CBOW than a loop over the list) forms h from them by the input kind, walks its targets
+    for the centre and sends h's step back to the input rows. Skip-gram (``INPUT_CONTEXT``) makes each
     context row its own h; with two outputs that step context by context, they take turns
     over runs of distinct words (``distinct_run``), which gives the updates of gensim's order
     (each context's hs step, then its ns step) bit for bit, as the two outputs write disjoint
@@ -589,25 +590,23 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             r = 0
             while r < n:
                 e = distinct_run(st, r, n) if runs else n
-                for k in range(m.n_outputs):
-                    if m.outputs[k].kind == OUTPUT_HS:
-                        hs_contexts(m, st, r, e, code, length, alpha, rt)
-                    else:
-                        ns_contexts(m, st, r, e, n, negs, counts, next_negs, next_count,
-                                    alpha, rt)
+                if m.hs >= 0:  # the outputs in their order (the Trainer's: hs first)
+                    hs_contexts(m, st, r, e, code, length, alpha, rt)
+                if m.ns >= 0:
+                    ns_contexts(m, st, r, e, n, negs, counts, next_negs, next_count, alpha,
+                                rt)
                 r = e
         else:
             if n == 0:
                 continue
-            for k in range(m.n_outputs):
-                cbow_hidden(m, st, n)  # again for the second: gensim's order
-                if m.outputs[k].kind == OUTPUT_HS:
-                    cbow_hs(m, st, n, code, length, alpha, rt)
-                else:
-                    st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &rt.walks,
-                                       st.crows, st.clock, n,
-                                       1.0 if m.cbow_mean else cbow_inv(n),
-                                       d <= NS_BLOCK_MAX_D, next_negs, next_count)
+            if m.hs >= 0:
+                cbow_hidden(m, st, n)
+                cbow_hs(m, st, n, code, length, alpha, rt)
+            if m.ns >= 0:
+                cbow_hidden(m, st, n)  # again after hs: gensim's order
+                st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &rt.walks,
+                                   st.crows, st.clock, n, 1.0 if m.cbow_mean else cbow_inv(n),
+                                   d <= NS_BLOCK_MAX_D, next_negs, next_count)
         if hot:
             st.since += 1
             if st.since >= m.hot_sync:

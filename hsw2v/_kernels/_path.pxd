@@ -206,7 +206,7 @@ cdef inline void node_step(
         return
     if grad_h != NULL:
         step_axpy(axpy, d, a_h, row, grad_h)
-    if a_row != 0.0:
+    if a_row != 0.0 and lr != 0.0:  # lr 0 leaves the row alone, even for a NaN g
         step_axpy(axpy, d, a_row, h, row)
         if bias != NULL:
             bias[0] += a_row
