@@ -99,6 +99,24 @@ ROUTES = {
             arr.flags.writeable = False
         print("refused" if refused(lambda: layer.proba(H)) else "ran")
     """,
+    "wide_root_slot_edited_behind_the_flag": """
+        layer = HierarchicalSoftmax(tree_of([9, 7, 5, 3, 2, 1]), 3, root_width=3)
+        for arr in (layer._wide.slot, layer._wide.expanded):
+            arr.flags.writeable = True
+            arr[...] = 10**6
+            arr.flags.writeable = False
+        print("refused" if refused(lambda: layer.proba(H)) else "ran")
+    """,
+    "padding_past_a_path_edited_then_rechecked": """
+        layer = HierarchicalSoftmax(tree_of([9, 7, 5, 3, 2, 1]), 3, root_width=3)
+        points = layer.tree.points
+        points.flags.writeable = True  # left writeable: the layer checks its tree again
+        L = points.shape[1]
+        for c, n in enumerate(layer.tree.lengths):
+            points[c, n:] = -(2**31)  # entries past the path's end: never followed
+        out = layer.log_prob(H, y)
+        print("same" if np.isfinite(out).all() else "changed")
+    """,
     "fit_after_an_edit_behind_the_flag": """
         layer = HierarchicalSoftmax(tree_of([9, 7, 5, 3, 2, 1]), 3)
         arr = layer.tree.points
@@ -115,6 +133,7 @@ EXPECTED = {
     "view_of_a_written_buffer": "same",
     "caller_array_edited": "same",
     "caller_flags_kept": "same",
+    "padding_past_a_path_edited_then_rechecked": "same",
 }
 
 

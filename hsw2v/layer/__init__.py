@@ -698,6 +698,8 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
             or any(isinstance(a, np.ndarray) and a.flags.writeable for a in now)
         ):  # replaced, or made writeable again (and maybe edited): check it all again
             self._recheck_tree()
+        if self._wide is not None:
+            self._check_wide_root()
         n_classes = self.n_classes
         inner = n_classes - 1
         expect = {"weights": ((inner, self.dim), np.float32)}
@@ -727,6 +729,28 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
                     f"shape {shape}, got {got}: assign e.g. "
                     f"np.ascontiguousarray(values, dtype=np.float32) of that shape"
                 )
+
+    def _check_wide_root(self) -> None:
+        """The wide root's index arrays, which NumPy indexes with, still lie in range (a few
+        vectorised passes over ``V`` ids): an edit behind their read-only flag is a
+        ValueError, not an IndexError from deep inside a query."""
+        wide, n_inner = self._wide, self.n_classes - 1
+        K = len(wide.children)
+        bad = [
+            name
+            for name, arr, low, high in (
+                ("slot", wide.slot, 0, K),
+                ("expanded", wide.expanded, 0, n_inner),
+                ("children", wide.children, -self.n_classes, n_inner),
+            )
+            if len(arr) and (int(arr.min()) < low or int(arr.max()) >= high)
+        ]
+        if bad or len(wide.slot) != self.n_classes or len(wide.expanded) != K - 1:
+            raise ValueError(
+                f"the layer's wide root arrays ({', '.join(bad) or 'their sizes'}) were "
+                "changed after the layer checked them: do not edit a layer's tree, build a "
+                "new layer (HierarchicalSoftmax.from_paths(..., root_width=K)) instead"
+            )
 
     def _recheck_tree(self) -> None:
         """The tree was replaced (or the layer unpickled): check it in full, as the
