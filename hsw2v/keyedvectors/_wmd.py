@@ -298,5 +298,6 @@ def _document_vectors(kv, words: list, norm: bool) -> np.ndarray:
                 "norm=True (the default) cannot scale it to unit length; leave those words "
                 "out of the documents, give them vectors, or call wmdistance(..., norm=False)"
             )
-        vectors /= lengths[:, None]
+        # normalised as get_vector(norm=True) does (in float32), as gensim's wmdistance
+        vectors = np.array([kv.get_vector(w, norm=True) for w in words], dtype=np.float64)
     return vectors
