@@ -277,10 +277,12 @@ def wmdistance(kv, document1, document2, norm=True) -> float:
 
 
 def _document_vectors(kv, words: list, norm: bool) -> np.ndarray:
-    """The words' vectors (float64, unit length with ``norm``), or a ValueError naming the
-    words whose vector holds NaN or infinity, or (with ``norm``) is all zeros."""
-    vectors = np.array([kv.get_vector(w, norm=False) for w in words], dtype=np.float64)
-    bad = ~np.isfinite(vectors).all(axis=1)
+    """The words' vectors (float64; with ``norm`` scaled to unit length in float32, as
+    ``get_vector(norm=True)`` and gensim do), or a ValueError naming the words whose vector
+    holds NaN or infinity, or (with ``norm``) is all zeros."""
+    rows = np.array([kv.get_index(w) for w in words], dtype=np.int64)
+    raw = kv.vectors[rows]
+    bad = ~np.isfinite(raw).all(axis=1)
     if bad.any():
         named = ", ".join(repr(w) for w in np.asarray(words, dtype=object)[bad][:5])
         raise ValueError(
@@ -288,16 +290,15 @@ def _document_vectors(kv, words: list, norm: bool) -> np.ndarray:
             "damaged (a diverged training, or a file written from one); train again, or "
             "leave those words out of the documents"
         )
-    if norm:
-        lengths = np.linalg.norm(vectors, axis=1)
-        zero = lengths == 0
-        if zero.any():
-            named = ", ".join(repr(w) for w in np.asarray(words, dtype=object)[zero][:5])
-            raise ValueError(
-                f"the vectors of {named} are all zeros: a zero vector has no direction, so "
-                "norm=True (the default) cannot scale it to unit length; leave those words "
-                "out of the documents, give them vectors, or call wmdistance(..., norm=False)"
-            )
-        # normalised as get_vector(norm=True) does (in float32), as gensim's wmdistance
-        vectors = np.array([kv.get_vector(w, norm=True) for w in words], dtype=np.float64)
-    return vectors
+    if not norm:
+        return raw.astype(np.float64)
+    lengths = kv._current_norms()[rows]
+    zero = lengths == 0
+    if zero.any():
+        named = ", ".join(repr(w) for w in np.asarray(words, dtype=object)[zero][:5])
+        raise ValueError(
+            f"the vectors of {named} are all zeros: a zero vector has no direction, so "
+            "norm=True (the default) cannot scale it to unit length; leave those words "
+            "out of the documents, give them vectors, or call wmdistance(..., norm=False)"
+        )
+    return (raw / lengths[:, None]).astype(np.float64)
