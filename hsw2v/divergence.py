@@ -28,13 +28,22 @@ class TrainingDivergedError(FloatingPointError, ValueError):
     :class:`ValueError` (the usual cause is a parameter out of its useful range: a learning
     rate too high for the data, or unscaled features). ``nonfinite_rows`` maps each weight
     matrix's name to the number of its rows holding a NaN or an infinity when training
-    stopped; ``epoch`` is the 0-based epoch that diverged.
+    stopped; ``epoch`` is the 0-based epoch that diverged; ``cause`` is ``"nonfinite"`` (a
+    NaN or infinite loss) or ``"growth"`` (a finite loss that grew by orders of magnitude,
+    :func:`loss_grew`).
     """
 
-    def __init__(self, message: str, nonfinite_rows: dict | None = None, epoch: int = -1):
+    def __init__(
+        self,
+        message: str,
+        nonfinite_rows: dict | None = None,
+        epoch: int = -1,
+        cause: str = "nonfinite",
+    ):
         super().__init__(message)
         self.nonfinite_rows = dict(nonfinite_rows or {})
         self.epoch = epoch
+        self.cause = cause
 
 
 GROWTH_LIMIT = 10.0  # an epoch's mean loss above this many times its reference: diverged

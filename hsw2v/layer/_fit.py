@@ -211,4 +211,5 @@ class LayerFitting:
             "the finite epochs only",
             nonfinite_rows=rows,
             epoch=epoch,
+            cause="nonfinite" if grew is None else "growth",
         )
