@@ -51,6 +51,7 @@ logger = logging.getLogger(__name__)
 #: The transport solver: "auto" (the built-in network simplex, HiGHS if it stops short),
 #: "pot", "simplex" or "highs".
 SOLVER = "auto"
+SOLVERS = ("auto", "pot", "simplex", "highs")
 #: Bytes each solver needs per pair of words (``n x n'`` pairs), beyond the float64 cost matrix
 #: (8 bytes a pair, counted as "cost"): the built-in simplex needs O(n + n') only; POT copies
 #: the costs and keeps a flow and a state per arc; HiGHS builds the constraint matrix (two
@@ -100,7 +101,8 @@ def check_memory(n1: int, n2: int, solver: str, with_cost: bool = True) -> None:
         f"{_size(have)} are available: use shorter documents (e.g. drop rare or "
         "stop words), or the built-in simplex (solver='simplex'), which needs the least"
     )
-SOLVERS = ("auto", "pot", "simplex", "highs")
+
+
 _POT_EMD2 = []  # ot.emd2 once imported (POT's import takes a while), or None without POT
 
 
