@@ -218,3 +218,18 @@ def test_after_a_huge_update_the_queries_answer_no_nan(lr):
     assert np.allclose(proba.sum(axis=1), 1.0)
     # the answers agree with each other: log_prob is the log of proba's entry
     assert np.allclose(np.exp(log_prob), proba[np.arange(16), y], atol=1e-9)
+
+
+@pytest.mark.parametrize("nodes", [False, True])
+@pytest.mark.parametrize("intercept", [False, True])
+def test_backward_near_the_float32_limit_leaves_the_weights_alone(nodes, intercept):
+    layer = _huge_layer(intercept)
+    H = np.random.default_rng(4).choice([-3e38, 3e38, 1.0], size=(3, 4)).astype(np.float32)
+    weights = layer.weights.copy()
+    bias = None if layer.intercept is None else layer.intercept.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        layer.backward(H, [0, 1, 2], nodes=nodes)
+    assert np.array_equal(layer.weights, weights)
+    if bias is not None:
+        assert np.array_equal(layer.intercept, bias)

@@ -498,11 +498,18 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         bias = self.intercept
         with_bias = {} if bias is None else {"bias": bias}
         root = self._root_step(H, y, 0.0)
-        if not nodes:
-            grad = path_batch(H, self.weights, *tree, y, True, 0.0, **with_bias)[1]
-            return grad if root is None else grad + root[0]
-        G = np.empty((len(H), max(tree[0].shape[1], 1)), dtype=np.float32)
-        _, grad = path_batch(H, self.weights, *tree, y, True, 0.0, g_out=G, **with_bias)
+        kept = self._keep_rows_if_overflow(H, y)
+        try:
+            if not nodes:
+                grad = path_batch(H, self.weights, *tree, y, True, 0.0, **with_bias)[1]
+                return grad if root is None else grad + root[0]
+            G = np.empty((len(H), max(tree[0].shape[1], 1)), dtype=np.float32)
+            _, grad = path_batch(H, self.weights, *tree, y, True, 0.0, g_out=G, **with_bias)
+        finally:
+            if kept is not None:  # the gradient leaves the weights alone, even on overflow
+                self.weights[kept[0]] = kept[1]
+                if kept[2] is not None:
+                    self.intercept[kept[0]] = kept[2]
         if root is not None:
             grad += root[0]
         lengths = tree[2][y]
@@ -521,6 +528,23 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         if root is None:
             return Gradient(grad, touched, rows, node_bias)
         return Gradient(grad, touched, rows, node_bias, *root[1:])
+
+    def _keep_rows_if_overflow(self, H, y):
+        """``(nodes, their rows, their intercepts or None)`` when a float32 dot product on the paths of ``y`` could
+        overflow (``max|h| * max|w| * dim`` beyond 1e38, weights near the float32 limit),
+        else None. The kernels' node step writes a row whose gradient is NaN even at step
+        size 0, and an overflowed dot product gives NaN: :meth:`backward` puts the rows back.
+        Costs one pass over the rows on the batch's paths (at most the backward's own)."""
+        if not len(H):
+            return None
+        nodes = self._nodes_on_paths(y)
+        if not len(nodes):
+            return None
+        rows = self.weights[nodes]
+        bound = float(np.abs(H).max()) * float(np.abs(rows).max()) * self.dim
+        if bound <= 1e38:
+            return None
+        return nodes, rows, None if self.intercept is None else self.intercept[nodes]
 
     def _root_step(self, H, y, lr: float):
         """The wide root's part of the gradient at the weights on entry, ``(dL/dH,
