@@ -537,8 +537,11 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         Costs one pass over the rows on the batch's paths (at most the backward's own)."""
         if not len(H):
             return None
-        nodes = self._nodes_on_paths(y)
-        if not len(nodes):
+        try:
+            nodes = self._nodes_on_paths(y)
+        except IndexError:  # paths edited out of bounds: the kernel refuses them (ValueError)
+            return None
+        if not len(nodes) or nodes[0] < 0 or nodes[-1] >= len(self.weights):
             return None
         rows = self.weights[nodes]
         bound = float(np.abs(H).max()) * float(np.abs(rows).max()) * self.dim
