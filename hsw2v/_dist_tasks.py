@@ -66,7 +66,14 @@ from dataclasses import dataclass, make_dataclass
 
 import numpy as np
 
-from hsw2v._shards import ByteRange, Piece, count_range, merge_counts, range_sentences
+from hsw2v._shards import (
+    ByteRange,
+    CorpusChangedError,
+    Piece,
+    count_range,
+    merge_counts,
+    range_sentences,
+)
 from hsw2v.running._make_trainer import TrainerSettings
 from hsw2v.running._objectives import MATRICES, touched_rows
 from hsw2v.running._schedule import Schedule, within
@@ -434,6 +441,14 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
     syn0, outputs = weights[0], weights[1:]
     d = syn0.shape[1]
     jobs = _jobs(spec, piece, (spec.run_id, shard, piece_index))
+    read = sum(job.raw_words for job in jobs)
+    if read != piece.words:  # a file changed in a way its stamp did not show (or a URL's)
+        raise CorpusChangedError(
+            f"corpus changed since the vocabulary pass: a piece of "
+            f"{', '.join(sorted({r.path for r in piece.ranges}))} held {piece.words:,} words "
+            f"then and {read:,} now. Keep the corpus files unchanged until training ends, "
+            "then train again"
+        )
     empty = np.zeros(0, np.int32), np.zeros((0, d), np.float32), np.zeros(0)
     if not jobs or not any(len(job.ids) for job in jobs):
         raw = sum(job.raw_words for job in jobs)

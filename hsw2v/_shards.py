@@ -36,14 +36,60 @@ from hsw2v.vocab import prune_counts
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip")
 
 
+class CorpusChangedError(ValueError):
+    """A corpus file changed between the vocabulary pass and a read of it: its size,
+    modification time or inode differ from what the vocabulary pass recorded, or a piece
+    holds another number of words than it counted. The message names the file and says what
+    to do (keep the files unchanged until training ends, or train again from the start)."""
+
+
+def file_stamp(path: str) -> tuple[int, int, int] | None:
+    """``(size, mtime_ns, inode)`` of a local file, what the vocabulary pass records and every
+    later read compares (the device is left out: a worker on another machine sees a shared
+    file system under another device number); None for a URL."""
+    if "://" in path:
+        return None
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def check_stamp(path: str, stamp: tuple | None, when: str) -> None:
+    """Raise :class:`CorpusChangedError` unless ``path`` still has the recorded ``stamp``."""
+    if stamp is None:
+        return
+    try:
+        now = file_stamp(path)
+    except OSError as exc:
+        now, why = None, f"it cannot be read any more ({exc.strerror})"
+    if now == stamp:
+        return
+    if now is not None:
+        size, mtime, inode = stamp
+        changes = []
+        if now[0] != size:
+            changes.append(f"its size went from {size:,} to {now[0]:,} bytes")
+        if now[1] != mtime:
+            changes.append("its modification time changed")
+        if now[2] != inode:
+            changes.append("it was replaced (another inode)")
+        why = ", ".join(changes)
+    raise CorpusChangedError(
+        f"corpus file {path!r} changed {when}: {why}. Training on it would train on other "
+        "words than the vocabulary counted; keep the corpus files unchanged until training "
+        "ends (copy them first if they are being written), then train again"
+    )
+
+
 @dataclass(frozen=True)
 class ByteRange:
     """The lines of ``path`` that start at a byte offset in ``[start, end)`` (``end=None``:
-    to the end of the file)."""
+    to the end of the file). ``stamp`` is the file's :func:`file_stamp` when the vocabulary
+    pass planned the ranges (None: not checked): every read checks the file still has it."""
 
     path: str
     start: int = 0
     end: int | None = None
+    stamp: tuple | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -107,7 +153,9 @@ def splittable_size(path: str) -> int | None:
         return None
 
 
-def plan_ranges(paths: list[str], n_shards: int, sizes: list[int | None]) -> list[list[ByteRange]]:
+def plan_ranges(
+    paths: list[str], n_shards: int, sizes: list[int | None], stamps: list | None = None
+) -> list[list[ByteRange]]:
     """Cut the files (in order) into ``n_shards`` shards of about equal bytes; each shard is a
     list of ranges. A file that cannot be split goes whole to the shard where it starts.
 
@@ -120,23 +168,32 @@ def plan_ranges(paths: list[str], n_shards: int, sizes: list[int | None]) -> lis
     bounds = [total * k // n_shards for k in range(n_shards + 1)]
     shards: list[list[ByteRange]] = [[] for _ in range(n_shards)]
     offset = 0
-    for path, size, weight in zip(paths, sizes, known, strict=True):
+    stamps = stamps if stamps is not None else [None] * len(paths)
+    for path, size, weight, stamp in zip(paths, sizes, known, stamps, strict=True):
         if size is None:
             shard = max(k for k in range(n_shards) if bounds[k] <= offset)
-            shards[shard].append(ByteRange(path, 0, None))
+            shards[shard].append(ByteRange(path, 0, None, stamp))
         else:
             for k in range(n_shards):
                 lo = max(bounds[k], offset) - offset
                 hi = min(bounds[k + 1], offset + size) - offset
                 if hi > lo:
-                    shards[k].append(ByteRange(path, lo, hi))
+                    shards[k].append(ByteRange(path, lo, hi, stamp))
         offset += weight
     return shards
 
 
 def read_lines(byte_range: ByteRange) -> Iterator[tuple[int, bytes]]:
-    """``(offset, line)`` for every line that starts inside the range (see module docstring)."""
+    """``(offset, line)`` for every line that starts inside the range (see module docstring).
+    A range with a ``stamp`` checks the file against it before and after reading
+    (:class:`CorpusChangedError`)."""
     path, start, end = byte_range.path, byte_range.start, byte_range.end
+    check_stamp(path, byte_range.stamp, "since the vocabulary pass")
+    yield from _read_lines(path, start, end)
+    check_stamp(path, byte_range.stamp, "while it was read")
+
+
+def _read_lines(path: str, start: int, end: int | None) -> Iterator[tuple[int, bytes]]:
     if end is None:
         with smart_open.open(path, "rb") as fin:
             offset = 0
@@ -253,6 +310,6 @@ def cut_shard(ranges: list[ByteRange], counts: list[RangeCount], n_pieces: int) 
                 if i != i1 or o1 is None:
                     parts.append(r)
             elif hi is None or hi > lo:
-                parts.append(ByteRange(r.path, lo, hi))
+                parts.append(ByteRange(r.path, lo, hi, r.stamp))
         pieces.append(Piece(parts if w1 > w0 or s1 > s0 else [], w1 - w0, s1 - s0))
     return pieces

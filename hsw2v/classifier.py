@@ -291,11 +291,17 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
                             ) from None
                         backoffs += 1
                         scale = 10.0**-backoffs
+                        how = (
+                            "its mean loss grew more than tenfold"
+                            if getattr(exc, "cause", "") == "growth"
+                            else "its loss became NaN or infinite"
+                        )
                         warnings.warn(
-                            f"{exc.args[0].split(':')[0]} at lr={a0 * scale * 10:g}: the "
-                            f"epoch is run again at lr={a0 * scale:g} (and the rest of the "
-                            "schedule 10 times lower). Scale the features (e.g. "
-                            "StandardScaler or unit-norm rows) or lower lr to avoid this",
+                            f"{exc.args[0].split(':')[0]} at lr={a0 * scale * 10:g} ({how}): "
+                            f"the epoch is run again at lr={a0 * scale:g} (and the rest of the "
+                            "schedule 10 times lower). To avoid this, lower lr (on "
+                            "standardized dense features, e.g. lr=0.01), or scale the "
+                            "features (StandardScaler, or unit-norm rows)",
                             RuntimeWarning,
                             stacklevel=3,
                         )

@@ -53,7 +53,14 @@ from typing import Any
 
 from hsw2v import _dist_tasks as tasks
 from hsw2v import progress as _progress
-from hsw2v._shards import cut_shard, expand_paths, plan_ranges, splittable_size
+from hsw2v._shards import (
+    CorpusChangedError,
+    cut_shard,
+    expand_paths,
+    file_stamp,
+    plan_ranges,
+    splittable_size,
+)
 from hsw2v.corpora import MAX_WORDS_IN_BATCH
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows
 from hsw2v.exceptions import EmptyCorpusError
@@ -249,6 +256,8 @@ class _Run:
                 "(distributed.scheduler.allowed-failures); the workers may be running out "
                 f"of memory: {exc}"
             ) from exc
+        except CorpusChangedError:
+            raise  # it says which file changed and what to do
         except TimeoutError as exc:
             workers = len(self.client.scheduler_info().get("workers", {}))
             raise TimeoutError(
@@ -273,7 +282,10 @@ class _Run:
     def vocabulary(self, paths, n_shards, sync_every, max_sentence_length, trim_rule):
         model, started = self.model, time.perf_counter()
         sizes = [splittable_size(p) for p in paths]
-        self.shards = [s for s in plan_ranges(paths, n_shards, sizes) if s]
+        # each local file's (size, mtime, inode) now: every later read (counting, training)
+        # refuses a file that no longer has it (CorpusChangedError)
+        stamps = [file_stamp(p) for p in paths]
+        self.shards = [s for s in plan_ranges(paths, n_shards, sizes, stamps) if s]
         if not self.shards:  # every file empty: nothing to count (as Word2Vec's own error)
             raise EmptyCorpusError(
                 f"the corpus is empty: no bytes in {', '.join(map(repr, paths))}; give "

@@ -39,8 +39,10 @@ import hashlib
 import json
 import os
 import re
+import stat
 import struct
 import tempfile
+import time
 import zipfile
 from contextlib import contextmanager
 
@@ -48,6 +50,11 @@ import numpy as np
 
 from hsw2v._paths import require_regular_file
 from hsw2v.exceptions import WrongFileKindError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows: stale temporary files are not swept
+    fcntl = None
 
 __all__ = [
     "FORMAT_NAME",
@@ -140,6 +147,82 @@ def _temp_affixes(base: str) -> tuple[str, str]:
             stem = stem[:-1]
 
 
+# Temporary files of saves in progress: tmp path -> a descriptor holding its flock. A save
+# killed by SIGKILL (or a power cut) leaves its temporary file, but the kernel drops the
+# lock with the process, so the next save of the same name knows the file is stale.
+_TEMP_LOCKS: dict[str, int] = {}
+STALE_TEMP_SECONDS = 60.0  # never sweep a temporary file touched this recently
+_MKSTEMP_MIDDLE = re.compile(r"[a-z0-9_]{8}")
+
+
+def _lock_temp(tmp: str) -> None:
+    if fcntl is None:  # pragma: no cover
+        return
+    try:
+        lock_fd = os.open(tmp, os.O_RDONLY)
+    except OSError:  # pragma: no cover - the file was just created by this process
+        return
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # a file system without flock: the age test alone guards it
+        pass
+    _TEMP_LOCKS[tmp] = lock_fd
+
+
+def _unlock_temp(tmp: str) -> None:
+    lock_fd = _TEMP_LOCKS.pop(tmp, None)
+    if lock_fd is not None:
+        os.close(lock_fd)
+
+
+def sweep_stale_temps(directory: str, prefix: str, suffix: str) -> list[str]:
+    """Remove the temporary files that saves of one name left behind in ``directory`` (a save
+    killed by SIGKILL, a power cut), and return their paths.
+
+    A file is stale when its name is ``prefix`` + mkstemp's 8 characters + ``suffix`` (the
+    pattern :func:`atomic_temp` creates for that target), it is a regular file untouched for
+    :data:`STALE_TEMP_SECONDS`, and no process holds its lock: a save in progress, in this
+    process or another, holds it until the file is renamed or removed. Best effort: an error
+    leaves the file and never fails the save.
+    """
+    if fcntl is None:  # pragma: no cover
+        return []
+    removed = []
+    now = time.time()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(suffix)):
+            continue
+        if len(name) != len(prefix) + 8 + len(suffix):
+            continue
+        if not _MKSTEMP_MIDDLE.fullmatch(name[len(prefix) : len(prefix) + 8]):
+            continue
+        path = os.path.join(directory, name)
+        if path in _TEMP_LOCKS:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode) or now - info.st_mtime < STALE_TEMP_SECONDS:
+                continue
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino == os.stat(path, follow_symlinks=False).st_ino:
+                os.unlink(path)
+                removed.append(path)
+        except OSError:  # locked: a save in progress (or no flock here)
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
 def atomic_temp(path) -> tuple[int, str]:
     """Create a temporary file next to `path` for an atomic replace; return ``(fd, tmp_path)``.
 
@@ -147,7 +230,9 @@ def atomic_temp(path) -> tuple[int, str]:
     is kept), has the target's permission bits when it exists (a 0600 file stays 0600; else
     the umask's default), and keeps the extension of `path`, so tools that choose a
     compression from the extension treat both alike. Its name fits the 255-byte limit
-    whatever the length of `path`'s name.
+    whatever the length of `path`'s name. While it is being written it holds an exclusive
+    ``flock``, so that a later save can tell it from a stale one (:func:`sweep_stale_temps`),
+    until :func:`atomic_commit` or :func:`discard_temp` (or the end of the process) lets go.
 
     Example
     -------
@@ -170,11 +255,13 @@ def atomic_temp(path) -> tuple[int, str]:
             target,
         )
     prefix, suffix = _temp_affixes(base)
+    sweep_stale_temps(directory, prefix, suffix)
     try:
         mode = os.stat(target).st_mode & 0o7777
     except OSError:
         mode = 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=directory)
+    _lock_temp(tmp)
     try:
         os.fchmod(fd, mode)
     except OSError:
@@ -197,6 +284,7 @@ def atomic_commit(tmp: str, path) -> None:
     """
     target = _real_target(path)
     os.replace(tmp, target)
+    _unlock_temp(tmp)
     try:  # make the rename itself durable, where directories can be opened
         dir_fd = os.open(os.path.dirname(target), os.O_RDONLY)
     except OSError:
@@ -209,9 +297,10 @@ def atomic_commit(tmp: str, path) -> None:
         os.close(dir_fd)
 
 
-def _discard(tmp: str) -> None:
-    """Remove an unfinished temporary file, even if Ctrl-C lands while it is removed (the
-    interrupt is raised again once it is gone)."""
+def discard_temp(tmp: str) -> None:
+    """Remove an unfinished temporary file from :func:`atomic_temp` and let go of its lock,
+    even if Ctrl-C (or the command line's SIGTERM) lands while it is removed (the interrupt
+    is raised again once it is gone)."""
     interrupted = None
     for _ in range(5):
         try:
@@ -221,8 +310,17 @@ def _discard(tmp: str) -> None:
             break
         except KeyboardInterrupt as exc:
             interrupted = exc
+    for _ in range(5):
+        try:
+            _unlock_temp(tmp)
+            break
+        except OSError:
+            break
+        except KeyboardInterrupt as exc:
+            interrupted = exc
     if interrupted is not None:
         raise interrupted
+
 
 
 @contextmanager
@@ -249,7 +347,7 @@ def atomic_file(path):
         committed = True
     finally:
         if not committed:
-            _discard(tmp)
+            discard_temp(tmp)
 
 
 def _write_npy_member(zf: zipfile.ZipFile, fh, name: str, arr: np.ndarray) -> dict:

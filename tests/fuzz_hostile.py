@@ -21,6 +21,26 @@ the worker prints ``begin I`` and ``end I OUTCOME`` around each case).
     ``backward``, ``update``). Failures: a death by a signal, a hang, and an exception that
     is not a ValueError or TypeError.
 
+``construct`` (third round)
+    The layer built from caller-owned tree arrays: views of a larger buffer (offset,
+    strided, reshaped), other dtypes and orders, read-only and ``np.frombuffer`` buffers,
+    by ``HierarchicalSoftmax(tree, ...)`` or ``from_paths``, with or without a wide root;
+    then one to three hostile actions: the caller writes its own buffer, the layer's own
+    tree arrays (``tree.codes/points/lengths``, ``children``, ``order``, the wide root's
+    ``slot``, ``children`` and the tree below it) are made writeable and edited (and made
+    read-only again, or not), or ``tree`` is replaced; then a query or a step. Failures: a
+    death by a signal, a hang, an exception other than ValueError or TypeError, and an
+    answer that changed when only the caller's buffer was written (the layer owns its tree).
+``paths`` (third round)
+    The command line's paths in a scratch folder of files, symbolic links (to files, to
+    folders, dangling), hard links and folders: ``hsw2v train`` (``-o``, ``--word2vec``) and
+    ``hsw2v convert``, each output drawn among the inputs under any spelling (``./x``,
+    ``d/../x``, absolute, through a link or a hard link), another output, a folder, a file in
+    a missing folder, an existing unrelated file or a new name. Failures: an exception out of
+    ``main``, a lost file (an input changed or gone; any file changed by a command that
+    failed; a file other than the command's outputs changed), an output reported written
+    that does not load, and a temporary file left behind.
+
 Usage (the long runs are recorded in ``docs/robustness.md``)::
 
     python3 tests/fuzz_hostile.py --family train --inputs 10000 --batch 200 --seed 1
@@ -42,7 +62,7 @@ import child_batch
 import numpy as np
 from child_batch import serve
 
-FAMILIES = ("train", "layer")
+FAMILIES = ("train", "layer", "construct", "paths")
 
 
 # ------------------------------------------------------------------ family "train"
@@ -383,10 +403,299 @@ def run_layer_case(case: dict, scratch: str) -> str:
     return "ok"
 
 
+# ------------------------------------------------------------------ family "construct"
+class OwnershipBroken(Exception):
+    """An answer changed although only the caller's own buffer was written."""
+
+
+def _caller_array(rng: random.Random, arr: np.ndarray, keep: list) -> np.ndarray:
+    """``arr``'s values in a buffer the caller keeps (``keep``) and may write later."""
+    how = rng.choice(["plain", "view", "strided", "fortran", "int64", "uint32", "float",
+                      "readonly", "frombuffer", "list"])  # fmt: skip
+    if how == "view":
+        buf = np.zeros(arr.size + 16, dtype=arr.dtype)
+        out = buf[8 : 8 + arr.size].reshape(arr.shape)
+        out[...] = arr
+        keep.append(buf)
+        return out
+    if how == "strided":
+        buf = np.zeros((2,) + arr.shape, dtype=arr.dtype)
+        buf[0] = arr
+        keep.append(buf)
+        return buf[0]  # contiguous view of a larger buffer
+    if how == "fortran":
+        out = np.asfortranarray(arr)
+    elif how in ("int64", "uint32", "float"):
+        out = arr.astype({"int64": np.int64, "uint32": np.uint32, "float": np.float64}[how])
+    elif how == "readonly":
+        out = arr.copy()
+        out.flags.writeable = False
+    elif how == "frombuffer":
+        raw = bytearray(arr.astype(arr.dtype).tobytes())
+        keep.append(raw)
+        out = np.frombuffer(raw, dtype=arr.dtype).reshape(arr.shape)
+    elif how == "list":
+        return arr.tolist()
+    else:
+        out = arr.copy()
+    keep.append(out)
+    return out
+
+
+def _hostile_value(rng: random.Random, arr: np.ndarray):
+    return rng.choice([-1, -(2**31), 2**31 - 1, 10**6, int(arr.max(initial=0)) + 1, 0, 255])
+
+
+def _edit_own(rng: random.Random, arr: np.ndarray, restore_flag: bool) -> None:
+    arr.flags.writeable = True
+    flat = arr.reshape(-1)
+    if flat.size:
+        value = _hostile_value(rng, arr)
+        if rng.random() < 0.5:
+            flat[rng.randrange(flat.size)] = np.asarray(value).astype(arr.dtype)
+        else:
+            flat[:] = np.asarray(value).astype(arr.dtype)
+    if restore_flag:
+        arr.flags.writeable = False
+
+
+def run_construct_case(case: dict, scratch: str) -> str:
+    from hsw2v import HierarchicalSoftmax
+    from hsw2v.huffman import HuffmanTree, build_huffman_tree
+
+    rng = random.Random(case["rng"])
+    classes, dim = rng.choice([2, 3, 5, 9]), rng.choice([1, 3, 4])
+    counts = np.array([rng.randrange(1, 50) for _ in range(classes)], dtype=np.int64)
+    base = build_huffman_tree(counts)
+    keep: list = []
+    codes = _caller_array(rng, np.asarray(base.codes), keep)
+    points = _caller_array(rng, np.asarray(base.points), keep)
+    lengths = _caller_array(rng, np.asarray(base.lengths), keep)
+    wide = rng.choice([None, None, 2, 3])
+    np_rng = np.random.default_rng(case["rng"] % 2**32)
+    H = np_rng.normal(size=(6, dim)).astype(np.float32)
+    y = np.arange(6) % classes
+    try:
+        if rng.random() < 0.5:
+            tree = HuffmanTree(codes=codes, points=points, lengths=lengths)
+            layer = HierarchicalSoftmax(tree, dim, intercept=rng.random() < 0.5, root_width=wide)
+        else:
+            layer = HierarchicalSoftmax.from_paths(
+                codes, points, dim, lengths=lengths, intercept=rng.random() < 0.5,
+                root_width=wide,
+            )  # fmt: skip
+        layer.weights[:] = np_rng.normal(size=layer.weights.shape)
+        before = layer.log_prob(H, y)
+        owned = True
+        for _ in range(rng.randint(1, 3)):
+            action = rng.choice(["caller_buffer", "caller_buffer", "own_tree", "own_tree",
+                                 "own_derived", "own_wide", "replace_tree"])  # fmt: skip
+            if action == "caller_buffer":
+                for arr in keep:
+                    if isinstance(arr, bytearray):
+                        arr[: len(arr)] = bytes([rng.randrange(256)]) * len(arr)
+                    elif isinstance(arr, np.ndarray) and arr.size:
+                        if not arr.flags.writeable:
+                            arr.flags.writeable = True
+                        value = np.array(_hostile_value(rng, arr)).astype(arr.dtype)
+                        arr.reshape(-1)[rng.randrange(arr.size)] = value
+            elif action == "own_tree":
+                owned = False
+                name = rng.choice(["codes", "points", "lengths"])
+                _edit_own(rng, getattr(layer.tree, name), rng.random() < 0.7)
+            elif action == "own_derived":
+                owned = False
+                _edit_own(rng, rng.choice([layer.children, layer.order]), rng.random() < 0.7)
+            elif action == "own_wide" and layer._wide is not None:
+                owned = False
+                w = layer._wide
+                arr = rng.choice([w.slot, w.children, w.below.codes, w.below.points,
+                                  w.below.lengths, w.expanded])  # fmt: skip
+                _edit_own(rng, arr, rng.random() < 0.7)
+            elif action == "replace_tree":
+                owned = False
+                other = build_huffman_tree(np.arange(1, rng.choice([2, classes, classes + 2]) + 1))
+                layer.tree = other
+        if owned and not np.array_equal(layer.log_prob(H, y), before):
+            raise OwnershipBroken("log_prob changed after only the caller's buffer was written")
+        method = rng.choice(["log_prob", "proba", "log_proba", "topk", "backward", "update",
+                             "fit"])  # fmt: skip
+        if method == "log_prob":
+            layer.log_prob(H, y)
+        elif method == "proba":
+            layer.proba(H)
+        elif method == "log_proba":
+            layer.log_proba(H)
+        elif method == "topk":
+            layer.topk(H, rng.choice([1, classes]))
+        elif method == "backward":
+            layer.backward(H, y, nodes=rng.random() < 0.5)
+        elif method == "update":
+            layer.update(H, y, lr=0.1)
+        else:
+            X = np_rng.normal(size=(12, 3)).astype(np.float32)
+            layer.fit(X, np.arange(12) % classes, epochs=1, workers=rng.choice([1, 2]))
+    except LAYER_DOCUMENTED as exc:
+        return f"refused {type(exc).__name__}"
+    return "ok"
+
+
+# ------------------------------------------------------------------ family "paths"
+_CORPUS_LINES = [" ".join(f"w{(i * 7 + k) % 23}" for k in range(8)) for i in range(60)]
+
+
+def _digests(folder: str) -> dict:
+    """``{relative path: sha256}`` of every regular file under ``folder`` (links followed
+    only to say what they point at, not to hash twice)."""
+    import hashlib
+
+    out = {}
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            with open(path, "rb") as fh:
+                out[os.path.relpath(path, folder)] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+def _real(folder: str, path: str) -> str | None:
+    full = os.path.join(folder, path)
+    if not os.path.exists(full):
+        return None
+    return os.path.relpath(os.path.realpath(full), os.path.realpath(folder))
+
+
+def run_paths_case(case: dict, scratch: str) -> str:
+    import contextlib
+    import io
+    import shutil
+
+    from hsw2v.cli import main
+
+    rng = random.Random(case["rng"])
+    folder = os.path.join(scratch, f"case-{case['index']}")
+    os.makedirs(os.path.join(folder, "d", "e"))
+    with open(os.path.join(folder, "corpus.txt"), "w", encoding="utf-8") as fh:
+        fh.write("\n".join(_CORPUS_LINES) + "\n")
+    template = case.get("template")
+    for name in ("m.hsw2v", "v.txt"):
+        shutil.copy(os.path.join(template, name), os.path.join(folder, name))
+    with open(os.path.join(folder, "other.txt"), "w") as fh:
+        fh.write("unrelated\n")
+    os.symlink("corpus.txt", os.path.join(folder, "lc"))
+    os.symlink("m.hsw2v", os.path.join(folder, "lm"))
+    os.symlink("v.txt", os.path.join(folder, "lv"))
+    os.symlink("d", os.path.join(folder, "ld"))
+    os.symlink("missing.txt", os.path.join(folder, "dangling"))
+    os.link(os.path.join(folder, "corpus.txt"), os.path.join(folder, "hc"))
+    os.link(os.path.join(folder, "v.txt"), os.path.join(folder, "hv"))
+
+    def spell(name: str) -> str:
+        return rng.choice([name, f"./{name}", f"d/../{name}", f"d/e/../../{name}",
+                           os.path.join(folder, name)])  # fmt: skip
+
+    def pick_output(inputs: list) -> str:
+        kind = rng.choice(["input", "input", "link", "hard", "dir", "linkdir", "missingdir",
+                           "other", "new", "new", "dangling", "trailing"])  # fmt: skip
+        if kind == "input":
+            return spell(rng.choice(inputs))
+        if kind == "link":
+            return spell(rng.choice(["lc", "lm", "lv"]))
+        if kind == "hard":
+            return spell(rng.choice(["hc", "hv"]))
+        if kind == "dir":
+            return spell(rng.choice(["d", "d/e"]))
+        if kind == "linkdir":
+            return "ld"
+        if kind == "missingdir":
+            return "nowhere/out.txt"
+        if kind == "other":
+            return spell("other.txt")
+        if kind == "dangling":
+            return "dangling"
+        if kind == "trailing":
+            return "d/"
+        return spell(rng.choice(["out.hsw2v", "out.txt", "out.bin", "d/out.vec"]))
+
+    command = rng.choice(["train", "train", "convert", "convert"])
+    if command == "train":
+        corpus = spell(rng.choice(["corpus.txt", "lc", "hc"]))
+        argv = ["train", corpus, "--size", "4", "--epochs", "1", "--workers", "1",
+                "--min-count", "1", "--no-progress"]  # fmt: skip
+        outputs, kinds = [], []
+        for flag in rng.sample(["-o", "--word2vec"], rng.randint(1, 2)):
+            outputs.append(pick_output(["corpus.txt", "lc", "hc"]))
+            kinds.append("model" if flag == "-o" else "text")
+            argv += [flag, outputs[-1]]
+        inputs = [corpus]
+    else:
+        from hsw2v.cli._io import _output_format
+
+        source = spell(rng.choice(["m.hsw2v", "v.txt", "lm", "lv", "hv"]))
+        outputs = [pick_output([source])]
+        argv = ["convert", source, outputs[0]]
+        target = _output_format(outputs[0])
+        if rng.random() < 0.7:
+            target = rng.choice(["native", "text", "binary"])
+            argv += ["--to", target]
+        kinds = [target]
+        inputs = [source]
+    before = _digests(folder)
+    input_files = {_real(folder, p) for p in inputs} - {None}
+    output_files = {_real(folder, p) for p in outputs}
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            status = main(argv)
+    finally:
+        os.chdir(cwd)
+    after = _digests(folder)
+    for name, digest in before.items():
+        if after.get(name) == digest:
+            continue
+        gone = "gone" if name not in after else "changed"
+        if name in input_files:
+            raise LostFile(f"input {name} {gone} ({' '.join(argv)}: status {status})")
+        if status != 0:
+            raise LostFile(f"{name} {gone} by a command that failed ({' '.join(argv)})")
+        if name not in output_files:
+            raise LostFile(f"{name} {gone}, not an output of {' '.join(argv)}")
+    litter = [n for n in after if ".tmp" in n and os.path.basename(n).startswith(".")]
+    if litter:
+        raise LostFile(f"temporary files left: {litter} ({' '.join(argv)})")
+    if status == 0:
+        from hsw2v import KeyedVectors, Word2Vec
+
+        for out, kind in zip(outputs, kinds, strict=True):
+            path = os.path.join(folder, out)
+            if kind == "model":
+                Word2Vec.load(path)
+            elif kind == "native":
+                KeyedVectors.load(path)
+            else:  # reported written: it must load
+                KeyedVectors.load_word2vec_format(path, binary=kind == "binary")
+    shutil.rmtree(folder)
+    return f"status {status}"
+
+
+class LostFile(Exception):
+    """A file the command line must not have changed was changed or removed."""
+
+
 # ------------------------------------------------------------------ worker and driver
+_RUNNERS = {
+    "train": run_train_case,
+    "layer": run_layer_case,
+    "construct": run_construct_case,
+    "paths": run_paths_case,
+}
+
+
 def _run_case(case: dict, job: dict) -> str:
-    run = run_train_case if case["family"] == "train" else run_layer_case
-    return run(case, job["scratch"])
+    return _RUNNERS[case["family"]](case, job["scratch"])
 
 
 def worker(manifest: str) -> int:
@@ -400,6 +709,25 @@ def run_batch(cases: list[dict], timeout: float) -> dict:
     return child_batch.run_batch(__file__, cases, timeout)
 
 
+_TEMPLATE: list = []
+
+
+def _paths_template() -> str:
+    """A folder with a model and a word2vec file trained once, copied into every case."""
+    if not _TEMPLATE:
+        import tempfile
+
+        from hsw2v import Word2Vec
+
+        folder = tempfile.mkdtemp(prefix="hsw2v-paths-")
+        model = Word2Vec([line.split() for line in _CORPUS_LINES], vector_size=4,
+                         min_count=1, epochs=1, workers=1)  # fmt: skip
+        model.save(os.path.join(folder, "m.hsw2v"))
+        model.wv.save_word2vec_format(os.path.join(folder, "v.txt"))
+        _TEMPLATE.append(folder)
+    return _TEMPLATE[0]
+
+
 def fuzz(
     family: str, inputs: int, batch: int, seed: int, seconds: float = 0.0, verbose: bool = False
 ) -> dict:
@@ -411,6 +739,10 @@ def fuzz(
     while tried < inputs or (seconds and time.perf_counter() - started < seconds):
         size = min(batch, inputs - tried) if inputs else batch
         cases = [{"family": family, "rng": rng.randrange(2**32)} for _ in range(size)]
+        if family == "paths":
+            template = _paths_template()
+            for case in cases:
+                case["template"] = template
         result = run_batch(cases, timeout=max(300.0, size * 3.0))
         tried += len(cases)
         for outcome in result["outcomes"].values():

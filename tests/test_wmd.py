@@ -37,11 +37,17 @@ def test_both_solvers_agree_with_brute_force_on_an_assignment():
         assert transport_cost([0.2] * 5, [0.2] * 5, cost, solver=solver) == pytest.approx(best / 5)
 
 
-def test_auto_uses_pot_when_importable():
-    ot = pytest.importorskip("ot")
+def test_auto_uses_the_built_in_simplex_and_pot_on_request():
+    # the built-in simplex is the default with or without POT: as fast at 5-200 words, and
+    # O(n) memory beside the costs where POT's bad_alloc aborted the process at 10,000
+    from hsw2v._kernels._transport import network_simplex
+
     w1, w2, cost = random_problem(30, 40, seed=7)
     assert _wmd.SOLVER == "auto"
-    assert transport_cost(w1, w2, cost) == float(ot.emd2(w1, w2, cost))  # bit for bit
+    assert transport_cost(w1, w2, cost) == network_simplex(w1, w2, cost)[0]  # bit for bit
+    ot = pytest.importorskip("ot")
+    assert transport_cost(w1, w2, cost, solver="pot") == float(ot.emd2(w1, w2, cost))
+    assert transport_cost(w1, w2, cost) == pytest.approx(float(ot.emd2(w1, w2, cost)), abs=1e-12)
 
 
 def test_pot_stopping_early_falls_back_to_highs(monkeypatch, caplog):
@@ -51,7 +57,7 @@ def test_pot_stopping_early_falls_back_to_highs(monkeypatch, caplog):
     # the real POT, limited to one simplex iteration: it stops before the optimum
     monkeypatch.setattr(_wmd, "_POT_EMD2", [functools.partial(ot.emd2, numItermax=1)])
     with caplog.at_level("INFO", logger="hsw2v.keyedvectors._wmd"):
-        assert transport_cost(w1, w2, cost) == pytest.approx(exact, rel=1e-9)
+        assert transport_cost(w1, w2, cost, solver="pot") == pytest.approx(exact, rel=1e-9)
     assert "POT stopped before the optimum" in caplog.text
 
 

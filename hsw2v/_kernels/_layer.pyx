@@ -118,11 +118,60 @@ cdef inline double path_step(
                    NULL, True, g_out, &check)
 
 
+cdef inline double path_loss(const float *h, const float *syn1, const float *bias,
+                             const uint8_t *code, const int32_t *point, int length,
+                             int d) noexcept nogil:
+    """-log P(y | h) along one path, the loss ``path_step`` returns (the same dot product,
+    intercept and ``neg_log_sigmoid`` of ``node_step``), without its step: it never writes
+    ``syn1``. (``node_step`` at ``lr = 0`` still writes a row whose ``g`` is NaN, as a float32
+    dot product that overflowed on weights near the float32 limit gives: ``-0 * NaN`` is
+    not 0; a query must not change the weights.)"""
+    cdef int j
+    cdef double f, loss = 0.0
+    for j in range(length):
+        f = hsw2v_dot(d, h, syn1 + <int64_t>point[j] * d)
+        if bias != NULL:
+            f += bias[point[j]]
+        loss += neg_log_sigmoid((1.0 if code[j] == 0 else -1.0) * f)
+    return loss
+
+
 def _check_paths(Py_ssize_t V, const float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                  const int32_t[:, ::1] points, const int32_t[::1] lengths, Py_ssize_t d):
     if (syn1.shape[0] != V - 1 or syn1.shape[1] != d
             or not tree_fits(codes, points, lengths, V) or d < 1 or V < 2):
         raise ValueError("inconsistent layer arrays (tree, weights and hidden size differ)")
+
+
+cdef Py_ssize_t _bad_path(const int32_t[:, ::1] points, const int32_t[::1] lengths,
+                          const int32_t *ys, Py_ssize_t n) noexcept nogil:
+    """The first ``t < n`` whose class (``ys[t]``, or ``t`` itself when ``ys`` is NULL) has a
+    path the kernels cannot follow: a length outside ``[0, L]`` or a node outside
+    ``[0, V - 1)``; -1 when every path is in bounds. One integer compare per step, run on
+    every call: the layer's own arrays are read-only, but numpy lets an owner set its
+    ``writeable`` flag back, so identity alone cannot prove what they hold."""
+    cdef Py_ssize_t t, c, V = points.shape[0], L = points.shape[1]
+    cdef int32_t length, j, node
+    for t in range(n):
+        c = t if ys == NULL else ys[t]
+        length = lengths[c]
+        if length < 0 or length > L:
+            return t
+        for j in range(length):
+            node = points[c, j]
+            if node < 0 or node >= V - 1:
+                return t
+    return -1
+
+
+def _refuse_bad_path(const int32_t[:, ::1] points, const int32_t[::1] lengths, Py_ssize_t c):
+    cdef Py_ssize_t V = points.shape[0]
+    raise ValueError(
+        f"the tree's path of class {c} leaves the tree (length {lengths[c]}, nodes "
+        f"{np.asarray(points[c, :max(0, min(lengths[c], points.shape[1]))]).tolist()}; "
+        f"lengths must lie in [0, {points.shape[1]}] and nodes in [0, {V - 1})): the tree "
+        "arrays were changed after the layer checked them; do not edit a layer's tree, "
+        "build a new layer (HierarchicalSoftmax.from_paths) instead")
 
 
 def _check_root(Py_ssize_t V, Py_ssize_t d, const float[:, ::1] root_w,
@@ -173,6 +222,12 @@ def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] 
                 bad = True
     if bad:
         raise ValueError(f"class ids must be in [0, {V})")
+    cdef Py_ssize_t bad_row = -1
+    if B:
+        with nogil:
+            bad_row = _bad_path(points, lengths, &y[0], B)
+    if bad_row >= 0:
+        _refuse_bad_path(points, lengths, y[bad_row])
     loss = np.zeros(B, dtype=np.float64)
     cdef double[::1] lo = loss
     grad = np.zeros((B, d), dtype=np.float32) if want_grad else None
@@ -190,6 +245,12 @@ def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] 
         return loss, grad
     cdef const uint8_t *code
     cdef const int32_t *point
+    if not want_grad and not want_g:  # the loss alone: read the weights, never write them
+        with nogil:
+            for b in range(B):
+                lo[b] = path_loss(&H[b, 0], &syn1[0, 0], b_ptr, &codes[y[b], 0],
+                                  &points[y[b], 0], lengths[y[b]], d)
+        return loss, grad
     with nogil:
         for b in range(B):
             code = &codes[y[b], 0]
@@ -263,6 +324,17 @@ def fill_log_proba(const float[:, ::1] S, const float[:, ::1] LS,
             or out.shape[0] != B or out.shape[1] != n_inner + 1
             or node_lp.shape[0] != n_inner or n_inner < 1):
         raise ValueError("fill_log_proba: inconsistent shapes")
+    cdef Py_ssize_t i
+    cdef bint bad = False
+    with nogil:  # every call: fill_row writes out[-1 - child] and node_lp[child] unchecked
+        for i in range(n_inner):
+            if (order[i] < 0 or order[i] >= n_inner
+                    or children[i, 0] < -(n_inner + 1) or children[i, 0] >= n_inner
+                    or children[i, 1] < -(n_inner + 1) or children[i, 1] >= n_inner):
+                bad = True
+    if bad:
+        raise ValueError("the layer's child table or node order leaves the tree: its arrays "
+                         "were changed after the layer checked them; build a new layer")
     with nogil:
         for b in range(B):
             fill_row(&S[b, 0], &LS[b, 0], &children[0, 0], &order[0], n_inner, &out[b, 0],
@@ -481,6 +553,11 @@ cdef class FitTrainer:
                              "(per weight)")
         if int(np.min(y)) < 0 or int(np.max(y)) >= V:
             raise ValueError(f"class ids must be in [0, {V})")
+        cdef Py_ssize_t bad_class
+        with nogil:
+            bad_class = _bad_path(points, lengths, NULL, V)
+        if bad_class >= 0:
+            _refuse_bad_path(points, lengths, bad_class)
         cdef const float[:, ::1] X
         cdef const int64_t[::1] ip
         cdef const int32_t[::1] ix

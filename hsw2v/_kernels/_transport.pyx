@@ -31,10 +31,15 @@ C. Pricing. Block search (ch. 11.5, "candidate list"): arcs are scanned a block 
    within ``eps`` (times the total weight, 1) of the optimum.
 
 D. The tree. ``parent``, ``pred`` (the arc to the parent), ``up`` (1 when the node is that
-   arc's tail), ``depth`` and ``pi`` per node; the tree arcs of each node in ``adj`` (row
-   ``v`` of an ``N x N`` int array). A pivot removes the leaving arc, which cuts off the
-   subtree below it, and hangs that subtree again from the entering arc: a walk over the
-   subtree alone resets its parents, depths and potentials.
+   arc's tail), ``depth``, ``pi`` and ``flow`` (on the arc to the parent) per node; the tree
+   arcs of each node in a linked list (``head`` per node, ``ent_arc`` / ``ent_next`` from a
+   pool of ``2 N`` entries: a tree has ``N - 1`` arcs). A pivot removes the leaving arc, which
+   cuts off the subtree below it, and hangs that subtree again from the entering arc: the
+   flows on the path from the entering arc's end up to the leaving arc move one node down
+   (each arc of that path becomes the parent arc of the node that was above it), and a walk
+   over the subtree alone resets its parents, depths and potentials. Only tree arcs carry
+   flow, so memory is O(N) beside the cost matrix (an ``N x N`` adjacency array and a flow
+   per arc took 2.5 GB at 10,000 words per document).
 
 E. What runs without the GIL: the whole solve, on arrays the caller checked (finite costs,
    non-negative finite weights with equal sums: :func:`hsw2v.keyedvectors._wmd.transport_cost`).
@@ -54,15 +59,16 @@ cdef struct Tree:
     int n2
     int nn              # nodes: n1 + n2 + 1 (the root last)
     int root
-    double *flow        # per arc: the n1 * n2 real arcs, then one artificial arc per node
-    char *in_tree       # per arc
+    double *flow        # per node: the flow on its arc to the parent (pred)
     int *parent
     int *pred
     char *up
     int *depth
     double *pi
-    int *deg
-    int *adj            # nn x nn
+    int *head           # per node: its first tree-arc entry, or -1
+    int *ent_arc        # per entry (2 nn): a tree arc
+    int *ent_next       # per entry: the node's next entry, or -1 (free list: the next free)
+    int free_ent
 
 
 cdef inline double arc_cost(const double *cost, int n12, double big, int arc) noexcept nogil:
@@ -89,18 +95,26 @@ cdef inline bint tail_is(Tree *t, int arc, int v, const char *art_up) noexcept n
 
 
 cdef inline void adj_remove(Tree *t, int v, int arc) noexcept nogil:
-    cdef int k
-    cdef int *row = t.adj + <Py_ssize_t>v * t.nn
-    for k in range(t.deg[v]):
-        if row[k] == arc:
-            t.deg[v] -= 1
-            row[k] = row[t.deg[v]]
+    cdef int e = t.head[v], prev = -1
+    while e >= 0:
+        if t.ent_arc[e] == arc:
+            if prev < 0:
+                t.head[v] = t.ent_next[e]
+            else:
+                t.ent_next[prev] = t.ent_next[e]
+            t.ent_next[e] = t.free_ent
+            t.free_ent = e
             return
+        prev = e
+        e = t.ent_next[e]
 
 
 cdef inline void adj_add(Tree *t, int v, int arc) noexcept nogil:
-    t.adj[<Py_ssize_t>v * t.nn + t.deg[v]] = arc
-    t.deg[v] += 1
+    cdef int e = t.free_ent
+    t.free_ent = t.ent_next[e]
+    t.ent_arc[e] = arc
+    t.ent_next[e] = t.head[v]
+    t.head[v] = e
 
 
 cdef int solve(
@@ -116,12 +130,11 @@ cdef int solve(
     """The network simplex (design note). Returns 0 at the optimum, 1 when it gave up after
     ``max_pivots`` pivots, -1 when memory ran out."""
     cdef int nn = n1 + n2 + 1, root = n1 + n2, n12 = n1 * n2
-    cdef int narcs = n12 + n1 + n2
     cdef Tree t
     cdef char *art_up
-    cdef double big, eps, maxc = 0.0, r, best, theta, c
+    cdef double big, eps, maxc = 0.0, r, best, theta, c, carry, held
     cdef int i, j, v, x, y, k, l, s, tt, apex, enter, leave, leave_child, rows_per_block
-    cdef int row_start, rows_done, block_rows, sp, top
+    cdef int row_start, rows_done, block_rows, e, top
     cdef bint leave_on_l_side, forward
     cdef long pivots = 0
     cdef int *stack
@@ -145,44 +158,44 @@ cdef int solve(
     eps = 64.0 * 2.220446049250313e-16 * 2.0 * big
 
     t.n1, t.n2, t.nn, t.root = n1, n2, nn, root
-    t.flow = <double *>malloc(narcs * sizeof(double))
-    t.in_tree = <char *>malloc(narcs)
+    t.flow = <double *>malloc(nn * sizeof(double))
     t.parent = <int *>malloc(nn * sizeof(int))
     t.pred = <int *>malloc(nn * sizeof(int))
     t.up = <char *>malloc(nn)
     t.depth = <int *>malloc(nn * sizeof(int))
     t.pi = <double *>malloc(nn * sizeof(double))
-    t.deg = <int *>malloc(nn * sizeof(int))
-    t.adj = <int *>malloc(<Py_ssize_t>nn * nn * sizeof(int))
+    t.head = <int *>malloc(nn * sizeof(int))
+    t.ent_arc = <int *>malloc(2 * nn * sizeof(int))
+    t.ent_next = <int *>malloc(2 * nn * sizeof(int))
     art_up = <char *>malloc(nn)
     stack = <int *>malloc(nn * sizeof(int))
-    if (t.flow == NULL or t.in_tree == NULL or t.parent == NULL or t.pred == NULL
-            or t.up == NULL or t.depth == NULL or t.pi == NULL or t.deg == NULL
-            or t.adj == NULL or art_up == NULL or stack == NULL):
+    if (t.flow == NULL or t.parent == NULL or t.pred == NULL
+            or t.up == NULL or t.depth == NULL or t.pi == NULL or t.head == NULL
+            or t.ent_arc == NULL or t.ent_next == NULL or art_up == NULL or stack == NULL):
         status = -1
     else:
+        for e in range(2 * nn):  # every entry free
+            t.ent_next[e] = e + 1 if e + 1 < 2 * nn else -1
+        t.free_ent = 0
         # the strongly feasible start: every node hangs from the root by its artificial arc
-        for i in range(n12):
-            t.flow[i] = 0.0
-            t.in_tree[i] = 0
         t.parent[root] = -1
         t.pred[root] = -1
         t.up[root] = 0
         t.depth[root] = 0
         t.pi[root] = 0.0
-        t.deg[root] = 0
+        t.flow[root] = 0.0
+        t.head[root] = -1
         for v in range(n1 + n2):
-            t.in_tree[n12 + v] = 1
             t.parent[v] = root
             t.pred[v] = n12 + v
             t.depth[v] = 1
-            t.deg[v] = 0
+            t.head[v] = -1
             if v < n1:
                 art_up[v] = 1                  # v -> R, carries a_v
-                t.flow[n12 + v] = a[v]
+                t.flow[v] = a[v]
             else:
                 art_up[v] = b[v - n1] == 0.0   # R -> v carries b (v -> R when b = 0)
-                t.flow[n12 + v] = b[v - n1]
+                t.flow[v] = b[v - n1]
             t.up[v] = art_up[v]
             t.pi[v] = big if art_up[v] else -big
             adj_add(&t, v, n12 + v)
@@ -240,14 +253,14 @@ cdef int solve(
             leave_on_l_side = False
             x = k
             while x != apex:
-                if t.up[x] and t.flow[t.pred[x]] < theta:  # traversed against the arc
-                    theta = t.flow[t.pred[x]]
+                if t.up[x] and t.flow[x] < theta:  # traversed against the arc
+                    theta = t.flow[x]
                     leave_child = x
                 x = t.parent[x]
             x = l
             while x != apex:
-                if not t.up[x] and t.flow[t.pred[x]] <= theta:
-                    theta = t.flow[t.pred[x]]
+                if not t.up[x] and t.flow[x] <= theta:
+                    theta = t.flow[x]
                     leave_child = x
                     leave_on_l_side = True
                 x = t.parent[x]
@@ -256,24 +269,20 @@ cdef int solve(
                 x = k
                 while x != apex:
                     if t.up[x]:
-                        t.flow[t.pred[x]] -= theta
+                        t.flow[x] -= theta
                     else:
-                        t.flow[t.pred[x]] += theta
+                        t.flow[x] += theta
                     x = t.parent[x]
                 x = l
                 while x != apex:
                     if t.up[x]:
-                        t.flow[t.pred[x]] += theta
+                        t.flow[x] += theta
                     else:
-                        t.flow[t.pred[x]] -= theta
+                        t.flow[x] -= theta
                     x = t.parent[x]
             leave = t.pred[leave_child]
-            t.flow[leave] = 0.0
-            t.flow[enter] = theta
             # swap the arcs: the subtree under leave_child hangs again from the entering
             # arc's end outside it
-            t.in_tree[leave] = 0
-            t.in_tree[enter] = 1
             adj_remove(&t, leave_child, leave)
             adj_remove(&t, t.parent[leave_child], leave)
             adj_add(&t, k, enter)
@@ -282,6 +291,17 @@ cdef int solve(
                 s, tt = l, k
             else:
                 s, tt = k, l
+            # the path s .. leave_child turns over: each node's flow moves to the node above
+            # it (design note D), s takes the entering arc's theta, leave's flow (0) goes
+            x = s
+            carry = theta
+            while True:
+                held = t.flow[x]
+                t.flow[x] = carry
+                if x == leave_child:
+                    break
+                carry = held
+                x = t.parent[x]
             t.parent[s] = tt
             t.pred[s] = enter
             t.up[s] = s == k
@@ -293,8 +313,10 @@ cdef int solve(
             while top > 0:
                 top -= 1
                 x = stack[top]
-                for sp in range(t.deg[x]):
-                    v = t.adj[<Py_ssize_t>x * nn + sp]
+                e = t.head[x]
+                while e >= 0:
+                    v = t.ent_arc[e]
+                    e = t.ent_next[e]
                     if v == t.pred[x]:
                         continue
                     y = other_end(&t, v, x)
@@ -310,20 +332,20 @@ cdef int solve(
         if status >= 0:
             for v in range(n1 + n2):  # the tree's real arcs carry every unit of flow
                 enter = t.pred[v]
-                if enter < n12 and t.flow[enter] != 0.0:
-                    value[0] += t.flow[enter] * cost[enter]
+                if enter < n12 and t.flow[v] != 0.0:
+                    value[0] += t.flow[v] * cost[enter]
                     if plan != NULL:
-                        plan[enter] = t.flow[enter]
+                        plan[enter] = t.flow[v]
     pivots_out[0] = pivots
     free(t.flow)
-    free(t.in_tree)
     free(t.parent)
     free(t.pred)
     free(t.up)
     free(t.depth)
     free(t.pi)
-    free(t.deg)
-    free(t.adj)
+    free(t.head)
+    free(t.ent_arc)
+    free(t.ent_next)
     free(art_up)
     free(stack)
     return status
@@ -366,6 +388,10 @@ def network_simplex(
         raise ValueError(f"cost must be {n1} x {n2}, got {cost.shape[0]} x {cost.shape[1]}")
     if n1 < 1 or n2 < 1:
         raise ValueError("both weight vectors need at least one entry")
+    if <long long>n1 * n2 + n1 + n2 + 1 >= 2**31 - 1:  # arc ids are C ints
+        raise ValueError(
+            f"a {n1} x {n2} transport problem has more than 2**31 arcs, beyond this solver: "
+            "use fewer distinct words per document")
     cdef cnp.ndarray plan_arr = np.empty((n1 if return_plan else 0, n2 if return_plan else 0), np.float64)
     cdef double *plan = <double *>cnp.PyArray_DATA(plan_arr) if return_plan else NULL
     cdef double value = 0.0

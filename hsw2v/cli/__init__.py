@@ -12,7 +12,8 @@ Commands:
 
 Every command takes ``--help``. A usage mistake (bad option or value) is reported as one line on
 stderr with exit status 2; any other user error (missing file, unknown word, unreadable model)
-as one line with exit status 1; Ctrl-C exits with status 130.
+as one line with exit status 1; Ctrl-C exits with status 130, SIGTERM with 143 (both remove
+a save's temporary file and leave the old output as it was).
 
 This module runs a command line (:func:`main`); the parser is :mod:`hsw2v.cli._parser`
 (``train``'s model flags come from the parameter table, :mod:`hsw2v.running.params`), the commands
@@ -30,14 +31,13 @@ Example:
     (1, 'hsw2v: error: no-such-model.hsw2v: no such file\\n')
 """
 
-
 from __future__ import annotations
 
 import logging
 import sys
 from collections.abc import Sequence
 
-from hsw2v.cli._io import PROG, CommandError, UsageError
+from hsw2v.cli._io import PROG, CommandError, Terminated, UsageError, terminate_as_interrupt
 from hsw2v.cli._parser import _build_parser
 
 __all__ = ["main", "UsageError", "CommandError"]
@@ -83,10 +83,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not logging.getLogger().handlers:
         logging.basicConfig(format="%(asctime)s : %(levelname)s : %(message)s", stream=sys.stderr)
     try:
-        return args.handler(args)
+        with terminate_as_interrupt():  # SIGTERM cleans up as Ctrl-C does
+            return args.handler(args)
     except UsageError as err:
         print(f"{PROG}: error: {err} (see '{PROG} {args.command} --help')", file=sys.stderr)
         return 2
+    except Terminated:
+        print(f"{PROG}: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

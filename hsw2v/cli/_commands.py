@@ -13,15 +13,16 @@ from typing import Any
 
 from hsw2v.cli._io import (
     CommandError,
+    Terminated,
     UsageError,
     _check_words,
-    _is_url,
     _load,
     _need_file,
     _need_writable,
     _note,
     _output_format,
     _print_pairs,
+    _refuse_overwriting_inputs,
     _say,
 )
 from hsw2v.running._objectives import resolve_hs_negative
@@ -55,6 +56,14 @@ def _run_train(args: argparse.Namespace) -> int:
     if args.min_alpha > args.alpha:
         raise UsageError(f"--min-alpha {args.min_alpha} is above --alpha {args.alpha}")
     _need_file(corpus_path, "the training corpus")
+    _refuse_overwriting_inputs(
+        [
+            ("output model", args.output),
+            ("word2vec output", args.word2vec),
+            ("training plot", args.plot_training),
+        ],
+        [("corpus", corpus_path)],
+    )
     for path in (args.output, args.word2vec, args.plot_training):
         if path:
             _need_writable(path)
@@ -96,10 +105,11 @@ def _run_train(args: argparse.Namespace) -> int:
             callbacks=callbacks,
             progress=bool(progress),
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         written = " or ".join(p for p in (args.output, args.word2vec) if p)
-        _note(f"interrupted: training stopped, nothing written ({written} left as it was)")
-        return 130
+        how = "terminated" if isinstance(stop, Terminated) else "interrupted"
+        _note(f"{how}: training stopped, nothing written ({written} left as it was)")
+        return 143 if isinstance(stop, Terminated) else 130
     seconds = time.perf_counter() - started
     train_seconds = model.total_train_time
     speed = trained / train_seconds if train_seconds > 0 else float("inf")
@@ -215,9 +225,8 @@ def _run_convert(args: argparse.Namespace) -> int:
             "--to native|text|binary"
         )
     _need_file(args.input)
+    _refuse_overwriting_inputs([("OUTPUT", args.output)], [("INPUT", args.input)])
     _need_writable(args.output)
-    if not _is_url(args.input) and os.path.abspath(args.input) == os.path.abspath(args.output):
-        raise UsageError("INPUT and OUTPUT are the same file")
     model, kv, source = _load(args.input, args.source_format)
     if target == "gensim":  # gensim's own save() file, for a service that loads with gensim
         try:

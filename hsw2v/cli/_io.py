@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
+import threading
 import zipfile
 from collections.abc import Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from hsw2v._paths import require_regular_file
-from hsw2v.persist import atomic_temp
+from hsw2v.persist import atomic_temp, discard_temp
 
 PROG = "hsw2v"
 
@@ -52,6 +55,46 @@ class CommandError(Exception):
         >>> status, err.getvalue()
         (1, 'hsw2v: error: no-such-model.hsw2v: no such file\\n')
     """
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM received while a command runs (:func:`terminate_as_interrupt`).
+
+    A subclass of KeyboardInterrupt, so every cleanup that runs on Ctrl-C runs on SIGTERM
+    too: the training threads stop after their job, and a save in progress removes its
+    temporary file and leaves the old file as it was. The command exits with status 143.
+    """
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated(f"terminated by signal {signum}")
+
+
+@contextmanager
+def terminate_as_interrupt():
+    """While the block runs, SIGTERM raises :class:`Terminated` in the main thread instead of
+    killing the process outright (which would leave a save's temporary file behind).
+
+    Only Python's default action is replaced (a handler of the caller's own, or SIGTERM
+    ignored, is left alone), only from the main thread, and the default comes back after.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    try:
+        previous = signal.getsignal(signal.SIGTERM)
+    except (AttributeError, ValueError):  # pragma: no cover - no SIGTERM on this platform
+        yield
+        return
+    if previous is not signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        if signal.getsignal(signal.SIGTERM) is _on_sigterm:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _say(line: str = "") -> None:
@@ -99,7 +142,46 @@ def _need_writable(path: str) -> None:
             f"{path}: cannot write there, {where} ({exc.strerror}); choose another output path"
         ) from None
     os.close(fd)
-    os.unlink(probe)
+    discard_temp(probe)
+
+
+def _file_id(path: str) -> tuple | None:
+    """What identifies the file ``path`` names: ``(device, inode)`` through symbolic links,
+    or for a file not yet there its real path; None for a URL."""
+    if not path or _is_url(path):
+        return None
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return ("path", os.path.realpath(path))
+    return info.st_dev, info.st_ino
+
+
+def _refuse_overwriting_inputs(
+    outputs: Sequence[tuple[str, str | None]], inputs: Sequence[tuple[str, str | None]]
+) -> None:
+    """Refuse, before any work, an output that is one of the command's inputs or another of
+    its outputs. Files are compared by device and inode, so a symbolic link, a hard link or
+    another spelling of the path is the same file too. ``outputs`` and ``inputs`` hold
+    ``(what, path)`` pairs (an empty path is skipped). Raises :class:`UsageError` naming both.
+    """
+    seen: dict[tuple, tuple[str, str]] = {}
+    for what, path in inputs:
+        key = _file_id(path) if path else None
+        if key is not None:
+            seen.setdefault(key, (what, path))
+    for what, path in outputs:
+        key = _file_id(path) if path else None
+        if key is None:
+            continue
+        if key in seen:
+            other, other_path = seen[key]
+            named = other if other_path == path else f"{other} {other_path}"
+            raise UsageError(
+                f"{what} {path} is the same file as {named}: writing it would destroy "
+                f"the {other}; choose another path for the {what}"
+            )
+        seen[key] = (what, path)
 
 
 def _sniff_word2vec(path: str) -> str:

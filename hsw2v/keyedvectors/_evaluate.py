@@ -8,17 +8,42 @@ The file formats are those of the original word2vec distribution (``questions-wo
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import logging
+import os
 
 import numpy as np
 
-from hsw2v.corpora import open_source
+from hsw2v.corpora import CorpusDecodeError, open_source
 from hsw2v.keyedvectors._vecmath import unitvec
 
 logger = logging.getLogger(__name__)
 
 _SIMILARITY_FUNCTIONS = ("most_similar", "most_similar_cosmul")
+
+
+def _decoded(fin, path, encoding: str, binary: bool):
+    """``(line index, text)`` of each line of ``fin`` (a binary file: decoded here, or a
+    text file of that ``encoding``); bytes that are not ``encoding`` raise
+    :class:`hsw2v.corpora.CorpusDecodeError` (a ValueError and a UnicodeDecodeError) naming
+    the file, the line (a text file decodes ahead: the line or one after it) and what to do."""
+    lines = iter(fin)
+    line_no = 0
+    while True:
+        try:
+            raw = next(lines)
+            yield line_no, raw.decode(encoding) if isinstance(raw, bytes) else raw
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:
+            where = f"line {line_no + 1}" + ("" if binary else " or soon after")
+            raise CorpusDecodeError(
+                f"{os.fspath(path)!r}: {where} is not {encoding} ({exc.reason}): convert "
+                f"the file to {encoding} first (or give its encoding)",
+                exc,
+            ) from None
+        line_no += 1
 
 
 def _ok_vocab(kv, restrict_vocab, case_insensitive):
@@ -76,8 +101,7 @@ def word_analogies(kv, analogies, restrict_vocab, case_insensitive, dummy4unknow
     )
     sections, section, oov, questions = [], None, 0, 0
     with open_source(analogies, "rb") as fin:
-        for line_no, raw in enumerate(fin):
-            line = raw.decode("utf8")
+        for line_no, line in _decoded(fin, analogies, "utf8", binary=True):
             if line.startswith(": "):
                 if section:
                     sections.append(section)
@@ -132,8 +156,11 @@ def word_pairs(kv, pairs, delimiter, encoding, restrict_vocab, case_insensitive,
     """
     ok_vocab = _ok_vocab(kv, restrict_vocab, case_insensitive)
     gold, model, oov = [], [], 0
-    with open_source(pairs, encoding=encoding) as fin:
-        for line_no, line in enumerate(fin):
+    # lines split as bytes (so a decode error names its line) where the encoding keeps
+    # b"\n" as the newline; UTF-16 and UTF-32 files are read as text
+    binary = not any(w in codecs.lookup(encoding).name for w in ("16", "32"))
+    with open_source(pairs, "rb" if binary else "r", encoding=None if binary else encoding) as fin:
+        for line_no, line in _decoded(fin, pairs, encoding, binary=binary):
             if not line or line.startswith("#"):
                 continue
             try:

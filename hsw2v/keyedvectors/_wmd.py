@@ -13,13 +13,22 @@ distinct words (gensim poses it over the union of both vocabularies, ``(n + n')^
 
 Three exact solvers, the same optimum:
 
+* the built-in network simplex (:mod:`hsw2v._kernels._transport`: Ahuja, Magnanti & Orlin,
+  "Network Flows", ch. 11, with strongly feasible trees), the default (``"auto"``): no
+  further dependency, as fast as POT or faster at 5-200 words per document, and it needs
+  O(n + n') memory beside the cost matrix, so it solves 10,000-word documents where POT
+  runs out of memory (``benchmarks/results-hostile-round-3.md``);
 * the POT package's network simplex (``ot.emd2``, Flamary et al., "POT: Python Optimal
-  Transport", JMLR 2021; the solver gensim uses), taken when POT is importable;
-* the built-in network simplex (:mod:`hsw2v._kernels._transport`: Ahuja, Magnanti & Orlin, "Network
-  Flows", ch. 11, with strongly feasible trees), taken otherwise: no further dependency, and
-  as fast as POT or faster at 5-200 words per document (``benchmarks/RESULTS.md``);
-* scipy's HiGHS (``scipy.optimize.linprog``), when either simplex reports that it stopped
-  before the optimum, or on request: 10-50x slower (HiGHS's set-up dominates).
+  Transport", JMLR 2021; the solver gensim uses), on request;
+* scipy's HiGHS (``scipy.optimize.linprog``), when the simplex reports that it stopped
+  before the optimum, or on request: 10-50x slower (HiGHS's set-up dominates), and about
+  :data:`BYTES_PER_ARC` ``["highs"]`` bytes per pair of words.
+
+Before a cost matrix is built or a solver starts, :func:`check_memory` estimates what it
+needs (:data:`BYTES_PER_ARC` per pair of words, from measurements) and raises a MemoryError
+that says what to do when that exceeds the memory available, rather than let the process
+die (POT's ``std::bad_alloc`` aborted it) or a solver end in an untranslated status. A solver
+that fails anyway raises :class:`TransportError` naming the solver and the problem's size.
 
 :data:`SOLVER` (``"auto"``, ``"pot"``, ``"simplex"`` or ``"highs"``) forces one, for tests and
 benchmarks.
@@ -39,10 +48,61 @@ from hsw2v._kernels._transport import network_simplex
 
 logger = logging.getLogger(__name__)
 
-#: The transport solver: "auto" (POT when importable, else the built-in network simplex),
+#: The transport solver: "auto" (the built-in network simplex, HiGHS if it stops short),
 #: "pot", "simplex" or "highs".
 SOLVER = "auto"
 SOLVERS = ("auto", "pot", "simplex", "highs")
+#: Bytes each solver needs per pair of words (``n x n'`` pairs), beyond the float64 cost matrix
+#: (8 bytes a pair, counted as "cost"): the built-in simplex needs O(n + n') only; POT copies
+#: the costs and keeps a flow and a state per arc; HiGHS builds the constraint matrix (two
+#: entries per pair) and its own copies of the problem (estimates, on the safe side).
+BYTES_PER_ARC = {"cost": 8, "simplex": 0, "pot": 40, "highs": 200}
+
+
+class TransportError(RuntimeError):
+    """A transport solver failed without an answer (not a refusal of bad input): the message
+    names the solver, the problem's size and what to try."""
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux's ``MemAvailable``), or None
+    where the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def needed_memory(n1: int, n2: int, solver: str, with_cost: bool = True) -> int:
+    """Estimated bytes to solve an ``n1 x n2`` transport problem with ``solver``."""
+    arcs = n1 * n2
+    per = BYTES_PER_ARC[solver] + (BYTES_PER_ARC["cost"] if with_cost else 0)
+    return arcs * per + 64 * (n1 + n2 + 1)
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
+
+
+def check_memory(n1: int, n2: int, solver: str, with_cost: bool = True) -> None:
+    """Raise MemoryError, saying how much is needed and what to do, when the estimate of
+    :func:`needed_memory` exceeds the memory available."""
+    need = needed_memory(n1, n2, solver, with_cost)
+    have = available_memory()
+    if have is None or need <= have:
+        return
+    raise MemoryError(
+        f"a Word Mover's Distance between documents of {n1:,} and {n2:,} distinct words "
+        f"needs about {_size(need)} with the {solver!r} solver, and "
+        f"{_size(have)} are available: use shorter documents (e.g. drop rare or "
+        "stop words), or the built-in simplex (solver='simplex'), which needs the least"
+    )
+
+
 _POT_EMD2 = []  # ot.emd2 once imported (POT's import takes a while), or None without POT
 
 
@@ -90,24 +150,37 @@ def transport_cost(weights1, weights2, cost, solver=None) -> float:
         raise ValueError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}")
     if n1 == 1 or n2 == 1:  # only one plan is possible
         return float((cost * (w1[:, None] * w2[None, :])).sum())
-    if solver in ("auto", "pot"):
+    if solver == "pot":
         emd2 = pot_emd2()
-        if emd2 is None and solver == "pot":
+        if emd2 is None:
             raise ImportError("solver='pot' needs the POT package: pip install pot")
-        if emd2 is not None:
+        check_memory(n1, n2, "pot", with_cost=False)
+        try:
             with warnings.catch_warnings():  # a stop short of the optimum is logged below
                 warnings.simplefilter("ignore", UserWarning)
                 value, log = emd2(w1, w2, cost, log=True)
-            if log.get("result_code") == 1:  # POT's OPTIMAL
-                return float(value)
-            logger.info(
-                "POT stopped before the optimum (%s); solving with HiGHS", log.get("warning")
-            )
-            return highs_transport_cost(w1, w2, cost)
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - translated: which solver, which size
+            raise TransportError(
+                f"POT failed on a {n1} x {n2} transport problem ({type(exc).__name__}: "
+                f"{exc}); use the built-in solver (solver='simplex')"
+            ) from exc
+        if log.get("result_code") == 1:  # POT's OPTIMAL
+            return float(value)
+        logger.info("POT stopped before the optimum (%s); solving with HiGHS", log.get("warning"))
+        return highs_transport_cost(w1, w2, cost)
     if solver != "highs":
-        value, _, pivots, optimal = network_simplex(
-            np.ascontiguousarray(w1), np.ascontiguousarray(w2), cost
-        )
+        check_memory(n1, n2, "simplex", with_cost=False)
+        try:
+            value, _, pivots, optimal = network_simplex(
+                np.ascontiguousarray(w1), np.ascontiguousarray(w2), cost
+            )
+        except MemoryError as exc:
+            raise MemoryError(
+                f"the built-in transport solver ran out of memory on a {n1} x {n2} problem: "
+                "use shorter documents"
+            ) from exc
         if optimal:
             return float(value)
         logger.info("the network simplex stopped after %d pivots; solving with HiGHS", pivots)
@@ -141,8 +214,11 @@ def check_problem(w1, w2, cost) -> None:
 
 
 def highs_transport_cost(w1, w2, cost) -> float:
-    """:func:`transport_cost` by scipy's HiGHS (float64 arrays, ``n1, n2 >= 1``)."""
+    """:func:`transport_cost` by scipy's HiGHS (float64 arrays, ``n1, n2 >= 1``); a
+    problem too large for the memory available is refused first (:func:`check_memory`),
+    and a failure is a :class:`TransportError` that names it."""
     n1, n2 = len(w1), len(w2)
+    check_memory(n1, n2, "highs", with_cost=False)
     # T is flattened row-major: T_ij is variable i * n2 + j; its two constraints are row i
     # (sum_j T_ij = w1_i) and row n1 + j (sum_i T_ij = w2_j).
     col = np.arange(n1 * n2)
@@ -155,9 +231,19 @@ def highs_transport_cost(w1, w2, cost) -> float:
         shape=(n1 + n2, n1 * n2),
     )
     b_eq = np.concatenate([w1, w2])
-    result = linprog(cost.ravel(), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+    try:
+        result = linprog(cost.ravel(), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+    except MemoryError as exc:
+        raise MemoryError(
+            f"HiGHS ran out of memory on a {n1} x {n2} transport problem: use shorter "
+            "documents, or the built-in solver (solver='simplex')"
+        ) from exc
     if result.status != 0:
-        raise RuntimeError(f"the transport problem was not solved: {result.message}")
+        raise TransportError(
+            f"HiGHS did not solve the {n1} x {n2} transport problem (status {result.status}: "
+            f"{result.message}); it may have run out of memory: use shorter documents, or "
+            "the built-in solver (solver='simplex')"
+        )
     return float(result.fun)
 
 
@@ -186,6 +272,35 @@ def wmdistance(kv, document1, document2, norm=True) -> float:
         return float("inf")
     words1, weights1 = nbow(doc1)
     words2, weights2 = nbow(doc2)
-    vectors1 = np.array([kv.get_vector(w, norm=norm) for w in words1], dtype=np.float64)
-    vectors2 = np.array([kv.get_vector(w, norm=norm) for w in words2], dtype=np.float64)
+    check_memory(len(words1), len(words2), "simplex" if SOLVER == "auto" else SOLVER)
+    vectors1 = _document_vectors(kv, words1, norm)
+    vectors2 = _document_vectors(kv, words2, norm)
     return transport_cost(weights1, weights2, cdist(vectors1, vectors2))
+
+
+def _document_vectors(kv, words: list, norm: bool) -> np.ndarray:
+    """The words' vectors (float64; with ``norm`` scaled to unit length in float32, as
+    ``get_vector(norm=True)`` and gensim do), or a ValueError naming the words whose vector
+    holds NaN or infinity, or (with ``norm``) is all zeros."""
+    rows = np.array([kv.get_index(w) for w in words], dtype=np.int64)
+    raw = kv.vectors[rows]
+    bad = ~np.isfinite(raw).all(axis=1)
+    if bad.any():
+        named = ", ".join(repr(w) for w in np.asarray(words, dtype=object)[bad][:5])
+        raise ValueError(
+            f"the vectors of {named} hold NaN or infinite values: these KeyedVectors are "
+            "damaged (a diverged training, or a file written from one); train again, or "
+            "leave those words out of the documents"
+        )
+    if not norm:
+        return raw.astype(np.float64)
+    lengths = kv._current_norms()[rows]
+    zero = lengths == 0
+    if zero.any():
+        named = ", ".join(repr(w) for w in np.asarray(words, dtype=object)[zero][:5])
+        raise ValueError(
+            f"the vectors of {named} are all zeros: a zero vector has no direction, so "
+            "norm=True (the default) cannot scale it to unit length; leave those words "
+            "out of the documents, give them vectors, or call wmdistance(..., norm=False)"
+        )
+    return (raw / lengths[:, None]).astype(np.float64)

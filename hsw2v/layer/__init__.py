@@ -40,6 +40,7 @@ from hsw2v.trees import balanced_tree, check_tree, top_down_order
 
 __all__ = ["Gradient", "HierarchicalSoftmax"]
 
+_SCORE_LIMIT = 1e4  # node scores are clipped here when float32 overflowed (_scores_float64)
 _SCORE_BUDGET = 1 << 22  # float32 node scores per log_proba chunk (16 MB, and as much again
 # for their log-sigmoids)
 _CONSTRUCTORS = (
@@ -86,6 +87,17 @@ class Gradient(NamedTuple):
         np.cumsum(indptr, out=indptr)
         indices = np.tile(np.arange(dim, dtype=np.int64), len(self.nodes))
         return sp.csr_array((self.rows.ravel(), indices, indptr), shape=(n_inner, dim))
+
+
+def _own_tree_arrays(tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Copies of a tree's ``codes``, ``points`` and ``lengths`` that the layer owns (C order,
+    the kernels' dtypes): a caller's array, or a view of a buffer the caller still writes,
+    is never kept, nor its flags changed. The tree is small (classes x path length)."""
+    return (
+        np.array(tree.codes, dtype=np.uint8, order="C", copy=True),
+        np.array(tree.points, dtype=np.int32, order="C", copy=True),
+        np.array(tree.lengths, dtype=np.int32, order="C", copy=True),
+    )
 
 
 class HierarchicalSoftmax(LayerFitting, LayerFiles):
@@ -142,9 +154,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
             )
         dim = _positive_int(dim, "dim", VECTOR_SIZE_MAX)
         seed = _seed(seed)
-        codes = np.ascontiguousarray(tree.codes, dtype=np.uint8)
-        points = np.ascontiguousarray(tree.points, dtype=np.int32)
-        lengths = np.ascontiguousarray(tree.lengths, dtype=np.int32)
+        codes, points, lengths = _own_tree_arrays(tree)
         if _trusted:  # built here, correct by construction; the child table still checks it
             self.root = int(points[0, 0])
             self.children = child_table(codes, points, lengths, root=self.root)
@@ -318,6 +328,9 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         H = self._hidden(H, "log_prob")
         y = self._labels(y, len(H))
         loss, _ = path_batch(H, self.weights, *self._tree_arrays(), y, False, 0.0, self.intercept)
+        bad = ~np.isfinite(loss)
+        if bad.any():  # a float32 dot product overflowed on weights near the float32 limit
+            loss[bad] = self._path_loss_float64(H[bad], y[bad])
         if self._wide is not None:
             root_lp = root_log_softmax(H, self.root_weights, self.root_intercept)
             loss -= root_lp[np.arange(len(H)), self._wide.slot[y]]
@@ -370,9 +383,12 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         for start in range(0, len(H), rows):
             chunk = H[start : start + rows]
             s, ls = scores[: len(chunk)], logsig[: len(chunk)]
-            np.matmul(chunk, wt, out=s)
-            if self.intercept is not None:
-                s += self.intercept
+            with np.errstate(over="ignore", invalid="ignore"):
+                np.matmul(chunk, wt, out=s)
+                if self.intercept is not None:
+                    s += self.intercept
+            if not np.isfinite(s).all():  # overflowed: saturate, as the kernels do
+                self._scores_float64(chunk, out=s)
             _log_sigmoid(s, ls)
             if self._wide is not None:  # the nodes above the root's children add nothing...
                 s[:, self._wide.expanded] = 0.0
@@ -385,6 +401,37 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
             if exp:
                 np.exp(block, out=block)
         return out
+
+    def _scores_float64(self, H, out) -> np.ndarray:
+        """Node scores ``H @ weights.T (+ intercept)`` summed in float64, where no product of
+        finite float32 values overflows, then clipped to ``[-1e4, 1e4]`` into ``out``.
+
+        Design note. Float32 sums of weights near the float32 limit overflow to inf, and the
+        top-down pass then meets inf - inf = NaN. Beyond ``|f| = 1e4`` a sigmoid is exactly 0
+        or 1 in float64 (``exp(-745)`` already underflows), so the clip changes no
+        probability; a wider clip (the float32 limit) would not do: the pass adds
+        ``log sigmoid(-f) = log sigmoid(f) - f``, and ``lp - 3e38 + 3e38`` loses ``lp``
+        (float64 keeps 1e-12 of it at 1e4). Only a chunk whose float32 scores overflowed
+        takes this path, so every other answer is bit for bit as before."""
+        scores = np.asarray(H, dtype=np.float64) @ self.weights.T.astype(np.float64)
+        if self.intercept is not None:
+            scores += self.intercept
+        return np.clip(scores, -_SCORE_LIMIT, _SCORE_LIMIT, out=out, casting="unsafe")
+
+    def _path_loss_float64(self, H, y) -> np.ndarray:
+        """``-log P(y_i | h_i)`` below the root's children, in float64 (the rows whose float32
+        kernel sum overflowed): finite for finite weights and hidden vectors."""
+        codes, points, lengths = self._tree_arrays()
+        loss = np.empty(len(y), dtype=np.float64)
+        weights = self.weights
+        for i, (h, c) in enumerate(zip(np.asarray(H, dtype=np.float64), y, strict=True)):
+            nodes = points[c, : lengths[c]]
+            f = weights[nodes].astype(np.float64) @ h
+            if self.intercept is not None:
+                f += self.intercept[nodes]
+            f = np.where(codes[c, : lengths[c]] == 0, f, -f)  # bit 0 takes sigmoid(f)
+            loss[i] = float(np.sum(np.maximum(-f, 0.0) + np.log1p(np.exp(-np.abs(f)))))
+        return loss
 
     def predict_proba(self, H) -> np.ndarray:
         """Deprecated alias of :meth:`proba` (hidden vectors in), kept for one release: the
@@ -451,11 +498,18 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         bias = self.intercept
         with_bias = {} if bias is None else {"bias": bias}
         root = self._root_step(H, y, 0.0)
-        if not nodes:
-            grad = path_batch(H, self.weights, *tree, y, True, 0.0, **with_bias)[1]
-            return grad if root is None else grad + root[0]
-        G = np.empty((len(H), max(tree[0].shape[1], 1)), dtype=np.float32)
-        _, grad = path_batch(H, self.weights, *tree, y, True, 0.0, g_out=G, **with_bias)
+        kept = self._keep_rows_if_overflow(H, y)
+        try:
+            if not nodes:
+                grad = path_batch(H, self.weights, *tree, y, True, 0.0, **with_bias)[1]
+                return grad if root is None else grad + root[0]
+            G = np.empty((len(H), max(tree[0].shape[1], 1)), dtype=np.float32)
+            _, grad = path_batch(H, self.weights, *tree, y, True, 0.0, g_out=G, **with_bias)
+        finally:
+            if kept is not None:  # the gradient leaves the weights alone, even on overflow
+                self.weights[kept[0]] = kept[1]
+                if kept[2] is not None:
+                    self.intercept[kept[0]] = kept[2]
         if root is not None:
             grad += root[0]
         lengths = tree[2][y]
@@ -474,6 +528,26 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         if root is None:
             return Gradient(grad, touched, rows, node_bias)
         return Gradient(grad, touched, rows, node_bias, *root[1:])
+
+    def _keep_rows_if_overflow(self, H, y):
+        """``(nodes, their rows, their intercepts or None)`` when a float32 dot product on the paths of ``y`` could
+        overflow (``max|h| * max|w| * dim`` beyond 1e38, weights near the float32 limit),
+        else None. The kernels' node step writes a row whose gradient is NaN even at step
+        size 0, and an overflowed dot product gives NaN: :meth:`backward` puts the rows back.
+        Costs one pass over the rows on the batch's paths (at most the backward's own)."""
+        if not len(H):
+            return None
+        try:
+            nodes = self._nodes_on_paths(y)
+        except IndexError:  # paths edited out of bounds: the kernel refuses them (ValueError)
+            return None
+        if not len(nodes) or nodes[0] < 0 or nodes[-1] >= len(self.weights):
+            return None
+        rows = self.weights[nodes]
+        bound = float(np.abs(H).max()) * float(np.abs(rows).max()) * self.dim
+        if bound <= 1e38:
+            return None
+        return nodes, rows, None if self.intercept is None else self.intercept[nodes]
 
     def _root_step(self, H, y, lr: float):
         """The wide root's part of the gradient at the weights on entry, ``(dL/dH,
@@ -635,9 +709,12 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
 
     def _check_state(self) -> None:
         """Before each kernel call, in O(1): the index arrays are those checked when the
-        layer was built, and every weight array has the shape and dtype the kernels index
-        (a ValueError naming the attribute otherwise). The kernels do not check bounds, so
-        an attribute replaced after construction must not reach them."""
+        layer was built and still read-only, and every weight array has the shape and dtype
+        the kernels index (a ValueError naming the attribute otherwise). An index array
+        replaced, or made writeable again, is checked in full. The layer owns copies of its
+        tree, so no caller's buffer can change under it; an array made writeable, edited and
+        made read-only again passes this test, and the kernels' own bounds check on the
+        paths they follow (one compare per step, every call) refuses it."""
         structure = getattr(self, "_structure", None)
         now = self._structure_arrays()
         if (
@@ -645,8 +722,11 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
             or len(now) != len(structure[0])
             or any(a is not b for a, b in zip(now, structure[0], strict=False))
             or (self.n_classes, self.root) != structure[1:]
-        ):
+            or any(isinstance(a, np.ndarray) and a.flags.writeable for a in now)
+        ):  # replaced, or made writeable again (and maybe edited): check it all again
             self._recheck_tree()
+        if self._wide is not None:
+            self._check_wide_root()
         n_classes = self.n_classes
         inner = n_classes - 1
         expect = {"weights": ((inner, self.dim), np.float32)}
@@ -677,13 +757,32 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
                     f"np.ascontiguousarray(values, dtype=np.float32) of that shape"
                 )
 
+    def _check_wide_root(self) -> None:
+        """The wide root's index arrays, which NumPy indexes with, still lie in range (a few
+        vectorised passes over ``V`` ids): an edit behind their read-only flag is a
+        ValueError, not an IndexError from deep inside a query."""
+        wide, n_inner = self._wide, self.n_classes - 1
+        K = len(wide.children)
+        bad = [
+            name
+            for name, arr, low, high in (
+                ("slot", wide.slot, 0, K),
+                ("expanded", wide.expanded, 0, n_inner),
+                ("children", wide.children, -self.n_classes, n_inner),
+            )
+            if len(arr) and (int(arr.min()) < low or int(arr.max()) >= high)
+        ]
+        if bad or len(wide.slot) != self.n_classes or len(wide.expanded) != K - 1:
+            raise ValueError(
+                f"the layer's wide root arrays ({', '.join(bad) or 'their sizes'}) were "
+                "changed after the layer checked them: do not edit a layer's tree, build a "
+                "new layer (HierarchicalSoftmax.from_paths(..., root_width=K)) instead"
+            )
+
     def _recheck_tree(self) -> None:
         """The tree was replaced (or the layer unpickled): check it in full, as the
         constructor does, and derive the child table, order and wide root again from it."""
-        tree = self.tree
-        codes = np.ascontiguousarray(tree.codes, dtype=np.uint8)
-        points = np.ascontiguousarray(tree.points, dtype=np.int32)
-        lengths = np.ascontiguousarray(tree.lengths, dtype=np.int32)
+        codes, points, lengths = _own_tree_arrays(self.tree)
         try:
             children, root, order = check_tree(codes, points, lengths)
         except ValueError as exc:

@@ -10,7 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from hsw2v._kernels._layer import FitTrainer
-from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
+from hsw2v.divergence import (
+    GROWTH_LIMIT,
+    TrainingDivergedError,
+    count_nonfinite_rows,
+    describe_rows,
+    loss_grew,
+)
 from hsw2v.layer._args import OPTIMIZERS
 from hsw2v.layer._args import positive_int as _positive_int
 from hsw2v.running._train import Job, Schedule, run_epoch
@@ -110,6 +116,7 @@ class LayerFitting:
             **inputs, **self._root_arrays()
         )
         schedule = Schedule(lr, min_lr, epochs, n, by_words=True)
+        untrained = self._untrained_loss(y)
         for epoch in range(epochs):
             # kept to restore if this epoch diverges (docs/robustness.md); a copy per epoch
             # costs less than one pass over X
@@ -150,15 +157,27 @@ class LayerFitting:
                     ).loss
             except TrainingDivergedError:
                 raise self._diverged(epoch, epochs, lr, before) from None
+            best = min((h for h in self.history if np.isfinite(h)), default=np.inf)
+            if loss_grew(loss / n, untrained, best):  # finite, but by orders of magnitude
+                raise self._diverged(epoch, epochs, lr, before, grew=(loss / n, untrained, best))
             self.history.append(loss / n)
         return self
+
+    def _untrained_loss(self, y) -> float:
+        """The mean loss of the examples ``y`` with every weight zero: ``ln 2`` per node on
+        each path (``ln K`` for a wide root of ``K`` children): the reference of
+        :func:`hsw2v.divergence.loss_grew`."""
+        codes, points, lengths = self._tree_arrays()
+        nodes = float(np.mean(lengths[y])) if len(y) else 0.0
+        root = np.log(len(self.root_weights)) if self.root_weights is not None else 0.0
+        return float(root + np.log(2.0) * nodes)
 
     def _root_copy(self):
         """Copies of the wide root's weights and intercept (None for what is absent)."""
         return tuple(None if a is None else a.copy()
                      for a in (self.root_weights, self.root_intercept))
 
-    def _diverged(self, epoch, epochs, lr, before) -> TrainingDivergedError:
+    def _diverged(self, epoch, epochs, lr, before, grew=None) -> TrainingDivergedError:
         """Restore the weights of before the diverging epoch and say what to change."""
         rows = count_nonfinite_rows({"input_weights": self.input_weights, "weights": self.weights,
                                      "root_weights": self.root_weights})
@@ -175,12 +194,22 @@ class LayerFitting:
                                   strict=True):
                 if arr is not None:
                     arr[...] = saved
+        if grew is None:
+            what = "the loss became NaN or infinite"
+        else:
+            mean, untrained, best = grew
+            what = (
+                f"the mean loss grew to {mean:.3g}, more than {GROWTH_LIMIT:g} times that of "
+                f"the untrained layer ({untrained:.3g})"
+                + (f" and of the best epoch ({best:.3g})" if np.isfinite(best) else "")
+            )
         return TrainingDivergedError(
-            f"fit diverged in epoch {epoch + 1} of {epochs}: the loss became NaN or infinite "
+            f"fit diverged in epoch {epoch + 1} of {epochs}: {what} "
             f"at lr={lr:g} (rows holding NaN or inf: {describe_rows(rows)}). Scale the "
             f"features (e.g. to unit variance) or lower lr (e.g. lr={lr / 10:g}). The weights "
             f"are restored to what they were before epoch {epoch + 1}, and `history` keeps "
             "the finite epochs only",
             nonfinite_rows=rows,
             epoch=epoch,
+            cause="nonfinite" if grew is None else "growth",
         )

@@ -69,6 +69,7 @@ class WideRoot:
         V, L = codes.shape
         steps = np.arange(L)
         on_path = steps < lengths[:, None]
+        points = np.where(on_path, points, 0)  # entries past a path's end are not checked
         start = (is_expanded[points] & on_path).sum(axis=1)  # expanded nodes lead each path
         entry = np.where(
             start < lengths,

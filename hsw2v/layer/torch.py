@@ -62,6 +62,23 @@ __all__ = ["HierarchicalSoftmaxLoss", "from_word2vec"]
 _CHUNK_SCORES = 1 << 24  # node scores per chunk of rows in topk(method="scan")
 
 
+
+def _target_type_message(target) -> str:
+    """What a target that is not a tensor gets told: the type needed and how to convert."""
+    kind = type(target).__name__
+    dtype = getattr(target, "dtype", None)
+    got = f"a {type(target).__module__}.{kind} of {dtype}" if dtype is not None else f"a {kind}"
+    how = (
+        "torch.from_numpy(target).long()"
+        if type(target).__module__ == "numpy"
+        else "torch.as_tensor(target, dtype=torch.long)"
+    )
+    return (
+        f"target must be a torch.Tensor of integer class ids (torch.int64), one per row of "
+        f"input, got {got}: convert it with {how}, on the input's device "
+        "(.to(input.device))"
+    )
+
 class ASMOutput(NamedTuple):
     """What ``forward`` returns, as :class:`torch.nn.AdaptiveLogSoftmaxWithLoss` does."""
 
@@ -323,6 +340,8 @@ class HierarchicalSoftmaxLoss(nn.Module):
             raise TypeError(f"input must hold floating-point numbers, got {input.dtype}")
         if target is None:
             return input, None, unbatched
+        if not isinstance(target, torch.Tensor):
+            raise TypeError(_target_type_message(target))
         if unbatched:
             target = target.reshape(1)
         if target.shape != (input.shape[0],):
@@ -330,7 +349,11 @@ class HierarchicalSoftmaxLoss(nn.Module):
                 f"target must hold one class id per row of input ({input.shape[0]}), got "
                 f"shape {tuple(target.shape)}")
         if target.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8, torch.int8):
-            raise TypeError(f"target must hold integer class ids, got {target.dtype}")
+            raise TypeError(
+                f"target must hold integer class ids (a torch.int64 tensor), got a tensor of "
+                f"{target.dtype}: convert it with target.long() (after rounding, if the ids "
+                "came as floats)"
+            )
         if not _compiling() and len(target):
             lo, hi = int(target.min()), int(target.max())
             if lo < 0 or hi >= self.n_classes:
