@@ -140,10 +140,12 @@ the tests compare with NumPy references and with the reference steps of ``_path.
 
 I. Files. This module is one translation unit (the compiler sees every call and inlines the
    walks into the job loop), composed of cimported inline modules with one job each: the
-   shared model view (``_inner_model.pxd``), the sigmoid table, prefetch and window block
+   shared model view (``_inner_model.pxd``: the input kind and the outputs), a tree's view
+   (``_tree_view.pxd``), the sigmoid table, prefetch and window block
    (``_inner_loops.pxd``), the random streams and negative draw (``_inner_rng.pxd``), the
    walks (``_inner_walks.pxd``), the private hot rows (``_inner_hot.pxd``), one job
    (``_inner_job.pxd``) and the rate inside a job (``_rates.pxd``). This file keeps the
+   output makers (``tree_output``, ``draw_output``), the
    ``Trainer`` (the model's arrays checked and borrowed; declared in ``_inner.pxd`` so that
    ``_corpus_file`` reaches its view through a typed cimport), the nogil job entry
    ``train_job_nogil``, ``encode_sentences``, the negative draw's bucket index and the

@@ -2,11 +2,14 @@
 the walks, and the job loop itself (inline).
 
 Design note: see ``_inner`` design notes A-H. ``ModelView`` (``_inner_model.pxd``) is the
-read-only view of the model every thread shares; ``JobState`` everything one job owns
-(scratch vectors, kept ids, the private hot rows, the random stream, the loss and the
-divergence check). ``train_sentence`` forms h (a context row, or the window's mean / sum for
-CBOW), walks the centre's path (hs) and its negatives (ns), and sends the error back to the
-input rows; ``run_job`` is one whole job. A module that trains composes its nogil job entry
+read-only view of the model every thread shares (its input kind and its list of outputs);
+``JobState`` everything one job owns (scratch vectors, the window's input rows, kept ids, the
+private hot rows of each output, the random stream, the loss and the divergence check).
+``train_sentence`` is one step per centre in fastText's shape: it gathers the window's input
+rows, and each output in turn forms h from them by the input kind (a context row for
+skip-gram, the window's mean / sum for CBOW), walks its targets for the centre (hs: the
+path, ``hs_contexts`` / ``cbow_hs``; ns: the drawn words, ``ns_contexts`` / ``ns_pair``) and
+sends h's step back to the input rows; ``run_job`` is one whole job. A module that trains composes its nogil job entry
 from ``run_job`` and its ``JobRoutines``, what the loop calls out of line: the reference
 walks (``_inner.train_job_nogil``: ``hs_path`` / ``ns_path``; the benchmark-only
 ``_bench_walks``: plain loops or BLAS) and the flush of the private hot rows (it runs every

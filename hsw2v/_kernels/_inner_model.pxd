@@ -2,8 +2,11 @@
 
 Design note: ``ModelView`` is the read-only description of the model that
 ``hsw2v._kernels._inner.Trainer`` fills and every job reads (the weights it points at are written,
-Hogwild; ``_inner`` design note B). ``NegTable`` is negative sampling's draw tables and
-``HotSet`` names the rows each job trains a private copy of (``_inner_hot.pxd``). ``job_fn``
+Hogwild; ``_inner`` design note B): the input rows and the input kind (how a step forms h
+from them), and the outputs, one ``Output`` per objective that is on (its kind, matrix,
+private hot rows, the walk chosen for it, and its lookup: a ``TreeView``, ``_tree_view.pxd``,
+or negative sampling's draw tables, ``NegTable``). ``HotSet`` names the rows each job trains
+a private copy of (``_inner_hot.pxd``). ``job_fn``
 is the type of a job's nogil entry (``_inner.train_job_nogil``, or a benchmark walk's): C
 callers (``_corpus_file``) take it, with the view, from a cimported ``Trainer``
 (``_inner.pxd``). Declarations only: no code, no C header, so that a module can name the
