@@ -175,28 +175,21 @@ static inline void hsw2v_ns_update(int d, const float *h, float *const *rows, co
 /* CBOW's hidden vector in one pass: out = rows[0] + rows[1] + ... (in order, from 0), then
  * ``out *= scale`` when scale != 1 (cbow_mean: 1 / count); the same element-wise operations
  * as a zeroed out, one ``out += rows[c]`` pass per row and a scaling pass. */
+#define HSW2V_ROWS_SUM_STEP(VT, LD, ST, W)                                        \
+    for (; k + (W) <= d; k += (W)) {                                              \
+        VT s = {0};                                                               \
+        for (c = 0; c < count; c++)                                               \
+            s = s + LD(rows[c] + k);                                              \
+        if (scale != 1.0f)                                                        \
+            s = s * scale;                                                        \
+        ST(out + k, s);                                                           \
+    }
+
 static inline void hsw2v_rows_sum(int d, float *const *rows, int count, float scale,
                                   float *out) {
     int k = 0, c;
 #ifdef HSW2V_VECTOR
-#ifdef HSW2V_V16
-    for (; k + 16 <= d; k += 16) {
-        hsw2v_v16 s = {0};
-        for (c = 0; c < count; c++)
-            s = s + HSW2V_LOAD16(rows[c] + k);
-        if (scale != 1.0f)
-            s = s * scale;
-        HSW2V_STORE16(out + k, s);
-    }
-#endif
-    for (; k + 8 <= d; k += 8) {
-        hsw2v_v8 s = {0};
-        for (c = 0; c < count; c++)
-            s = s + HSW2V_LOAD(rows[c] + k);
-        if (scale != 1.0f)
-            s = s * scale;
-        HSW2V_STORE(out + k, s);
-    }
+    HSW2V_FOR_WIDTHS(HSW2V_ROWS_SUM_STEP)
 #endif
     for (; k < d; k++) {
         float s = 0.0f;
@@ -207,5 +200,7 @@ static inline void hsw2v_rows_sum(int d, float *const *rows, int count, float sc
         out[k] = s;
     }
 }
+
+#undef HSW2V_ROWS_SUM_STEP
 
 #endif /* HSW2V_NS_PAIR_H */
