@@ -62,7 +62,10 @@ def _run_train(args: argparse.Namespace) -> int:
     if progress is None:
         progress = sys.stderr.isatty() and _have("tqdm")
     elif progress and not _have("tqdm"):
-        raise CommandError("--progress needs tqdm: pip install tqdm (or hsw2v[progress])")
+        raise CommandError(
+            "--progress needs tqdm: pip install tqdm "
+            "(or, from a source checkout, pip install '.[progress]')"
+        )
     if args.plot_training and not _have("matplotlib"):
         raise CommandError("--plot-training needs matplotlib: pip install matplotlib")
     if args.verbose:
