@@ -95,7 +95,7 @@ def _add_command(commands: Any, name: str, help: str, description: str, examples
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from hsw2v import __version__
+    from hsw2v._version import __version__
 
     parser = _Parser(
         prog=PROG,
