@@ -41,10 +41,24 @@ C. Flags. ``-O3`` plus the subset of fast-math that lets GCC vectorise the dot-p
 D. Parallel. Extensions compile in parallel, one per core (``build_ext --parallel`` /
    ``-j`` overrides).
 
-E. Benchmark-only walks. ``HSW2V_BENCH_WALKS=1`` also compiles ``_bench_walks`` (the "loop"
-   and "blas" walks the fast ones are measured against) at every level, in place; a wheel
-   built without it (``pip wheel``, ``python -m build``) never holds them, and the tests that
-   need them skip when the module is absent (``.ci/run`` builds it).
+E. Benchmark-only walks. ``_bench_walks`` (the "loop" and "blas" walks the fast ones are
+   measured against) is compiled at every level by the builds of a source checkout for itself:
+   ``pip install -e .`` and ``setup.py build_ext --inplace``. A wheel (``pip install .``,
+   ``pip wheel``, ``python -m build``) never holds it, and a wheel build drops a copy an
+   in-place build left in ``build/lib.*``. ``HSW2V_BENCH_WALKS=1`` builds it in any build,
+   ``HSW2V_BENCH_WALKS=0`` in none; the tests that need it skip when the module is absent
+   (and fail instead where ``HSW2V_REQUIRE`` names ``bench_walks``, as in CI).
+
+F. One compile per checkout. ``pip install .`` compiles into ``build/lib.<platform>`` (pip
+   builds in the source tree), while an editable install (``pip install -e .``) builds in a
+   temporary folder. So an editable build takes each extension that ``build/lib.<platform>``
+   already holds, compiled from the same sources (not older than they are) with the same
+   flags (its ``build.json``), instead of compiling it again, and leaves what it compiled
+   there for the next build (the benchmark-only walks excepted: no wheel may take them). Two
+   helpers keep the dates honest: the generated C of a source whose Cython translation did not
+   change keeps its date (an isolated build installs Cython afresh, and its newer headers
+   make ``cythonize`` write the same code again, differing only in the metadata comment that
+   names the build's temporary include folders).
 """
 
 import json
@@ -59,11 +73,20 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
+try:
+    from setuptools.modified import newer_group
+except ImportError:  # setuptools < 69
+    from distutils.dep_util import newer_group
+
 ROOT = Path(__file__).resolve().parent
 SOURCES = "hsw2v/_kernels"  # the kernels' .pyx / .pxd / .h, cythonized in place to <name>.c
 LEVEL_KERNELS = ("_inner", "_query", "_layer")
-# Benchmark-only walks (design note E): compiled per level, only when asked, never in a wheel.
-BENCH_KERNELS = ("_bench_walks",) if os.environ.get("HSW2V_BENCH_WALKS", "0") == "1" else ()
+# Benchmark-only walks (design note E): compiled per level by in-place and editable builds (or
+# as HSW2V_BENCH_WALKS=1/0 says), never in a wheel.
+BENCH_KERNELS = ("_bench_walks",)
+BENCH_SETTING = os.environ.get("HSW2V_BENCH_WALKS", "")
+if BENCH_SETTING not in ("", "0", "1"):
+    sys.exit(f"HSW2V_BENCH_WALKS must be 0 or 1 (or unset), got {BENCH_SETTING!r}")
 # Built once with the strict flags: the reader and the learning-rate schedule.
 STRICT = ("_corpus_file", "_rates")
 # Built once at the baseline, with the usual flags: no vector math.
@@ -121,6 +144,52 @@ class BuildExt(build_ext):
         super().finalize_options()
         if self.parallel is None:
             self.parallel = os.cpu_count() or 1
+        # design note E: the benchmark-only walks in builds of the checkout for itself
+        # (in place, editable: inplace is set for both), or as HSW2V_BENCH_WALKS says
+        if not (BENCH_SETTING == "1" or (BENCH_SETTING == "" and self.inplace)):
+            self.extensions = [e for e in self.extensions if not getattr(e, "hsw2v_bench", False)]
+
+    def shared_build_lib(self) -> Path:
+        """``build/lib.<platform>``: where ``pip install .`` and ``pip wheel .`` build (pip
+        builds in the source tree), named as setuptools' ``build`` command names it."""
+        build = self.get_finalized_command("build")
+        tag = f"{self.plat_name}-{sys.implementation.cache_tag}"
+        if hasattr(sys, "gettotalrefcount"):
+            tag += "-pydebug"
+        return Path(build.build_base, f"lib.{tag}")
+
+    def shared_copy(self, ext) -> Path | None:
+        """Where ``build/lib.<platform>`` holds ``ext`` for an editable build to take (design
+        note F); None for other builds, and for the benchmark-only walks (never shared)."""
+        if not getattr(self, "editable_mode", False) or getattr(ext, "hsw2v_bench", False):
+            return None
+        return self.shared_build_lib() / self.get_ext_filename(self.get_ext_fullname(ext.name))
+
+    def shared_config_matches(self) -> bool | None:
+        """Whether ``build/lib.<platform>`` was built with this build's flags; None where it
+        records none (no build there yet)."""
+        recorded = self.shared_build_lib() / "hsw2v" / "_cpu" / "build.json"
+        if not recorded.exists():
+            return None
+        return json.loads(recorded.read_text()) == self.build_config()
+
+    def build_extension(self, ext):
+        shared = self.shared_copy(ext)
+        target = self.get_ext_fullpath(ext.name)
+        sources = [*ext.sources, *ext.depends]
+        matches = self.shared_config_matches() if shared is not None else None
+        if matches and shared.exists() and not newer_group(sources, str(shared), "newer"):
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            self.copy_file(str(shared), target)  # keeps its date
+            print(f"reusing {shared} (same sources and flags): not compiled again")
+            return
+        super().build_extension(ext)
+        if shared is not None and matches is not False and os.path.exists(target):
+            shared.parent.mkdir(parents=True, exist_ok=True)
+            self.copy_file(target, str(shared))
+            recorded = self.shared_build_lib() / "hsw2v" / "_cpu" / "build.json"
+            if not recorded.exists():
+                recorded.write_text(json.dumps(self.build_config(), indent=1) + "\n")
 
     def build_extensions(self):
         msvc = self.compiler.compiler_type == "msvc"
@@ -165,6 +234,12 @@ class BuildExt(build_ext):
         if self.inplace and getattr(self, "config_text", None):  # in-place and editable builds
             package = self.get_finalized_command("build_py").get_package_dir("hsw2v._cpu")
             Path(package, "build.json").write_text(self.config_text)
+        if not self.inplace:  # a wheel's build: only this build's modules go into the wheel
+            built = {os.path.abspath(path) for path in self.get_outputs()}
+            for path in Path(self.build_lib, "hsw2v").rglob("*"):
+                if path.suffix in (".so", ".pyd") and os.path.abspath(path) not in built:
+                    print(f"removing {path}: not a module of this build (left by another)")
+                    path.unlink()
 
 
 def compiler_version(compiler) -> str:
@@ -201,28 +276,48 @@ DIRECTIVES = {
     "initializedcheck": False,
 }
 
+
+def generated_code(path: Path) -> bytes | None:
+    """A generated C file without Cython's metadata comment (which names the build's include
+    folders, temporary ones in an isolated build); None where there is no file."""
+    try:
+        text = path.read_bytes()
+    except OSError:
+        return None
+    start, end = text.find(b"/* BEGIN: Cython Metadata"), text.find(b"END: Cython Metadata */")
+    return text[:start] + text[end:] if 0 <= start < end else text
+
+
 # Cythonize every source once (hsw2v/_kernels/<name>.c), then compile the vector kernels per level.
+# A C file written again with the same code keeps its date (design note F).
+ALL_SOURCES = (*LEVEL_KERNELS, *BENCH_KERNELS, *STRICT, *BASELINE_ONLY)
+before = {}
+for name in ALL_SOURCES:
+    c_file = ROOT / SOURCES / f"{name}.c"
+    if c_file.exists():
+        before[c_file] = (c_file.stat().st_mtime_ns, generated_code(c_file))
 translated = cythonize(
-    [
-        extension(f"hsw2v._kernels.{name}", [f"{SOURCES}/{name}.pyx"])
-        for name in (*LEVEL_KERNELS, *BENCH_KERNELS, *STRICT, *BASELINE_ONLY)
-    ],
+    [extension(f"hsw2v._kernels.{name}", [f"{SOURCES}/{name}.pyx"]) for name in ALL_SOURCES],
     compiler_directives=DIRECTIVES,
     nthreads=(os.cpu_count() or 1) if sys.platform == "linux" else 0,  # a process pool: fork only
 )
+for c_file, (date, code) in before.items():
+    now = c_file.stat()
+    if now.st_mtime_ns != date and generated_code(c_file) == code:
+        os.utime(c_file, ns=(now.st_atime_ns, date))
 once = {f"hsw2v._kernels.{name}" for name in (*STRICT, *BASELINE_ONLY)}
 extensions = [ext for ext in translated if ext.name in once]
 for level in levels_for_target():
     for name in (*LEVEL_KERNELS, *BENCH_KERNELS):
-        extensions.append(
-            # the wrapper never changes: rebuild when the generated C or a header does
-            extension(
-                f"hsw2v._cpu.{level}.{name}",
-                [level_wrapper(level, name)],
-                level,
-                depends=[f"{SOURCES}/{name}.c",
-                         *sorted(p.as_posix() for p in Path(SOURCES).glob("*.h"))],
-            )
-        )
+        # the wrapper never changes: rebuild when the generated C or a header does
+        ext = extension(
+            f"hsw2v._cpu.{level}.{name}",
+            [level_wrapper(level, name)],
+            level,
+            depends=[f"{SOURCES}/{name}.c",
+                     *sorted(p.as_posix() for p in Path(SOURCES).glob("*.h"))],
+        )  # fmt: skip
+        ext.hsw2v_bench = name in BENCH_KERNELS
+        extensions.append(ext)
 
 setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt})
