@@ -55,14 +55,16 @@ F. One compile per checkout. ``pip install .`` compiles into ``build/lib.<platfo
    already holds, compiled from the same sources (not older than they are) with the same
    flags (its ``build.json``), instead of compiling it again, and leaves what it compiled
    there for the next build (the benchmark-only walks excepted: no wheel may take them). Two
-   helpers keep the dates honest: the generated C of a source whose Cython translation did not
-   change keeps its date (an isolated build installs Cython afresh, and its newer headers
+   things keep the dates meaningful: the generated C of a source whose Cython translation did
+   not change keeps its date (an isolated build installs Cython afresh, and its newer headers
    make ``cythonize`` write the same code again, differing only in the metadata comment that
-   names the build's temporary include folders).
+   names the build's temporary include folders); and NumPy's headers, fresh in every isolated
+   build, are no dependency by date: the NumPy version is part of ``build.json`` instead.
 """
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -72,11 +74,6 @@ import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
-
-try:
-    from setuptools.modified import newer_group
-except ImportError:  # setuptools < 69
-    from distutils.dep_util import newer_group
 
 ROOT = Path(__file__).resolve().parent
 SOURCES = "hsw2v/_kernels"  # the kernels' .pyx / .pxd / .h, cythonized in place to <name>.c
@@ -178,15 +175,15 @@ class BuildExt(build_ext):
         target = self.get_ext_fullpath(ext.name)
         sources = [*ext.sources, *ext.depends]
         matches = self.shared_config_matches() if shared is not None else None
-        if matches and shared.exists() and not newer_group(sources, str(shared), "newer"):
+        if matches and shared.exists() and not newer_than(sources, shared):
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            self.copy_file(str(shared), target)  # keeps its date
+            shutil.copy2(shared, target)  # keeps its date, to the nanosecond
             print(f"reusing {shared} (same sources and flags): not compiled again")
             return
         super().build_extension(ext)
         if shared is not None and matches is not False and os.path.exists(target):
             shared.parent.mkdir(parents=True, exist_ok=True)
-            self.copy_file(target, str(shared))
+            shutil.copy2(target, shared)
             recorded = self.shared_build_lib() / "hsw2v" / "_cpu" / "build.json"
             if not recorded.exists():
                 recorded.write_text(json.dumps(self.build_config(), indent=1) + "\n")
@@ -202,6 +199,10 @@ class BuildExt(build_ext):
                 ext.extra_compile_args = GCC_STRICT if strict else GCC_OPT
             else:
                 ext.extra_compile_args = GCC_OPT + GCC_LEVELS[level]
+            # NumPy's headers, which cythonize lists, lie in the build's own (isolated, fresh)
+            # environment: newer on every build, they would make every build compile again.
+            # The NumPy version is part of the build's config instead (build_config).
+            ext.depends = [d for d in ext.depends if Path(ROOT, d).resolve().is_relative_to(ROOT)]
         config = self.build_config()
         previous = Path(self.build_lib, "hsw2v", "_cpu", "build.json")
         if not previous.exists() or json.loads(previous.read_text()) != config:
@@ -220,6 +221,7 @@ class BuildExt(build_ext):
         config = {
             "compiler": compiler_version(self.compiler),
             "platform": sysconfig.get_platform(),
+            "numpy": np.__version__,  # its headers: another NumPy compiles everything again
             "levels": levels,
             "other_extensions": {
                 ext.name: ext.extra_compile_args
@@ -240,6 +242,16 @@ class BuildExt(build_ext):
                 if path.suffix in (".so", ".pyd") and os.path.abspath(path) not in built:
                     print(f"removing {path}: not a module of this build (left by another)")
                     path.unlink()
+
+
+def newer_than(sources: list[str], target: Path) -> bool:
+    """Whether a source is newer than ``target`` (to the nanosecond: older setuptools compare
+    whole seconds), or missing."""
+    built = target.stat().st_mtime_ns
+    try:
+        return any(os.stat(source).st_mtime_ns > built for source in sources)
+    except OSError:
+        return True
 
 
 def compiler_version(compiler) -> str:
@@ -288,23 +300,29 @@ def generated_code(path: Path) -> bytes | None:
     return text[:start] + text[end:] if 0 <= start < end else text
 
 
+def dated_code(c_files) -> dict:
+    """``{path: (date, code)}`` of the generated C files that exist."""
+    return {p: (p.stat().st_mtime_ns, generated_code(p)) for p in c_files if p.exists()}
+
+
+def keep_dates(before: dict) -> None:
+    """Give each C file that was written again with the same code (:func:`generated_code`) its
+    earlier date back (design note F)."""
+    for c_file, (date, code) in before.items():
+        now = c_file.stat()
+        if now.st_mtime_ns != date and generated_code(c_file) == code:
+            os.utime(c_file, ns=(now.st_atime_ns, date))
+
+
 # Cythonize every source once (hsw2v/_kernels/<name>.c), then compile the vector kernels per level.
-# A C file written again with the same code keeps its date (design note F).
 ALL_SOURCES = (*LEVEL_KERNELS, *BENCH_KERNELS, *STRICT, *BASELINE_ONLY)
-before = {}
-for name in ALL_SOURCES:
-    c_file = ROOT / SOURCES / f"{name}.c"
-    if c_file.exists():
-        before[c_file] = (c_file.stat().st_mtime_ns, generated_code(c_file))
+before = dated_code([ROOT / SOURCES / f"{name}.c" for name in ALL_SOURCES])
 translated = cythonize(
     [extension(f"hsw2v._kernels.{name}", [f"{SOURCES}/{name}.pyx"]) for name in ALL_SOURCES],
     compiler_directives=DIRECTIVES,
     nthreads=(os.cpu_count() or 1) if sys.platform == "linux" else 0,  # a process pool: fork only
 )
-for c_file, (date, code) in before.items():
-    now = c_file.stat()
-    if now.st_mtime_ns != date and generated_code(c_file) == code:
-        os.utime(c_file, ns=(now.st_atime_ns, date))
+keep_dates(before)
 once = {f"hsw2v._kernels.{name}" for name in (*STRICT, *BASELINE_ONLY)}
 extensions = [ext for ext in translated if ext.name in once]
 for level in levels_for_target():
