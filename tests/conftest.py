@@ -197,8 +197,8 @@ BENCH_WALKS = ("loop", "blas")  # the benchmark-only walks (hsw2v._kernels._benc
 
 def bench_walks():
     """The benchmark-only walks' module (:mod:`hsw2v._kernels._bench_walks`); the test is skipped
-    where this build does not hold it (every wheel; a source build without
-    ``HSW2V_BENCH_WALKS=1``: ``.ci/run`` builds it, so these tests run in CI)."""
+    where this build does not hold it (every wheel, and ``HSW2V_BENCH_WALKS=0`` builds; an
+    editable install builds it, and CI requires it: ``HSW2V_REQUIRE``)."""
     try:
         from hsw2v._kernels import _bench_walks
     except ImportError as exc:  # "cannot import name" where the module was not built
