@@ -106,3 +106,32 @@ def test_an_unknown_part_is_a_usage_error():
 def test_each_part_is_recognised_by_its_reasons(reason, part):
     assert missing_part(reason) == part
     assert part is None or part in OPTIONAL_PARTS
+
+
+# ------------------------------------------------------------------ .ci/run
+CI = TESTS.parent / ".ci" / "run"
+
+
+@pytest.mark.skipif(not CI.exists(), reason="not a source checkout (no .ci/run)")
+def test_ci_runs_readmes_test_command_and_installs_nothing_else():
+    """.ci/run reads README's test command (the line after "# 2." in its first bash block)
+    and runs it as written; before it, only the system packages, the wheel for
+    tests/test_wheel.py and HSW2V_REQUIRE: nothing that changes what the command installs."""
+    script = CI.read_text(encoding="utf-8")
+    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    first_block = readme.split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [line for line in first_block.splitlines() if line.startswith("pip install")]
+    assert len(commands) == 2 and commands[1].startswith('pip install -e ".[test')
+    awk = next(line for line in script.splitlines() if line.startswith('command_line="$(awk'))
+    done = subprocess.run(["bash", "-c", awk + '\nprintf "%s" "$command_line"'],
+                          cwd=TESTS.parent, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == commands[1]
+    assert 'bash -euo pipefail -c "$command_line"' in script
+    installs = [line.strip() for line in script.splitlines() if "pip install" in line
+                and not line.lstrip().startswith(("#", '"pip install -e "*'))]  # fmt: skip
+    assert installs == ["python3 -m pip install --quiet build"]
+    assert "HSW2V_BENCH_WALKS" not in script
+    parts = script.split("require=(", 1)[1].split(")", 1)[0].split()
+    parts += [p.split("=(")[1].rstrip(")") for p in script.split() if p.startswith("require+=(")]
+    assert set(parts) <= set(OPTIONAL_PARTS) and {"torch", "bench_walks", "wheel"} <= set(parts)
