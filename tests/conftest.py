@@ -22,7 +22,9 @@ OPTIONAL_PARTS = {
     # a wheel to install into a fresh venv: HSW2V_WHEEL (tests/test_wheel.py)
     "wheel": re.compile(r"no wheel to test"),
     # the test extra's packages, where a test imports one with pytest.importorskip
-    "test_extras": re.compile(r"could not import '(gensim|sklearn|ot|dask|matplotlib|tqdm)\b"),
+    "test_extras": re.compile(
+        r"could not import '(gensim|sklearn|ot|dask|matplotlib|tqdm|Cython)\b"
+    ),
     # system packages (.ci/run installs them with apt): qemu-user, MinGW-w64 and Wine
     "qemu": re.compile(r"qemu-x86_64 is not installed"),
     "wine": re.compile(r"the Windows twin needs x86_64-w64-mingw32-gcc and wine"),
