@@ -137,6 +137,8 @@ def level_wrapper(level: str, name: str) -> str:
 class BuildExt(build_ext):
     """Per-compiler flags, one job per core, and the flags recorded for show_config()."""
 
+    shared_matches = None  # build/lib's flags against this build's (build_extensions)
+
     def finalize_options(self):
         super().finalize_options()
         if self.parallel is None:
@@ -171,11 +173,12 @@ class BuildExt(build_ext):
         return json.loads(recorded.read_text()) == self.build_config()
 
     def build_extension(self, ext):
+        # runs in parallel threads (note D): reads only what build_extensions settled before
         shared = self.shared_copy(ext)
         target = self.get_ext_fullpath(ext.name)
         sources = [*ext.sources, *ext.depends]
-        matches = self.shared_config_matches() if shared is not None else None
-        if matches and shared.exists() and not newer_than(sources, shared):
+        matches = self.shared_matches
+        if shared is not None and matches and shared.exists() and not newer_than(sources, shared):
             os.makedirs(os.path.dirname(target), exist_ok=True)
             shutil.copy2(shared, target)  # keeps its date, to the nanosecond
             print(f"reusing {shared} (same sources and flags): not compiled again")
@@ -184,9 +187,6 @@ class BuildExt(build_ext):
         if shared is not None and matches is not False and os.path.exists(target):
             shared.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(target, shared)
-            recorded = self.shared_build_lib() / "hsw2v" / "_cpu" / "build.json"
-            if not recorded.exists():
-                recorded.write_text(json.dumps(self.build_config(), indent=1) + "\n")
 
     def build_extensions(self):
         msvc = self.compiler.compiler_type == "msvc"
@@ -207,7 +207,13 @@ class BuildExt(build_ext):
         previous = Path(self.build_lib, "hsw2v", "_cpu", "build.json")
         if not previous.exists() or json.loads(previous.read_text()) != config:
             self.force = True  # other flags than the last build: setuptools only checks dates
+        editable = getattr(self, "editable_mode", False)
+        self.shared_matches = self.shared_config_matches() if editable else None
         super().build_extensions()
+        recorded = self.shared_build_lib() / "hsw2v" / "_cpu" / "build.json"
+        if editable and self.shared_matches is None and recorded.parent.exists():
+            # what this editable build left in build/lib is recorded with its flags
+            recorded.write_text(json.dumps(config, indent=1) + "\n")
         self.config_text = json.dumps(config, indent=1) + "\n"
         previous.parent.mkdir(parents=True, exist_ok=True)
         previous.write_text(self.config_text)
