@@ -67,11 +67,13 @@ def child(
     corpus: str, words: int, setting: str, inner: int, kernel: str | None = None, size: int = 100
 ) -> dict:
     """One run (in the subprocess): the fastest of ``inner`` timed passes over the jobs."""
-    try:
-        from hsw2v._kernels._inner import Trainer
-    except ImportError:  # a build from before the kernels had a folder
-        from hsw2v._inner import Trainer
+    import types
 
+    try:
+        from hsw2v._kernels import _inner
+    except ImportError:  # a build from before the kernels had a folder
+        from hsw2v import _inner
+    Trainer = _inner.Trainer
     if kernel in ("loop", "blas"):
         try:  # the benchmark-only walks' own module (HSW2V_BENCH_WALKS=1 builds)
             from hsw2v._kernels._bench_walks import Trainer
@@ -80,11 +82,16 @@ def child(
                 from hsw2v._bench_walks import Trainer
             except ImportError:
                 pass  # builds before it: the shipped Trainer held them
+    # the Trainer with the output makers of its build (none in builds of keywords)
+    module = types.SimpleNamespace(Trainer=Trainer)
+    for name in ("tree_output", "draw_output"):
+        if hasattr(_inner, name):
+            setattr(module, name, getattr(_inner, name))
 
     model, jobs = prepare(corpus, words, setting, size)
     best, kept_words = float("inf"), 0
     for _ in range(inner):
-        seconds, kept_words, _ = train_pass(Trainer, model, jobs, setting, kernel)
+        seconds, kept_words, _ = train_pass(module, model, jobs, setting, kernel)
         best = min(best, seconds)
     return {"seconds": best, "kept_words": kept_words}
 
@@ -112,9 +119,9 @@ def prepare(corpus: str, words: int, setting: str, size: int):
     return model, list(iter_jobs(sentences, model.wv.key_to_index, model.batch_words))
 
 
-def train_pass(Trainer, model, jobs, setting: str, kernel: str | None = None):
-    """One pass of ``Trainer`` (a build's class) over the jobs from copies of the model's
-    weights: (thread CPU seconds, kept words, the trained weights)."""
+def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
+    """One pass of ``module.Trainer`` (a build's ``_inner``) over the jobs from copies of the
+    model's weights: (thread CPU seconds, kept words, the trained weights)."""
     import time
 
     try:  # the jobs' seeds: the same in every build
@@ -125,13 +132,25 @@ def train_pass(Trainer, model, jobs, setting: str, kernel: str | None = None):
     sg, hs, negative = SETTINGS[setting]
     syn0, syn1, syn1neg = (w.copy() for w in (model.wv.vectors, model.syn1, model.syn1neg))
     t = model.tree
-    trainer = Trainer(
-        syn0, syn1, t.codes, t.points, t.lengths, model.wv.expandos["sample_int"],
-        model.window, bool(sg), True, True, False, kernel or model._kernel_variant(),
-        hs=bool(hs), syn1neg=syn1neg if negative else None,
-        cum_table=model.cum_table if negative else None, negative=negative,
-        **({"shared_negatives": True} if setting in SHARED else {}),
-    )  # fmt: skip
+    kernel = kernel or model._kernel_variant()
+    shared = {"shared_negatives": True} if setting in SHARED else {}
+    Trainer = module.Trainer
+    if not hasattr(module, "tree_output"):  # a build of per-objective keywords
+        trainer = Trainer(
+            syn0, syn1, t.codes, t.points, t.lengths, model.wv.expandos["sample_int"],
+            model.window, bool(sg), True, True, False, kernel,
+            hs=bool(hs), syn1neg=syn1neg if negative else None,
+            cum_table=model.cum_table if negative else None, negative=negative, **shared,
+        )  # fmt: skip
+    else:  # a build whose Trainer takes its outputs as a list
+        outputs = [module.tree_output(syn1, t.codes, t.points, t.lengths)] if hs else []
+        if negative:
+            outputs.append(module.draw_output(syn1neg, model.cum_table, negative,
+                                       shared=bool(shared)))  # fmt: skip
+        trainer = Trainer(
+            syn0, model.wv.expandos["sample_int"], model.window, bool(sg), outputs,
+            kernel=kernel,
+        )
     started = time.thread_time()
     kept_words = 0
     for index, job in enumerate(jobs):
@@ -166,14 +185,14 @@ def child_in_process(corpus, words, setting, size, builds, repeats, kernel=None)
         if build_level(build):  # another CPU level of that build: hsw2v/_cpu/LEVEL/_inner...
             path = path.parents[1] / build_level(build) / path.name
         if i == 0 and path == Path(_inner.__file__).resolve():
-            trainers.append(_inner.Trainer)
+            trainers.append(_inner)
             continue
         spec = importlib.util.spec_from_file_location(f"ab_build{i}._inner", path)
         if spec is None or not path.exists():
             raise SystemExit(f"{path} not found: --in-process needs in-place builds")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        trainers.append(module.Trainer)
+        trainers.append(module)
     model, jobs = prepare(corpus, words, setting, size)
     seconds = [[] for _ in builds]
     same_bits = True

@@ -22,9 +22,11 @@ the timed runs (``evaluate.py``): analogy accuracy on questions-words (restrict_
 wordsim353 Spearman. ``compute_floor.py`` gives the machine's words/s ceiling for this corpus; each
 system's fraction of it is reported.
 
-Outputs (next to this file unless --out-dir): RESULTS.md (the section between
-``<!-- bench_speed:start -->`` and ``<!-- bench_speed:end -->`` is replaced, the rest kept),
-speed.png and results_speed.json.
+Outputs (next to this file unless --out-dir): speed.png, results_speed.json and the report, a
+section between ``<!-- bench_speed:start -->`` and ``<!-- bench_speed:end -->`` (replaced if
+there, else appended) of ``history/YYYY-MM-DD.md``, the day's record (UTC); with --out-dir, of
+RESULTS.md in that folder. The standing figure in benchmarks/RESULTS.md is one entry, updated
+by hand, that links to the section.
 """
 
 from __future__ import annotations
@@ -130,12 +132,13 @@ def parse_args(argv=None):
     ap.add_argument(
         "--out-dir",
         default=None,
-        help="where RESULTS.md, the PNG and the JSON go (default: benchmarks/)",
+        help="where the report (RESULTS.md), the PNG and the JSON go (default: benchmarks/, "
+        "the report into benchmarks/history/YYYY-MM-DD.md)",
     )
     ap.add_argument(
         "--section",
         default=None,
-        help="marker name of the RESULTS.md section (default bench_speed, "
+        help="marker name of the report's section (default bench_speed, "
         "bench_speed-quick with --quick)",
     )
     ap.add_argument(
@@ -685,8 +688,9 @@ def write_section(path: Path, name: str, body: str) -> None:
     if pat.search(text):
         text = pat.sub(lambda _: block, text, count=1)
     else:
-        if not text:
-            text = "# Benchmark results\n\n"
+        if not text:  # a new day's record, or a scratch report
+            dated = path.parent.name == "history"
+            text = f"# Benchmark record: {path.stem}\n\n" if dated else "# Benchmark results\n\n"
         elif not text.endswith("\n"):
             text += "\n"
         text += ("\n" if not text.endswith("\n\n") else "") + block
@@ -707,7 +711,10 @@ def main(argv=None) -> int:
     suffix = f"-{suffix}" if suffix else ""
     png = out_dir / f"speed{suffix}.png"
     json_path = out_dir / f"results_speed{suffix}.json"
-    md_path = out_dir / "RESULTS.md"
+    if args.out_dir:
+        md_path = out_dir / "RESULTS.md"
+    else:  # the day's record; benchmarks/RESULTS.md holds one entry per standing figure
+        md_path = BENCH_DIR / "history" / f"{_dt.datetime.now(_dt.UTC):%Y-%m-%d}.md"
     if args.replot:
         replot(args.replot, png, args.commit)
         print(f"wrote {png}", flush=True)
@@ -799,7 +806,9 @@ def main(argv=None) -> int:
             make_chart(summary, args, systems, str(png), chart_title(data))
         except Exception as e:  # matplotlib missing: the rest still stands
             print(f"chart not drawn: {e}", flush=True)
-        body = render_markdown(data, args, systems, unavailable, png.name)
+        body = render_markdown(
+            data, args, systems, unavailable, os.path.relpath(png, md_path.parent)
+        )
         write_section(md_path, args.section, body)
         print(f"wrote {md_path}, {png}, {json_path}", flush=True)
         print(body)

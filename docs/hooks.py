@@ -1,11 +1,14 @@
 """MkDocs hooks: generate the Huffman-tree picture, pull in the benchmark results when present,
-and leave optional pages out of the navigation until they are written."""
+leave optional pages out of the navigation until they are written, and turn the formulas into
+MathML at build time, so that pages show them with no script and no network."""
 
 from __future__ import annotations
 
+import html
 import io
 import logging
 import os
+import re
 
 from mkdocs.structure.files import File
 
@@ -25,21 +28,64 @@ def _present_benchmarks() -> list[str]:
     return [n for n in names if os.path.isfile(os.path.join(folder, n))]
 
 
+def _without_missing(nav: list, docs: str) -> list:
+    """``nav`` without the optional pages that are not written yet, at any depth."""
+    kept = []
+    for entry in nav:
+        if isinstance(entry, dict):
+            entry = {
+                title: _without_missing(value, docs) if isinstance(value, list) else value
+                for title, value in entry.items()
+                if not (
+                    isinstance(value, str)
+                    and value in OPTIONAL_PAGES
+                    and not os.path.isfile(os.path.join(docs, value))
+                )
+            }
+            if not entry:
+                continue
+        kept.append(entry)
+    return kept
+
+
 def on_config(config, **kwargs):
-    docs = config["docs_dir"]
-    nav = config.get("nav") or []
-    config["nav"] = [
-        entry
-        for entry in nav
-        if not (
-            isinstance(entry, dict)
-            and any(
-                page in OPTIONAL_PAGES and not os.path.isfile(os.path.join(docs, page))
-                for page in entry.values()
-            )
-        )
-    ]
+    config["nav"] = _without_missing(config.get("nav") or [], config["docs_dir"])
     return config
+
+
+# pymdownx.arithmatex (generic mode) leaves \(...\) in a span and \[...\] in a div, escaped
+MATH = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex">\s*\\(?P<open>[\(\[])(?P<tex>.*?)\\[\)\]]\s*</(?P=tag)>',
+    re.S,
+)
+
+
+# latex2mathml's output, set right for the browsers' MathML: \mathrel{+=} is one operator (it
+# writes an <mrow> of operators inside an <mo>), and a function name such as \log is followed
+# by TeX's thin space unless a parenthesis follows (it writes none)
+NESTED_OPERATOR = re.compile(r"<mo><mrow>((?:<mo>[^<]*</mo>)+)</mrow></mo>")
+FUNCTION_NAME = re.compile(r'(<mi>(?:log|exp|min|max)</mi>)(?!<mo stretchy="false">&#x00028;)')
+
+
+def tex_to_mathml(html_text: str) -> str:
+    """Every formula of a rendered page as MathML (latex2mathml), inline or as a block."""
+    from latex2mathml.converter import convert
+
+    def one(match: re.Match) -> str:
+        tex = html.unescape(match.group("tex")).strip()
+        block = match.group("open") == "["
+        mathml = convert(tex, display="block" if block else "inline")
+        mathml = NESTED_OPERATOR.sub(
+            lambda m: "<mo>" + "".join(re.findall(r"<mo>([^<]*)</mo>", m.group(1))) + "</mo>",
+            mathml,
+        )
+        return FUNCTION_NAME.sub(r'\1<mspace width="0.1667em" />', mathml)
+
+    return MATH.sub(one, html_text)
+
+
+def on_page_content(html_text, page, config, files, **kwargs):
+    return tex_to_mathml(html_text)
 
 
 def _tree_png() -> bytes:
@@ -69,6 +115,10 @@ def on_files(files, config, **kwargs):
 
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
+    if page.file.src_uri == "benchmarks/RESULTS.md":
+        # the dated record stays in the repository (benchmarks/history/), not on the site:
+        # its links become the files' paths
+        return re.sub(r"\[[^\]]+\]\((history/[^)#]+)[^)]*\)", r"`benchmarks/\1`", markdown)
     if "<!-- benchmarks -->" not in markdown:
         return markdown
     present = _present_benchmarks()

@@ -21,6 +21,7 @@ the new words onto it:
 
    Ties go to the root. At ``J`` the side with the smaller count takes bit 0, the Huffman
    convention;
+
 3. new inner nodes get new ``syn1`` rows, initialised at zero (as every inner node of a fresh
    model), numbered after the old ones: the subtree's in creation order, then ``J`` (so
    ``J`` is row ``V - 2``). The old rows keep their numbers and values, and every old word

@@ -17,6 +17,8 @@ USES_GENSIM = re.compile(
 OPTIONAL_PARTS = {
     # `pip install torch` (README's test command installs the extra "torch")
     "torch": re.compile(r"could not import 'torch'|examples need (\w+, )*torch\b"),
+    # the docs extra (README's test command installs it): the site's theme, highlighting, math
+    "docs": re.compile(r"pip install -e '\.\[docs\]'"),
     # the benchmark-only walks: built by in-place and editable builds (setup.py, note E)
     "bench_walks": re.compile(r"the benchmark-only walks are not built"),
     # a wheel to install into a fresh venv: HSW2V_WHEEL (tests/test_wheel.py)
@@ -298,3 +300,23 @@ def c_compiler() -> str | None:
 
     cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
     return shutil.which(cc) or shutil.which("cc") or shutil.which("gcc")
+
+
+def word2vec_trainer(Trainer, syn0, syn1, codes, points, lengths, sample_int, window, sg,
+                     *, hs=True, negative=0, syn1neg=None, cum_table=None, hot_nodes=0,
+                     hot_rows=None, hot_words=None, shared_negatives=False, cbow_run=4,
+                     cbow_stride=0, **settings):
+    """A kernel ``Trainer`` (``_inner`` or ``_bench_walks``) over Word2Vec's arrays, its
+    outputs made from Word2Vec's switches: the tree's (``hs``) first, then the draws'
+    (``negative > 0``), as Word2Vec gives them (``running._objectives.kernel_outputs``)."""
+    from hsw2v._kernels._inner import draw_output, tree_output
+
+    outputs = []
+    if hs:
+        outputs.append(tree_output(syn1, codes, points, lengths, hot_rows=hot_rows,
+                                          hot_nodes=hot_nodes))
+    if negative:
+        outputs.append(draw_output(syn1neg, cum_table, negative, hot_rows=hot_words,
+                                          shared=shared_negatives, cbow_run=cbow_run,
+                                          cbow_stride=cbow_stride))
+    return Trainer(syn0, sample_int, window, sg, outputs, **settings)

@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import word2vec_trainer
 
 from hsw2v import Word2Vec
 from hsw2v._kernels._corpus_file import count_range
@@ -418,7 +419,8 @@ def test_an_error_in_a_kernel_job_reaches_the_caller_with_no_thread_left():
     jobs = list(iter_jobs(corpus * 50, model.wv.key_to_index, 500))
     bad = Job(ids=jobs[0].ids, ends=jobs[0].ends + 1, raw_words=1, n_sentences=1)
     jobs.insert(10, bad)
-    trainer = Trainer(
+    trainer = word2vec_trainer(
+        Trainer,
         model.wv.vectors,
         model.syn1,
         model.tree.codes,

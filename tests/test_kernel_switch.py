@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import bench_walks
+from conftest import bench_walks, word2vec_trainer
 
 from hsw2v import Word2Vec
 from hsw2v.running import _make_trainer
@@ -121,5 +121,5 @@ def test_the_shipped_trainer_refuses_a_benchmark_only_walk():
             np.zeros((2, 1), np.uint8), np.zeros((2, 1), np.int32), np.ones(2, np.int32),
             np.zeros(2, np.uint32))  # fmt: skip
     with pytest.raises(ValueError, match=r"'blas' walk is benchmark-only.*HSW2V_BENCH_WALKS=1"):
-        _inner.Trainer(*args, window=2, sg=True, kernel="blas")
-    _inner.Trainer(*args, window=2, sg=True, kernel="reference")  # control: the arrays are fine
+        word2vec_trainer(_inner.Trainer, *args, window=2, sg=True, kernel="blas")
+    word2vec_trainer(_inner.Trainer, *args, window=2, sg=True, kernel="reference")  # control: the arrays are fine

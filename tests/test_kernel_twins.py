@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import bench_walks, trainer_type
+from conftest import bench_walks, trainer_type, word2vec_trainer
 
 from hsw2v._kernels import _inner, _layer, _query
 from hsw2v.huffman import build_huffman_tree
@@ -228,7 +228,8 @@ def job_case(
     sample_int = (np.linspace(0.125, 1.0, V) * (2**32 - 1)).astype(np.uint32)
     ids = r.integers(0, V, size=400).astype(np.int32)
     ends = np.array([1, 60, 61, 63, 250, 400], dtype=np.int64)
-    trainer = trainer_type(kernel)(
+    trainer = word2vec_trainer(
+        trainer_type(kernel),
         syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=4, sg=sg,
         cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs, negative=negative,
         syn1neg=syn1neg, cum_table=cum_table, lockf=lockf, **trainer_args,
@@ -515,8 +516,8 @@ def test_private_word_rows_train_as_the_shared_rows():
             assert np.allclose(a, b, rtol=0, atol=1e-5)
     V, d = 40, D
     with pytest.raises(ValueError, match="hot_words must be distinct words"):
-        _inner.Trainer(
-            np.zeros((V, d), np.float32), np.zeros((0, d), np.float32),
+        word2vec_trainer(
+            _inner.Trainer, np.zeros((V, d), np.float32), np.zeros((0, d), np.float32),
             np.zeros((V, 2), np.uint8), np.zeros((V, 2), np.int32), np.ones(V, np.int32),
             np.full(V, 2**32 - 1, np.uint32), window=4, sg=1, hs=False, negative=3,
             syn1neg=np.zeros((V, d), np.float32), cum_table=make_cum_table(np.ones(V)),
@@ -560,7 +561,7 @@ def test_job_rate_is_the_one_formula_and_the_strict_twin_at_the_baseline():
 EMPTY_PATH_JOB = """
 import json, sys
 import numpy as np
-from hsw2v._kernels._inner import Trainer
+from hsw2v._kernels._inner import Trainer, tree_output
 from hsw2v.huffman import build_huffman_tree
 sg, kernel = int(sys.argv[1]), sys.argv[2]
 r = np.random.default_rng(5)
@@ -575,9 +576,9 @@ for variant in ("reference", kernel):
     rows = np.random.default_rng(6)
     syn0 = rows.uniform(-0.5, 0.5, size=(V, d)).astype(np.float32)
     syn1 = rows.normal(0, 0.2, size=(V, d)).astype(np.float32)
-    trainer = Trainer(syn0, syn1, tree.codes, tree.points, lengths,
-                      np.full(V, 2**32 - 1, np.uint32), window=4, sg=sg, compute_loss=True,
-                      kernel=variant, hs=True, negative=0)
+    trainer = Trainer(syn0, np.full(V, 2**32 - 1, np.uint32), 4, sg,
+                      [tree_output(syn1, tree.codes, tree.points, lengths)],
+                      compute_loss=True, kernel=variant)
     _, loss = trainer.train_job(ids, np.array([400], dtype=np.int64), 0.05, 0.001, 99)
     out[variant] = (syn0, syn1, loss)
 (s0r, s1r, loss_r), (s0k, s1k, loss_k) = out["reference"], out[kernel]

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import bench_walks, trainer_type
+from conftest import bench_walks, trainer_type, word2vec_trainer
 
 from hsw2v._kernels import _inner
 from hsw2v.huffman import build_huffman_tree
@@ -126,6 +126,25 @@ def test_sigmoid_residual_is_label_minus_sigmoid_bit_for_bit():
         _inner.py_sigmoid_residual(2, 0.0)
 
 
+def test_node_coefficient_has_its_two_roundings():
+    """Every walk's coefficient a = alpha (label - s): hierarchical softmax's in float64,
+    rounded once; negative sampling's with the residual rounded to float32 first, which is
+    gensim's -alpha * (float)(s - label) bit for bit (exact under negation)."""
+    r = np.random.default_rng(3)
+    s = np.concatenate([r.random(2000), [0.0, 1.0, 1e-9, 1 - 1e-9]])
+    alpha = r.uniform(1e-4, 0.1, s.size).astype(np.float32)
+    for label in (0.0, 1.0):
+        once = [_inner.py_node_coef(label, x, a, False) for x, a in zip(s, alpha, strict=True)]
+        want = ((label - s) * alpha.astype(np.float64)).astype(np.float32)
+        assert np.array_equal(np.array(once, np.float32), want)
+        rounded = [_inner.py_node_coef(label, x, a, True) for x, a in zip(s, alpha, strict=True)]
+        residual = (label - s).astype(np.float32)
+        assert np.array_equal(np.array(rounded, np.float32), residual * alpha)
+        gensim = -alpha * (s - label).astype(np.float32)
+        assert np.array_equal(np.array(rounded, np.float32), gensim)
+        assert not np.array_equal(np.array(once, np.float32), np.array(rounded, np.float32))
+
+
 def numpy_hs_path(h, syn1, code, point, alpha):
     """The update equations, written out: for each node j on the path, in order,
     f = v'_j . h,  g = (1 - code_j - sigmoid(f)) * alpha,  work += g v'_j,  v'_j += g h."""
@@ -238,7 +257,8 @@ def make_trainer(rng, sg, kernel="fused", cbow_mean=True, window=2, block=4):
     syn0 = rng.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
     syn1 = rng.normal(0, 0.2, size=(V, D)).astype(np.float32)
     sample_int = np.full(V, 2**32 - 1, dtype=np.uint32)
-    trainer = trainer_type(kernel)(
+    trainer = word2vec_trainer(
+        trainer_type(kernel),
         syn0,
         syn1,
         tree.codes,
@@ -433,7 +453,8 @@ def default_path_case(sg, kernel, cbow_mean=True, negative=0, hs=True, cbow_run=
     )  # fmt: skip
     shared = ({} if cbow_run is None
               else {"shared_negatives": True, "cbow_run": cbow_run, "cbow_stride": cbow_stride})
-    trainer = trainer_type(kernel)(
+    trainer = word2vec_trainer(
+        trainer_type(kernel),
         syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=4, sg=sg,
         cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs, negative=negative,
         syn1neg=syn1neg, cum_table=cum_table, **shared,
@@ -555,7 +576,8 @@ def test_job_is_deterministic_and_subsamples(rng):
         syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
         syn1 = np.zeros((V, D), dtype=np.float32)
         sample_int = np.full(V, 2**31, dtype=np.uint32)  # keep about half
-        trainer = _inner.Trainer(
+        trainer = word2vec_trainer(
+            _inner.Trainer,
             syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=3, sg=1
         )
         ids = r.integers(0, V, size=2000).astype(np.int32)
@@ -597,7 +619,8 @@ def test_window_kernel_with_repeated_words_matches_sequential():
     sentence = r.integers(0, V, size=30).astype(np.int32)
     sentence[5] = sentence[6] = sentence[7]
     exp0, exp1 = numpy_train_sentence(sentence, syn0, syn1, tree, 3, 0.05, 1, 1)
-    trainer = _inner.Trainer(
+    trainer = word2vec_trainer(
+        _inner.Trainer,
         syn0,
         syn1,
         tree.codes,
@@ -623,7 +646,8 @@ def test_window_kernel_loss_matches_exact_nll():
     syn0 = r.normal(0, 1, size=(V, d)).astype(np.float32)
     syn1 = r.normal(0, 1, size=(V, d)).astype(np.float32)
     sentence = r.integers(0, V, size=9).astype(np.int32)
-    trainer = _inner.Trainer(
+    trainer = word2vec_trainer(
+        _inner.Trainer,
         syn0,
         syn1,
         tree.codes,
@@ -655,7 +679,8 @@ def hot_trainer(r, V, **hot):
     syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
     syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
     sample_int = np.full(V, 2**32 - 1, dtype=np.uint32)
-    trainer = _inner.Trainer(
+    trainer = word2vec_trainer(
+        _inner.Trainer,
         syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=3, sg=True, **hot
     )
     return trainer, syn0, syn1
@@ -742,11 +767,10 @@ def test_many_threads_add_back_at_most_two_jobs_worth_of_private_changes(sg, hs,
         settings = trainer_settings(model, threads=threads)
         assert settings.hot_scale == pytest.approx(scale)
         assert settings.hot_scale * threads == pytest.approx(min(threads, 2))
-        private = settings.hot_rows if hs else settings.hot_words
+        private = settings.output("hs" if hs else "ns")["hot_rows"]
         assert private is not None and len(private) > 0
-    one = trainer_settings(model, threads=1)
-    assert one.hot_rows is None or len(one.hot_rows) == 0
-    assert one.hot_words is None or len(one.hot_words) == 0
+    one = trainer_settings(model, threads=1).output("hs" if hs else "ns")
+    assert one["hot_rows"] is None or len(one["hot_rows"]) == 0
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from conftest import (
     cluster_recovery,
     gensim_models,
     planted_corpus,
+    word2vec_trainer,
 )
 
 from hsw2v import Word2Vec, persist
@@ -427,13 +428,13 @@ def test_trainer_rejects_missing_or_mismatched_ns_arrays():
     args = (syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, 2, True)
     table = make_cum_table(np.arange(5, 0, -1))
     with pytest.raises(ValueError, match="syn1neg"):
-        _inner.Trainer(*args, negative=2)
+        word2vec_trainer(_inner.Trainer, *args, negative=2)
     with pytest.raises(ValueError, match="syn1neg"):
-        _inner.Trainer(*args, negative=2, syn1neg=np.zeros((n - 1, d), np.float32),
+        word2vec_trainer(_inner.Trainer, *args, negative=2, syn1neg=np.zeros((n - 1, d), np.float32),
                        cum_table=table)  # fmt: skip
     with pytest.raises(ValueError, match="nothing to train"):
-        _inner.Trainer(*args, hs=False)
-    _inner.Trainer(*args, hs=False, negative=2, syn1neg=np.zeros((n, d), np.float32),
+        word2vec_trainer(_inner.Trainer, *args, hs=False)
+    word2vec_trainer(_inner.Trainer, *args, hs=False, negative=2, syn1neg=np.zeros((n, d), np.float32),
                    cum_table=table)  # fmt: skip
 
 

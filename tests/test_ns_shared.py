@@ -6,6 +6,7 @@ negatives per centre word, shared by its contexts (``hsw2v/_kernels/_ns_shared.p
 
 import numpy as np
 import pytest
+from conftest import word2vec_trainer
 
 from hsw2v import Word2Vec
 from hsw2v._kernels import _inner
@@ -175,7 +176,8 @@ def test_shared_job_matches_numpy_reference_with_the_kernels_draws(hs):
     ends = np.array([1, 40, 41, 43, 150, 300], dtype=np.int64)
     expected = numpy_shared_job(ids, ends, syn0, syn1, syn1neg, tree, cum_table, sample_int,
                                 4, 0.05, 0.001, 3, 99, hs)
-    trainer = _inner.Trainer(
+    trainer = word2vec_trainer(
+        _inner.Trainer,
         syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=4, sg=True,
         compute_loss=True, hs=bool(hs), negative=3, syn1neg=syn1neg, cum_table=cum_table,
         shared_negatives=True,
@@ -203,7 +205,8 @@ def test_shared_job_differs_from_per_pair_draws():
     for shared in (False, True):
         syn0 = np.random.default_rng(1).uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
         syn1neg = np.zeros((V, D), np.float32)
-        trainer = _inner.Trainer(
+        trainer = word2vec_trainer(
+            _inner.Trainer,
             syn0, np.zeros((0, D), np.float32), tree.codes, tree.points, tree.lengths,
             sample_int, window=3, sg=True, hs=False, negative=5, syn1neg=syn1neg,
             cum_table=cum_table, shared_negatives=shared,
@@ -287,9 +290,9 @@ def test_cbow_shared_run_and_stride_are_checked_and_a_wide_window_trains():
     kw = dict(window=2, sg=False, hs=False, negative=2, syn1neg=np.zeros((V, D), np.float32),
               cum_table=make_cum_table(np.arange(V, 0, -1)), shared_negatives=True)  # fmt: skip
     with pytest.raises(ValueError, match="cbow_run must be >= 1"):
-        _inner.Trainer(*args, **kw, cbow_run=0)
+        word2vec_trainer(_inner.Trainer, *args, **kw, cbow_run=0)
     with pytest.raises(ValueError, match="cbow_stride >= 0"):
-        _inner.Trainer(*args, **kw, cbow_stride=-1)
+        word2vec_trainer(_inner.Trainer, *args, **kw, cbow_stride=-1)
     corpus = list(LineSentence(demo_corpus_path()))[:200]
     wide = Word2Vec(corpus, sg=0, hs=0, negative=3, vector_size=8, min_count=2, epochs=1,
                     workers=1, seed=1, window=100_000)  # fmt: skip

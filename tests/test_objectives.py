@@ -18,10 +18,10 @@ from hsw2v.running._objectives import (
     MATRICES,
     OBJECTIVES,
     OUTPUTS,
-    kernel_arguments,
-    kernel_objective,
+    kernel_outputs,
     matrix_shapes,
     touched_rows,
+    with_matrices,
 )
 
 PACKAGE = Path(hsw2v.__file__).resolve().parent
@@ -57,22 +57,40 @@ def test_a_model_has_each_matrix_its_switches_ask_for(name):
     }
 
 
-def test_kernel_arguments_give_each_objective_its_matrix_or_none():
+def test_kernel_outputs_give_each_objective_that_is_on_its_matrix():
+    """Each objective that is on is one output of the kernel's step, in table order (hs
+    first), with its own matrix and lookup; an objective that is off is no output."""
     model = Word2Vec(SENTENCES, hs=0, negative=3, **COMMON)
-    args = kernel_arguments(kernel_objective(model), (model.syn1, model.syn1neg))
-    assert args["hs"] is False and args["negative"] == 3
-    assert args["syn1"] is model.syn1  # kept when off: 0 rows, as the kernel expects
-    assert args["syn1neg"] is model.syn1neg and args["cum_table"] is model.cum_table
+    (ns,) = with_matrices(kernel_outputs(model, 1), (model.syn1, model.syn1neg))
+    assert ns["kind"] == "ns" and ns["negative"] == 3 and ns["matrix"] is model.syn1neg
+    assert ns["cum_table"] is model.cum_table and ns["shared"] is True
+    model = Word2Vec(SENTENCES, hs=1, negative=2, shared_negatives=False, **COMMON)
+    hs, ns = with_matrices(kernel_outputs(model, 1), (model.syn1, model.syn1neg))
+    assert (hs["kind"], ns["kind"]) == ("hs", "ns") and ns["shared"] is False
+    assert hs["matrix"] is model.syn1 and ns["matrix"] is model.syn1neg
+    assert hs["codes"] is model.tree.codes and hs["lengths"] is model.tree.lengths
     model = Word2Vec(SENTENCES, hs=1, negative=0, **COMMON)
-    args = kernel_arguments(kernel_objective(model), (model.syn1, model.syn1neg))
-    assert args["hs"] is True and args["negative"] == 0
-    assert args["syn1neg"] is None and args["cum_table"] is None
+    assert [o["kind"] for o in kernel_outputs(model, 1)] == ["hs"]
+
+
+def test_each_objective_owns_its_private_hot_rows():
+    """With several threads the tree's output names its most visited inner nodes and the
+    draws' output its most frequent words; with one thread neither has any."""
+    model = Word2Vec(SENTENCES, hs=1, negative=2, **COMMON)
+    hs, ns = kernel_outputs(model, 2)
+    assert len(hs["hot_rows"]) > 0 and len(ns["hot_rows"]) > 0
+    assert set(hs["hot_rows"]) <= set(range(len(model.wv) - 1))
+    counts = np.asarray(model.wv.expandos["count"])
+    assert counts[ns["hot_rows"]].min() >= np.sort(counts)[::-1][len(ns["hot_rows"]) - 1]
+    hs, ns = kernel_outputs(model, 1)
+    assert len(hs["hot_rows"]) == 0 and ns["hot_rows"] is None
 
 
 def test_a_stale_draw_table_is_rebuilt_for_the_kernel():
     model = Word2Vec(SENTENCES, hs=0, negative=3, **COMMON)
     model.cum_table = model.cum_table[:-1]
-    assert len(kernel_objective(model)["cum_table"]) == len(model.wv)
+    (ns,) = kernel_outputs(model, 1)
+    assert len(ns["cum_table"]) == len(model.wv)
 
 
 def test_touched_rows_match_a_reference():

@@ -97,6 +97,7 @@ def test_an_unknown_part_is_a_usage_error():
         ("no wheel to test: build one with `python3 -m build` and set HSW2V_WHEEL", "wheel"),
         ("could not import 'gensim.models': No module named 'gensim'", "test_extras"),
         ("could not import 'Cython': No module named 'Cython'", "test_extras"),
+        ("material, latex2mathml not installed (pip install -e '.[docs]')", "docs"),
         ("qemu-x86_64 is not installed (Debian: apt-get install qemu-user)", "qemu"),
         ("the Windows twin needs x86_64-w64-mingw32-gcc and wine (Debian: ...)", "wine"),
         ("wine could not start a program here", None),

@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import word2vec_trainer
 
 from hsw2v._kernels import _inner
 from hsw2v.huffman import build_huffman_tree
@@ -73,7 +74,8 @@ def trainer_at(d, kernel, block=4, seed=5):
     tree = build_huffman_tree(np.sort(rng.integers(1, 500, size=V))[::-1])
     syn0 = rng.uniform(-0.5, 0.5, size=(V, d)).astype(np.float32)
     syn1 = rng.normal(0, 0.2, size=(V, d)).astype(np.float32)
-    trainer = _inner.Trainer(
+    trainer = word2vec_trainer(
+        _inner.Trainer,
         syn0, syn1, tree.codes, tree.points, tree.lengths, np.full(V, 2**32 - 1, np.uint32),
         window=5, sg=1, cbow_mean=True, shrink_windows=False, compute_loss=True,
         kernel=kernel, block=block,

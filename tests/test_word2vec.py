@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import WEAKENED, cluster_recovery, settle
+from conftest import WEAKENED, cluster_recovery, settle, word2vec_trainer
 
 from hsw2v import FixedCorpus, LineSentence, Word2Vec
 from hsw2v.vocab import RULE_DISCARD, RULE_KEEP
@@ -416,7 +416,7 @@ def test_an_exception_in_a_workers_kernel_job_reaches_the_caller_with_no_thread_
 
     tree = build_huffman_tree(np.array([50, 50, 50, 50]))
     syn0 = np.random.default_rng(0).uniform(-0.5, 0.5, (4, 8)).astype(np.float32)
-    trainer = Trainer(syn0, np.zeros((4, 8), np.float32), tree.codes, tree.points, tree.lengths,
+    trainer = word2vec_trainer(Trainer, syn0, np.zeros((4, 8), np.float32), tree.codes, tree.points, tree.lengths,
                       np.full(4, 2**32 - 1, np.uint32), window=2, sg=1)  # fmt: skip
     good = Job(np.arange(4, dtype=np.int32), np.array([4], dtype=np.int64), 4, 1)
     bad = Job(np.arange(4, dtype=np.int32), np.array([3], dtype=np.int64), 4, 1)

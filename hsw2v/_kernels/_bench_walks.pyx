@@ -38,7 +38,6 @@ from hsw2v._kernels._path cimport hs_step, ns_step, plain_dot
 sigmoid_table_init()  # this module's table (_walk.h)
 
 WALKS = ("loop", "blas")
-KERNEL_ARG = 11  # the position of ``kernel`` among the shipped Trainer's arguments
 
 cdef int ONE = 1
 
@@ -136,11 +135,7 @@ cdef class Trainer(ShippedTrainer):
     Trainer (its ``job``)."""
 
     def __init__(self, *args, kernel="loop", **kwargs):
-        if len(args) > KERNEL_ARG:  # given by position, as the shipped Trainer takes it
-            kernel, args = args[KERNEL_ARG], args[:KERNEL_ARG] + ("reference",) + args[
-                KERNEL_ARG + 1:]
-        else:
-            kwargs["kernel"] = "reference"
+        kwargs["kernel"] = "reference"
         if kernel not in WALKS:
             raise ValueError(f"kernel must be one of {WALKS} here, got {kernel!r}")
         super().__init__(*args, **kwargs)  # the shipped checks; its reference walk's view

@@ -9,7 +9,7 @@ module built once resolves to that level's type object at import.
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
-from hsw2v._kernels._inner_model cimport ModelView, job_fn
+from hsw2v._kernels._inner_model cimport ModelView, Output, job_fn
 
 
 cdef class Trainer:
@@ -18,9 +18,10 @@ cdef class Trainer:
     cdef object _keep_alive
     cdef object _hot_arrays
     cdef object _neg_index
-    cdef object _hot_word_arrays
     cdef readonly object lockf  # the lock factors in use (float32), None when all are 1
     cdef Py_ssize_t n_hot
+    cdef _tree_output(self, Output *o, dict spec, float[:, ::1] syn0)
+    cdef _draw_output(self, Output *o, dict spec, float[:, ::1] syn0, bint sg)
 
 
 cdef int train_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *ends,

@@ -161,7 +161,10 @@ import numpy as np
 from hsw2v._kernels._inner_hot cimport is_private
 from hsw2v._kernels._inner_job cimport JobRoutines, JobState, flush_hot, run_job
 from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, sigmoid, sigmoid_table_init
-from hsw2v._kernels._inner_model cimport HotSet, ModelView, NegTable
+from hsw2v._kernels._inner_model cimport (
+    INPUT_CONTEXT, INPUT_WINDOW, MAX_OUTPUTS, OUTPUT_HS, OUTPUT_NS, HotSet, ModelView, NegTable,
+    Output,
+)
 from hsw2v._kernels._inner_rng cimport (
     NEG_INDEX_BITS, draw_negatives, draw_word_bisect, job_seed_nogil,
 )
@@ -171,8 +174,9 @@ from hsw2v._kernels._inner_walks cimport (
 )
 from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum, ns_pair_block, rows_distinct
 from hsw2v._kernels._ns_shared cimport ns_shared_block
-from hsw2v._kernels._path cimport hs_path_nll, hs_step
+from hsw2v._kernels._path cimport hs_path_nll, hs_step, node_coef
 from hsw2v._kernels._rates cimport job_alpha
+from hsw2v._kernels._tree_view cimport fill_tree_view, tree_fits
 from hsw2v._kernels._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, loss_init, loss_total, neg_log_sigmoid_sum,
     sigmoid_residual,
@@ -212,47 +216,72 @@ ROUTINES.walks.ns = ns_path_reference
 ROUTINES.flush = flush_out_of_line
 
 
+def tree_output(syn1, codes, points, lengths, hot_rows=None, int hot_nodes=0):
+    """Hierarchical softmax as an output of a :class:`Trainer`: the inner-node rows ``syn1``
+    (at least V - 1 rows of d, trained in place), the tree's paths as flat arrays (``codes``
+    uint8 and ``points`` int32, V x max_length; ``lengths`` int32, V) and the rows each job
+    trains a private copy of (``hot_rows``, inner-node ids; or the ``hot_nodes`` highest ids,
+    the last created; none by default)."""
+    return {"kind": "hs", "matrix": syn1, "codes": codes, "points": points,
+            "lengths": lengths, "hot_rows": hot_rows, "hot_nodes": hot_nodes}
+
+
+def draw_output(syn1neg, cum_table, int negative, hot_rows=None, bint shared=False,
+                int cbow_run=4, int cbow_stride=0):
+    """Negative sampling as an output of a :class:`Trainer`: the rows ``syn1neg`` (V x d,
+    trained in place), the cumulative draw table ``cum_table`` (uint32, V entries, the last
+    > 0), ``negative`` draws per step, the words whose rows each job trains a private copy of
+    (``hot_rows``; none by default), and the shared draws (design note D'): ``shared``
+    skip-gram draws one set per centre word, CBOW one set per ``cbow_run`` centre words, each
+    ``cbow_stride`` centres after the last (0: ``2 * window + 1``, windows that do not
+    overlap)."""
+    return {"kind": "ns", "matrix": syn1neg, "cum_table": cum_table, "negative": negative,
+            "hot_rows": hot_rows, "shared": shared, "cbow_run": cbow_run,
+            "cbow_stride": cbow_stride}
+
+
+OUTPUT_KINDS = {"hs": OUTPUT_HS, "ns": OUTPUT_NS}
+
+
 cdef class Trainer:
     """Holds the model's arrays for the nogil kernels; one instance serves all worker threads.
 
-    The arrays are borrowed, not copied: training writes into ``syn0``, ``syn1`` and
-    ``syn1neg`` in place. ``hs=False`` trains no tree (``syn1`` and the tree arrays are then
-    not read; ``syn1`` may be empty); ``negative > 0`` needs ``syn1neg`` (V x d) and
-    ``cum_table`` (V entries, last > 0). With ``negative > 0`` the "window" kernel trains as
-    "fused" (see the design note, D'). ``shared_negatives``: skip-gram draws one set of
-    negatives per centre word; CBOW one set per ``cbow_run`` centre words, each
-    ``cbow_stride`` centres after the last (0: ``2 * window + 1``, windows that do not overlap)
-    (design note D').
+    One training step per (h, centre) pair, in fastText's shape: the input rows (``syn0``,
+    V x d) form h by the input kind (``sg``: each context row is its own h; CBOW: the mean,
+    or with ``cbow_mean=False`` the sum, of the window's rows), each of ``outputs`` walks its
+    targets for the centre, in the order given (Word2Vec gives hierarchical softmax first, as
+    gensim), and h's step goes back to the input rows. ``outputs`` holds at most one of each
+    kind, made by :func:`tree_output` (hierarchical softmax) and :func:`draw_output`
+    (negative sampling). The arrays are borrowed, not copied: training writes into ``syn0``
+    and the outputs' matrices in place. ``kernel`` picks the walks ("window", "fused",
+    "reference"); each output's walk is chosen once, here: beside negative sampling the
+    "window" kernel trains as "fused" (see the design note, D').
     """
 
-    def __init__(self, float[:, ::1] syn0, float[:, ::1] syn1, const uint8_t[:, ::1] codes,
-                 const int32_t[:, ::1] points, const int32_t[::1] lengths,
-                 const uint32_t[::1] sample_int, int window, bint sg, bint cbow_mean=True,
-                 bint shrink_windows=True, bint compute_loss=False, str kernel="fused",
-                 bint prefetch=True, int hot_nodes=0, int hot_sync=1000,
-                 int hot_visits=2**30, float hot_scale=1.0, hot_rows=None, int block=4,
-                 bint hs=True,
-                 float[:, ::1] syn1neg=None, const uint32_t[::1] cum_table=None,
-                 int negative=0, lockf=None, hot_words=None, bint shared_negatives=False,
-                 int cbow_run=4, int cbow_stride=0):
+    def __init__(self, float[:, ::1] syn0, const uint32_t[::1] sample_int, int window,
+                 bint sg, outputs, *, bint cbow_mean=True, bint shrink_windows=True,
+                 bint compute_loss=False, str kernel="fused", bint prefetch=True,
+                 int hot_sync=1000, int hot_visits=2**30, float hot_scale=1.0, int block=4,
+                 lockf=None):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
-        if negative < 0:
-            raise ValueError(f"negative must be >= 0, got {negative}")
-        if not hs and not negative:
-            raise ValueError("nothing to train: hs is off and negative is 0")
         cdef Py_ssize_t V = syn0.shape[0]
         if V < 1:
             raise ValueError("the vocabulary is empty")
-        if (codes.shape[0] != V or points.shape[0] != V or lengths.shape[0] != V
-                or sample_int.shape[0] != V or codes.shape[1] != points.shape[1]
-                or (hs and (syn1.shape[0] < V - 1 or syn1.shape[1] != syn0.shape[1]))):
+        if sample_int.shape[0] != V:
             raise ValueError("inconsistent model arrays (vocabulary, tree and weights differ)")
-        if negative and (syn1neg is None or cum_table is None
-                         or syn1neg.shape[0] != V or syn1neg.shape[1] != syn0.shape[1]
-                         or cum_table.shape[0] != V or cum_table[V - 1] == 0):
-            raise ValueError("negative > 0 needs syn1neg (V x d) and cum_table (V entries, "
-                             "the last > 0) for the same vocabulary")
+        if kernel in BENCH_WALKS:
+            raise ValueError(bench_walks_missing(kernel))
+        if kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
+        outputs = list(outputs)
+        kinds = [o.get("kind") if isinstance(o, dict) else None for o in outputs]
+        if not outputs:
+            raise ValueError("nothing to train: no output (hierarchical softmax or negative "
+                             "sampling)")
+        if any(k not in OUTPUT_KINDS for k in kinds) or len(set(kinds)) != len(kinds):
+            raise ValueError("outputs must be at most one tree_output() and one "
+                             f"draw_output(), got kinds {kinds}")
         # gensim's vectors_lockf (design note H): None or all ones trains every row fully
         self.lockf = None
         cdef const float[::1] lockf_view
@@ -268,52 +297,60 @@ cdef class Trainer:
             lockf_view = self.lockf
             self.m.lockf = &lockf_view[0]
             self.m.lockf_len = lockf_view.shape[0]
-        self._keep_alive = (syn0, syn1, codes, points, lengths, sample_int, syn1neg, cum_table)
         self.m.syn0 = &syn0[0, 0]
-        self.m.syn1 = &syn1[0, 0] if hs else NULL
-        self.m.hs = hs
-        self.m.negative = negative
-        # shared negatives (design note D'): skip-gram, one set per centre (_ns_shared.pxd);
-        # CBOW, one set per ``cbow_run`` centres ``cbow_stride`` apart (0: 2 x window + 1)
-        if cbow_run < 1 or cbow_stride < 0:
-            raise ValueError("cbow_run must be >= 1 and cbow_stride >= 0, got "
-                             f"{cbow_run} and {cbow_stride}")
-        self.m.shared_negs = shared_negatives and sg and negative > 0
-        self.m.cbow_run = cbow_run if shared_negatives and not sg and negative > 0 else 1
-        # (a window past 512 words spans nearly any sentence: a longer ring gains nothing)
-        self.m.cbow_stride = cbow_stride if cbow_stride else 2 * min(window, 512) + 1
-        self.m.syn1neg = &syn1neg[0, 0] if negative else NULL
-        # the negative draw: the table and its bucket index (``neg_index``)
-        cdef const int32_t[::1] index_view
-        self._neg_index = None
-        memset(&self.m.neg, 0, sizeof(NegTable))
-        if negative:
-            self._neg_index, self.m.neg.shift = neg_index(cum_table)
-            index_view = self._neg_index
-            self.m.neg.cum = &cum_table[0]
-            self.m.neg.n = V
-            self.m.neg.index = &index_view[0]
         self.m.n_words = V
-        self.m.codes = &codes[0, 0]
-        self.m.points = &points[0, 0]
-        self.m.lengths = &lengths[0]
         self.m.sample_int = &sample_int[0]
         self.m.d = syn0.shape[1]
-        self.m.max_length = codes.shape[1]
         self.m.window = window
-        self.m.sg = sg
+        self.m.input = INPUT_CONTEXT if sg else INPUT_WINDOW
         self.m.cbow_mean = cbow_mean
         self.m.shrink_windows = shrink_windows
         self.m.compute_loss = compute_loss
-        if kernel in BENCH_WALKS:
-            raise ValueError(bench_walks_missing(kernel))
-        if kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
-        self.m.kernel = KERNELS[kernel]
-        self.job = train_job_nogil
-        if negative and self.m.kernel == KERNEL_WINDOW:
-            self.m.kernel = KERNEL_FUSED  # the window kernel is hs-only (design note, D')
         self.m.prefetch = prefetch
+        self.job = train_job_nogil
+        # The outputs, in the order they step for each (h, centre). Each output's walk is
+        # chosen here, once: the window walk is hs-only (its blocks move a window's contexts
+        # together, which would reorder the ns steps), so beside negative sampling both take
+        # the fused walks (design note D').
+        cdef int walk = KERNELS[kernel]
+        if "ns" in kinds and walk == KERNEL_WINDOW:
+            walk = KERNEL_FUSED
+        memset(&self.m.outputs[0], 0, MAX_OUTPUTS * sizeof(Output))
+        self.m.n_outputs = len(outputs)
+        self.m.hs = kinds.index("hs") if "hs" in kinds else -1
+        self.m.ns = kinds.index("ns") if "ns" in kinds else -1
+        self._keep_alive = [syn0, sample_int]
+        self._hot_arrays = []
+        self._neg_index = None
+        cdef int k
+        for k in range(self.m.n_outputs):
+            self.m.outputs[k].kind = OUTPUT_KINDS[kinds[k]]
+            self.m.outputs[k].walk = walk
+            if kinds[k] == "hs":
+                self._tree_output(&self.m.outputs[k], outputs[k], syn0)
+            else:
+                self._draw_output(&self.m.outputs[k], outputs[k], syn0, sg)
+        self.m.hot_sync = max(hot_sync, 1)
+        self.m.hot_visits = max(hot_visits, 1)
+        self.m.hot_scale = hot_scale
+        if not 1 <= block <= MAX_BLOCK:
+            raise ValueError(f"block must be in 1..{MAX_BLOCK}, got {block}")
+        self.m.block = block
+
+    cdef _tree_output(self, Output *o, dict spec, float[:, ::1] syn0):
+        """Fill ``o`` from a :func:`tree_output` spec, after checking its arrays against the
+        vocabulary (V) and the vector size."""
+        cdef Py_ssize_t V = syn0.shape[0]
+        cdef float[:, ::1] syn1 = spec["matrix"]
+        cdef const uint8_t[:, ::1] codes = spec["codes"]
+        cdef const int32_t[:, ::1] points = spec["points"]
+        cdef const int32_t[::1] lengths = spec["lengths"]
+        if (not tree_fits(codes, points, lengths, V) or syn1.shape[0] < V - 1
+                or syn1.shape[1] != syn0.shape[1]):
+            raise ValueError("inconsistent model arrays (vocabulary, tree and weights differ)")
+        self._keep_alive += [syn1, codes, points, lengths]
+        o.matrix = &syn1[0, 0]
+        fill_tree_view(&o.tree, codes, points, lengths)
         # The top of the tree is on almost every path: threads writing the same rows would
         # pass those cache lines back and forth between cores all the time. Each job trains
         # a private copy of the hottest inner nodes (the last created, highest ids) and adds
@@ -328,27 +365,63 @@ cdef class Trainer:
         # ``hot_rows`` (inner-node ids) names the private rows instead: after a vocabulary
         # update the most visited nodes are no longer the highest ids (hsw2v.vocab_update).
         cdef Py_ssize_t inner = max(V - 1, 1)
-        if hot_rows is not None and hs:
+        hot_rows = spec.get("hot_rows")
+        if hot_rows is not None:
             hot_rows = distinct_rows(hot_rows, inner, "hot_rows", "inner nodes")
         else:
-            n = min(inner, max(hot_nodes, 0)) if hs else 0
+            n = min(inner, max(spec.get("hot_nodes", 0), 0))
             hot_rows = np.arange(inner - n, inner, dtype=np.int32)
-        self._hot_arrays = _fill_hot_set(&self.m.hot_nodes, hot_rows, inner)
+        self._hot_arrays.append(_fill_hot_set(&o.hot, hot_rows, inner))
         self.n_hot = len(hot_rows)
-        # The same for negative sampling: every thread draws the most frequent words as
-        # negatives, so ``hot_words`` (word ids, rows of syn1neg; Word2Vec gives the most
-        # frequent ones with several workers) are trained as private copies, synced as above.
-        if hot_words is not None and negative:
-            hot_words = distinct_rows(hot_words, V, "hot_words", "words")
+
+    cdef _draw_output(self, Output *o, dict spec, float[:, ::1] syn0, bint sg):
+        """Fill ``o`` from a :func:`draw_output` spec, after checking its arrays against the
+        vocabulary (V) and the vector size."""
+        cdef Py_ssize_t V = syn0.shape[0]
+        cdef int negative = spec["negative"]
+        cdef int cbow_run = spec.get("cbow_run", 4), cbow_stride = spec.get("cbow_stride", 0)
+        cdef float[:, ::1] syn1neg
+        cdef const uint32_t[::1] cum_table
+        if negative < 1:
+            raise ValueError(f"negative must be >= 1 in a draw_output(), got {negative}")
+        if spec.get("matrix") is None or spec.get("cum_table") is None:
+            raise ValueError("negative > 0 needs syn1neg (V x d) and cum_table (V entries, "
+                             "the last > 0) for the same vocabulary")
+        syn1neg = spec["matrix"]
+        cum_table = spec["cum_table"]
+        if (syn1neg.shape[0] != V or syn1neg.shape[1] != syn0.shape[1]
+                or cum_table.shape[0] != V or cum_table[V - 1] == 0):
+            raise ValueError("negative > 0 needs syn1neg (V x d) and cum_table (V entries, "
+                             "the last > 0) for the same vocabulary")
+        if cbow_run < 1 or cbow_stride < 0:
+            raise ValueError("cbow_run must be >= 1 and cbow_stride >= 0, got "
+                             f"{cbow_run} and {cbow_stride}")
+        self._keep_alive += [syn1neg, cum_table]
+        o.matrix = &syn1neg[0, 0]
+        o.negative = negative
+        # the negative draw: the table and its bucket index (``neg_index``)
+        cdef const int32_t[::1] index_view
+        self._neg_index, o.neg.shift = neg_index(cum_table)
+        index_view = self._neg_index
+        o.neg.cum = &cum_table[0]
+        o.neg.n = V
+        o.neg.index = &index_view[0]
+        # shared negatives (design note D'): skip-gram, one set per centre (_ns_shared.pxd);
+        # CBOW, one set per ``cbow_run`` centres ``cbow_stride`` apart (0: 2 x window + 1; a
+        # window past 512 words spans nearly any sentence: a longer ring gains nothing)
+        shared = bool(spec.get("shared", False))
+        o.shared = shared and sg
+        o.cbow_run = cbow_run if shared and not sg else 1
+        o.cbow_stride = cbow_stride if cbow_stride else 2 * min(self.m.window, 512) + 1
+        # Every thread draws the most frequent words as negatives, so ``hot_rows`` (word ids,
+        # rows of syn1neg; Word2Vec gives the most frequent ones with several workers) are
+        # trained as private copies, synced as the tree's hot rows (``_tree_output``).
+        hot_rows = spec.get("hot_rows")
+        if hot_rows is not None:
+            hot_rows = distinct_rows(hot_rows, V, "hot_words", "words")
         else:
-            hot_words = np.zeros(0, dtype=np.int32)
-        self._hot_word_arrays = _fill_hot_set(&self.m.hot_words, hot_words, V)
-        self.m.hot_sync = max(hot_sync, 1)
-        self.m.hot_visits = max(hot_visits, 1)
-        self.m.hot_scale = hot_scale
-        if not 1 <= block <= MAX_BLOCK:
-            raise ValueError(f"block must be in 1..{MAX_BLOCK}, got {block}")
-        self.m.block = block
+            hot_rows = np.zeros(0, dtype=np.int32)
+        self._hot_arrays.append(_fill_hot_set(&o.hot, hot_rows, V))
 
     def train_job(self, const int32_t[::1] ids, const int64_t[::1] ends, float alpha0,
                   float alpha1, uint64_t seed):
@@ -378,11 +451,11 @@ cdef class Trainer:
     def private_row_mask(self):
         """Twin of the private-row test (``is_private``) over every inner node: True where
         jobs train a private copy (those shared rows are never prefetched)."""
-        cdef Py_ssize_t n = max(self.m.n_words - 1, 1) if self.m.hs else 0
+        cdef Py_ssize_t n = max(self.m.n_words - 1, 1) if self.m.hs >= 0 else 0
         out = np.zeros(n, dtype=bool)
         cdef Py_ssize_t r
         for r in range(n):
-            out[r] = is_private(&self.m.hot_nodes, <int32_t>r)
+            out[r] = is_private(&self.m.outputs[self.m.hs].hot, <int32_t>r)
         return out
 
 
@@ -582,6 +655,13 @@ def py_sigmoid_residual(int bit, float f):
     if bit not in (0, 1):
         raise ValueError(f"a code bit is 0 or 1, got {bit}")
     return sigmoid_residual(&SIGMOID, SIGMOID.residual[bit], <float>(1 - bit), f)
+
+
+def py_node_coef(double label, double s, float alpha, bint round_residual):
+    """Twin of the node's coefficient ``alpha * (label - s)`` (``_path.node_coef``, every
+    walk's): float64 rounded once, or with ``round_residual`` the residual rounded to float32
+    first."""
+    return node_coef(label, s, alpha, round_residual)
 
 
 def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,

@@ -25,7 +25,9 @@ from hsw2v._kernels._inner_hot cimport (
 from hsw2v._kernels._inner_loops cimport (
     MAX_BLOCK, SIGMOID, hsw2v_cbow_walk, hsw2v_sg_block_tally, prefetch_row,
 )
-from hsw2v._kernels._inner_model cimport HotSet, ModelView
+from hsw2v._kernels._inner_model cimport (
+    INPUT_CONTEXT, MAX_OUTPUTS, OUTPUT_HS, HotSet, ModelView, Output,
+)
 from hsw2v._kernels._inner_rng cimport draw_negatives, lend_negatives, next_random
 from hsw2v._kernels._inner_walks cimport (
     KERNEL_FUSED, KERNEL_WINDOW, RefWalks, hs_path_fused, ns_path_fused,
@@ -33,6 +35,7 @@ from hsw2v._kernels._inner_walks cimport (
 from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum, ns_pair_block, rows_distinct
 from hsw2v._kernels._ns_shared cimport ns_shared_block
 from hsw2v._kernels._rates cimport job_alpha
+from hsw2v._kernels._tree_view cimport path_code, path_point
 from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_loss_acc, loss_init, loss_total
 
 
@@ -52,17 +55,16 @@ cdef struct JobState:
     float **yrows     # window kernel: the path rows of syn1 (max_length pointers)
     float *W          # window kernel: the block's errors, MAX_BLOCK x d
     float *xlock      # window kernel: the lock factors of a block's context words (MAX_BLOCK)
-    HotCopy nodes     # this job's private copies of m.hot_nodes
-    HotCopy words     # this job's private copies of m.hot_words
+    HotCopy hot[MAX_OUTPUTS]  # this job's private copies of each output's hot rows
     float **nrows     # negative sampling: the rows of one (target, negatives) set
     float **ahead     # negative sampling: the next set's shared rows to prefetch (see ns_pair)
     float **nlive     # negative sampling: the rows that step (ns_pair_block's scratch)
     float *nscore     # negative sampling: scores and coefficients, 2 x (negative + 1)
                       # (ns_pair's, and the shared-negatives block's scratch)
-    float **crows     # CBOW: the window's input rows (min(2 x window, ids) pointers)
-    float *clock      # CBOW: their lock factors (as many)
-    float **hrows     # shared negatives: one centre's context rows (pairs_max pointers)
-    float *hlock      # shared negatives: their lock factors (pairs_max)
+    float **crows     # the window's input rows but the centre's (min(2 x window, ids)
+                      # pointers): skip-gram's contexts, CBOW's h
+    float *clock      # their lock factors (as many)
+    int32_t *cwords   # their words (as many)
     int64_t since     # centre words trained since the last flush of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
@@ -132,16 +134,12 @@ cdef inline float *private_row(const ModelView *m, float *matrix, const HotSet *
     return c.hot + at
 
 
-cdef inline float *node_row(const ModelView *m, JobState *st, int32_t node) noexcept nogil:
-    """The row of inner node ``node`` this job trains for one centre word (``private_row`` of
-    syn1 over the hottest inner nodes)."""
-    return private_row(m, m.syn1, &m.hot_nodes, &st.nodes, node)
-
-
-cdef inline float *word_row(const ModelView *m, JobState *st, int32_t word) noexcept nogil:
-    """The syn1neg row of ``word`` this job trains for one (target, negatives) set
-    (``private_row`` of syn1neg over the most frequent words)."""
-    return private_row(m, m.syn1neg, &m.hot_words, &st.words, word)
+cdef inline float *output_row(const ModelView *m, JobState *st, int k,
+                              int32_t r) noexcept nogil:
+    """The row ``r`` of output ``k``'s matrix this job trains for one visit (``private_row``
+    over the output's hot rows): an inner node of the centre's path (hs), a target or a
+    negative (ns)."""
+    return private_row(m, m.outputs[k].matrix, &m.outputs[k].hot, &st.hot[k], r)
 
 
 cdef inline void flush_rows(const ModelView *m, float *matrix, const HotSet *rows,
@@ -167,11 +165,25 @@ cdef inline void flush_rows(const ModelView *m, float *matrix, const HotSet *row
 
 
 cdef inline void flush_hot(const ModelView *m, JobState *st) noexcept nogil:
-    """Flush the job's private rows of syn1 and of syn1neg (``flush_rows``)."""
-    if m.hot_nodes.n:
-        flush_rows(m, m.syn1, &m.hot_nodes, &st.nodes)
-    if m.hot_words.n:
-        flush_rows(m, m.syn1neg, &m.hot_words, &st.words)
+    """Flush the job's private rows of every output (``flush_rows``)."""
+    cdef int k
+    for k in range(m.n_outputs):
+        if m.outputs[k].hot.n:
+            flush_rows(m, m.outputs[k].matrix, &m.outputs[k].hot, &st.hot[k])
+
+
+cdef inline bint has_hot_rows(const ModelView *m) noexcept nogil:
+    """Whether any output has private hot rows (then the job flushes them)."""
+    cdef int k
+    for k in range(m.n_outputs):
+        if m.outputs[k].hot.n:
+            return True
+    return False
+
+
+cdef inline int ns_negative(const ModelView *m) noexcept nogil:
+    """Negatives per step of the negative-sampling output; 0 without one."""
+    return m.outputs[m.ns].negative if m.ns >= 0 else 0
 
 
 cdef inline hsw2v_loss_acc *job_tally(const ModelView *m, JobState *st) noexcept nogil:
@@ -179,34 +191,32 @@ cdef inline hsw2v_loss_acc *job_tally(const ModelView *m, JobState *st) noexcept
     return &st.tally if m.compute_loss else NULL
 
 
-cdef inline void sg_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
-                           int64_t i, const uint8_t *code, int length,
-                           float alpha) noexcept nogil:
-    """Skip-gram for centre ``i``: the contexts of kept[lo:hi] walk the centre's path (rows
-    in st.yrows) in blocks of up to ``m.block`` distinct words (_window.h), with exactly word2vec.c's
-    updates. The window's loss terms go to the job's tally when compute_loss."""
-    cdef int d = m.d, B = 0, b, j
-    cdef int64_t p
+cdef inline void sg_window(const ModelView *m, JobState *st, int r, int e,
+                           const uint8_t *code, int length, float alpha) noexcept nogil:
+    """Skip-gram's hierarchical softmax for one centre: the contexts r..e-1 of the window
+    (``st.crows``) walk the centre's path (rows in st.yrows) in blocks of up to ``m.block``
+    distinct words (_window.h), with exactly word2vec.c's updates. The loss terms go to the
+    job's tally when compute_loss."""
+    cdef int d = m.d, B = 0, b
+    cdef int p
     cdef int32_t word
     cdef bint repeated
-    for p in range(lo, hi + 1):
-        if p < hi:
-            if p == i:
-                continue
-            word = st.kept[p]
+    for p in range(r, e + 1):
+        if p < e:
+            word = st.cwords[p]
             repeated = False
             for b in range(B):
                 if st.xwords[b] == word:
                     repeated = True
-        if B and (p == hi or B == m.block or repeated):
+        if B and (p == e or B == m.block or repeated):
             hsw2v_sg_block_tally(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
                                  &SIGMOID, job_tally(m, st), &st.check,
                                  st.xlock if m.lockf != NULL else NULL)
             B = 0
-        if p < hi:
+        if p < e:
             st.xwords[B] = word
-            st.xrows[B] = m.syn0 + <int64_t>word * d
-            st.xlock[B] = lock_of(m, word)
+            st.xrows[B] = st.crows[p]
+            st.xlock[B] = st.clock[p]
             B += 1
 
 
@@ -217,14 +227,15 @@ cdef inline float lock_of(const ModelView *m, int32_t word) noexcept nogil:
     return m.lockf[word % m.lockf_len]
 
 
-cdef inline void prefetch_path(const ModelView *m, int32_t word) noexcept nogil:
-    """Prefetch the inner-node rows of ``word``'s path (the next centre's), below the top
-    levels, which stay cached anyway."""
-    cdef const int32_t *point = m.points + <int64_t>word * m.max_length
+cdef inline void prefetch_path(const ModelView *m, const Output *o,
+                               int32_t word) noexcept nogil:
+    """Prefetch the inner-node rows of ``word``'s path (the next centre's) in the
+    hierarchical-softmax output ``o``, below the top levels, which stay cached anyway."""
+    cdef const int32_t *point = path_point(&o.tree, word)
     cdef int j
-    for j in range(4, m.lengths[word]):
-        if not is_private(&m.hot_nodes, point[j]):
-            prefetch_row(m.syn1 + <int64_t>point[j] * m.d, m.d)
+    for j in range(4, o.tree.lengths[word]):
+        if not is_private(&o.hot, point[j]):
+            prefetch_row(o.matrix + <int64_t>point[j] * m.d, m.d)
 
 
 cdef inline float cbow_inv(int count) noexcept nogil:
@@ -233,47 +244,59 @@ cdef inline float cbow_inv(int count) noexcept nogil:
     return inv
 
 
-cdef inline int cbow_hidden(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
-                            int64_t i) noexcept nogil:
-    """CBOW's h into st.neu1: the sum of the context rows kept[lo:hi] except i, divided by
-    their count when cbow_mean, in one pass (``_ns_pair.h``'s ``hsw2v_rows_sum``: the bits
-    of a sum row by row, then a scaling pass); the rows and their lock factors are left in
-    st.crows / st.clock. Returns the count."""
+cdef inline int gather_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                              int64_t i) noexcept nogil:
+    """The step's input rows: the syn0 rows of kept[lo:hi] but the centre ``i``, in order, into
+    st.crows, their lock factors into st.clock and their words into st.cwords. Returns their
+    count."""
     cdef int64_t j
     cdef int count = 0
+    cdef int32_t word
     for j in range(lo, hi):
         if j == i:
             continue
-        st.crows[count] = m.syn0 + <int64_t>st.kept[j] * m.d
-        st.clock[count] = lock_of(m, st.kept[j])
+        word = st.kept[j]
+        st.cwords[count] = word
+        st.crows[count] = m.syn0 + <int64_t>word * m.d
+        st.clock[count] = lock_of(m, word)
         count += 1
-    if count:
-        hsw2v_rows_sum(m.d, st.crows, count, cbow_inv(count) if m.cbow_mean else 1.0,
-                       st.neu1)
     return count
 
 
-cdef inline void cbow_spread(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
-                             int64_t i, int count) noexcept nogil:
-    """CBOW's error back to the inputs: every context row of kept[lo:hi] except i gets
-    += st.work (divided by the count first when not cbow_mean)."""
-    cdef int64_t j
+cdef inline void cbow_hidden(const ModelView *m, JobState *st, int count) noexcept nogil:
+    """CBOW's h into st.neu1: the sum of the window's ``count`` rows (st.crows, at least one),
+    divided by their count when cbow_mean, in one pass (``_ns_pair.h``'s
+    ``hsw2v_rows_sum``: the bits of a sum row by row, then a scaling pass)."""
+    hsw2v_rows_sum(m.d, st.crows, count, cbow_inv(count) if m.cbow_mean else 1.0, st.neu1)
+
+
+cdef inline void cbow_spread(const ModelView *m, JobState *st, int count) noexcept nogil:
+    """CBOW's error back to the inputs: every row of the window (st.crows) gets += st.work
+    times its lock factor (st.work divided by the count first when not cbow_mean)."""
     cdef int k
     cdef float inv
     if not m.cbow_mean:
         inv = 1.0 / count
         for k in range(m.d):
             st.work[k] *= inv
-    for j in range(lo, hi):
-        if j != i:
-            hsw2v_axpy(m.d, lock_of(m, st.kept[j]), st.work,
-                       m.syn0 + <int64_t>st.kept[j] * m.d)
+    for k in range(count):
+        hsw2v_axpy(m.d, st.clock[k], st.work, st.crows[k])
+
+
+cdef inline int distinct_run(const JobState *st, int r, int n) noexcept nogil:
+    """The end of the longest run of distinct words st.cwords[r:end] (at most ``n``)."""
+    cdef int e, b
+    for e in range(r + 1, n):
+        for b in range(r, e):
+            if st.cwords[b] == st.cwords[e]:
+                return e
+    return n
 
 
 cdef inline int64_t pairs_max(const ModelView *m, int64_t n_ids) noexcept nogil:
     """The most (h, target) pairs of one centre word in a job of ``n_ids`` ids: its contexts
     (skip-gram; fewer than the job's ids, however large the window), or 1 (CBOW)."""
-    cdef int64_t pairs = 2 * <int64_t>m.window if m.sg else 1
+    cdef int64_t pairs = 2 * <int64_t>m.window if m.input == INPUT_CONTEXT else 1
     return pairs if pairs < n_ids else n_ids
 
 
@@ -289,42 +312,45 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
     (``prefetch_negs``)."""
     cdef int b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0
     cdef int64_t lo = i - m.window + b, hi = i + m.window + 1 - b, j
-    cdef int p = 0, stride = m.negative + 1
+    cdef int p = 0, stride
     cdef int64_t q
     cdef int32_t *negs
     cdef int32_t *kept_draws
     cdef int *counts
+    cdef const Output *o
     if lo < start:
         lo = start
     if hi > end:
         hi = end
     st.win_lo[slot] = lo
     st.win_hi[slot] = hi
-    if not m.negative:
+    if m.ns < 0:
         return
+    o = &m.outputs[m.ns]
+    stride = o.negative + 1
     negs = st.negs + <int64_t>slot * st.pairs * stride
     counts = st.neg_counts + <int64_t>slot * st.pairs
-    if m.sg and m.shared_negs:  # one set for all the contexts (_ns_shared.pxd)
+    if m.input == INPUT_CONTEXT and o.shared:  # one set for all the contexts (_ns_shared.pxd)
         if hi - lo > 1:
-            counts[0] = draw_negatives(&m.neg, st.kept[i], m.negative, negs, &st.rng)
-    elif m.sg:
+            counts[0] = draw_negatives(&o.neg, st.kept[i], o.negative, negs, &st.rng)
+    elif m.input == INPUT_CONTEXT:
         for j in range(lo, hi):
             if j != i:
-                counts[p] = draw_negatives(&m.neg, st.kept[i], m.negative,
+                counts[p] = draw_negatives(&o.neg, st.kept[i], o.negative,
                                            negs + <int64_t>p * stride, &st.rng)
                 p += 1
-    elif hi - lo > 1 and m.cbow_run > 1:  # CBOW, shared
-        q = st.share_t % m.cbow_stride
-        kept_draws = st.share_negs + q * m.negative
-        if (st.share_t // m.cbow_stride) % m.cbow_run == 0:
-            counts[0] = draw_negatives(&m.neg, st.kept[i], m.negative, negs, &st.rng)
+    elif hi - lo > 1 and o.cbow_run > 1:  # CBOW, shared
+        q = st.share_t % o.cbow_stride
+        kept_draws = st.share_negs + q * o.negative
+        if (st.share_t // o.cbow_stride) % o.cbow_run == 0:
+            counts[0] = draw_negatives(&o.neg, st.kept[i], o.negative, negs, &st.rng)
             st.share_n[q] = counts[0] - 1
             memcpy(kept_draws, negs + 1, st.share_n[q] * sizeof(int32_t))
         else:
             counts[0] = lend_negatives(st.kept[i], kept_draws, st.share_n[q], negs)
         st.share_t += 1
     elif hi - lo > 1:
-        counts[0] = draw_negatives(&m.neg, st.kept[i], m.negative, negs, &st.rng)
+        counts[0] = draw_negatives(&o.neg, st.kept[i], o.negative, negs, &st.rng)
 
 
 cdef inline int rows_ahead(const ModelView *m, const int32_t *negs, int count,
@@ -333,9 +359,10 @@ cdef inline int rows_ahead(const ModelView *m, const int32_t *negs, int count,
     the private ones (their shared rows are not asked for: see ``is_private``). Returns
     ``count``."""
     cdef int k
+    cdef const Output *o = &m.outputs[m.ns]
     for k in range(count):
-        out[k] = (NULL if is_private(&m.hot_words, negs[k])
-                  else m.syn1neg + <int64_t>negs[k] * m.d)
+        out[k] = (NULL if is_private(&o.hot, negs[k])
+                  else o.matrix + <int64_t>negs[k] * m.d)
     return count
 
 
@@ -369,11 +396,11 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
     (``next_negs``, ``next_count`` words; 0: none) are prefetched: word by word inside the
     fused walk, all at once before the others. Returns the loss the step did not push onto
     the job's tally."""
-    cdef int k, c
+    cdef int k, c, walk = m.outputs[m.ns].walk
     cdef double loss = 0.0
     for k in range(count):
-        st.nrows[k] = word_row(m, st, negs[k])
-    if m.kernel == KERNEL_FUSED or m.kernel == KERNEL_WINDOW:  # its loss: on st.tally
+        st.nrows[k] = output_row(m, st, m.ns, negs[k])
+    if walk == KERNEL_FUSED or walk == KERNEL_WINDOW:  # its loss: on st.tally
         if block and rows_distinct(st.nrows, count):
             if next_count:  # before a block: asked for at once
                 prefetch_negs(m, st, next_negs, next_count)
@@ -399,44 +426,129 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
 
 cdef inline double ns_shared_centre(const ModelView *m, JobState *st, int npairs,
                                     const int32_t *negs, int count, float alpha) noexcept nogil:
-    """Shared negatives (skip-gram): the centre's ``npairs`` contexts (``st.hrows``, their
-    lock factors ``st.hlock``) against its one drawn set ``negs`` (target first), the block
+    """Shared negatives (skip-gram): the centre's ``npairs`` contexts (``st.crows``, their
+    lock factors ``st.clock``) against its one drawn set ``negs`` (target first), the block
     step of ``_ns_shared.pxd``."""
     cdef int k
     for k in range(count):
-        st.nrows[k] = word_row(m, st, negs[k])
-    return ns_shared_block(m.d, npairs, st.hrows, st.hlock if m.lockf != NULL else NULL,
+        st.nrows[k] = output_row(m, st, m.ns, negs[k])
+    return ns_shared_block(m.d, npairs, st.crows, st.clock if m.lockf != NULL else NULL,
                            st.nrows, count, alpha, &SIGMOID, st.nscore, m.compute_loss,
                            &st.check)
 
 
+cdef inline void hs_contexts(const ModelView *m, JobState *st, int r, int e,
+                             const uint8_t *code, int length, float alpha,
+                             const JobRoutines *rt) noexcept nogil:
+    """Skip-gram's hierarchical-softmax output: each context r..e-1 of the window (st.crows)
+    is an h that predicts the centre's path (rows in st.yrows), and its step goes back to its
+    row: in blocks (the window walk, ``sg_window``), or context by context (the fused walk, or
+    the reference walk ``rt.walks.hs``)."""
+    cdef int p, walk = m.outputs[m.hs].walk
+    cdef float *ctx
+    if walk == KERNEL_WINDOW:
+        sg_window(m, st, r, e, code, length, alpha)
+        return
+    for p in range(r, e):
+        ctx = st.crows[p]
+        if walk != KERNEL_FUSED:
+            st.loss += rt.walks.hs(ctx, st.work, st.yrows, code, length, alpha, m.d,
+                                   m.compute_loss, &st.check)
+            hsw2v_axpy(m.d, st.clock[p], st.work, ctx)
+        elif m.lockf == NULL:  # the last node's update of ctx fused in
+            hs_path_fused(ctx, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
+                          True, &st.check)
+        else:
+            hs_path_fused(ctx, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
+                          False, &st.check)
+            hsw2v_axpy(m.d, st.clock[p], st.work, ctx)
+
+
+cdef inline void ns_contexts(const ModelView *m, JobState *st, int r, int e, int n,
+                             const int32_t *negs, const int *counts, const int32_t *next_negs,
+                             int next_count, float alpha, const JobRoutines *rt) noexcept nogil:
+    """Skip-gram's negative-sampling output: each context r..e-1 of the window's ``n``
+    (st.crows) against its own drawn set (``negs``, one per context), or all ``n`` against the
+    centre's one shared set (``ns_shared_centre``, with r = 0 and e = n). Each pair prefetches
+    the next pair's set: its centre's next, or the next centre's first (``next_negs``,
+    ``next_count`` words; 0: none)."""
+    cdef int p, stride = m.outputs[m.ns].negative + 1, n_ahead
+    cdef const int32_t *ahead
+    if m.outputs[m.ns].shared:
+        if n:
+            if m.prefetch and next_count:
+                prefetch_negs(m, st, next_negs, next_count)
+            st.loss += ns_shared_centre(m, st, n, negs, counts[0], alpha)
+        return
+    for p in range(r, e):
+        ahead, n_ahead = NULL, 0
+        if m.prefetch:
+            if p + 1 < n:
+                ahead, n_ahead = negs + <int64_t>(p + 1) * stride, counts[p + 1]
+            else:
+                ahead, n_ahead = next_negs, next_count
+        st.loss += ns_pair(m, st, st.crows[p], negs + <int64_t>p * stride, counts[p], alpha,
+                           &rt.walks, &st.crows[p], &st.clock[p], 1, 1.0, False, ahead,
+                           n_ahead)
+
+
+cdef inline void cbow_hs(const ModelView *m, JobState *st, int count, const uint8_t *code,
+                         int length, float alpha, const JobRoutines *rt) noexcept nogil:
+    """CBOW's hierarchical-softmax output: h (st.neu1, the window's ``count`` rows) predicts
+    the centre's path (st.yrows), and its step is spread to the window's rows
+    (``cbow_spread``)."""
+    cdef int walk = m.outputs[m.hs].walk
+    if walk == KERNEL_WINDOW:
+        hsw2v_cbow_walk(m.d, st.neu1, st.work, length, st.yrows, code, alpha, &SIGMOID,
+                        job_tally(m, st), &st.check)
+    elif walk != KERNEL_FUSED:
+        st.loss += rt.walks.hs(st.neu1, st.work, st.yrows, code, length, alpha, m.d,
+                               m.compute_loss, &st.check)
+    else:
+        hs_path_fused(st.neu1, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
+                      False, &st.check)
+    cbow_spread(m, st, count)
+
+
 cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                                 int64_t end, int64_t total, float alpha0, float alpha1,
-                                const JobRoutines *r) noexcept nogil:
+                                const JobRoutines *rt) noexcept nogil:
     """Train every centre position of kept[start:end]; alpha falls linearly from alpha0 at the
     job's first kept token to alpha1 after its last (``total`` kept tokens).
 
-    Per (h, centre): the hierarchical-softmax walk and its update of the input rows (if hs),
-    then the negative-sampling step and its update (if negative > 0), as gensim. With
-    negative sampling each centre's draws are made while the centre before it trains
+    One step per centre, in fastText's shape (``Model::update``): the input rows are the
+    window's (``gather_window``); each output in turn (``m.outputs``, hierarchical softmax
+    first, as gensim) forms h from them by the input kind, walks its targets for the centre
+    and sends h's step back to the input rows. Skip-gram (``INPUT_CONTEXT``) makes each
+    context row its own h; with two outputs that step context by context, they take turns
+    over runs of distinct words (``distinct_run``), which gives the updates of gensim's order
+    (each context's hs step, then its ns step) bit for bit, as the two outputs write disjoint
+    matrices. CBOW (``INPUT_WINDOW``) forms h as the window's mean or sum again for each
+    output, from the rows the one before moved (gensim's order).
+
+    With negative sampling each centre's draws are made while the centre before it trains
     (``draw_centre``), and each pair prefetches the rows of the next pair's set. The
-    "reference" variant walks with ``r.walks`` (``_inner_walks.RefWalks``); the private
-    rows are flushed through ``r.flush``."""
-    cdef int64_t i, j, lo, hi
-    cdef int b, k, count, p, npairs, n_ahead
-    cdef int d = m.d
-    cdef int slot = 0, stride = m.negative + 1
+    "reference" walks are ``rt.walks`` (``_inner_walks.RefWalks``); the private rows are
+    flushed through ``rt.flush``."""
+    cdef int64_t i, lo, hi
+    cdef int k, n, r, e, length = 0, next_count
+    cdef int d = m.d, negative = ns_negative(m)
+    cdef int slot = 0, stride = negative + 1
     cdef bint drawn = False, fresh
-    cdef float alpha, ctx_lock
+    cdef bint hot = has_hot_rows(m)
+    # skip-gram with two outputs that step context by context: runs of distinct words
+    cdef bint runs = m.n_outputs > 1 and not (m.ns >= 0 and m.outputs[m.ns].shared)
+    cdef float alpha
     cdef int32_t centre
+    cdef const Output *tree_out = NULL
     cdef const uint8_t *code = NULL
     cdef const int32_t *point
-    cdef float *ctx
     cdef int32_t *negs = NULL
     cdef int32_t *next_negs = NULL
-    cdef const int32_t *ahead
     cdef int *counts = NULL
     cdef int *next_counts = NULL
+    if m.hs >= 0:
+        tree_out = &m.outputs[m.hs]
     for i in range(start, end):
         alpha = job_alpha(alpha0, alpha1, i, total)
         fresh = not drawn
@@ -447,7 +559,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
         lo = st.win_lo[slot]
         hi = st.win_hi[slot]
         drawn = False
-        if m.negative:
+        if negative:
             negs = st.negs + <int64_t>slot * st.pairs * stride
             counts = st.neg_counts + <int64_t>slot * st.pairs
             if i + 1 < end:
@@ -457,90 +569,54 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 next_counts = st.neg_counts + <int64_t>(1 - slot) * st.pairs
             if m.prefetch and fresh and hi - lo > 1:  # else prefetched with centre i - 1
                 prefetch_negs(m, st, negs, counts[0])
+        # the next centre's first set, when it has one (prefetched by this centre's last pair)
+        next_count = 0
+        if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
+            next_count = next_counts[0]
         centre = st.kept[i]
-        if m.hs:
-            code = m.codes + <int64_t>centre * m.max_length
-            point = m.points + <int64_t>centre * m.max_length
-            for k in range(m.lengths[centre]):
-                st.yrows[k] = node_row(m, st, point[k])
+        if tree_out != NULL:  # the centre's path: its rows, and the next centre's prefetched
+            code = path_code(&tree_out.tree, centre)
+            point = path_point(&tree_out.tree, centre)
+            length = tree_out.tree.lengths[centre]
+            for k in range(length):
+                st.yrows[k] = output_row(m, st, m.hs, point[k])
             if m.prefetch and i + 1 < end:
-                prefetch_path(m, st.kept[i + 1])
+                prefetch_path(m, tree_out, st.kept[i + 1])
         if m.prefetch and i + 1 < end and hi < end:
             prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
-        if m.sg and m.kernel == KERNEL_WINDOW and not m.negative:  # hs only
-            sg_window(m, st, lo, hi, i, code, m.lengths[centre], alpha)
-        elif m.sg:
-            p = 0
-            npairs = <int>(hi - lo - 1)
-            for j in range(lo, hi):
-                if j == i:
-                    continue
-                ctx = m.syn0 + <int64_t>st.kept[j] * d
-                if m.hs:
-                    if m.kernel != KERNEL_FUSED and m.kernel != KERNEL_WINDOW:
-                        st.loss += r.walks.hs(ctx, st.work, st.yrows, code,
-                                              m.lengths[centre], alpha, d, m.compute_loss,
-                                              &st.check)
-                        hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
-                    elif m.lockf == NULL:  # the last node's update of ctx fused in
-                        hs_path_fused(ctx, st.work, st.yrows, code, m.lengths[centre],
-                                      alpha, d, job_tally(m, st), True, &st.check)
+        n = gather_window(m, st, lo, hi, i)
+        if m.input == INPUT_CONTEXT:
+            r = 0
+            while r < n:
+                e = distinct_run(st, r, n) if runs else n
+                for k in range(m.n_outputs):
+                    if m.outputs[k].kind == OUTPUT_HS:
+                        hs_contexts(m, st, r, e, code, length, alpha, rt)
                     else:
-                        hs_path_fused(ctx, st.work, st.yrows, code, m.lengths[centre],
-                                      alpha, d, job_tally(m, st), False, &st.check)
-                        hsw2v_axpy(d, lock_of(m, st.kept[j]), st.work, ctx)
-                if m.shared_negs:  # after the window: ns_shared_centre
-                    st.hrows[p] = ctx
-                    st.hlock[p] = lock_of(m, st.kept[j])
-                elif m.negative:
-                    ahead, n_ahead = NULL, 0  # the next pair's set (this centre's or the next)
-                    if m.prefetch:
-                        if p + 1 < npairs:
-                            ahead, n_ahead = negs + <int64_t>(p + 1) * stride, counts[p + 1]
-                        elif drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
-                            ahead, n_ahead = next_negs, next_counts[0]
-                    ctx_lock = lock_of(m, st.kept[j])
-                    st.loss += ns_pair(m, st, ctx, negs + <int64_t>p * stride, counts[p],
-                                       alpha, &r.walks, &ctx, &ctx_lock, 1, 1.0, False,
-                                       ahead, n_ahead)
-                p += 1
-            if m.shared_negs and p:
-                if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
-                    prefetch_negs(m, st, next_negs, next_counts[0])
-                st.loss += ns_shared_centre(m, st, p, negs, counts[0], alpha)
+                        ns_contexts(m, st, r, e, n, negs, counts, next_negs, next_count,
+                                    alpha, rt)
+                r = e
         else:
-            count = cbow_hidden(m, st, lo, hi, i)
-            if count == 0:
+            if n == 0:
                 continue
-            if m.hs:
-                if m.kernel == KERNEL_WINDOW:
-                    hsw2v_cbow_walk(d, st.neu1, st.work, m.lengths[centre], st.yrows, code,
-                                    alpha, &SIGMOID, job_tally(m, st), &st.check)
-                elif m.kernel != KERNEL_FUSED:
-                    st.loss += r.walks.hs(st.neu1, st.work, st.yrows, code,
-                                          m.lengths[centre], alpha, d, m.compute_loss,
-                                          &st.check)
+            for k in range(m.n_outputs):
+                cbow_hidden(m, st, n)  # again for the second: gensim's order
+                if m.outputs[k].kind == OUTPUT_HS:
+                    cbow_hs(m, st, n, code, length, alpha, rt)
                 else:
-                    hs_path_fused(st.neu1, st.work, st.yrows, code, m.lengths[centre],
-                                  alpha, d, job_tally(m, st), False, &st.check)
-                cbow_spread(m, st, lo, hi, i, count)
-            if m.negative:
-                if m.hs:  # gensim forms h again from the rows the hs step moved
-                    cbow_hidden(m, st, lo, hi, i)
-                ahead, n_ahead = NULL, 0
-                if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
-                    ahead, n_ahead = next_negs, next_counts[0]
-                st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &r.walks, st.crows,
-                                   st.clock, count, 1.0 if m.cbow_mean else cbow_inv(count),
-                                   d <= NS_BLOCK_MAX_D, ahead, n_ahead)
-        if m.hot_nodes.n or m.hot_words.n:
+                    st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &rt.walks,
+                                       st.crows, st.clock, n,
+                                       1.0 if m.cbow_mean else cbow_inv(n),
+                                       d <= NS_BLOCK_MAX_D, next_negs, next_count)
+        if hot:
             st.since += 1
             if st.since >= m.hot_sync:
-                r.flush(m, st)
+                rt.flush(m, st)
                 st.since = 0
 
 
 cdef inline void free_job_state(JobState *st) noexcept nogil:
+    cdef int k
     free(st.work)
     free(st.neu1)
     free(st.kept)
@@ -551,16 +627,15 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
     free(st.yrows)
     free(st.W)
     free(st.xlock)
-    free_hot_copy(&st.nodes)
-    free_hot_copy(&st.words)
+    for k in range(MAX_OUTPUTS):
+        free_hot_copy(&st.hot[k])
     free(st.nrows)
     free(st.ahead)
     free(st.nlive)
     free(st.nscore)
     free(st.crows)
     free(st.clock)
-    free(st.hrows)
-    free(st.hlock)
+    free(st.cwords)
     free(st.negs)
     free(st.neg_counts)
     free(st.share_negs)
@@ -576,8 +651,13 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     (effective) tokens and the loss; returns 0, or -1 if its buffers could not be
     allocated."""
     cdef int64_t s, start, total
-    cdef int b
-    cdef int rc_nodes
+    cdef int b, k
+    cdef int rc_hot = 0
+    cdef int negative = ns_negative(m)
+    cdef int cbow_run = m.outputs[m.ns].cbow_run if m.ns >= 0 else 1
+    cdef int cbow_stride = m.outputs[m.ns].cbow_stride if m.ns >= 0 else 1
+    cdef int max_length = m.outputs[m.hs].tree.max_length if m.hs >= 0 else 1
+    cdef size_t window_rows = <size_t>min(2 * <int64_t>m.window, n_ids)
     cdef JobState st
     kept[0] = 0
     loss[0] = 0.0
@@ -593,35 +673,32 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.xrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
     st.xwords = <int32_t *>malloc(MAX_BLOCK * sizeof(int32_t))
     st.wrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
-    st.yrows = <float **>malloc(m.max_length * sizeof(float *))
+    st.yrows = <float **>malloc(max_length * sizeof(float *))
     st.W = <float *>malloc(MAX_BLOCK * m.d * sizeof(float))
     st.xlock = <float *>malloc(MAX_BLOCK * sizeof(float))
     st.pairs = pairs_max(m, n_ids)
-    st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (m.negative + 1) * sizeof(int32_t))
+    st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (negative + 1) * sizeof(int32_t))
     st.neg_counts = <int *>malloc(2 * <size_t>st.pairs * sizeof(int))
-    if m.cbow_run > 1:
-        st.share_negs = <int32_t *>malloc(<size_t>m.cbow_stride * m.negative
-                                          * sizeof(int32_t))
-        st.share_n = <int *>malloc(<size_t>m.cbow_stride * sizeof(int))
-    st.nrows = <float **>malloc((m.negative + 1) * sizeof(float *))
-    st.ahead = <float **>malloc((m.negative + 1) * sizeof(float *))
-    st.nlive = <float **>malloc((m.negative + 1) * sizeof(float *))
-    st.nscore = <float *>malloc(2 * (m.negative + 1) * sizeof(float))
-    # CBOW's window rows: at most 2 x window, and fewer than the job's ids
-    st.crows = <float **>malloc(<size_t>min(2 * <int64_t>m.window, n_ids) * sizeof(float *))
-    st.clock = <float *>malloc(<size_t>min(2 * <int64_t>m.window, n_ids) * sizeof(float))
-    if m.shared_negs:
-        st.hrows = <float **>malloc(<size_t>st.pairs * sizeof(float *))
-        st.hlock = <float *>malloc(<size_t>st.pairs * sizeof(float))
-    rc_nodes = alloc_hot_copy(&st.nodes, m.hot_nodes.n, m.d)
-    rc_nodes |= alloc_hot_copy(&st.words, m.hot_words.n, m.d)
+    if cbow_run > 1:
+        st.share_negs = <int32_t *>malloc(<size_t>cbow_stride * negative * sizeof(int32_t))
+        st.share_n = <int *>malloc(<size_t>cbow_stride * sizeof(int))
+    st.nrows = <float **>malloc((negative + 1) * sizeof(float *))
+    st.ahead = <float **>malloc((negative + 1) * sizeof(float *))
+    st.nlive = <float **>malloc((negative + 1) * sizeof(float *))
+    st.nscore = <float *>malloc(2 * (negative + 1) * sizeof(float))
+    # the window's input rows: at most 2 x window, and fewer than the job's ids
+    st.crows = <float **>malloc(window_rows * sizeof(float *))
+    st.clock = <float *>malloc(window_rows * sizeof(float))
+    st.cwords = <int32_t *>malloc(window_rows * sizeof(int32_t))
+    for k in range(m.n_outputs):
+        rc_hot |= alloc_hot_copy(&st.hot[k], m.outputs[k].hot.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
-            or st.yrows == NULL or st.W == NULL or rc_nodes or st.negs == NULL
+            or st.yrows == NULL or st.W == NULL or rc_hot or st.negs == NULL
             or st.neg_counts == NULL or st.nrows == NULL or st.ahead == NULL or st.xlock == NULL
             or st.nlive == NULL or st.nscore == NULL or st.crows == NULL or st.clock == NULL
-            or (m.shared_negs and (st.hrows == NULL or st.hlock == NULL))
-            or (m.cbow_run > 1 and (st.share_negs == NULL or st.share_n == NULL))):
+            or st.cwords == NULL
+            or (cbow_run > 1 and (st.share_negs == NULL or st.share_n == NULL))):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):
@@ -632,7 +709,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
         if st.ends[s] - start > 1:
             train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1, r)
         start = st.ends[s]
-    if m.hot_nodes.n or m.hot_words.n:
+    if has_hot_rows(m):
         flush_hot(m, &st)
     kept[0] = total
     if m.compute_loss:  # the walks' terms (the job's tally)

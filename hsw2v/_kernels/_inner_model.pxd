@@ -12,6 +12,8 @@ model without compiling the walks.
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
+from hsw2v._kernels._tree_view cimport TreeView
+
 
 cdef struct NegTable:  # negative sampling's draw tables (shared, read-only)
     const uint32_t *cum    # V entries: cumulative count**ns_exponent, cum[V-1] > 0
@@ -27,36 +29,54 @@ cdef struct HotSet:  # which rows (of syn1 or syn1neg) each job trains a private
     const int32_t *slot  # per shared row: its private row, -1 for none; or NULL (see lo)
 
 
+# The input kinds: how a step forms its hidden vector ``h`` from input rows (syn0), and where
+# h's step goes back. FastText (a word's row plus its n-gram rows) and Doc2Vec (a document's
+# row, alone or with the window) are further kinds of the same step.
+cdef enum:
+    INPUT_CONTEXT = 0  # skip-gram: each context row of the window is its own h (and its step)
+    INPUT_WINDOW = 1   # CBOW: h is the mean (cbow_mean) or the sum of the window's rows, and its
+                       # step goes to each of them (divided by their count without cbow_mean)
+
+# The output kinds: what one (h, centre) pair is trained to predict, each over its own matrix.
+cdef enum:
+    OUTPUT_HS = 0  # hierarchical softmax: the centre's path of inner nodes (rows of syn1)
+    OUTPUT_NS = 1  # negative sampling: the centre and drawn words (rows of syn1neg)
+    MAX_OUTPUTS = 2
+
+
+cdef struct Output:  # one output of the step: a row of the objectives' table, for the kernel
+    int kind          # OUTPUT_HS / OUTPUT_NS
+    float *matrix     # its weights (syn1 / syn1neg), V x d (hs: rows 0..V-2 used)
+    HotSet hot        # the rows each job trains a private copy of (``_inner_hot.pxd``)
+    int walk          # the walk that trains it, chosen once by the Trainer (KERNEL_*)
+    TreeView tree     # OUTPUT_HS: the tree whose paths it walks
+    NegTable neg      # OUTPUT_NS: the draw tables
+    int negative      # OUTPUT_NS: negatives per step
+    bint shared       # OUTPUT_NS, skip-gram: one set of negatives per centre, shared by its
+                      # contexts
+    int cbow_run      # OUTPUT_NS, CBOW: centres that share one set (1: each its own set)
+    int cbow_stride   # OUTPUT_NS, CBOW: the distance, in centres, between two that share a set
+
+
 cdef struct ModelView:
-    float *syn0
-    float *syn1
-    const uint8_t *codes
-    const int32_t *points
-    const int32_t *lengths
+    float *syn0       # the input rows, V x d
     const uint32_t *sample_int
     int d
-    int max_length
     int window
-    bint sg
+    int input         # INPUT_CONTEXT / INPUT_WINDOW
     bint cbow_mean
     bint shrink_windows
     bint compute_loss
-    int kernel
     bint prefetch
-    bint hs           # train hierarchical softmax (syn1, the tree)
-    int negative      # negatives per step; 0: no negative sampling
-    bint shared_negs  # skip-gram: one set of negatives per centre, shared by its contexts
-    int cbow_run      # CBOW: centres that share one set of negatives (1: each its own set)
-    int cbow_stride   # CBOW: the distance, in centres, between two that share a set
-    float *syn1neg    # V x d when negative > 0
-    NegTable neg      # the negative draw's tables when negative > 0
+    Output outputs[MAX_OUTPUTS]  # in the order they step for each (h, centre): hs first
+    int n_outputs
+    int hs            # the index of the OUTPUT_HS output in ``outputs``, -1 for none
+    int ns            # the index of the OUTPUT_NS output in ``outputs``, -1 for none
     int64_t n_words   # V
-    int block         # window kernel: most contexts walking a path together (<= MAX_BLOCK)
+    int block         # window walk: most contexts walking a path together (<= MAX_BLOCK)
     int64_t hot_sync  # trained centre words between two flushes of the private hot rows
     int hot_visits    # a private row is synced alone after this many visits
     float hot_scale   # a job adds hot_scale x its change of the hot rows back at a sync
-    HotSet hot_nodes  # the hottest inner nodes (rows of syn1), private per job
-    HotSet hot_words  # the most frequent words (rows of syn1neg), private per job
     const float *lockf  # gensim's vectors_lockf: word w's syn0 updates are scaled by
                         # lockf[w % lockf_len]; NULL when every factor is 1 (design note H)
     int64_t lockf_len

@@ -19,7 +19,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from hsw2v._kernels._inner_loops cimport SIGMOID, prefetch_row, sigmoid
-from hsw2v._kernels._path cimport hs_step, ns_step
+from hsw2v._kernels._path cimport hs_step, node_coef, ns_step
 from hsw2v._kernels._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, hsw2v_update_last, hsw2v_update_spread,
     hsw2v_update_then_dot,
@@ -168,11 +168,13 @@ cdef inline bint fused_walk(
     touched by row j's update, and h does not change during the walk). The labels' type
     selects the objective at compile time (one copy of the loop per objective):
 
-    * hs keeps word2vec.c's sign and rounding: its coefficient is ``(1 - code - sigmoid(f))
-      * alpha`` rounded once (``= -alpha * dL/df``, ``_path.pxd`` design note A); with
-      ``apply_to_h`` the final ``h += work`` is fused into the last node's update;
-    * ns rounds ``g = sigmoid(f) - label`` to float32 first, then ``a = -alpha * g``
-      (``_path.pxd`` design note B); a word drawn twice in a row is not fused (its second
+    * hs keeps word2vec.c's sign and rounding: its coefficient (``_path.node_coef``, as every
+      walk's) is ``(1 - code - sigmoid(f)) * alpha`` rounded once (``= -alpha * dL/df``,
+      ``_path.pxd`` design note A); with ``apply_to_h`` the final ``h += work`` is fused
+      into the last node's update;
+    * ns rounds the residual ``label - sigmoid(f)`` to float32 first, then ``a = residual *
+      alpha`` (``node_coef``'s other rounding, ``_path.pxd`` design note B); a word drawn
+      twice in a row is not fused (its second
       dot product must see the first update). With ``nspread`` the caller's next step,
       ``spread[c] += spread_lock[c] * spread_scale * work`` in order, is fused into the last
       word's update (``hsw2v_update_spread``: the same bits, work not written), unless that
@@ -181,7 +183,7 @@ cdef inline bint fused_walk(
     The vector loops are ``_vec.h``'s (several accumulators, one pass per row). The loss
     goes to ``tally`` (``_loss.h``; the reference's libm terms to 2e-7 relative)."""
     cdef int j
-    cdef float f, g, a
+    cdef float f, a
     cdef float *row = rows[0]
     cdef float *next_row
     cdef double fsum = 0.0
@@ -200,12 +202,11 @@ cdef inline bint fused_walk(
         if labels_t is PathLabels:
             if tally != NULL:
                 tally_push(tally, (1.0 - 2.0 * code[j]) * f)  # reduced in blocks (_loss.h)
-            a = (1.0 - code[j] - sigmoid(f)) * alpha
+            a = node_coef(1.0 - code[j], sigmoid(f), alpha, False)
         else:
             if tally != NULL:
                 tally_push(tally, f if j == 0 else -f)
-            g = sigmoid(f) - (1.0 if j == 0 else 0.0)
-            a = -alpha * g
+            a = node_coef(1.0 if j == 0 else 0.0, sigmoid(f), alpha, True)
         if j + 1 < count:
             next_row = rows[j + 1]
             if a == 0.0:

@@ -85,6 +85,7 @@ import numpy as np
 
 from hsw2v._kernels._path cimport hs_step, softmax_step
 from hsw2v._kernels._rates cimport job_alpha
+from hsw2v._kernels._tree_view cimport TreeView, fill_tree_view, path_code, path_point, tree_fits
 from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid
 from hsw2v._kernels._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
 
@@ -119,9 +120,8 @@ cdef inline double path_step(
 
 def _check_paths(Py_ssize_t V, const float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                  const int32_t[:, ::1] points, const int32_t[::1] lengths, Py_ssize_t d):
-    if (syn1.shape[0] != V - 1 or syn1.shape[1] != d or codes.shape[0] != V
-            or points.shape[0] != V or lengths.shape[0] != V
-            or codes.shape[1] != points.shape[1] or d < 1 or V < 2):
+    if (syn1.shape[0] != V - 1 or syn1.shape[1] != d
+            or not tree_fits(codes, points, lengths, V) or d < 1 or V < 2):
         raise ValueError("inconsistent layer arrays (tree, weights and hidden size differ)")
 
 
@@ -277,9 +277,7 @@ cdef struct FitView:
     float *W_in
     float *syn1
     float *bias               # per-node intercept (V-1), or NULL
-    const uint8_t *codes
-    const int32_t *points
-    const int32_t *lengths
+    TreeView tree
     const int32_t *y
     const float *dense        # n x m, or NULL for CSR
     const int64_t *indptr     # CSR row pointers (n + 1)
@@ -352,9 +350,9 @@ cdef double adagrad_example(const FitView *v, int64_t i, float lr, float *h, flo
     cdef double loss, hh, gg, s
     cdef float x
     hidden_of(v, i, h, grad_h, &lo, &hi)
-    length = v.lengths[c]
-    point = v.points + <int64_t>c * v.max_length
-    loss = path_step(h, grad_h, g, v.syn1, v.bias, v.codes + <int64_t>c * v.max_length,
+    length = v.tree.lengths[c]
+    point = path_point(&v.tree, c)
+    loss = path_step(h, grad_h, g, v.syn1, v.bias, path_code(&v.tree, c),
                      point, length, d, 0.0)
     if v.acc_full:
         for j in range(length):
@@ -415,8 +413,8 @@ cdef double fit_example(const FitView *v, int64_t i, float lr, float *h,
     loss = 0.0
     if v.K:  # the wide root first, then the binary path below its child
         loss = softmax_step(d, h, grad_h, v.root_w, v.root_b, v.K, v.slot[c], lr, z, &check)
-    loss += path_step(h, grad_h, NULL, v.syn1, v.bias, v.codes + <int64_t>c * v.max_length,
-                      v.points + <int64_t>c * v.max_length, v.lengths[c], d, lr)
+    loss += path_step(h, grad_h, NULL, v.syn1, v.bias, path_code(&v.tree, c),
+                      path_point(&v.tree, c), v.tree.lengths[c], d, lr)
     for k in range(lo, hi):
         if v.dense != NULL:
             x = v.dense[i * v.m + k]
@@ -524,13 +522,10 @@ cdef class FitTrainer:
             self.v.acc_full = acc_node.shape[0] != V - 1
         self.v.W_in = &W_in[0, 0]
         self.v.syn1 = &syn1[0, 0]
-        self.v.codes = &codes[0, 0]
-        self.v.points = &points[0, 0]
-        self.v.lengths = &lengths[0]
+        fill_tree_view(&self.v.tree, codes, points, lengths)
         self.v.y = &y[0]
         self.v.m = W_in.shape[0]
         self.v.d = W_in.shape[1]
-        self.v.max_length = codes.shape[1]
 
     def train_job(self, const int32_t[::1] ids, const int64_t[::1] ends, float alpha0,
                   float alpha1, seed=None):
@@ -551,7 +546,7 @@ cdef class FitTrainer:
             raise ValueError("example ids out of range")
         cdef FitView v = self.v  # the job's view: its own copy of a wide root (design note B)
         cdef int64_t root_n = <int64_t>self.v.K * (self.v.d + 1)  # rows, then bias
-        cdef float *h = <float *>malloc((2 * self.v.d + self.v.max_length) * sizeof(float))
+        cdef float *h = <float *>malloc((2 * self.v.d + self.v.tree.max_length) * sizeof(float))
         cdef double *z = <double *>malloc((self.v.K + 1) * sizeof(double))
         cdef float *root = <float *>malloc((2 * root_n + 1) * sizeof(float))
         if h == NULL or z == NULL or root == NULL:
@@ -624,7 +619,7 @@ def py_fit_example(FitTrainer trainer, int64_t i, float lr):
     trainer has accumulators); returns its loss."""
     if not 0 <= i < trainer.n:
         raise ValueError("example id out of range")
-    cdef float *h = <float *>malloc((2 * trainer.v.d + trainer.v.max_length) * sizeof(float))
+    cdef float *h = <float *>malloc((2 * trainer.v.d + trainer.v.tree.max_length) * sizeof(float))
     cdef double *z = <double *>malloc((trainer.v.K + 1) * sizeof(double))
     if h == NULL or z == NULL:
         free(h)

@@ -18,6 +18,7 @@ over its dot products it measured 1.17x slower at d=300 ("what is left at d=300"
 """
 
 from hsw2v._kernels._inner_loops cimport sigmoid
+from hsw2v._kernels._path cimport node_coef
 from hsw2v._kernels._vecops cimport hsw2v_loss_acc, tally_push
 
 
@@ -65,15 +66,14 @@ cdef inline void ns_pair_block(
     rows), in word order; a word with ``a == 0`` is skipped, as the word-by-word walk skips
     it."""
     cdef int k, n = 0
-    cdef float g, ak
+    cdef float ak
     cdef double fsum = 0.0
     hsw2v_ns_dots(d, h, rows, count, f)
     for k in range(count):
         fsum += f[k]
         if tally != NULL:
             tally_push(tally, f[k] if k == 0 else -f[k])  # reduced in blocks (_loss.h)
-        g = sigmoid(f[k]) - (1.0 if k == 0 else 0.0)
-        ak = -alpha * g
+        ak = node_coef(1.0 if k == 0 else 0.0, sigmoid(f[k]), alpha, True)
         if ak != 0.0:
             a[n] = ak
             live[n] = rows[k]

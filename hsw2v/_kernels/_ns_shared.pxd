@@ -38,6 +38,7 @@ D. NaN safety and the divergence check as every walk (``_inner`` design note G):
    is added to ``check[0]``; a NaN gives a NaN ``g`` through the table sigmoid.
 """
 
+from hsw2v._kernels._path cimport node_coef
 from hsw2v._kernels._vecops cimport hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_lookup
 
 
@@ -65,7 +66,6 @@ cdef inline double ns_shared_block(
     O_k`` and ``O_k += -alpha g_ck h_c`` (each from the other before its step). Returns
     ``sum_c [-log sigmoid(f_c0) - sum_k>0 log sigmoid(-f_ck)]`` when ``compute_loss``."""
     cdef int c, k
-    cdef float g
     cdef double loss = 0.0, fsum = 0.0
     cdef float *f = scratch
     cdef float *a = scratch + count
@@ -75,8 +75,7 @@ cdef inline double ns_shared_block(
             fsum += f[k]
             if compute_loss:
                 loss += neg_log_sigmoid((1.0 if k == 0 else -1.0) * f[k])
-            g = sigmoid_lookup(table, f[k]) - (1.0 if k == 0 else 0.0)
-            a[k] = -alpha * g
+            a[k] = node_coef(1.0 if k == 0 else 0.0, sigmoid_lookup(table, f[k]), alpha, True)
         hsw2v_shared_update(d, H[c], 1.0 if hlock == NULL else hlock[c], O, a, count)
     check[0] += fsum
     return loss

@@ -80,7 +80,8 @@ from libc.math cimport exp, fabs, log
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from hsw2v._kernels._vecops cimport (
-    hsw2v_axpy, hsw2v_dot, hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_exact, sigmoid_lookup,
+    hsw2v_axpy, hsw2v_dot, hsw2v_node_coef, hsw2v_residual_coef, hsw2v_sigmoid_table,
+    neg_log_sigmoid, sigmoid_exact, sigmoid_lookup,
 )
 from hsw2v._kernels._vecops cimport hsw2v_loss_acc, loss_init, loss_push, loss_total
 
@@ -122,6 +123,29 @@ cdef inline hidden_t plain_dot(int d, const hidden_t *h, const float *row) noexc
 
 
 # --------------------------------------------------------------------------------------------
+# The node's coefficient: every walk's one arithmetic
+# --------------------------------------------------------------------------------------------
+
+cdef inline float node_coef(double label, double s, float alpha,
+                            bint round_residual) noexcept nogil:
+    """The node's coefficient ``a = alpha * (label - s) = -alpha * dL/df`` for the sigmoid's
+    value ``s`` (design note A), as float32: the factor of both of the node's updates (``row
+    += a h``, h's step ``+= a row``), as fastText's ``binaryLogistic`` computes it for every
+    loss. ``round_residual`` rounds ``label - s`` to float32 before the product (negative
+    sampling's arithmetic); else it and the product are float64, rounded once (hierarchical
+    softmax's). The reference step and every fast walk take their coefficient here (the C
+    walks from ``_vec.h``'s ``hsw2v_node_coef``, which this is); they differ in how they
+    loop, never in this arithmetic."""
+    return hsw2v_node_coef(label, s, alpha, round_residual)
+
+
+cdef inline float residual_coef(float residual, float alpha) noexcept nogil:
+    """``node_coef`` from a residual ``label - s`` already rounded to float32 (the window
+    walk's stored differences, ``sigmoid_residual``)."""
+    return hsw2v_residual_coef(residual, alpha)
+
+
+# --------------------------------------------------------------------------------------------
 # The node loss and the reference steps
 # --------------------------------------------------------------------------------------------
 
@@ -160,7 +184,7 @@ cdef inline void node_step(
     rounded to float32 before it is scaled, where hierarchical softmax scales the float64
     ``g`` and rounds once; either way the coefficients are float32 (design note B)."""
     cdef float a_h, a_row
-    cdef double f, g
+    cdef double f, g, s
     f = dot(d, h, row) if dot != NULL else hsw2v_dot(d, h, row)
     if bias != NULL:
         f += bias[0]
@@ -168,15 +192,16 @@ cdef inline void node_step(
     if compute_loss:  # the sign as a choice, not arithmetic on label
         loss[0] += neg_log_sigmoid((1.0 if label != 0.0 else -1.0) * f)
     if table != NULL:
-        g = sigmoid_lookup(table, <float>f) - label
+        s = sigmoid_lookup(table, <float>f)
     else:
-        g = sigmoid_exact(f) - label
+        s = sigmoid_exact(f)
+    g = s - label
     if float_g:
         g = <float>g
     if g_out != NULL:
         g_out[0] = <float>g
     a_h = <float>(scale_h * g)
-    a_row = <float>(-lr * g)
+    a_row = node_coef(label, s, lr, float_g)
     if a_h == 0.0 and a_row == 0.0:
         return
     if grad_h != NULL:

@@ -66,6 +66,7 @@ import numpy as np
 # The loss-only walk of the reference step (``_path.pxd``) with a float64 hidden vector, and
 # the one node loss -log P(bit | f) the search adds up.
 from hsw2v._kernels._path cimport hs_node_nll, hs_path_nll
+from hsw2v._kernels._tree_view cimport TreeView, fill_tree_view, path_code, path_point, tree_fits
 from hsw2v._kernels._path cimport plain_dot as dot_df  # float64 h: float64 sums
 from hsw2v._kernels._vecops cimport neg_log_sigmoid  # -log(sigmoid(x)), exact; NaN -> NaN
 
@@ -89,11 +90,8 @@ cdef inline double path_log_prob(
 cdef struct ScoreView:
     const float *syn0
     const float *syn1
-    const uint8_t *codes
-    const int32_t *points
-    const int32_t *lengths
+    TreeView tree
     int d
-    int max_length
     int window
     bint sg
     bint cbow_mean
@@ -112,8 +110,8 @@ cdef double score_sentence(const ScoreView *m, const int32_t *ids, int64_t n,
     cdef double total = 0.0
     for i in range(n):
         w = ids[i]
-        code = m.codes + <int64_t>w * m.max_length
-        point = m.points + <int64_t>w * m.max_length
+        code = path_code(&m.tree, w)
+        point = path_point(&m.tree, w)
         lo = i - m.window
         if lo < 0:
             lo = 0
@@ -127,7 +125,7 @@ cdef double score_sentence(const ScoreView *m, const int32_t *ids, int64_t n,
                 row = m.syn0 + <int64_t>ids[j] * d
                 for k in range(d):
                     h[k] = row[k]
-                total += path_log_prob(h, m.syn1, code, point, m.lengths[w], d)
+                total += path_log_prob(h, m.syn1, code, point, m.tree.lengths[w], d)
         else:
             memset(h, 0, d * sizeof(double))
             count = 0
@@ -141,7 +139,7 @@ cdef double score_sentence(const ScoreView *m, const int32_t *ids, int64_t n,
             if m.cbow_mean and count > 1:
                 for k in range(d):
                     h[k] /= count
-            total += path_log_prob(h, m.syn1, code, point, m.lengths[w], d)
+            total += path_log_prob(h, m.syn1, code, point, m.tree.lengths[w], d)
     return total
 
 
@@ -159,18 +157,14 @@ cdef class Scorer:
             raise ValueError(f"window must be >= 0, got {window}")
         cdef Py_ssize_t V = syn0.shape[0]
         if (V < 1 or syn1.shape[0] < V - 1 or syn1.shape[1] != syn0.shape[1]
-                or codes.shape[0] != V or points.shape[0] != V or lengths.shape[0] != V
-                or codes.shape[1] != points.shape[1] or syn0.shape[1] < 1):
+                or not tree_fits(codes, points, lengths, V) or syn0.shape[1] < 1):
             raise ValueError("inconsistent model arrays (vocabulary, tree and weights differ)")
         self._keep_alive = (syn0, syn1, codes, points, lengths)
         self.V = V
         self.m.syn0 = &syn0[0, 0]
         self.m.syn1 = &syn1[0, 0]
-        self.m.codes = &codes[0, 0]
-        self.m.points = &points[0, 0]
-        self.m.lengths = &lengths[0]
+        fill_tree_view(&self.m.tree, codes, points, lengths)
         self.m.d = syn0.shape[1]
-        self.m.max_length = codes.shape[1]
         self.m.window = window
         self.m.sg = sg
         self.m.cbow_mean = cbow_mean

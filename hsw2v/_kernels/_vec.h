@@ -108,6 +108,27 @@ static inline float hsw2v_sigmoid_residual(const hsw2v_sigmoid_table *t, const f
     return label - hsw2v_sigmoid(t, f);
 }
 
+/* The node's coefficient, the one arithmetic of every walk's step (fastText's binaryLogistic,
+ * word2vec.c's g): a = alpha * (label - sigmoid(f)) = -alpha * dL/df (_path.pxd, design note
+ * A), the factor of both updates (row += a h, h's step += a row), in float32, from the
+ * sigmoid's value s. Two roundings, each kept for its bits:
+ *  - hsw2v_node_coef(label, s, alpha, 0): label - s and its product with alpha in float64,
+ *    rounded once (word2vec.c's hierarchical softmax);
+ *  - hsw2v_node_coef(label, s, alpha, 1), and hsw2v_residual_coef(r, alpha) for a residual
+ *    r = label - s already in float32 (the window walk's stored differences,
+ *    hsw2v_sigmoid_residual): the residual rounded to float32 first, then the product
+ *    (gensim's negative sampling). -alpha * (float)(s - label) is the same float: IEEE
+ *    subtraction and multiplication are exact under negation. */
+static inline float hsw2v_residual_coef(float residual, float alpha) {
+    return residual * alpha;
+}
+
+static inline float hsw2v_node_coef(double label, double s, float alpha, int round_residual) {
+    if (round_residual)
+        return hsw2v_residual_coef((float)(label - s), alpha);
+    return (float)((label - s) * alpha);
+}
+
 /* GCC and Clang vector extensions: 8-float vectors the compiler maps to the level's registers
  * (SSE2 pairs, AVX2), 4-float vectors for the tails (d = 100 and 300 end in 4 floats), and at
  * the avx512 level (__AVX512F__) 16-float vectors for the main loops. Elsewhere (MSVC), or

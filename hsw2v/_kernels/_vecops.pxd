@@ -23,6 +23,10 @@ cdef extern from "_vec.h" nogil:
     void hsw2v_sigmoid_table_init(hsw2v_sigmoid_table *t, float *values)
     # the table sigmoid: 0 / 1 beyond +-range, NaN -> NaN, never an index out of the table
     float sigmoid_lookup "hsw2v_sigmoid" (const hsw2v_sigmoid_table *t, float f)
+    # the node's coefficient a = alpha * (label - sigmoid(f)), its two roundings (_vec.h);
+    # the walks take it through _path.pxd (node_coef, residual_coef)
+    float hsw2v_node_coef(double label, double s, float alpha, int round_residual)
+    float hsw2v_residual_coef(float residual, float alpha)
     # label - sigmoid_lookup(t, f), label = 1 - bit, residual = t.residual[bit]: the same float
     float sigmoid_residual "hsw2v_sigmoid_residual" (const hsw2v_sigmoid_table *t,
                                                      const float *residual, float label, float f)

@@ -265,7 +265,8 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
                     fb += g[j][b2] * K[b][b2];
                 if (tally)
                     hsw2v_tally_push(tally, (2.0f * label - 1.0f) * fb);
-                g[j][b] = hsw2v_sigmoid_residual(sig, residual, label, fb) * alpha;
+                g[j][b] = hsw2v_residual_coef(hsw2v_sigmoid_residual(sig, residual, label, fb),
+                                              alpha);
                 HSW2V_UNROLL_BLOCK
                 for (int b2 = 0; b2 < b; b2++)
                     mix[b][b2] += g[j][b] * g[j][b2];

@@ -3,7 +3,8 @@
 Every way of training (``Word2Vec.train`` over an iterable, ``corpus_file`` mode, and each
 task of distributed training, :mod:`hsw2v._dist_tasks`) builds its trainer here, so a setting
 that trains on one machine trains the same way everywhere: the objectives (the rows of
-:data:`hsw2v.running._objectives.OBJECTIVES`: their switches, matrices and lookups), the window,
+:data:`hsw2v.running._objectives.OBJECTIVES`, each one output of the kernel's step with its
+matrix, lookup and private hot rows), the input kind (skip-gram or CBOW), the window,
 sg/CBOW, ``cbow_mean``, ``shrink_windows``, ``compute_loss``, the kernel variant, the private
 hot rows and the lock factors (``wv.vectors_lockf``).
 
@@ -25,10 +26,10 @@ from hsw2v._kernels._inner import Trainer
 from hsw2v.running import _tuning as tuning
 from hsw2v.running._objectives import (
     describe,
-    kernel_arguments,
-    kernel_objective,
+    kernel_outputs,
     outputs_of,
     ready_lookups,
+    with_matrices,
 )
 from hsw2v.validation import check_model_for_training
 
@@ -39,53 +40,44 @@ logger = logging.getLogger(__name__)
 class TrainerSettings:
     """Everything :class:`hsw2v._kernels._inner.Trainer` needs besides the weight matrices."""
 
-    codes: np.ndarray
-    points: np.ndarray
-    lengths: np.ndarray
     sample_int: np.ndarray
     window: int
-    sg: bool
+    sg: bool  # the input kind: each context row its own h (skip-gram), or the window's (CBOW)
     cbow_mean: bool
     shrink_windows: bool
     compute_loss: bool
     kernel: str
-    objective: dict  # the objectives' kernel keywords: switches and lookups (_objectives)
-    hot_rows: np.ndarray
+    # the objectives that are on, as the kernel's outputs without their matrices
+    # (:func:`hsw2v.running._objectives.kernel_outputs`: lookups and private hot rows)
+    outputs: tuple
     hot_sync: int
     hot_visits: int
     hot_scale: float
     lockf: np.ndarray | None = None  # wv.vectors_lockf: scales each word's syn0 update
-    hot_words: np.ndarray | None = None  # syn1neg rows each job trains a private copy of
-    shared_negatives: bool = False  # ns: one set of negatives per centre word (skip-gram)
-    cbow_run: int = tuning.CBOW_SHARED_RUN  # CBOW, shared: one set per this many centres
-    cbow_stride: int = tuning.CBOW_SHARED_STRIDE  # that many apart (0: 2 x window + 1)
+
+    def output(self, kind: str) -> dict | None:
+        """The kernel output of kind ``"hs"`` or ``"ns"``, or None when its objective is
+        off."""
+        return next((o for o in self.outputs if o["kind"] == kind), None)
 
     def build(self, syn0: np.ndarray, *outputs: np.ndarray) -> Trainer:
         """The trainer over these weights (borrowed, trained in place): ``syn0`` and the
-        output matrices in :data:`hsw2v.running._objectives.OUTPUTS` order (``syn1``, ``syn1neg``),
-        0 rows for an objective that is off."""
+        output matrices in :data:`hsw2v.running._objectives.OUTPUTS` order (``syn1``,
+        ``syn1neg``), 0 rows for an objective that is off."""
         return trainer_class(self.kernel)(
             syn0,
-            codes=self.codes,
-            points=self.points,
-            lengths=self.lengths,
-            sample_int=self.sample_int,
-            window=self.window,
-            sg=self.sg,
+            self.sample_int,
+            self.window,
+            self.sg,
+            with_matrices(self.outputs, outputs),
             cbow_mean=self.cbow_mean,
             shrink_windows=self.shrink_windows,
             compute_loss=self.compute_loss,
             kernel=self.kernel,
-            hot_rows=self.hot_rows,
             hot_sync=self.hot_sync,
             hot_visits=self.hot_visits,
             hot_scale=self.hot_scale,
             lockf=self.lockf,
-            hot_words=self.hot_words,
-            shared_negatives=self.shared_negatives,
-            cbow_run=self.cbow_run,
-            cbow_stride=self.cbow_stride,
-            **kernel_arguments(self.objective, outputs),
         )
 
 
@@ -149,16 +141,6 @@ def kernel_variant(model) -> str:
     return "window"
 
 
-def hot_rows(model, threads: int) -> np.ndarray:
-    """The inner nodes each job trains a private copy of when ``threads`` threads share the
-    weights: the most visited ones (``HOT_NODES`` / ``HOT_NODES_CBOW`` of
-    :mod:`hsw2v.running._tuning`); none for one thread or without hierarchical softmax."""
-    if threads < 2 or not model.hs:
-        return np.zeros(0, dtype=np.int32)
-    n = tuning.HOT_NODES if model.sg else tuning.HOT_NODES_CBOW
-    return model.tree.most_visited_nodes(model.wv.expandos["count"], n)
-
-
 def hot_scale(threads: int) -> float:
     """The share of its change of the private rows a job adds back at a sync, with ``threads``
     threads (``HOT_MERGE`` of :mod:`hsw2v.running._tuning`): 1 ("sum"), 1 / threads ("mean"),
@@ -171,17 +153,6 @@ def hot_scale(threads: int) -> float:
     if tuning.HOT_MERGE == "capped":
         return min(1.0, tuning.HOT_MERGE_THREADS / threads)
     raise ValueError(f"HOT_MERGE must be 'sum', 'mean' or 'capped', got {tuning.HOT_MERGE!r}")
-
-
-def hot_words(model, threads: int) -> np.ndarray | None:
-    """The words whose syn1neg rows each job trains a private copy of when ``threads``
-    threads share the weights: the :data:`hsw2v.running._tuning.HOT_WORDS` most frequent; none for one
-    thread or
-    without negative sampling."""
-    if threads < 2 or not model.negative or tuning.HOT_WORDS < 1:
-        return None
-    counts = np.asarray(model.wv.expandos["count"])
-    return np.argsort(-counts, kind="stable")[: tuning.HOT_WORDS].astype(np.int32)
 
 
 def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
@@ -200,11 +171,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
     ready_lookups(model)  # cum_table, rebuilt when missing or stale
     check_model_for_training(model)  # every index the kernels will follow, as it is now
     sg = bool(model.sg)
-    tree = model.tree
     return TrainerSettings(
-        codes=tree.codes,
-        points=tree.points,
-        lengths=tree.lengths,
         sample_int=model.wv.expandos["sample_int"],
         window=int(model.window),
         sg=sg,
@@ -212,16 +179,11 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
         shrink_windows=bool(model.shrink_windows),
         compute_loss=bool(model.compute_loss),
         kernel=kernel_variant(model),
-        objective=kernel_objective(model),
-        hot_rows=hot_rows(model, threads),
+        outputs=kernel_outputs(model, threads),
         hot_sync=tuning.HOT_SYNC if sg else tuning.HOT_SYNC_CBOW,
         hot_visits=tuning.HOT_VISITS if sg else tuning.HOT_VISITS_CBOW,
         hot_scale=hot_scale(threads),
         lockf=getattr(model.wv, "vectors_lockf", None),
-        hot_words=hot_words(model, threads),
-        shared_negatives=bool(model.shared_negatives),
-        cbow_run=tuning.CBOW_SHARED_RUN,
-        cbow_stride=tuning.CBOW_SHARED_STRIDE,
     )
 
 

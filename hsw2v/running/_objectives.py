@@ -8,8 +8,9 @@ that matrix (the tree, or the cumulative draw table), whether a model file holds
 when the objective is off, and which rows a piece of distributed training may touch. Every
 place that used to list ``syn1``/``syn1neg`` by hand reads the table: the model's start and
 vocabulary growth (:func:`reset_matrices`, :func:`grow_matrices`), the file schema and the
-checks (:func:`matrix_shapes`, :mod:`hsw2v.validation`), the trainer's arguments
-(:func:`kernel_arguments`), the distributed tasks (:data:`MATRICES`, :func:`touched_rows`) and
+checks (:func:`matrix_shapes`, :mod:`hsw2v.validation`), the trainer's outputs
+(:func:`kernel_outputs`: each objective is one output of the kernel's step, with its lookup
+and its private hot rows), the distributed tasks (:data:`MATRICES`, :func:`touched_rows`) and
 the gensim conversion.
 
 ========================  ====================  ========================================
@@ -42,6 +43,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from hsw2v.running import _tuning as tuning
 
 logger = logging.getLogger(__name__)
 
@@ -78,30 +81,72 @@ def resolve_hs_negative(hs, negative) -> tuple:
 
 
 # ------------------------------------------------------------------------------ the table
-def _tree_rows_touched(settings, occurrences: np.ndarray, n_rows: int) -> tuple:
+def _tree_rows_touched(output: dict, occurrences: np.ndarray, n_rows: int) -> tuple:
     """The ``syn1`` rows on the paths of the piece's words, each weighted by the occurrences of
-    the words whose path passes through it."""
+    the words whose path passes through it (``output``: the objective's kernel output)."""
     words = np.flatnonzero(occurrences)
-    lengths = settings.lengths[words]
-    on_path = np.arange(settings.points.shape[1])[None, :] < lengths[:, None]
-    nodes_of = settings.points[words][on_path]
+    lengths = output["lengths"][words]
+    on_path = np.arange(output["points"].shape[1])[None, :] < lengths[:, None]
+    nodes_of = output["points"][words][on_path]
     weights = np.bincount(nodes_of, weights=np.repeat(occurrences[words], lengths),
                           minlength=n_rows)
     return np.flatnonzero(weights).astype(np.int32), weights
 
 
-def _draw_rows_touched(settings, occurrences: np.ndarray, n_rows: int) -> tuple:
+def _draw_rows_touched(output: dict, occurrences: np.ndarray, n_rows: int) -> tuple:
     """Every ``syn1neg`` row (any word may be drawn as a negative), weighted by the word's
     occurrences plus its expected draws (``negative`` per word of the piece, by its share of
-    ``cum_table``)."""
-    table = settings.objective["cum_table"].astype(np.float64)
+    ``cum_table``; ``output``: the objective's kernel output)."""
+    table = output["cum_table"].astype(np.float64)
     share = np.diff(table, prepend=0.0) / table[-1]
-    draws = settings.objective["negative"] * float(occurrences.sum()) * share
+    draws = output["negative"] * float(occurrences.sum()) * share
     return np.arange(n_rows, dtype=np.int32), occurrences + draws
 
 
 def _no_lookup(model) -> dict:
-    return {}  # the tree goes to every trainer (codes, points, lengths: always given)
+    return {}  # the tree is the vocabulary's, built with it
+
+
+def tree_hot_rows(model, threads: int) -> np.ndarray:
+    """The inner nodes each job trains a private copy of when ``threads`` threads share the
+    weights: the most visited ones (``HOT_NODES`` / ``HOT_NODES_CBOW`` of
+    :mod:`hsw2v.running._tuning`); none for one thread or without hierarchical softmax."""
+    if threads < 2 or not model.hs:
+        return np.zeros(0, dtype=np.int32)
+    n = tuning.HOT_NODES if model.sg else tuning.HOT_NODES_CBOW
+    return model.tree.most_visited_nodes(model.wv.expandos["count"], n)
+
+
+def _tree_output(model, threads: int) -> dict:
+    """Hierarchical softmax's kernel output (``_inner.tree_output``), its matrix left out: the
+    tree's paths and the private hot rows."""
+    from hsw2v._kernels._inner import tree_output  # the kernels load on first use
+
+    tree = model.tree
+    return tree_output(None, tree.codes, tree.points, tree.lengths,
+                       hot_rows=tree_hot_rows(model, threads))
+
+
+def _draw_hot_rows(model, threads: int) -> np.ndarray | None:
+    """The words whose syn1neg rows each job trains a private copy of when ``threads``
+    threads share the weights: the :data:`hsw2v.running._tuning.HOT_WORDS` most frequent;
+    none for one thread."""
+    if threads < 2 or tuning.HOT_WORDS < 1:
+        return None
+    counts = np.asarray(model.wv.expandos["count"])
+    return np.argsort(-counts, kind="stable")[: tuning.HOT_WORDS].astype(np.int32)
+
+
+def _draw_output(model, threads: int) -> dict:
+    """Negative sampling's kernel output (``_inner.draw_output``), its matrix left out: the
+    draw table (made ready), the draws per step, the private hot rows and the shared draws
+    (``shared_negatives``; CBOW's run and stride from :mod:`hsw2v.running._tuning`)."""
+    from hsw2v._kernels._inner import draw_output  # the kernels load on first use
+
+    return draw_output(None, _cum_table(model)["cum_table"], int(model.negative),
+                       hot_rows=_draw_hot_rows(model, threads),
+                       shared=bool(model.shared_negatives), cbow_run=tuning.CBOW_SHARED_RUN,
+                       cbow_stride=tuning.CBOW_SHARED_STRIDE)
 
 
 def _make_cum_table(model) -> None:
@@ -145,6 +190,9 @@ class Objective:
     ``switch``
         the model attribute (and parameter, and kernel keyword) that turns it on, of
         ``switch_type`` (bool: a flag; int: a count); 0 means off.
+    ``kind``
+        its output kind in the kernel's step (``"hs"``: ``_inner.tree_output``, ``"ns"``:
+        ``_inner.draw_output``).
     ``matrix``
         its output matrix, ``V x d`` float32 starting at zero (``0 x d`` when off); the same
         name as model attribute, file array and kernel keyword.
@@ -159,16 +207,23 @@ class Objective:
         checks the lookup beyond the tree (which :func:`hsw2v.trees.check_tree_indices`
         checks for every model) before a kernel follows it; ValueError naming ``name(key)``.
     ``lookup_keywords``, ``kernel_lookups(model)``
-        the kernel keywords of the lookup (None when off) and their values, made ready.
-    ``rows_touched(settings, occurrences, n_rows)``
+        the names of the lookup's model attributes (None when off) and their values, made
+        ready.
+    ``kernel_output(model, threads)``
+        the objective as one output of the kernel's step (``_inner.tree_output`` /
+        ``draw_output``, its matrix left out): its lookup and its private hot rows for
+        ``threads`` threads sharing the weights (the rule is the objective's own).
+    ``rows_touched(output, occurrences, n_rows)``
         the rows a distributed piece whose words occur ``occurrences`` times may change, and
-        a weight for every row of the matrix (:mod:`hsw2v._dist_tasks` merges by it).
+        a weight for every row of the matrix (:mod:`hsw2v._dist_tasks` merges by it), from
+        the objective's kernel output.
     ``describe``
         in words, with the switch's value as ``{value}``.
     """
 
     switch: str
     switch_type: type
+    kind: str
     matrix: str
     lookup: str
     kept_when_off: bool
@@ -176,6 +231,7 @@ class Objective:
     check_lookup: Callable | None
     lookup_keywords: tuple
     kernel_lookups: Callable
+    kernel_output: Callable
     rows_touched: Callable
     describe: str
 
@@ -183,6 +239,7 @@ class Objective:
 HIERARCHICAL_SOFTMAX = Objective(
     switch="hs",
     switch_type=bool,
+    kind="hs",
     matrix="syn1",
     lookup="the tree: codes, points, lengths (hsw2v.huffman, hsw2v.trees)",
     kept_when_off=True,
@@ -190,12 +247,14 @@ HIERARCHICAL_SOFTMAX = Objective(
     check_lookup=None,
     lookup_keywords=(),
     kernel_lookups=_no_lookup,
+    kernel_output=_tree_output,
     rows_touched=_tree_rows_touched,
     describe="hierarchical softmax",
 )
 NEGATIVE_SAMPLING = Objective(
     switch="negative",
     switch_type=int,
+    kind="ns",
     matrix="syn1neg",
     lookup="cum_table, the cumulative draw table (hsw2v.negative)",
     kept_when_off=False,
@@ -203,12 +262,14 @@ NEGATIVE_SAMPLING = Objective(
     check_lookup=_check_draw_table,
     lookup_keywords=("cum_table",),
     kernel_lookups=_cum_table,
+    kernel_output=_draw_output,
     rows_touched=_draw_rows_touched,
     describe="negative sampling (negative={value})",
 )
 
 #: Every objective, in the order the kernel trains them for one (h, target) pair.
 OBJECTIVES: tuple[Objective, ...] = (HIERARCHICAL_SOFTMAX, NEGATIVE_SAMPLING)
+KERNEL_KINDS = tuple(o.kind for o in OBJECTIVES)  # their output kinds in the kernel
 OUTPUTS = tuple(o.matrix for o in OBJECTIVES)  # the output matrices, in table order
 MATRICES = ("syn0", *OUTPUTS)  # every trained matrix: the input vectors first
 SWITCHES = tuple(o.switch for o in OBJECTIVES)
@@ -297,38 +358,29 @@ def ready_lookups(model) -> None:
         o.kernel_lookups(model)
 
 
-def kernel_objective(model) -> dict:
-    """The kernel keywords of the objectives besides their matrices: each switch (of its
-    ``switch_type``) and each lookup, made ready (``cum_table`` rebuilt when stale) for those
-    on, None for those off."""
-    args = {}
-    for o in OBJECTIVES:
-        args[o.switch] = o.switch_type(getattr(model, o.switch))
-        if args[o.switch]:
-            args.update(o.kernel_lookups(model))
-        else:
-            args.update(dict.fromkeys(o.lookup_keywords))
-    return args
+def kernel_outputs(model, threads: int) -> tuple[dict, ...]:
+    """The kernel's outputs of ``model`` (each objective that is on, in table order: the
+    order they step for one (h, target) pair), their matrices left out
+    (:func:`with_matrices` adds them): what a picklable trainer setting holds."""
+    return tuple(o.kernel_output(model, threads) for o in active(model))
 
 
-def kernel_arguments(objective_args: dict, outputs) -> dict:
-    """The Trainer's keywords for the objectives: ``objective_args`` (from
-    :func:`kernel_objective`) plus each output matrix (``outputs`` in :data:`OUTPUTS` order),
-    None for an objective that is off unless its matrix is ``kept_when_off``."""
-    args = dict(objective_args)
-    for o, matrix in zip(OBJECTIVES, outputs, strict=True):
-        args[o.matrix] = matrix if args[o.switch] or o.kept_when_off else None
-    return args
+def with_matrices(outputs: tuple, matrices) -> list[dict]:
+    """The kernel outputs with their matrices: ``matrices`` in :data:`OUTPUTS` order (one per
+    objective, on or off), each given to the output of its objective."""
+    by_kind = dict(zip(KERNEL_KINDS, matrices, strict=True))
+    return [dict(output, matrix=by_kind[output["kind"]]) for output in outputs]
 
 
 def touched_rows(settings, occurrences: np.ndarray, outputs) -> list:
     """Per output matrix (:data:`OUTPUTS` order), ``(rows, weights)``: the rows a distributed
     piece whose words occur ``occurrences`` times may change, and a weight for every row;
     none for an objective that is off."""
+    on = {output["kind"]: output for output in settings.outputs}
     found = []
-    for o, matrix in zip(OBJECTIVES, outputs, strict=True):
-        if settings.objective[o.switch]:
-            found.append(o.rows_touched(settings, occurrences, len(matrix)))
+    for o, kind, matrix in zip(OBJECTIVES, KERNEL_KINDS, outputs, strict=True):
+        if kind in on:
+            found.append(o.rows_touched(on[kind], occurrences, len(matrix)))
         else:
             found.append((np.zeros(0, np.int32), np.zeros(0)))
     return found

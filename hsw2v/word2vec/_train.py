@@ -27,11 +27,10 @@ from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.running._ctrl_c import ctrl_c_latch, raise_if_dropped
 from hsw2v.running._make_trainer import (
     check_training_vocabulary,
-    hot_rows,
     kernel_variant,
     make_trainer,
 )
-from hsw2v.running._objectives import active
+from hsw2v.running._objectives import active, tree_hot_rows
 from hsw2v.running._schedule import Schedule
 from hsw2v.running._train import (
     Job,
@@ -340,8 +339,8 @@ class TrainingMixin:
 
     def _hot_rows(self):
         """The inner nodes each job trains a private copy of (see ``HOT_NODES``): the most
-        visited ones, none with one worker (:func:`hsw2v.running._make_trainer.hot_rows`)."""
-        return hot_rows(self, self.workers)
+        visited ones, none with one worker (:func:`hsw2v.running._objectives.tree_hot_rows`)."""
+        return tree_hot_rows(self, self.workers)
 
     def _nonfinite_rows(self) -> dict:
         trained = {o.matrix: getattr(self, o.matrix) for o in active(self)}  # syn1, syn1neg
