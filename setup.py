@@ -41,14 +41,30 @@ C. Flags. ``-O3`` plus the subset of fast-math that lets GCC vectorise the dot-p
 D. Parallel. Extensions compile in parallel, one per core (``build_ext --parallel`` /
    ``-j`` overrides).
 
-E. Benchmark-only walks. ``HSW2V_BENCH_WALKS=1`` also compiles ``_bench_walks`` (the "loop"
-   and "blas" walks the fast ones are measured against) at every level, in place; a wheel
-   built without it (``pip wheel``, ``python -m build``) never holds them, and the tests that
-   need them skip when the module is absent (``.ci/run`` builds it).
+E. Benchmark-only walks. ``_bench_walks`` (the "loop" and "blas" walks the fast ones are
+   measured against) is compiled at every level by the builds of a source checkout for itself:
+   ``pip install -e .`` and ``setup.py build_ext --inplace``. A wheel (``pip install .``,
+   ``pip wheel``, ``python -m build``) never holds it, and a wheel build drops a copy an
+   in-place build left in ``build/lib.*``. ``HSW2V_BENCH_WALKS=1`` builds it in any build,
+   ``HSW2V_BENCH_WALKS=0`` in none; the tests that need it skip when the module is absent
+   (and fail instead where ``HSW2V_REQUIRE`` names ``bench_walks``, as in CI).
+
+F. One compile per checkout. ``pip install .`` compiles into ``build/lib.<platform>`` (pip
+   builds in the source tree), while an editable install (``pip install -e .``) builds in a
+   temporary folder. So an editable build takes each extension that ``build/lib.<platform>``
+   already holds, compiled from the same sources (not older than they are) with the same
+   flags (its ``build.json``), instead of compiling it again, and leaves what it compiled
+   there for the next build (the benchmark-only walks excepted: no wheel may take them). Two
+   things keep the dates meaningful: the generated C of a source whose Cython translation did
+   not change keeps its date (an isolated build installs Cython afresh, and its newer headers
+   make ``cythonize`` write the same code again, differing only in the metadata comment that
+   names the build's temporary include folders); and NumPy's headers, fresh in every isolated
+   build, are no dependency by date: the NumPy version is part of ``build.json`` instead.
 """
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -62,8 +78,12 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 SOURCES = "hsw2v/_kernels"  # the kernels' .pyx / .pxd / .h, cythonized in place to <name>.c
 LEVEL_KERNELS = ("_inner", "_query", "_layer")
-# Benchmark-only walks (design note E): compiled per level, only when asked, never in a wheel.
-BENCH_KERNELS = ("_bench_walks",) if os.environ.get("HSW2V_BENCH_WALKS", "0") == "1" else ()
+# Benchmark-only walks (design note E): compiled per level by in-place and editable builds (or
+# as HSW2V_BENCH_WALKS=1/0 says), never in a wheel.
+BENCH_KERNELS = ("_bench_walks",)
+BENCH_SETTING = os.environ.get("HSW2V_BENCH_WALKS", "")
+if BENCH_SETTING not in ("", "0", "1"):
+    sys.exit(f"HSW2V_BENCH_WALKS must be 0 or 1 (or unset), got {BENCH_SETTING!r}")
 # Built once with the strict flags: the reader and the learning-rate schedule.
 STRICT = ("_corpus_file", "_rates")
 # Built once at the baseline, with the usual flags: no vector math.
@@ -117,10 +137,56 @@ def level_wrapper(level: str, name: str) -> str:
 class BuildExt(build_ext):
     """Per-compiler flags, one job per core, and the flags recorded for show_config()."""
 
+    shared_matches = None  # build/lib's flags against this build's (build_extensions)
+
     def finalize_options(self):
         super().finalize_options()
         if self.parallel is None:
             self.parallel = os.cpu_count() or 1
+        # design note E: the benchmark-only walks in builds of the checkout for itself
+        # (in place, editable: inplace is set for both), or as HSW2V_BENCH_WALKS says
+        if not (BENCH_SETTING == "1" or (BENCH_SETTING == "" and self.inplace)):
+            self.extensions = [e for e in self.extensions if not getattr(e, "hsw2v_bench", False)]
+
+    def shared_build_lib(self) -> Path:
+        """``build/lib.<platform>``: where ``pip install .`` and ``pip wheel .`` build (pip
+        builds in the source tree), named as setuptools' ``build`` command names it."""
+        build = self.get_finalized_command("build")
+        tag = f"{self.plat_name}-{sys.implementation.cache_tag}"
+        if hasattr(sys, "gettotalrefcount"):
+            tag += "-pydebug"
+        return Path(build.build_base, f"lib.{tag}")
+
+    def shared_copy(self, ext) -> Path | None:
+        """Where ``build/lib.<platform>`` holds ``ext`` for an editable build to take (design
+        note F); None for other builds, and for the benchmark-only walks (never shared)."""
+        if not getattr(self, "editable_mode", False) or getattr(ext, "hsw2v_bench", False):
+            return None
+        return self.shared_build_lib() / self.get_ext_filename(self.get_ext_fullname(ext.name))
+
+    def shared_config_matches(self) -> bool | None:
+        """Whether ``build/lib.<platform>`` was built with this build's flags; None where it
+        records none (no build there yet)."""
+        recorded = self.shared_build_lib() / "hsw2v" / "_cpu" / "build.json"
+        if not recorded.exists():
+            return None
+        return json.loads(recorded.read_text()) == self.build_config()
+
+    def build_extension(self, ext):
+        # runs in parallel threads (note D): reads only what build_extensions settled before
+        shared = self.shared_copy(ext)
+        target = self.get_ext_fullpath(ext.name)
+        sources = [*ext.sources, *ext.depends]
+        matches = self.shared_matches
+        if shared is not None and matches and shared.exists() and not newer_than(sources, shared):
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copy2(shared, target)  # keeps its date, to the nanosecond
+            print(f"reusing {shared} (same sources and flags): not compiled again")
+            return
+        super().build_extension(ext)
+        if shared is not None and matches is not False and os.path.exists(target):
+            shared.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(target, shared)
 
     def build_extensions(self):
         msvc = self.compiler.compiler_type == "msvc"
@@ -133,11 +199,21 @@ class BuildExt(build_ext):
                 ext.extra_compile_args = GCC_STRICT if strict else GCC_OPT
             else:
                 ext.extra_compile_args = GCC_OPT + GCC_LEVELS[level]
+            # NumPy's headers, which cythonize lists, lie in the build's own (isolated, fresh)
+            # environment: newer on every build, they would make every build compile again.
+            # The NumPy version is part of the build's config instead (build_config).
+            ext.depends = [d for d in ext.depends if Path(ROOT, d).resolve().is_relative_to(ROOT)]
         config = self.build_config()
         previous = Path(self.build_lib, "hsw2v", "_cpu", "build.json")
         if not previous.exists() or json.loads(previous.read_text()) != config:
             self.force = True  # other flags than the last build: setuptools only checks dates
+        editable = getattr(self, "editable_mode", False)
+        self.shared_matches = self.shared_config_matches() if editable else None
         super().build_extensions()
+        recorded = self.shared_build_lib() / "hsw2v" / "_cpu" / "build.json"
+        if editable and self.shared_matches is None and recorded.parent.exists():
+            # what this editable build left in build/lib is recorded with its flags
+            recorded.write_text(json.dumps(config, indent=1) + "\n")
         self.config_text = json.dumps(config, indent=1) + "\n"
         previous.parent.mkdir(parents=True, exist_ok=True)
         previous.write_text(self.config_text)
@@ -151,6 +227,7 @@ class BuildExt(build_ext):
         config = {
             "compiler": compiler_version(self.compiler),
             "platform": sysconfig.get_platform(),
+            "numpy": np.__version__,  # its headers: another NumPy compiles everything again
             "levels": levels,
             "other_extensions": {
                 ext.name: ext.extra_compile_args
@@ -165,6 +242,22 @@ class BuildExt(build_ext):
         if self.inplace and getattr(self, "config_text", None):  # in-place and editable builds
             package = self.get_finalized_command("build_py").get_package_dir("hsw2v._cpu")
             Path(package, "build.json").write_text(self.config_text)
+        if not self.inplace:  # a wheel's build: only this build's modules go into the wheel
+            built = {os.path.abspath(path) for path in self.get_outputs()}
+            for path in Path(self.build_lib, "hsw2v").rglob("*"):
+                if path.suffix in (".so", ".pyd") and os.path.abspath(path) not in built:
+                    print(f"removing {path}: not a module of this build (left by another)")
+                    path.unlink()
+
+
+def newer_than(sources: list[str], target: Path) -> bool:
+    """Whether a source is newer than ``target`` (to the nanosecond: older setuptools compare
+    whole seconds), or missing."""
+    built = target.stat().st_mtime_ns
+    try:
+        return any(os.stat(source).st_mtime_ns > built for source in sources)
+    except OSError:
+        return True
 
 
 def compiler_version(compiler) -> str:
@@ -201,28 +294,54 @@ DIRECTIVES = {
     "initializedcheck": False,
 }
 
+
+def generated_code(path: Path) -> bytes | None:
+    """A generated C file without Cython's metadata comment (which names the build's include
+    folders, temporary ones in an isolated build); None where there is no file."""
+    try:
+        text = path.read_bytes()
+    except OSError:
+        return None
+    start, end = text.find(b"/* BEGIN: Cython Metadata"), text.find(b"END: Cython Metadata */")
+    return text[:start] + text[end:] if 0 <= start < end else text
+
+
+def dated_code(c_files) -> dict:
+    """``{path: (date, code)}`` of the generated C files that exist."""
+    return {p: (p.stat().st_mtime_ns, generated_code(p)) for p in c_files if p.exists()}
+
+
+def keep_dates(before: dict) -> None:
+    """Give each C file that was written again with the same code (:func:`generated_code`) its
+    earlier date back (design note F)."""
+    for c_file, (date, code) in before.items():
+        now = c_file.stat()
+        if now.st_mtime_ns != date and generated_code(c_file) == code:
+            os.utime(c_file, ns=(now.st_atime_ns, date))
+
+
 # Cythonize every source once (hsw2v/_kernels/<name>.c), then compile the vector kernels per level.
+ALL_SOURCES = (*LEVEL_KERNELS, *BENCH_KERNELS, *STRICT, *BASELINE_ONLY)
+before = dated_code([ROOT / SOURCES / f"{name}.c" for name in ALL_SOURCES])
 translated = cythonize(
-    [
-        extension(f"hsw2v._kernels.{name}", [f"{SOURCES}/{name}.pyx"])
-        for name in (*LEVEL_KERNELS, *BENCH_KERNELS, *STRICT, *BASELINE_ONLY)
-    ],
+    [extension(f"hsw2v._kernels.{name}", [f"{SOURCES}/{name}.pyx"]) for name in ALL_SOURCES],
     compiler_directives=DIRECTIVES,
     nthreads=(os.cpu_count() or 1) if sys.platform == "linux" else 0,  # a process pool: fork only
 )
+keep_dates(before)
 once = {f"hsw2v._kernels.{name}" for name in (*STRICT, *BASELINE_ONLY)}
 extensions = [ext for ext in translated if ext.name in once]
 for level in levels_for_target():
     for name in (*LEVEL_KERNELS, *BENCH_KERNELS):
-        extensions.append(
-            # the wrapper never changes: rebuild when the generated C or a header does
-            extension(
-                f"hsw2v._cpu.{level}.{name}",
-                [level_wrapper(level, name)],
-                level,
-                depends=[f"{SOURCES}/{name}.c",
-                         *sorted(p.as_posix() for p in Path(SOURCES).glob("*.h"))],
-            )
-        )
+        # the wrapper never changes: rebuild when the generated C or a header does
+        ext = extension(
+            f"hsw2v._cpu.{level}.{name}",
+            [level_wrapper(level, name)],
+            level,
+            depends=[f"{SOURCES}/{name}.c",
+                     *sorted(p.as_posix() for p in Path(SOURCES).glob("*.h"))],
+        )  # fmt: skip
+        ext.hsw2v_bench = name in BENCH_KERNELS
+        extensions.append(ext)
 
 setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt})

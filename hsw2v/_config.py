@@ -30,7 +30,8 @@ def config() -> dict:
     import numpy as np
     import scipy
 
-    from hsw2v import __version__, _cpu
+    from hsw2v import _cpu
+    from hsw2v._version import __version__
 
     _cpu.bind()
     build = _cpu.build_config()

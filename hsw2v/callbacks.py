@@ -143,7 +143,7 @@ class TrainingHistory(CallbackAny2Vec):
     """A callback that records per-epoch loss, learning rate and throughput.
 
     The loss needs ``compute_loss=True`` (else it is ``nan``). :meth:`plot` draws the three
-    series (needs matplotlib: ``pip install "hsw2v[plot]"``).
+    series (needs matplotlib: ``pip install matplotlib``).
 
     Examples
     --------

@@ -7,7 +7,7 @@ The estimator follows scikit-learn's contract (``get_params``/``set_params``, ``
 ``partial_fit``, ``predict``, ``predict_proba``, ``score``, ``classes_``, ``n_features_in_``)
 so it works in a ``Pipeline``, in ``cross_val_score`` and in grid searches; every method takes
 features ``X`` (dense or CSR, n x m). scikit-learn is an optional dependency
-(``pip install hsw2v[sklearn]``), imported by this module only.
+(``pip install "scikit-learn>=1.6"``), imported by this module only.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ try:
 except ImportError as exc:  # an optional dependency: say how to get it
     raise ImportError(
         "HierarchicalSoftmaxClassifier needs scikit-learn 1.6 or later: pip install "
-        f"'hsw2v[sklearn]' (or scikit-learn) ({exc})"
+        f"'scikit-learn>=1.6' (or, from a source checkout, pip install '.[sklearn]') ({exc})"
     ) from exc
 
 from hsw2v.divergence import TrainingDivergedError

@@ -21,11 +21,16 @@ __all__ = ["NEIGHBOUR_WORDS", "ANALOGIES", "run"]
 #: Words whose nearest neighbours are shown in the report.
 NEIGHBOUR_WORDS: tuple[str, ...] = ("god", "king", "jesus", "water", "israel", "son")
 
-#: Analogies shown in the report, as (positive words, negative words):
-#: ``king - man + woman`` should land near ``queen``.
+#: Analogies shown in the report, as (positive words, negative words): ``he - his + her``
+#: should give ``she``, ``sons - son + daughter`` ``daughters`` and ``men - man + woman``
+#: ``women``. Chosen by measurement: over 8 trainings of the demo (5 epochs, 2 workers, seeds
+#: 1-8) each was the first answer in 8, 8 and 7 of them and among the first three in all,
+#: while ``king - man + woman`` gave ``queen`` first in 2 (``chamberlains`` most often) and
+#: ``son - man + woman`` gave ``daughter`` among the first three in none of 3.
 ANALOGIES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("king", "woman"), ("man",)),
-    (("son", "woman"), ("man",)),
+    (("he", "her"), ("his",)),
+    (("sons", "daughter"), ("son",)),
+    (("men", "woman"), ("man",)),
 )
 
 

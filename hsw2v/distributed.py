@@ -37,7 +37,8 @@ with an exception, stops training with :class:`DistributedTrainingError`; if no 
 finishes within ``timeout`` seconds (e.g. every worker is gone), training stops with
 :class:`TimeoutError`. It never waits forever.
 
-``dask[distributed]`` is an optional dependency: ``pip install "hsw2v[distributed]"``.
+``dask[distributed]`` is an optional dependency: ``pip install "dask[distributed]"``, or from a
+source checkout ``pip install ".[distributed]"``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Pictures of training and of the Huffman tree (needs matplotlib: ``pip install "hsw2v[plot]"``).
+"""Pictures of training and of the Huffman tree (needs matplotlib: ``pip install matplotlib``).
 
 * :func:`plot_training` draws the per-epoch loss, learning rate and throughput recorded by
   :class:`hsw2v.callbacks.TrainingHistory`.
@@ -35,7 +35,7 @@ def _pyplot():
         import matplotlib.pyplot as plt  # without a display, matplotlib picks Agg itself
     except ImportError:
         raise ImportError(
-            "plotting needs matplotlib: pip install matplotlib (or hsw2v[plot])"
+            "plotting needs matplotlib: pip install matplotlib (or, from a source checkout, pip install '.[plot]')"
         ) from None
     return plt
 

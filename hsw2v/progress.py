@@ -2,7 +2,7 @@
 
 ``Word2Vec.train(..., progress=True)`` draws a bar on stderr with the share of all epochs
 done, the training speed in words per second, the current learning rate and the time left
-(tqdm is an optional extra: ``pip install "hsw2v[progress]"``). ``progress`` may also be
+(tqdm is an optional extra: ``pip install tqdm``, or from a source checkout ``pip install ".[progress]"``). ``progress`` may also be
 any callable; it is then called a few times a second, in the thread that called
 ``train()``, with a :class:`hsw2v.running._train.Progress`.
 
@@ -64,7 +64,7 @@ class ProgressBar:
             from tqdm.auto import tqdm
         except ImportError:  # pragma: no cover - depends on the environment
             raise ImportError(
-                "progress=True needs tqdm: pip install tqdm (or hsw2v[progress])"
+                "progress=True needs tqdm: pip install tqdm (or, from a source checkout, pip install '.[progress]')"
             ) from None
         options = {
             "total": 100.0,

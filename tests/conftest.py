@@ -10,6 +10,98 @@ USES_GENSIM = re.compile(
 )
 
 
+# Optional parts: a test that needs one skips with a reason where it is absent. HSW2V_REQUIRE
+# (space- or comma-separated names of this table; .ci/run sets it) names the parts a run must
+# have: there a skip for lack of one fails instead, so CI cannot go green without them. Each
+# part is recognised by the reasons its skips give.
+OPTIONAL_PARTS = {
+    # `pip install torch` (README's test command installs the extra "torch")
+    "torch": re.compile(r"could not import 'torch'|examples need (\w+, )*torch\b"),
+    # the docs extra (README's test command installs it): the site's theme, highlighting, math
+    "docs": re.compile(r"pip install -e '\.\[docs\]'"),
+    # the benchmark-only walks: built by in-place and editable builds (setup.py, note E)
+    "bench_walks": re.compile(r"the benchmark-only walks are not built"),
+    # a wheel to install into a fresh venv: HSW2V_WHEEL (tests/test_wheel.py)
+    "wheel": re.compile(r"no wheel to test"),
+    # the test extra's packages, where a test imports one with pytest.importorskip
+    "test_extras": re.compile(
+        r"could not import '(gensim|sklearn|ot|dask|matplotlib|tqdm|Cython)\b"
+    ),
+    # system packages (.ci/run installs them with apt): qemu-user, MinGW-w64 and Wine
+    "qemu": re.compile(r"qemu-x86_64 is not installed"),
+    "wine": re.compile(r"the Windows twin needs x86_64-w64-mingw32-gcc and wine"),
+}
+
+
+def required_parts(environ=os.environ) -> frozenset[str]:
+    """The optional parts ``HSW2V_REQUIRE`` says this run must have."""
+    names = frozenset(environ.get("HSW2V_REQUIRE", "").replace(",", " ").split())
+    unknown = sorted(names - set(OPTIONAL_PARTS))
+    if unknown:
+        raise pytest.UsageError(
+            f"HSW2V_REQUIRE names unknown parts {unknown}: the parts are "
+            f"{', '.join(OPTIONAL_PARTS)} (tests/conftest.py, OPTIONAL_PARTS)"
+        )
+    return names
+
+
+def missing_part(reason: str) -> str | None:
+    """The optional part whose absence a skip's reason gives, or None."""
+    for part, pattern in OPTIONAL_PARTS.items():
+        if pattern.search(reason):
+            return part
+    return None
+
+
+def _required_skip(report, required: frozenset[str]) -> str | None:
+    """The message for a skip for lack of a part that this run must have, or None."""
+    if not required or not report.skipped or hasattr(report, "wasxfail"):
+        return None
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    part = missing_part(reason)
+    if part not in required:
+        return None
+    return (
+        f"skipped for lack of {part!r}, which this run must have (HSW2V_REQUIRE="
+        f"{' '.join(sorted(required))}): {reason}"
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    message = _required_skip(report, item.config.stash.get(_REQUIRED, frozenset()))
+    if message:  # the test fails, with the skip's reason
+        report.outcome, report.longrepr = "failed", message
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    report = outcome.get_result()
+    message = _required_skip(report, collector.config.stash.get(_REQUIRED, frozenset()))
+    if message:  # a whole module skipped: the run fails at its end, the rest still runs
+        collector.config.stash.setdefault(_SKIPPED_MODULES, []).append(
+            f"{report.nodeid}: {message}"
+        )
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    for line in config.stash.get(_SKIPPED_MODULES, []):
+        terminalreporter.write_line(f"FAILED (module) {line}", red=True)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if session.config.stash.get(_SKIPPED_MODULES, []) and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_REQUIRED = pytest.StashKey[frozenset]()
+_SKIPPED_MODULES = pytest.StashKey[list]()
+
+
 def _gensim_installed() -> bool:
     try:
         import gensim  # noqa: F401
@@ -109,8 +201,8 @@ BENCH_WALKS = ("loop", "blas")  # the benchmark-only walks (hsw2v._kernels._benc
 
 def bench_walks():
     """The benchmark-only walks' module (:mod:`hsw2v._kernels._bench_walks`); the test is skipped
-    where this build does not hold it (every wheel; a source build without
-    ``HSW2V_BENCH_WALKS=1``: ``.ci/run`` builds it, so these tests run in CI)."""
+    where this build does not hold it (every wheel, and ``HSW2V_BENCH_WALKS=0`` builds; an
+    editable install builds it, and CI requires it: ``HSW2V_REQUIRE``)."""
     try:
         from hsw2v._kernels import _bench_walks
     except ImportError as exc:  # "cannot import name" where the module was not built
@@ -160,8 +252,7 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    import os
-
+    config.stash[_REQUIRED] = required_parts()
     if config.getoption("--fuzz-long", default=False):
         os.environ["HSW2V_FUZZ_LONG"] = "1"
 

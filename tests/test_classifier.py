@@ -278,4 +278,4 @@ def test_without_scikit_learn_the_error_says_how_to_get_it():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert "pip install 'hsw2v[sklearn]'" in out.stdout
+    assert "pip install 'scikit-learn>=1.6'" in out.stdout

@@ -98,7 +98,7 @@ def test_train_word2vec_c_aliases(workdir):
         "train",
         "-train",
         "corpus.txt",
-        "-output",
+        "--model-out",
         "c.hsw2v",
         "-cbow",
         "1",
@@ -118,7 +118,7 @@ def test_train_word2vec_c_aliases(workdir):
         "0",
         "-alpha",
         "0.05",
-        "--word2vec",
+        "-output",
         "c.txt",
         "-binary",
         "0",
@@ -233,6 +233,44 @@ def test_info(workdir):
     assert "2 per train() call; 1 train() calls" in out and "training loss" in out
 
 
+def test_word2vec_c_line_writes_the_vectors_file_gensim_reads(workdir):
+    """word2vec.c's own command line: with its spellings, -output is the vectors file in
+    word2vec's format (binary with -binary 1), not hsw2v's model."""
+    gensim_models = pytest.importorskip("gensim.models")
+    result = run_cli(
+        "train", "corpus.txt", "-output", "w2v.bin", "-binary", "1", "-cbow", "0", "-size",
+        "100", "-iter", "1", "--no-progress", cwd=workdir,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "wrote binary word2vec vectors w2v.bin" in result.stdout
+    assert "wrote model" not in result.stdout
+    kv = gensim_models.KeyedVectors.load_word2vec_format(str(workdir / "w2v.bin"), binary=True)
+    assert kv.vector_size == 100 and len(kv) > 1000
+    ours = hsw2v.KeyedVectors.load_word2vec_format(workdir / "w2v.bin", binary=True)
+    assert ours.index_to_key == kv.index_to_key
+    assert (ours.vectors == kv.vectors).all()
+    # the model too, under hsw2v's own option; the text format without -binary
+    result = run_cli(
+        "train", "corpus.txt", "-output", "w2v.txt", "-cbow", "0", "-size", "16", "-iter",
+        "1", "--model-out", "w2v.hsw2v", "--no-progress", cwd=workdir,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    model = hsw2v.Word2Vec.load(workdir / "w2v.hsw2v")
+    text = gensim_models.KeyedVectors.load_word2vec_format(str(workdir / "w2v.txt"))
+    assert model.sg == 1 and text.index_to_key == model.wv.index_to_key
+
+
+def test_help_says_which_spelling_does_what():
+    result = run_cli("train", "--help")
+    assert result.returncode == 0
+    help_text = " ".join(result.stdout.split())
+    assert "Which spelling does what: -o, --output and --model-out MODEL write hsw2v's native" in (
+        help_text
+    )
+    assert "word2vec.c's -output FILE, write the word vectors in word2vec's format" in help_text
+    assert "-output vectors.bin -binary 1 -cbow 0" in help_text  # an example as word2vec.c's
+
+
 def test_help_as_a_user_sees_it():
     result = run_cli("train", "--help")
     assert result.returncode == 0 and result.stderr == ""
@@ -268,6 +306,8 @@ def in_workdir(workdir, monkeypatch, capsys):
         (["train", "corpus.txt", "-o", "x.hsw2v", "-hs", "0", "-negative", "0"], 2, "--negative"),
         (["train", "corpus.txt", "-o", "x.hsw2v", "--sg", "1", "-cbow", "1"], 2, "contradict"),
         (["train", "corpus.txt", "-o", "x.hsw2v", "--binary"], 2, "--word2vec"),
+        (["train", "corpus.txt", "-output", "x.hsw2v"], 2, "-output is the vectors file"),
+        (["train", "corpus.txt", "-output", "v.bin", "--word2vec", "w.bin"], 2, "give one"),
         (["train", "corpus.txt", "-o", "no/such/dir/x.hsw2v"], 1, "does not exist"),
         (["train", "missing.txt", "-o", "x.hsw2v"], 1, "missing.txt: no such file"),
         (["similar", "missing.hsw2v", "king"], 1, "missing.hsw2v: no such file"),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import word2vec_trainer
+from conftest import bench_walks, word2vec_trainer
 
 from hsw2v import Word2Vec
 from hsw2v.running import _make_trainer
@@ -76,6 +76,7 @@ def run_python(code, kernel):
 
 
 def test_the_environment_switch_is_read_at_import():
+    bench_walks()  # "blas" below is a benchmark-only walk: skipped where this build lacks it
     code = (
         "from hsw2v import Word2Vec\n"
         "from hsw2v.running import _make_trainer\n"

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import venv
 import zipfile
 from pathlib import Path
@@ -43,6 +44,19 @@ def test_wheel_holds_every_level_and_no_sources():
     # compiled, not as source either
     assert not [n for n in names if "_bench_walks" in n]
     assert not [n for n in names if n.endswith((".c", ".o"))]
+
+
+def test_wheel_carries_the_distribution_name_and_the_one_version():
+    """The distribution's name is pyproject's (hsword2vec: "hsw2v" on PyPI is another
+    project's), its version hsw2v/_version.py's."""
+    from hsw2v._version import __version__
+
+    root = Path(__file__).resolve().parent.parent
+    name = tomllib.loads((root / "pyproject.toml").read_text())["project"]["name"]
+    assert name != "hsw2v"
+    assert Path(WHEEL).name.startswith(f"{name}-{__version__}-")
+    metadata = zipfile.ZipFile(WHEEL).read(f"{name}-{__version__}.dist-info/METADATA").decode()
+    assert f"\nName: {name}\n" in metadata and f"\nVersion: {__version__}\n" in metadata
 
 
 @pytest.fixture(scope="module")

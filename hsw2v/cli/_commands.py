@@ -38,10 +38,28 @@ def _run_train(args: argparse.Namespace) -> int:
         raise UsageError("give the corpus once: as CORPUS or as -train, not both")
     if not corpus_path:
         raise UsageError("the following arguments are required: CORPUS")
+    if args.word2vec_c_output:
+        if args.word2vec:
+            raise UsageError(
+                f"-output {args.word2vec_c_output} and --word2vec {args.word2vec} both name the "
+                "word2vec-format vectors file: give one of them"
+            )
+        if args.word2vec_c_output.endswith(".hsw2v"):
+            raise UsageError(
+                f"-output {args.word2vec_c_output}: as in word2vec.c, -output is the vectors "
+                "file in word2vec's format, not a model; write the native model with "
+                f"-o/--model-out {args.word2vec_c_output} (and the vectors with -output FILE)"
+            )
+        args.word2vec = args.word2vec_c_output
     if not args.output and not args.word2vec:
-        raise UsageError("nothing to write: give -o MODEL and/or --word2vec FILE")
+        raise UsageError(
+            "nothing to write: give -o MODEL (hsw2v's model) and/or --word2vec FILE or "
+            "word2vec.c's -output FILE (the vectors in word2vec's format)"
+        )
     if args.binary and not args.word2vec:
-        raise UsageError("--binary applies to the word2vec file: add --word2vec FILE")
+        raise UsageError(
+            "--binary applies to the word2vec file: add --word2vec FILE (or -output FILE)"
+        )
     hs, negative = resolve_hs_negative(args.hs, args.negative)
     if not hs and not negative:
         why = "--hs 0 with --negative 0"
@@ -71,7 +89,10 @@ def _run_train(args: argparse.Namespace) -> int:
     if progress is None:
         progress = sys.stderr.isatty() and _have("tqdm")
     elif progress and not _have("tqdm"):
-        raise CommandError("--progress needs tqdm: pip install tqdm (or hsw2v[progress])")
+        raise CommandError(
+            "--progress needs tqdm: pip install tqdm "
+            "(or, from a source checkout, pip install '.[progress]')"
+        )
     if args.plot_training and not _have("matplotlib"):
         raise CommandError("--plot-training needs matplotlib: pip install matplotlib")
     if args.verbose:

@@ -95,7 +95,7 @@ def _add_command(commands: Any, name: str, help: str, description: str, examples
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from hsw2v import __version__
+    from hsw2v._version import __version__
 
     parser = _Parser(
         prog=PROG,
@@ -125,30 +125,50 @@ def _add_train(commands: Any) -> None:
         description=(
             "Train word2vec with hierarchical softmax on CORPUS: a UTF-8 text file (.gz and .bz2 "
             "are read as such) with one sentence per line and tokens separated by whitespace, "
-            "already tokenized. Writes the native model (-o) and/or the word vectors in "
-            "word2vec.c's format (--word2vec). Options follow gensim's Word2Vec; the "
-            "single-dash spellings are word2vec.c's. Defaults are gensim's (CBOW, "
-            "alpha 0.025), except the objective: hierarchical softmax (--hs 1 --negative 0), "
-            "where gensim trains negative sampling (hs=0, negative=5)."
+            "already tokenized. Writes the native model and/or the word vectors in "
+            "word2vec.c's format. Options follow gensim's Word2Vec; the single-dash "
+            "spellings are word2vec.c's. Defaults are gensim's (CBOW, alpha 0.025), except "
+            "the objective: hierarchical softmax (--hs 1 --negative 0), where gensim trains "
+            "negative sampling (hs=0, negative=5).\n\n"
+            "Which spelling does what: -o, --output and --model-out MODEL write hsw2v's "
+            "native model (it trains further and answers every query); --word2vec FILE, and "
+            "word2vec.c's -output FILE, write the word vectors in word2vec's format (text; "
+            "binary with --binary or -binary 1): the file word2vec.c writes, which its "
+            "distance tool, gensim's load_word2vec_format and hsw2v read. So word2vec.c's "
+            "own line (-train corpus.txt -output vectors.bin -binary 1 -cbow 0 -size 100) "
+            "works as written; add --model-out MODEL to keep the model too."
         ),
         examples="""
 hsw2v train corpus.txt -o corpus.hsw2v
 hsw2v train corpus.txt -o corpus.hsw2v --sg 1 --size 300 --window 10 --epochs 10
 hsw2v train corpus.txt -o m.hsw2v --word2vec vectors.bin --binary
-hsw2v train -train corpus.txt -output m.hsw2v -cbow 0 -size 200 -window 8 -iter 15 -threads 4
+hsw2v train -train corpus.txt -output vectors.bin -binary 1 -cbow 0 -size 200 -window 8 -iter 15
+hsw2v train corpus.txt -output vectors.txt -cbow 1 -size 100 --model-out m.hsw2v
 """,
     )
     train.add_argument("corpus", nargs="?", metavar="CORPUS", help="training text file")
     train.add_argument("-train", dest="train_file", metavar="CORPUS", help=argparse.SUPPRESS)
     out = train.add_argument_group("output")
     out.add_argument(
-        "-o", "--output", "-output", dest="output", metavar="MODEL", help="native model file"
+        "-o",
+        "--output",
+        "--model-out",
+        dest="output",
+        metavar="MODEL",
+        help="hsw2v's native model file (word2vec.c's single-dash -output is the vectors file)",
     )
     out.add_argument(
         "--word2vec",
         dest="word2vec",
         metavar="FILE",
-        help="also write the word vectors in word2vec.c's format (text unless --binary)",
+        help="write the word vectors in word2vec.c's format (text unless --binary)",
+    )
+    out.add_argument(
+        "-output",
+        dest="word2vec_c_output",
+        metavar="FILE",
+        help="word2vec.c's -output: the word vectors in word2vec's format (text unless "
+        "-binary 1), as --word2vec FILE; not a model (that is -o/--model-out MODEL)",
     )
     out.add_argument(
         "--binary",
@@ -159,7 +179,7 @@ hsw2v train -train corpus.txt -output m.hsw2v -cbow 0 -size 200 -window 8 -iter 
         default=0,
         type=_bit,
         metavar="0|1",
-        help="write --word2vec FILE in the binary format",
+        help="write the vectors file (--word2vec or -output FILE) in the binary format",
     )
     model = train.add_argument_group("model (gensim name, then word2vec.c's)")
     report = train.add_argument_group("reporting")

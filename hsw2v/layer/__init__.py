@@ -267,7 +267,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
 
     def to_torch(self, *, sparse: bool = False, device=None):
         """This layer as a PyTorch module, :class:`hsw2v.layer.torch.HierarchicalSoftmaxLoss`, with
-        the same tree and a copy of the weights (needs ``pip install "hsw2v[torch]"``): train
+        the same tree and a copy of the weights (needs ``pip install torch``): train
         here with the Cython kernels, fine-tune inside a network (``docs/torch.md``)."""
         from hsw2v.layer.torch import HierarchicalSoftmaxLoss
 

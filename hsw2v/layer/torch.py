@@ -39,7 +39,7 @@ What each call costs:
   GPU, ``log_prob`` by chunks of rows and ``torch.topk``, exact too and cheaper there than
   copying the weights to the host. ``method=`` chooses.
 
-``import hsw2v`` never imports torch; this module does (``pip install "hsw2v[torch]"``).
+``import hsw2v`` never imports torch; this module does (``pip install torch``).
 """
 
 from __future__ import annotations
