@@ -64,10 +64,9 @@ cdef struct JobState:
     float **nlive     # negative sampling: the rows that step (ns_pair_block's scratch)
     float *nscore     # negative sampling: scores and coefficients, 2 x (negative + 1)
                       # (ns_pair's, and the shared-negatives block's scratch)
-    float **crows     # the window's input rows but the centre's (min(2 x window, ids)
-                      # pointers): skip-gram's contexts, CBOW's h
+    float **crows     # the window's input rows but the centre's as a list (min(2 x window,
+                      # ids) pointers): CBOW's h, skip-gram's contexts with shared negatives
     float *clock      # their lock factors (as many)
-    int32_t *cwords   # their words (as many)
     int64_t since     # centre words trained since the last flush of the hot rows
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
@@ -194,19 +193,21 @@ cdef inline hsw2v_loss_acc *job_tally(const ModelView *m, JobState *st) noexcept
     return &st.tally if m.compute_loss else NULL
 
 
-cdef inline void sg_window(const ModelView *m, JobState *st, int r, int e,
+cdef inline void sg_window(const ModelView *m, JobState *st, int64_t r, int64_t e, int64_t i,
                            const uint8_t *code, int length, float alpha) noexcept nogil:
-    """Skip-gram's hierarchical softmax for one centre: the contexts r..e-1 of the window
-    (``st.crows``) walk the centre's path (rows in st.yrows) in blocks of up to ``m.block``
-    distinct words (_window.h), with exactly word2vec.c's updates. The loss terms go to the
-    job's tally when compute_loss."""
+    """Skip-gram's hierarchical softmax for centre ``i``: the contexts of kept[r:e] (but i)
+    walk the centre's path (rows in st.yrows) in blocks of up to ``m.block`` distinct words
+    (_window.h), with exactly word2vec.c's updates. The loss terms go to the job's tally when
+    compute_loss."""
     cdef int d = m.d, B = 0, b
-    cdef int p
+    cdef int64_t p
     cdef int32_t word
     cdef bint repeated
     for p in range(r, e + 1):
         if p < e:
-            word = st.cwords[p]
+            if p == i:
+                continue
+            word = st.kept[p]
             repeated = False
             for b in range(B):
                 if st.xwords[b] == word:
@@ -218,8 +219,8 @@ cdef inline void sg_window(const ModelView *m, JobState *st, int r, int e,
             B = 0
         if p < e:
             st.xwords[B] = word
-            st.xrows[B] = st.crows[p]
-            st.xlock[B] = st.clock[p]
+            st.xrows[B] = m.syn0 + <int64_t>word * d
+            st.xlock[B] = lock_of(m, word)
             B += 1
 
 
@@ -249,19 +250,16 @@ cdef inline float cbow_inv(int count) noexcept nogil:
 
 cdef inline int gather_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
                               int64_t i) noexcept nogil:
-    """The step's input rows: the syn0 rows of kept[lo:hi] but the centre ``i``, in order, into
-    st.crows, their lock factors into st.clock and their words into st.cwords. Returns their
-    count."""
+    """The window's input rows as a list: the syn0 rows of kept[lo:hi] but the centre ``i``,
+    in order, into st.crows, and their lock factors into st.clock (CBOW's h, and skip-gram's
+    contexts against one shared set of negatives). Returns their count."""
     cdef int64_t j
     cdef int count = 0
-    cdef int32_t word
     for j in range(lo, hi):
         if j == i:
             continue
-        word = st.kept[j]
-        st.cwords[count] = word
-        st.crows[count] = m.syn0 + <int64_t>word * m.d
-        st.clock[count] = lock_of(m, word)
+        st.crows[count] = m.syn0 + <int64_t>st.kept[j] * m.d
+        st.clock[count] = lock_of(m, st.kept[j])
         count += 1
     return count
 
@@ -286,14 +284,18 @@ cdef inline void cbow_spread(const ModelView *m, JobState *st, int count) noexce
         hsw2v_axpy(m.d, st.clock[k], st.work, st.crows[k])
 
 
-cdef inline int distinct_run(const JobState *st, int r, int n) noexcept nogil:
-    """The end of the longest run of distinct words st.cwords[r:end] (at most ``n``)."""
-    cdef int e, b
-    for e in range(r + 1, n):
+cdef inline int64_t distinct_run(const JobState *st, int64_t r, int64_t hi,
+                                 int64_t i) noexcept nogil:
+    """The end (past r, at most ``hi``) of the longest run of positions kept[r:end] whose
+    words, the centre ``i`` left out, are distinct."""
+    cdef int64_t e, b
+    for e in range(r + 1, hi):
+        if e == i:
+            continue
         for b in range(r, e):
-            if st.cwords[b] == st.cwords[e]:
+            if b != i and st.kept[b] == st.kept[e]:
                 return e
-    return n
+    return hi
 
 
 cdef inline int64_t pairs_max(const ModelView *m, int64_t n_ids) noexcept nogil:
@@ -440,59 +442,64 @@ cdef inline double ns_shared_centre(const ModelView *m, JobState *st, int npairs
                            &st.check)
 
 
-cdef inline void hs_contexts(const ModelView *m, JobState *st, int r, int e,
-                             const uint8_t *code, int length, float alpha,
+cdef inline void hs_contexts(const ModelView *m, JobState *st, int64_t r, int64_t e,
+                             int64_t i, const uint8_t *code, int length, float alpha,
                              const JobRoutines *rt) noexcept nogil:
-    """Skip-gram's hierarchical-softmax output: each context r..e-1 of the window (st.crows)
-    is an h that predicts the centre's path (rows in st.yrows), and its step goes back to its
-    row: in blocks (the window walk, ``sg_window``), or context by context (the fused walk, or
-    the reference walk ``rt.walks.hs``)."""
-    cdef int p, walk = m.outputs[m.hs].walk
+    """Skip-gram's hierarchical-softmax output: each context of kept[r:e] (but the centre
+    ``i``) is an h, its syn0 row, that predicts the centre's path (rows in st.yrows), and its
+    step goes back to its row: in blocks (the window walk, ``sg_window``), or context by
+    context (the fused walk, or the reference walk ``rt.walks.hs``)."""
+    cdef int walk = m.outputs[m.hs].walk
+    cdef int64_t p
     cdef float *ctx
     if walk == KERNEL_WINDOW:
-        sg_window(m, st, r, e, code, length, alpha)
+        sg_window(m, st, r, e, i, code, length, alpha)
         return
     for p in range(r, e):
-        ctx = st.crows[p]
+        if p == i:
+            continue
+        ctx = m.syn0 + <int64_t>st.kept[p] * m.d
         if walk != KERNEL_FUSED:
             st.loss += rt.walks.hs(ctx, st.work, st.yrows, code, length, alpha, m.d,
                                    m.compute_loss, &st.check)
-            hsw2v_axpy(m.d, st.clock[p], st.work, ctx)
+            hsw2v_axpy(m.d, lock_of(m, st.kept[p]), st.work, ctx)
         elif m.lockf == NULL:  # the last node's update of ctx fused in
             hs_path_fused(ctx, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
                           True, &st.check)
         else:
             hs_path_fused(ctx, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
                           False, &st.check)
-            hsw2v_axpy(m.d, st.clock[p], st.work, ctx)
+            hsw2v_axpy(m.d, lock_of(m, st.kept[p]), st.work, ctx)
 
 
-cdef inline void ns_contexts(const ModelView *m, JobState *st, int r, int e, int n,
-                             const int32_t *negs, const int *counts, const int32_t *next_negs,
-                             int next_count, float alpha, const JobRoutines *rt) noexcept nogil:
-    """Skip-gram's negative-sampling output: each context r..e-1 of the window's ``n``
-    (st.crows) against its own drawn set (``negs``, one per context), or all ``n`` against the
-    centre's one shared set (``ns_shared_centre``, with r = 0 and e = n). Each pair prefetches
+cdef inline void ns_contexts(const ModelView *m, JobState *st, int64_t r, int64_t e,
+                             int64_t i, int q, int npairs, const int32_t *negs,
+                             const int *counts, const int32_t *next_negs, int next_count,
+                             float alpha, const JobRoutines *rt) noexcept nogil:
+    """Skip-gram's negative-sampling output, each context its own set: the contexts of
+    kept[r:e] (but the centre ``i``), the ``q``-th of the centre's ``npairs`` first, each an
+    h (its syn0 row) against its drawn set (``negs``, one per context). Each pair prefetches
     the next pair's set: its centre's next, or the next centre's first (``next_negs``,
     ``next_count`` words; 0: none)."""
-    cdef int p, stride = m.outputs[m.ns].negative + 1, n_ahead
+    cdef int stride = m.outputs[m.ns].negative + 1, n_ahead
+    cdef int64_t p
     cdef const int32_t *ahead
-    if m.outputs[m.ns].shared:
-        if n:
-            if m.prefetch and next_count:
-                prefetch_negs(m, st, next_negs, next_count)
-            st.loss += ns_shared_centre(m, st, n, negs, counts[0], alpha)
-        return
+    cdef float *ctx
+    cdef float ctx_lock
     for p in range(r, e):
+        if p == i:
+            continue
         ahead, n_ahead = NULL, 0
         if m.prefetch:
-            if p + 1 < n:
-                ahead, n_ahead = negs + <int64_t>(p + 1) * stride, counts[p + 1]
+            if q + 1 < npairs:
+                ahead, n_ahead = negs + <int64_t>(q + 1) * stride, counts[q + 1]
             else:
                 ahead, n_ahead = next_negs, next_count
-        st.loss += ns_pair(m, st, st.crows[p], negs + <int64_t>p * stride, counts[p], alpha,
-                           &rt.walks, &st.crows[p], &st.clock[p], 1, 1.0, False, ahead,
-                           n_ahead)
+        ctx = m.syn0 + <int64_t>st.kept[p] * m.d
+        ctx_lock = lock_of(m, st.kept[p])
+        st.loss += ns_pair(m, st, ctx, negs + <int64_t>q * stride, counts[q], alpha,
+                           &rt.walks, &ctx, &ctx_lock, 1, 1.0, False, ahead, n_ahead)
+        q += 1
 
 
 cdef inline void cbow_hs(const ModelView *m, JobState *st, int count, const uint8_t *code,
@@ -520,12 +527,13 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     job's first kept token to alpha1 after its last (``total`` kept tokens).
 
     One step per centre, in fastText's shape (``Model::update``): the input rows are the
-    window's (``gather_window``); each output in turn (``m.outputs``: hierarchical softmax,
+    window's (skip-gram reads them by position, kept[lo:hi] but the centre; CBOW and the
+    shared negatives take them as a list, ``gather_window``); each output in turn (``m.outputs``: hierarchical softmax,
     then negative sampling, as gensim; written out by kind, which measured 1-5 % faster for
     CBOW than a loop over the list) forms h from them by the input kind, walks its targets
     for the centre and sends h's step back to the input rows. Skip-gram (``INPUT_CONTEXT``) makes each
     context row its own h; with two outputs that step context by context, they take turns
-    over runs of distinct words (``distinct_run``), which gives the updates of gensim's order
+    over runs of positions with distinct words (``distinct_run``), which gives the updates of gensim's order
     (each context's hs step, then its ns step) bit for bit, as the two outputs write disjoint
     matrices. CBOW (``INPUT_WINDOW``) forms h as the window's mean or sum again for each
     output, from the rows the one before moved (gensim's order).
@@ -535,13 +543,15 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     "reference" walks are ``rt.walks`` (``_inner_walks.RefWalks``); the private rows are
     flushed through ``rt.flush``."""
     cdef int64_t i, lo, hi
-    cdef int k, n, r, e, length = 0, next_count
+    cdef int k, n, length = 0, next_count, npairs
+    cdef int64_t r, e
     cdef int d = m.d, negative = ns_negative(m)
     cdef int slot = 0, stride = negative + 1
     cdef bint drawn = False, fresh
     cdef bint hot = has_hot_rows(m)
     # skip-gram with two outputs that step context by context: runs of distinct words
-    cdef bint runs = m.n_outputs > 1 and not (m.ns >= 0 and m.outputs[m.ns].shared)
+    cdef bint shared = m.ns >= 0 and m.outputs[m.ns].shared
+    cdef bint runs = m.n_outputs > 1 and not shared
     cdef float alpha
     cdef int32_t centre
     cdef const Output *tree_out = NULL
@@ -588,18 +598,27 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 prefetch_path(m, tree_out, st.kept[i + 1])
         if m.prefetch and i + 1 < end and hi < end:
             prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
-        n = gather_window(m, st, lo, hi, i)
-        if m.input == INPUT_CONTEXT:
-            r = 0
-            while r < n:
-                e = distinct_run(st, r, n) if runs else n
-                if m.hs >= 0:  # the outputs in their order (the Trainer's: hs first)
-                    hs_contexts(m, st, r, e, code, length, alpha, rt)
-                if m.ns >= 0:
-                    ns_contexts(m, st, r, e, n, negs, counts, next_negs, next_count, alpha,
-                                rt)
-                r = e
+        if m.input == INPUT_CONTEXT:  # the contexts are the positions kept[lo:hi] but i
+            npairs = <int>(hi - lo - 1)
+            if npairs > 0 and shared:  # every context against the centre's one set
+                if m.hs >= 0:
+                    hs_contexts(m, st, lo, hi, i, code, length, alpha, rt)
+                if m.prefetch and next_count:
+                    prefetch_negs(m, st, next_negs, next_count)
+                st.loss += ns_shared_centre(m, st, gather_window(m, st, lo, hi, i), negs,
+                                            counts[0], alpha)
+            elif npairs > 0:
+                r = lo
+                while r < hi:
+                    e = distinct_run(st, r, hi, i) if runs else hi
+                    if m.hs >= 0:  # the outputs in their order (the Trainer's: hs first)
+                        hs_contexts(m, st, r, e, i, code, length, alpha, rt)
+                    if m.ns >= 0:
+                        ns_contexts(m, st, r, e, i, <int>(r - lo - (i < r)), npairs, negs,
+                                    counts, next_negs, next_count, alpha, rt)
+                    r = e
         else:
+            n = gather_window(m, st, lo, hi, i)
             if n == 0:
                 continue
             if m.hs >= 0:
@@ -637,7 +656,6 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
     free(st.nscore)
     free(st.crows)
     free(st.clock)
-    free(st.cwords)
     free(st.negs)
     free(st.neg_counts)
     free(st.share_negs)
@@ -691,7 +709,6 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     # the window's input rows: at most 2 x window, and fewer than the job's ids
     st.crows = <float **>malloc(window_rows * sizeof(float *))
     st.clock = <float *>malloc(window_rows * sizeof(float))
-    st.cwords = <int32_t *>malloc(window_rows * sizeof(int32_t))
     for k in range(m.n_outputs):
         rc_hot |= alloc_hot_copy(&st.hot[k], m.outputs[k].hot.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
@@ -699,7 +716,6 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
             or st.yrows == NULL or st.W == NULL or rc_hot or st.negs == NULL
             or st.neg_counts == NULL or st.nrows == NULL or st.ahead == NULL or st.xlock == NULL
             or st.nlive == NULL or st.nscore == NULL or st.crows == NULL or st.clock == NULL
-            or st.cwords == NULL
             or (cbow_run > 1 and (st.share_negs == NULL or st.share_n == NULL))):
         free_job_state(&st)
         return -1
