@@ -17,7 +17,7 @@ Three exact solvers, the same optimum:
   "Network Flows", ch. 11, with strongly feasible trees), the default (``"auto"``): no
   further dependency, as fast as POT or faster at 5-200 words per document, and it needs
   O(n + n') memory beside the cost matrix, so it solves 10,000-word documents where POT
-  runs out of memory (``benchmarks/results-hostile-round-3.md``);
+  runs out of memory (``benchmarks/history/2026-11-29.md, "hostile input, round three"``);
 * the POT package's network simplex (``ot.emd2``, Flamary et al., "POT: Python Optimal
   Transport", JMLR 2021; the solver gensim uses), on request;
 * scipy's HiGHS (``scipy.optimize.linprog``), when the simplex reports that it stopped
