@@ -73,7 +73,7 @@ class TrainingMixin:
         required, so that the learning rate can decay linearly over the whole run.
 
         Progress is logged (``logging`` at INFO) every ``report_delay`` seconds, as gensim
-        does. ``progress=True`` also draws a tqdm bar (``pip install hsw2v[progress]``);
+        does. ``progress=True`` also draws a tqdm bar (``pip install tqdm``);
         any callable is instead called with a :class:`hsw2v.running._train.Progress` a few times a
         second, in the calling thread. After each epoch, ``min_alpha_yet_reached`` holds the
         learning rate reached and ``latest_epoch_report`` the epoch's
