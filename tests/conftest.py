@@ -1,6 +1,9 @@
 import os
 import re
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -320,3 +323,26 @@ def word2vec_trainer(Trainer, syn0, syn1, codes, points, lengths, sample_int, wi
                                           shared=shared_negatives, cbow_run=cbow_run,
                                           cbow_stride=cbow_stride))
     return Trainer(syn0, sample_int, window, sg, outputs, **settings)
+
+
+def cli_env() -> dict:
+    """The environment for a fresh interpreter that imports this checkout of hsw2v (first on
+    ``PYTHONPATH``)."""
+    import hsw2v
+
+    root = str(Path(hsw2v.__file__).resolve().parents[1])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def run_cli(*args: str, cwd=None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run ``python -m hsw2v ARGS`` in a fresh interpreter on this checkout (``cli_env``)."""
+    return subprocess.run(
+        [sys.executable, "-m", "hsw2v", *args],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=cwd,
+        timeout=timeout,
+    )

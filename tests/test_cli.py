@@ -9,9 +9,9 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
+from conftest import cli_env, run_cli
 
 import hsw2v
 from hsw2v import cli
@@ -20,26 +20,6 @@ from hsw2v.datasets import demo_corpus
 HAVE_TQDM = importlib.util.find_spec("tqdm") is not None
 HAVE_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
 
-PROJECT_ROOT = Path(hsw2v.__file__).resolve().parents[1]
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
-    )
-    return env
-
-
-def run_cli(*args: str, cwd: Path | None = None, timeout: float = 120):
-    return subprocess.run(
-        [sys.executable, "-m", "hsw2v", *args],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        cwd=cwd,
-        timeout=timeout,
-    )
 
 
 def one_error_line(result, status: int = 1) -> str:
@@ -378,7 +358,7 @@ def test_ctrl_c_during_train_keeps_existing_model(workdir):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=_env(),
+        env=cli_env(),
         cwd=workdir,
     )
     try:

@@ -5,19 +5,15 @@ from __future__ import annotations
 import gzip
 import importlib
 import io
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 import hsw2v
 from hsw2v import cli, demo
 from hsw2v.corpora import LineSentence
 from hsw2v.datasets import demo_corpus, demo_corpus_path
-
-PROJECT_ROOT = Path(hsw2v.__file__).resolve().parents[1]
 
 
 def _extension_importable() -> bool:
@@ -29,21 +25,6 @@ def _extension_importable() -> bool:
 
 
 HAVE_EXTENSION = _extension_importable()
-
-
-def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m hsw2v ARGS`` in a fresh interpreter using this checkout of hsw2v."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "hsw2v", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
 
 
 # ------------------------------------------------------------------------------- datasets

@@ -15,32 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import cli_env, run_cli
 
-import hsw2v
 from hsw2v import persist
 
-PROJECT_ROOT = Path(hsw2v.__file__).resolve().parents[1]
-
 pytestmark = pytest.mark.xdist_group("hostile3_cli")
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
-    )
-    return env
-
-
-def run_cli(*args: str, cwd: Path, timeout: float = 120):
-    return subprocess.run(
-        [sys.executable, "-m", "hsw2v", *args],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        cwd=cwd,
-        timeout=timeout,
-    )
 
 
 def digest(path: Path) -> str:
@@ -163,7 +142,7 @@ def test_sigterm_during_the_save_leaves_no_temporary_file(where, tmp_path):
         [sys.executable, "-c", _SIGTERM_DURING, where, *_train_args(where)],
         capture_output=True,
         text=True,
-        env=_env(),
+        env=cli_env(),
         cwd=tmp_path,
         timeout=120,
     )
@@ -180,7 +159,7 @@ def test_sigterm_during_training_writes_nothing(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=_env(),
+        env=cli_env(),
         cwd=tmp_path,
     )
     deadline = time.monotonic() + 60

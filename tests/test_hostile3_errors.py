@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from conftest import run_cli
 
-import hsw2v
 from hsw2v import KeyedVectors
-
-PROJECT_ROOT = Path(hsw2v.__file__).resolve().parents[1]
 
 
 def _kv(rows):
@@ -38,21 +31,6 @@ def test_wmdistance_names_a_non_finite_vector():
         kv.wmdistance(["zero", "b"], ["c"], norm=False)
 
 
-def _cli(*args, cwd):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "hsw2v", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-    )
-
-
 @pytest.mark.parametrize("flag", ["--analogies", "--pairs"])
 def test_eval_on_a_file_that_is_not_utf8_names_the_file_and_line(flag, tmp_path):
     kv = _kv([[1, 0, 0], [1, 1, 0], [0, 1, 1]])
@@ -63,7 +41,7 @@ def test_eval_on_a_file_that_is_not_utf8_names_the_file_and_line(flag, tmp_path)
         else b"zero\tb\t9\n\xff\tc\t1\n"
     )
     (tmp_path / "q.txt").write_bytes(body)
-    result = _cli("eval", "v.txt", flag, "q.txt", cwd=tmp_path)
+    result = run_cli("eval", "v.txt", flag, "q.txt", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     lines = result.stderr.splitlines()
     assert len(lines) == 1, result.stderr
