@@ -20,8 +20,9 @@ cdef class Trainer:
     cdef object _neg_index
     cdef readonly object lockf  # the lock factors in use (float32), None when all are 1
     cdef Py_ssize_t n_hot
+    cdef _subwords(self, subwords, Py_ssize_t n_rows)
     cdef _tree_output(self, Output *o, dict spec, float[:, ::1] syn0)
-    cdef _draw_output(self, Output *o, dict spec, float[:, ::1] syn0, bint sg)
+    cdef _draw_output(self, Output *o, dict spec, float[:, ::1] syn0)
 
 
 cdef int train_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *ends,

@@ -164,8 +164,8 @@ from hsw2v._kernels._inner_hot cimport is_private
 from hsw2v._kernels._inner_job cimport JobRoutines, JobState, flush_hot, run_job
 from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, sigmoid, sigmoid_table_init
 from hsw2v._kernels._inner_model cimport (
-    INPUT_CONTEXT, INPUT_WINDOW, MAX_OUTPUTS, OUTPUT_HS, OUTPUT_NS, HotSet, ModelView, NegTable,
-    Output,
+    INPUT_CONTEXT, INPUT_SUBWORD_CENTRE, INPUT_SUBWORD_WINDOW, INPUT_WINDOW, MAX_OUTPUTS,
+    OUTPUT_HS, OUTPUT_NS, HotSet, ModelView, NegTable, Output,
 )
 from hsw2v._kernels._inner_rng cimport (
     NEG_INDEX_BITS, draw_negatives, draw_word_bisect, job_seed_nogil,
@@ -258,19 +258,26 @@ cdef class Trainer:
     and the outputs' matrices in place. ``kernel`` picks the walks ("window", "fused",
     "reference"); each output's walk is chosen once, here: beside negative sampling the
     "window" kernel trains as "fused" (see the design note, D').
+
+    ``subwords=(ptr, rows)`` trains FastText's input (Bojanowski et al. 2017, "Enriching Word
+    Vectors with Subword Information"): word w's input rows are ``rows[ptr[w]:ptr[w + 1]]``,
+    rows of ``syn0`` (fastText's input matrix: the V word rows, then the n-gram buckets'),
+    its own row first. Skip-gram then forms h as the mean of the centre word's rows and
+    predicts each context word from it (fastText's and gensim's direction), CBOW as the mean
+    (or sum) of every context word's rows; each step goes back to every row.
     """
 
     def __init__(self, float[:, ::1] syn0, const uint32_t[::1] sample_int, int window,
                  bint sg, outputs, *, bint cbow_mean=True, bint shrink_windows=True,
                  bint compute_loss=False, str kernel="fused", bint prefetch=True,
                  int hot_sync=1000, int hot_visits=2**30, float hot_scale=1.0, int block=4,
-                 lockf=None):
+                 lockf=None, subwords=None):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
-        cdef Py_ssize_t V = syn0.shape[0]
+        cdef Py_ssize_t V = sample_int.shape[0]
         if V < 1:
             raise ValueError("the vocabulary is empty")
-        if sample_int.shape[0] != V:
+        if (syn0.shape[0] != V) if subwords is None else (syn0.shape[0] < V):
             raise ValueError("inconsistent model arrays (vocabulary, tree and weights differ)")
         if kernel in BENCH_WALKS:
             raise ValueError(bench_walks_missing(kernel))
@@ -306,6 +313,15 @@ cdef class Trainer:
         self.m.window = window
         self.m.input = INPUT_CONTEXT if sg else INPUT_WINDOW
         self.m.cbow_mean = cbow_mean
+        self._keep_alive = [syn0, sample_int]
+        self.m.sub_ptr = NULL
+        self.m.sub_rows = NULL
+        self.m.max_sub = 1
+        if subwords is not None:
+            self._subwords(subwords, syn0.shape[0])
+            self.m.input = INPUT_SUBWORD_CENTRE if sg else INPUT_SUBWORD_WINDOW
+            if sg:  # h is the mean of the centre's rows, its step goes to each unscaled
+                self.m.cbow_mean = True
         self.m.shrink_windows = shrink_windows
         self.m.compute_loss = compute_loss
         self.m.prefetch = prefetch
@@ -321,7 +337,6 @@ cdef class Trainer:
         self.m.n_outputs = len(outputs)
         self.m.hs = kinds.index("hs") if "hs" in kinds else -1
         self.m.ns = kinds.index("ns") if "ns" in kinds else -1
-        self._keep_alive = [syn0, sample_int]
         self._hot_arrays = []
         self._neg_index = None
         cdef int k
@@ -331,7 +346,7 @@ cdef class Trainer:
             if kinds[k] == "hs":
                 self._tree_output(&self.m.outputs[k], outputs[k], syn0)
             else:
-                self._draw_output(&self.m.outputs[k], outputs[k], syn0, sg)
+                self._draw_output(&self.m.outputs[k], outputs[k], syn0)
         self.m.hot_sync = max(hot_sync, 1)
         self.m.hot_visits = max(hot_visits, 1)
         self.m.hot_scale = hot_scale
@@ -339,10 +354,42 @@ cdef class Trainer:
             raise ValueError(f"block must be in 1..{MAX_BLOCK}, got {block}")
         self.m.block = block
 
+    cdef _subwords(self, subwords, Py_ssize_t n_rows):
+        """Take the subword input rows ``(ptr, rows)``: word w's input rows are
+        ``rows[ptr[w]:ptr[w + 1]]``, rows of syn0 (``n_rows``), at least one each; checked
+        here, as the kernel follows them unchecked."""
+        cdef Py_ssize_t V = self.m.n_words
+        try:
+            ptr, rows = subwords
+        except (TypeError, ValueError):
+            raise ValueError("subwords must be a pair (ptr, rows) of arrays") from None
+        ptr = np.ascontiguousarray(ptr, dtype=np.int64)
+        rows = np.ascontiguousarray(rows, dtype=np.int32)
+        if ptr.ndim != 1 or rows.ndim != 1 or len(ptr) != V + 1:
+            raise ValueError(f"subwords: ptr must hold V + 1 = {V + 1} offsets and rows be "
+                             f"one-dimensional, got shapes {ptr.shape} and {rows.shape}")
+        counts = np.diff(ptr)
+        if ptr[0] != 0 or ptr[V] != len(rows) or (counts < 1).any():
+            raise ValueError("subwords: ptr must rise from 0 to len(rows), each word having "
+                             "at least one input row")
+        if len(rows) and (rows.min() < 0 or rows.max() >= n_rows):
+            raise ValueError(f"subwords: every row must be a row of syn0 (0..{n_rows - 1})")
+        max_sub = int(counts.max())
+        if 2 * max(self.m.window, 1) * max_sub >= 2**31:
+            raise ValueError(f"subwords: a window of 2 x {self.m.window} words of up to "
+                             f"{max_sub} input rows each exceeds 2**31 rows; use a smaller "
+                             "window or fewer n-grams (max_n)")
+        cdef const int64_t[::1] ptr_view = ptr
+        cdef const int32_t[::1] rows_view = rows
+        self._keep_alive += [ptr, rows]
+        self.m.sub_ptr = &ptr_view[0]
+        self.m.sub_rows = &rows_view[0] if len(rows) else NULL
+        self.m.max_sub = max_sub
+
     cdef _tree_output(self, Output *o, dict spec, float[:, ::1] syn0):
         """Fill ``o`` from a :func:`tree_output` spec, after checking its arrays against the
         vocabulary (V) and the vector size."""
-        cdef Py_ssize_t V = syn0.shape[0]
+        cdef Py_ssize_t V = self.m.n_words
         cdef float[:, ::1] syn1 = spec["matrix"]
         cdef const uint8_t[:, ::1] codes = spec["codes"]
         cdef const int32_t[:, ::1] points = spec["points"]
@@ -376,10 +423,10 @@ cdef class Trainer:
         self._hot_arrays.append(_fill_hot_set(&o.hot, hot_rows, inner))
         self.n_hot = len(hot_rows)
 
-    cdef _draw_output(self, Output *o, dict spec, float[:, ::1] syn0, bint sg):
+    cdef _draw_output(self, Output *o, dict spec, float[:, ::1] syn0):
         """Fill ``o`` from a :func:`draw_output` spec, after checking its arrays against the
         vocabulary (V) and the vector size."""
-        cdef Py_ssize_t V = syn0.shape[0]
+        cdef Py_ssize_t V = self.m.n_words
         cdef int negative = spec["negative"]
         cdef int cbow_run = spec.get("cbow_run", 4), cbow_stride = spec.get("cbow_stride", 0)
         cdef float[:, ::1] syn1neg
@@ -412,8 +459,9 @@ cdef class Trainer:
         # CBOW, one set per ``cbow_run`` centres ``cbow_stride`` apart (0: 2 x window + 1; a
         # window past 512 words spans nearly any sentence: a longer ring gains nothing)
         shared = bool(spec.get("shared", False))
-        o.shared = shared and sg
-        o.cbow_run = cbow_run if shared and not sg else 1
+        o.shared = shared and self.m.input == INPUT_CONTEXT
+        o.cbow_run = (cbow_run if shared and (self.m.input == INPUT_WINDOW
+                                              or self.m.input == INPUT_SUBWORD_WINDOW) else 1)
         o.cbow_stride = cbow_stride if cbow_stride else 2 * min(self.m.window, 512) + 1
         # Every thread draws the most frequent words as negatives, so ``hot_rows`` (word ids,
         # rows of syn1neg; Word2Vec gives the most frequent ones with several workers) are

@@ -29,7 +29,7 @@ from hsw2v._kernels._inner_loops cimport (
     MAX_BLOCK, SIGMOID, hsw2v_cbow_walk, hsw2v_sg_block_tally, prefetch_row,
 )
 from hsw2v._kernels._inner_model cimport (
-    INPUT_CONTEXT, MAX_OUTPUTS, HotSet, ModelView, Output,
+    INPUT_CONTEXT, INPUT_SUBWORD_CENTRE, INPUT_WINDOW, MAX_OUTPUTS, HotSet, ModelView, Output,
 )
 from hsw2v._kernels._inner_rng cimport draw_negatives, lend_negatives, next_random
 from hsw2v._kernels._inner_walks cimport (
@@ -264,6 +264,33 @@ cdef inline int gather_window(const ModelView *m, JobState *st, int64_t lo, int6
     return count
 
 
+cdef inline int gather_subwords(const ModelView *m, JobState *st, int32_t word,
+                                int count) noexcept nogil:
+    """Append ``word``'s input rows (its own row, then its n-gram rows: ``m.sub_rows``) to
+    st.crows from position ``count``, their lock factors to st.clock; returns the new
+    count."""
+    cdef int64_t j
+    cdef int32_t row
+    for j in range(m.sub_ptr[word], m.sub_ptr[word + 1]):
+        row = m.sub_rows[j]
+        st.crows[count] = m.syn0 + <int64_t>row * m.d
+        st.clock[count] = lock_of(m, row)
+        count += 1
+    return count
+
+
+cdef inline int gather_subword_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                                      int64_t i) noexcept nogil:
+    """FastText CBOW's input rows: every row of every word of kept[lo:hi] but the centre
+    ``i`` (``gather_subwords``), in order, into st.crows / st.clock. Returns their count."""
+    cdef int64_t j
+    cdef int count = 0
+    for j in range(lo, hi):
+        if j != i:
+            count = gather_subwords(m, st, st.kept[j], count)
+    return count
+
+
 cdef inline void cbow_hidden(const ModelView *m, JobState *st, int count) noexcept nogil:
     """CBOW's h into st.neu1: the sum of the window's ``count`` rows (st.crows, at least one),
     divided by their count when cbow_mean, in one pass (``_ns_pair.h``'s
@@ -300,8 +327,10 @@ cdef inline int64_t distinct_run(const JobState *st, int64_t r, int64_t hi,
 
 cdef inline int64_t pairs_max(const ModelView *m, int64_t n_ids) noexcept nogil:
     """The most (h, target) pairs of one centre word in a job of ``n_ids`` ids: its contexts
-    (skip-gram; fewer than the job's ids, however large the window), or 1 (CBOW)."""
-    cdef int64_t pairs = 2 * <int64_t>m.window if m.input == INPUT_CONTEXT else 1
+    (skip-gram and FastText's; fewer than the job's ids, however large the window), or 1
+    (CBOW)."""
+    cdef int64_t pairs = (2 * <int64_t>m.window
+                          if m.input == INPUT_CONTEXT or m.input == INPUT_SUBWORD_CENTRE else 1)
     return pairs if pairs < n_ids else n_ids
 
 
@@ -310,7 +339,7 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
     """Draw what centre ``i`` of kept[start:end] needs from the job's stream, in the order
     gensim's loops would: its reduced window (into ``win_lo/win_hi[slot]``), then with
     negative sampling the negatives of each of its pairs (skip-gram: one per context, in
-    order; CBOW: one), into set ``slot`` of ``st.negs``; with shared negatives one set
+    order; FastText's skip-gram: one per context, the context its target; CBOW: one), into set ``slot`` of ``st.negs``; with shared negatives one set
     (skip-gram), or CBOW's set drawn or taken from the ring ``st.share_negs`` (``_inner.pyx``'s
     design note D'). The draws do not depend on the weights, so drawing a centre ahead of
     training the one before it changes no result; the kernels then prefetch the rows
@@ -354,6 +383,12 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
         else:
             counts[0] = lend_negatives(st.kept[i], kept_draws, st.share_n[q], negs)
         st.share_t += 1
+    elif m.input == INPUT_SUBWORD_CENTRE:  # one set per context, the context the target
+        for j in range(lo, hi):
+            if j != i:
+                counts[p] = draw_negatives(&o.neg, st.kept[j], o.negative,
+                                           negs + <int64_t>p * stride, &st.rng)
+                p += 1
     elif hi - lo > 1:
         counts[0] = draw_negatives(&o.neg, st.kept[i], o.negative, negs, &st.rng)
 
@@ -520,6 +555,58 @@ cdef inline void cbow_hs(const ModelView *m, JobState *st, int count, const uint
     cbow_spread(m, st, count)
 
 
+cdef inline void load_path(const ModelView *m, JobState *st, int32_t word) noexcept nogil:
+    """The rows of ``word``'s path in the hierarchical-softmax output (this job's, for its
+    private ones) into st.yrows."""
+    cdef const Output *o = &m.outputs[m.hs]
+    cdef const int32_t *point = path_point(&o.tree, word)
+    cdef int k
+    for k in range(o.tree.lengths[word]):
+        st.yrows[k] = output_row(m, st, m.hs, point[k])
+
+
+cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                                int64_t i, const int32_t *negs, const int *counts,
+                                const int32_t *next_negs, int next_count, float alpha,
+                                const JobRoutines *rt) noexcept nogil:
+    """FastText's skip-gram step for centre ``i`` (``INPUT_SUBWORD_CENTRE``): h is the mean
+    of the centre word's input rows (its row and its n-gram rows), and it predicts each
+    context word of kept[lo:hi] in turn, as fastText's and gensim's skip-gram do: per
+    context, each output forms h again from the rows the step before moved, walks the
+    context's targets (hs: its path; ns: the context and its drawn set ``negs``, one set per
+    context) and sends h's step to every row (``cbow_hidden`` / ``cbow_spread``, with the
+    Trainer's ``cbow_mean`` set for this kind). The walks are CBOW's: one h over many rows."""
+    cdef int n = gather_subwords(m, st, st.kept[i], 0)
+    cdef int q = 0, npairs = <int>(hi - lo - 1), n_ahead
+    cdef int stride = ns_negative(m) + 1, length
+    cdef int64_t p
+    cdef int32_t target
+    cdef const int32_t *ahead
+    cdef const Output *tree_out
+    for p in range(lo, hi):
+        if p == i:
+            continue
+        target = st.kept[p]
+        if m.hs >= 0:
+            tree_out = &m.outputs[m.hs]
+            length = tree_out.tree.lengths[target]
+            load_path(m, st, target)
+            cbow_hidden(m, st, n)
+            cbow_hs(m, st, n, path_code(&tree_out.tree, target), length, alpha, rt)
+        if m.ns >= 0:
+            ahead, n_ahead = NULL, 0
+            if m.prefetch:
+                if q + 1 < npairs:
+                    ahead, n_ahead = negs + <int64_t>(q + 1) * stride, counts[q + 1]
+                else:
+                    ahead, n_ahead = next_negs, next_count
+            cbow_hidden(m, st, n)
+            st.loss += ns_pair(m, st, st.neu1, negs + <int64_t>q * stride, counts[q], alpha,
+                               &rt.walks, st.crows, st.clock, n, 1.0,
+                               m.d <= NS_BLOCK_MAX_D, ahead, n_ahead)
+        q += 1
+
+
 cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                                 int64_t end, int64_t total, float alpha0, float alpha1,
                                 const JobRoutines *rt) noexcept nogil:
@@ -588,7 +675,10 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
         if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
             next_count = next_counts[0]
         centre = st.kept[i]
-        if tree_out != NULL:  # the centre's path: its rows, and the next centre's prefetched
+        if m.input == INPUT_SUBWORD_CENTRE:  # its targets are the contexts (their paths)
+            if hi - lo > 1:
+                subword_centre(m, st, lo, hi, i, negs, counts, next_negs, next_count, alpha, rt)
+        elif tree_out != NULL:  # the centre's path: its rows, and the next centre's prefetched
             code = path_code(&tree_out.tree, centre)
             point = path_point(&tree_out.tree, centre)
             length = tree_out.tree.lengths[centre]
@@ -617,8 +707,11 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                         ns_contexts(m, st, r, e, i, <int>(r - lo - (i < r)), npairs, negs,
                                     counts, next_negs, next_count, alpha, rt)
                     r = e
-        else:
-            n = gather_window(m, st, lo, hi, i)
+        elif m.input != INPUT_SUBWORD_CENTRE:
+            if m.input == INPUT_WINDOW:
+                n = gather_window(m, st, lo, hi, i)
+            else:  # INPUT_SUBWORD_WINDOW: every context word's rows
+                n = gather_subword_window(m, st, lo, hi, i)
             if n == 0:
                 continue
             if m.hs >= 0:
@@ -662,6 +755,16 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
     free(st.share_n)
 
 
+cdef inline int64_t job_rows(const ModelView *m, const int32_t *ids,
+                             int64_t n_ids) noexcept nogil:
+    """The input rows of all the job's tokens (subword kinds): the most one window (or one
+    centre) can gather, however long its words."""
+    cdef int64_t k, rows = 0
+    for k in range(n_ids):
+        rows += m.sub_ptr[ids[k] + 1] - m.sub_ptr[ids[k]]
+    return rows
+
+
 cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *ends,
                         int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
                         uint64_t seed, int64_t *kept, double *loss,
@@ -679,6 +782,8 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     cdef int max_length = m.outputs[m.hs].tree.max_length if m.hs >= 0 else 1
     cdef size_t window_rows = <size_t>min(2 * <int64_t>m.window, n_ids)
     cdef JobState st
+    if m.sub_ptr != NULL:  # subwords: at most max_sub rows a word, and the job's rows in all
+        window_rows = <size_t>min(<int64_t>window_rows * m.max_sub, job_rows(m, ids, n_ids))
     kept[0] = 0
     loss[0] = 0.0
     if n_ids == 0:
@@ -706,7 +811,8 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.ahead = <float **>malloc((negative + 1) * sizeof(float *))
     st.nlive = <float **>malloc((negative + 1) * sizeof(float *))
     st.nscore = <float *>malloc(2 * (negative + 1) * sizeof(float))
-    # the window's input rows: at most 2 x window, and fewer than the job's ids
+    # the window's input rows: at most 2 x window, and fewer than the job's ids (words; with
+    # subwords their rows)
     st.crows = <float **>malloc(window_rows * sizeof(float *))
     st.clock = <float *>malloc(window_rows * sizeof(float))
     for k in range(m.n_outputs):

@@ -39,6 +39,10 @@ cdef enum:
     INPUT_CONTEXT = 0  # skip-gram: each context row of the window is its own h (and its step)
     INPUT_WINDOW = 1   # CBOW: h is the mean (cbow_mean) or the sum of the window's rows, and its
                        # step goes to each of them (divided by their count without cbow_mean)
+    INPUT_SUBWORD_CENTRE = 2  # FastText skip-gram: h is the mean of the centre word's rows (its
+                              # word row and its n-gram rows, ``sub_rows``); it predicts each
+                              # context word in turn, and each step goes to every one of them
+    INPUT_SUBWORD_WINDOW = 3  # FastText CBOW: as INPUT_WINDOW over every context word's rows
 
 # The output kinds: what one (h, centre) pair is trained to predict, each over its own matrix.
 cdef enum:
@@ -62,7 +66,7 @@ cdef struct Output:  # one output of the step: a row of the objectives' table, f
 
 
 cdef struct ModelView:
-    float *syn0       # the input rows, V x d
+    float *syn0       # the input rows: V x d (word rows), or more rows with subwords
     const uint32_t *sample_int
     int d
     int window
@@ -76,6 +80,11 @@ cdef struct ModelView:
     int hs            # the index of the OUTPUT_HS output in ``outputs``, -1 for none
     int ns            # the index of the OUTPUT_NS output in ``outputs``, -1 for none
     int64_t n_words   # V
+    # the subword input kinds: word w's input rows are the rows sub_rows[sub_ptr[w]:sub_ptr[w + 1]]
+    # of syn0 (its own row, then its n-gram buckets' rows: fastText's input matrix); NULL else
+    const int64_t *sub_ptr
+    const int32_t *sub_rows
+    int max_sub       # the most input rows of one word
     int block         # window walk: most contexts walking a path together (<= MAX_BLOCK)
     int64_t hot_sync  # trained centre words between two flushes of the private hot rows
     int hot_visits    # a private row is synced alone after this many visits

@@ -1,0 +1,188 @@
+"""The subword input kinds of the training step (FastText) against a NumPy reference.
+
+A word's input rows are its own row and its n-gram rows (``Trainer(subwords=(ptr, rows))``);
+skip-gram forms h as the mean of the centre's rows and predicts each context word, CBOW as
+the mean (or sum) of every context word's rows. The reference replays the kernel's random
+stream (subsampling, reduced windows, negatives), so both train the same job.
+"""
+
+import numpy as np
+import pytest
+from conftest import trainer_type, word2vec_trainer
+from test_kernels import XorShift64Star
+
+from hsw2v._kernels import _inner
+from hsw2v.huffman import build_huffman_tree
+from hsw2v.negative import make_cum_table
+
+D = 37  # not a multiple of the SIMD width
+V = 30
+BUCKETS = 11  # few buckets: words share n-gram rows, and a word may repeat one
+
+
+def subword_rows(r, n_words=V, buckets=BUCKETS):
+    """A CSR of input rows: word w's own row, then 0..6 bucket rows (repeats allowed)."""
+    ptr, rows = [0], []
+    for w in range(n_words):
+        rows += [w] + [n_words + int(b) for b in r.integers(0, buckets, size=r.integers(0, 7))]
+        ptr.append(len(rows))
+    return np.array(ptr, dtype=np.int64), np.array(rows, dtype=np.int32)
+
+
+def sigmoid(f):
+    """The kernels' table sigmoid (``_inner.py_sigmoid``), so that the reference differs from
+    the kernel by float rounding only, not by the table's error summed over many updates of
+    the shared n-gram rows."""
+    return float(_inner.py_sigmoid(np.float32(f)))
+
+
+def numpy_subword_job(ids, ends, syn0, syn1, syn1neg, tree, cum_table, ptr, rows, *, sg,
+                      cbow_mean, window, alpha0, alpha1, sample_int, seed, hs, negative):  # fmt: skip
+    """One job, in float64, with the kernel's stream: a draw per token to subsample, per
+    centre a draw for its reduced window, then per (h, target) pair ``negative`` draws.
+    Skip-gram: per context c of centre i, h = mean(syn0[rows(i)]) predicts c; CBOW: h =
+    mean / sum of syn0[rows(c)] over the contexts predicts i. Each output forms h anew, and
+    its ``work`` goes to every input row (divided by their count for a CBOW sum)."""
+    syn0, syn1 = syn0.astype(np.float64), syn1.astype(np.float64)
+    syn1neg = None if syn1neg is None else syn1neg.astype(np.float64)
+    rng = XorShift64Star(seed)
+    kept, kept_ends, start = [], [], 0
+    for end in ends:
+        for w in ids[start:end]:
+            if sample_int[w] >= rng.next():
+                kept.append(int(w))
+        kept_ends.append(len(kept))
+        start = end
+    total, loss = len(kept), 0.0
+
+    def input_rows(words):
+        return [int(x) for w in words for x in rows[ptr[w] : ptr[w + 1]]]
+
+    def step(inputs, target, alpha, mean, negs):
+        nonlocal loss
+        for kind in ("hs", "ns"):
+            if (kind == "hs" and not hs) or (kind == "ns" and not negative):
+                continue
+            h = syn0[inputs].sum(axis=0) / (len(inputs) if mean else 1)
+            if kind == "hs":  # label 1 - code: sigmoid(f) is P(bit 0)
+                out = syn1
+                pairs = zip(tree.point(target), 1.0 - tree.code(target), strict=True)
+            else:  # the target, then the drawn words
+                out = syn1neg
+                pairs = ((w, 1.0 if k == 0 else 0.0) for k, w in enumerate(negs))
+            work = np.zeros_like(h)
+            for w, label in pairs:
+                f = out[w] @ h
+                loss += np.logaddexp(0.0, -(2 * label - 1) * f)
+                g = (label - sigmoid(f)) * alpha
+                work += g * out[w]
+                out[w] += g * h
+            if not mean:
+                work /= len(inputs)
+            for x in inputs:  # in order: a repeated row gets each add
+                syn0[x] += work
+
+    def draw(target):
+        if not negative:
+            return None
+        negs, rng.state = _inner.py_draw_negatives(cum_table, target, negative, rng.state)
+        return negs
+
+    start = 0
+    for end in kept_ends:
+        if end - start < 2:
+            start = end
+            continue
+        for i in range(start, end):
+            alpha = alpha0 + (alpha1 - alpha0) * (i / total)
+            b = rng.next() % window
+            lo, hi = max(start, i - window + b), min(end, i + window + 1 - b)
+            ctx = [kept[j] for j in range(lo, hi) if j != i]
+            if sg:
+                sets = [draw(c) for c in ctx]  # drawn with the window, before training
+                for c, negs in zip(ctx, sets, strict=True):
+                    step(input_rows([kept[i]]), c, alpha, True, negs)
+            elif ctx:
+                step(input_rows(ctx), kept[i], alpha, cbow_mean, draw(kept[i]))
+        start = end
+    return syn0, syn1, syn1neg, total, loss
+
+
+def subword_case(sg, kernel, *, hs=True, negative=0, cbow_mean=True, seed=5):
+    r = np.random.default_rng(seed + 10 * sg)
+    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
+    ptr, rows = subword_rows(r)
+    syn0 = r.uniform(-0.5, 0.5, size=(V + BUCKETS, D)).astype(np.float32)
+    syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
+    syn1neg = r.normal(0, 0.2, size=(V, D)).astype(np.float32) if negative else None
+    cum_table = make_cum_table(np.sort(r.integers(1, 500, size=V))[::-1]) if negative else None
+    sample_int = (np.linspace(0.2, 1.0, V) * (2**32 - 1)).astype(np.uint32)
+    ids = r.integers(0, V, size=200).astype(np.int32)
+    ends = np.array([1, 30, 31, 90, 200], dtype=np.int64)
+    expected = numpy_subword_job(
+        ids, ends, syn0, syn1, syn1neg, tree, cum_table, ptr, rows, sg=sg, cbow_mean=cbow_mean,
+        window=3, alpha0=0.05, alpha1=0.002, sample_int=sample_int, seed=77, hs=hs,
+        negative=negative,
+    )  # fmt: skip
+    trainer = word2vec_trainer(
+        trainer_type(kernel), syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int,
+        window=3, sg=sg, cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs,
+        negative=negative, syn1neg=syn1neg, cum_table=cum_table, subwords=(ptr, rows),
+    )  # fmt: skip
+    kept, loss = trainer.train_job(ids, ends, 0.05, 0.002, 77)
+    return expected, (syn0, syn1, syn1neg, kept, loss)
+
+
+@pytest.mark.parametrize("kernel", ["window", "fused", "reference", "loop", "blas"])
+@pytest.mark.parametrize("sg,cbow_mean", [(1, True), (0, True), (0, False)])
+def test_subword_hs_job_matches_numpy_reference(sg, cbow_mean, kernel):
+    (e0, e1, _, e_kept, e_loss), (syn0, syn1, _, kept, loss) = subword_case(
+        sg, kernel, cbow_mean=cbow_mean
+    )
+    assert 100 < kept < 200  # subsampling dropped some
+    assert kept == e_kept
+    assert loss == pytest.approx(e_loss, rel=1e-5)
+    assert np.allclose(syn0, e0, atol=1e-5)
+    assert np.allclose(syn1, e1, atol=1e-5)
+    assert not np.allclose(syn0[V:], subword_case(sg, kernel, cbow_mean=cbow_mean, seed=6)[1][0][V:])
+
+
+@pytest.mark.parametrize("kernel", ["fused", "reference"])
+@pytest.mark.parametrize("sg,hs", [(1, True), (1, False), (0, True), (0, False)])
+def test_subword_ns_job_matches_numpy_reference(sg, hs, kernel):
+    (e0, e1, eneg, e_kept, e_loss), (syn0, syn1, syn1neg, kept, loss) = subword_case(
+        sg, kernel, hs=hs, negative=3
+    )
+    assert kept == e_kept
+    assert loss == pytest.approx(e_loss, rel=1e-5)
+    for ours, ref in ((syn0, e0), (syn1neg, eneg)) + (((syn1, e1),) if hs else ()):
+        assert np.allclose(ours, ref, atol=1e-5)
+
+
+def test_subword_rows_are_checked():
+    r = np.random.default_rng(0)
+    tree = build_huffman_tree(np.arange(V, 0, -1))
+    syn0 = np.zeros((V + BUCKETS, D), np.float32)
+    syn1 = np.zeros((V, D), np.float32)
+    sample_int = np.full(V, 2**32 - 1, np.uint32)
+    ptr, rows = subword_rows(r)
+
+    def make(subwords, syn0=syn0):
+        return word2vec_trainer(_inner.Trainer, syn0, syn1, tree.codes, tree.points,
+                                tree.lengths, sample_int, window=2, sg=True, subwords=subwords)  # fmt: skip
+
+    make((ptr, rows))
+    bad_row = rows.copy()
+    bad_row[3] = V + BUCKETS
+    with pytest.raises(ValueError, match="row of syn0"):
+        make((ptr, bad_row))
+    with pytest.raises(ValueError, match="V \\+ 1"):
+        make((ptr[:-1], rows))
+    empty = ptr.copy()
+    empty[1] = 0  # word 0 without a row
+    with pytest.raises(ValueError, match="at least one input row"):
+        make((empty, rows))
+    with pytest.raises(ValueError, match="inconsistent"):
+        make((ptr, rows), syn0=np.zeros((V - 1, D), np.float32))
+    with pytest.raises(ValueError, match="pair"):
+        make(ptr)
