@@ -22,6 +22,9 @@ __all__ = ["KeyedVectorsFiles"]
 class KeyedVectorsFiles:
     """Saving, loading and converting; mixed into :class:`hsw2v.KeyedVectors`."""
 
+    # the meta section that marks this class's files (a subclass's; see _schema.bundle_class)
+    _bundle_section = None
+
     def intersect_word2vec_format(
         self, fname, lockf=0.0, binary=False, encoding="utf8", unicode_errors="strict"
     ):
@@ -248,12 +251,14 @@ class KeyedVectorsFiles:
         Returns
         -------
         KeyedVectors
-            The vectors, keys and per-key attributes saved.
+            The vectors, keys and per-key attributes saved; of the class saved where it is a
+            subclass (a file of FastTextKeyedVectors gives FastTextKeyedVectors).
 
         Raises
         ------
         hsw2v.exceptions.WrongFileKindError
-            If the file holds a whole model (load it with :meth:`hsw2v.Word2Vec.load`).
+            If the file holds a whole model (load it with :meth:`hsw2v.Word2Vec.load`), or
+            not the subclass asked for (``FastTextKeyedVectors.load`` of plain vectors).
         ValueError
             If the file is not an hsw2v bundle (a gensim pickle: the error names the ways to
             convert it) or holds inconsistent data.

@@ -11,12 +11,18 @@ zip); this module, beside the model, knows what a KeyedVectors bundle holds:
 arrays
     ``vectors`` (one row per key) and one array per per-key attribute.
 
+A subclass adds a section of its own to ``meta`` (and its arrays): a file with a ``fasttext``
+section holds :class:`hsw2v.fasttext._keyedvectors.FastTextKeyedVectors` (its part is told in
+:mod:`hsw2v.fasttext._schema`), which ``KeyedVectors.load`` returns. hsw2v versions before it
+read such a file as the plain KeyedVectors it also is (the composed word vectors).
+
 Nothing a file holds is trusted: :func:`kv_from_bundle_parts` checks every field before an
 object is built on it.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 
 import numpy as np
@@ -28,18 +34,45 @@ from hsw2v.persist import load_bundle, refuse_unloadable, save_bundle
 logger = logging.getLogger(__name__)
 
 BUNDLE_KIND = "KeyedVectors"
+# The meta sections that mark a subclass's bundle, and the subclass. Looked up by name when a
+# file holds one: the subclass's module imports this package, so this one cannot import it.
+SUBCLASS_SECTIONS = {"fasttext": ("hsw2v.fasttext._keyedvectors", "FastTextKeyedVectors")}
+
+
+def bundle_class(cls, meta, source):
+    """The class that rebuilds a bundle's `meta` for ``cls.load``: `cls` itself, or the
+    subclass a section of `meta` names when `cls` is one of its bases (``KeyedVectors.load``
+    of a FastTextKeyedVectors file). A file without the section `cls` needs, or with another
+    one, is a :class:`~hsw2v.exceptions.WrongFileKindError`."""
+    wanted = getattr(cls, "_bundle_section", None)
+    found = [name for name in SUBCLASS_SECTIONS if isinstance(meta, dict) and name in meta]
+    if not found:
+        if wanted is None:
+            return cls
+        raise WrongFileKindError(
+            f"{source!r} holds plain KeyedVectors, not {cls.__name__}: load it with "
+            "KeyedVectors.load"
+        )
+    module, name = SUBCLASS_SECTIONS[found[0]]
+    subclass = getattr(importlib.import_module(module), name)
+    if issubclass(cls, subclass):
+        return cls
+    if issubclass(subclass, cls):
+        return subclass
+    raise WrongFileKindError(f"{source!r} holds {name}, not {cls.__name__}: load it with {name}")
 
 
 def save_kv(kv, fname, separately, sep_limit, ignore, pickle_protocol):
     """Write `kv` to `fname` as one bundle; gensim's ``save()`` options are explained, not used."""
     stored = ("vectors", "index_to_key", "key_to_index", "expandos", "vector_size")
+    meta, arrays = kv._bundle_parts()
+    stored += tuple(sorted(a for a in arrays if a != "vectors" and not a.startswith("expando_")))
     explain_save_options(separately, sep_limit, ignore, pickle_protocol, stored)
-    meta, arrays = kv_bundle_parts(kv)
     refuse_unloadable(  # load's checks first
         fname,
         BUNDLE_KIND,
         "these vectors",
-        lambda: kv_from_bundle_parts(type(kv), meta, arrays, source=str(fname)),
+        lambda: type(kv)._from_bundle_parts(meta, arrays, source=str(fname)),
         meta["index_to_key"],
     )
     save_bundle(fname, BUNDLE_KIND, meta, arrays)
@@ -56,7 +89,8 @@ def load_kv(cls, fname, mmap=None):
         if error is exc:
             raise
         raise error from None
-    return kv_from_bundle_parts(cls, meta, arrays, source=str(fname))
+    target = bundle_class(cls, meta, str(fname))
+    return target._from_bundle_parts(meta, arrays, source=str(fname))
 
 
 def kv_bundle_parts(kv):

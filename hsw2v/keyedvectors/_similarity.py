@@ -190,7 +190,9 @@ class SimilarityQueries:
         mean = self.get_mean_vector(
             keys, weights, pre_normalize=True, post_normalize=True, ignore_missing=False
         )
-        exclude = [self.get_index(k) for k in keys if isinstance(k, KEY_TYPES) and k in self]
+        exclude = [  # keys with a row (FastText answers `in` for words without one)
+            self.get_index(k) for k in keys if isinstance(k, KEY_TYPES) and self.has_index_for(k)
+        ]
         if indexer is not None and isinstance(topn, int):
             return indexer.most_similar(mean, topn)
         dists = np.dot(self.vectors[clip_start:clip_end], mean) / norms[clip_start:clip_end]
@@ -297,7 +299,7 @@ class SimilarityQueries:
         exclude = {
             self.get_index(w)
             for w in positive + negative
-            if not isinstance(w, np.ndarray) and w in self
+            if not isinstance(w, np.ndarray) and self.has_index_for(w)
         }
         pos = [(1 + np.dot(vectors, as_vector(t)) / norms) / 2 for t in positive]
         neg = [(1 + np.dot(vectors, as_vector(t)) / norms) / 2 for t in negative]

@@ -281,9 +281,13 @@ def wmdistance(kv, document1, document2, norm=True) -> float:
 def _document_vectors(kv, words: list, norm: bool) -> np.ndarray:
     """The words' vectors (float64; with ``norm`` scaled to unit length in float32, as
     ``get_vector(norm=True)`` and gensim do), or a ValueError naming the words whose vector
-    holds NaN or infinity, or (with ``norm``) is all zeros."""
-    rows = np.array([kv.get_index(w) for w in words], dtype=np.int64)
-    raw = kv.vectors[rows]
+    holds NaN or infinity, or (with ``norm``) is all zeros. A word without a row of its own
+    (FastText's out-of-vocabulary words) takes its vector from ``get_vector``, as in gensim."""
+    rows = np.array([kv.get_index(w, -1) for w in words], dtype=np.int64)
+    if (rows < 0).any():
+        raw = np.vstack([kv.get_vector(w) for w in words])
+    else:
+        raw = kv.vectors[rows]
     bad = ~np.isfinite(raw).all(axis=1)
     if bad.any():
         named = ", ".join(repr(w) for w in np.asarray(words, dtype=object)[bad][:5])
@@ -294,7 +298,7 @@ def _document_vectors(kv, words: list, norm: bool) -> np.ndarray:
         )
     if not norm:
         return raw.astype(np.float64)
-    lengths = kv._current_norms()[rows]
+    lengths = kv._current_norms()[rows] if (rows >= 0).all() else np.linalg.norm(raw, axis=1)
     zero = lengths == 0
     if zero.any():
         named = ", ".join(repr(w) for w in np.asarray(words, dtype=object)[zero][:5])
