@@ -1,0 +1,1 @@
+"""hsw2v's fastText: subword vectors trained with hierarchical softmax."""
