@@ -335,7 +335,7 @@ class _Source:
             data = bytearray(self.buf[self.pos : self.pos + from_buf])
             self.pos += from_buf
             while len(data) < nbytes:
-                chunk = self.fh.read(min(nbytes - len(data), 64 * _CHUNK))
+                chunk = self.fh.read(min(nbytes - len(data), _CHUNK))
                 if not chunk:
                     raise self.truncated(what)
                 data += chunk
@@ -567,7 +567,8 @@ def write_facebook_bin(path, model: FacebookModel) -> None:
 
     The file is written to a temporary file beside ``path`` and renamed into place: a write
     that fails (or is interrupted) leaves any previous file at ``path`` as it was. A model
-    read with :func:`read_facebook_bin` is written back byte for byte.
+    read with :func:`read_facebook_bin` is written back byte for byte (words that are not
+    valid UTF-8 too, when read with ``unicode_errors="surrogateescape"``).
 
     Raises
     ------
