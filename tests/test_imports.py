@@ -231,7 +231,7 @@ def test_the_owner_check_sees_a_second_writer():
 # with; the layout may move a module into a folder, never take one of these names away.
 PUBLIC_MODULES = (
     "callbacks", "classifier", "cli", "corpora", "datasets", "demo", "distributed",
-    "divergence", "exceptions", "gensim_compat", "huffman", "keyedvectors", "label_trees",
+    "divergence", "exceptions", "fasttext", "gensim_compat", "huffman", "keyedvectors", "label_trees",
     "layer", "negative", "params", "persist", "plot", "progress", "scoring", "torch", "trees",
     "validation", "vocab", "vocab_update", "word2vec",
     "running",  # the running layer's folder (params' home)
