@@ -188,6 +188,14 @@ def test_reads_paths_and_file_objects(trained, kind):
             np.testing.assert_array_equal(got.output_matrix, expected.output_matrix)
     with pytest.raises(FacebookTruncatedError):
         read_facebook_bin(Pipe(data[:-5]))
+    zipped = io.BytesIO()
+    with gzip.GzipFile(fileobj=zipped, mode="wb") as fh:
+        fh.write(data)
+    zipped.seek(0)
+    with gzip.GzipFile(fileobj=zipped, mode="rb") as fh:  # cannot seek from the end
+        np.testing.assert_array_equal(read_facebook_bin(fh).input_matrix, expected.input_matrix)
+    with open(path, encoding="latin-1") as text, pytest.raises(TypeError, match="binary"):
+        read_facebook_bin(text)
 
 
 def test_full_model_false_skips_the_output(trained):

@@ -375,8 +375,8 @@ def read_facebook_bin(
     Parameters
     ----------
     path_or_file : str, bytes, os.PathLike or binary file object
-        A path, or a file object open for binary reading (read from its current position;
-        where it is left afterwards is unspecified).
+        A path, or a file object open for binary reading, such as ``gzip.open(path)`` (read
+        from its current position; where it is left afterwards is unspecified).
     full_model : bool
         False skips the output matrix (``output_matrix`` is None): enough for the vectors,
         not for training on, as gensim's ``load_facebook_vectors``.
@@ -401,6 +401,8 @@ def read_facebook_bin(
     if isinstance(path_or_file, str | bytes | os.PathLike):
         with open(path_or_file, "rb") as fh:
             return _read(_Source(fh, os.fsdecode(path_or_file)), full_model, unicode_errors)
+    if not isinstance(path_or_file.read(0), bytes | bytearray):
+        raise TypeError("read_facebook_bin needs a file opened for binary reading ('rb')")
     name = getattr(path_or_file, "name", None)
     name = os.fsdecode(name) if isinstance(name, str | bytes) else "<stream>"
     return _read(_Source(path_or_file, name), full_model, unicode_errors)
