@@ -35,6 +35,7 @@ from hsw2v.fasttext._facebook import (
     write_facebook_bin,
 )
 from hsw2v.huffman import build_huffman_tree
+from hsw2v.layer import HierarchicalSoftmax
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -375,7 +376,8 @@ def test_tree_reproduces_fasttext_hs_probabilities_and_sign(trained):
     """fastText's predictor walks its own hs tree (``HierarchicalSoftmaxLoss::dfs``); its
     label probabilities are reproduced from the file's matrices by the tree built here, with
     the output rows as they are under fastText's convention, and with the rows negated under
-    hsw2v's (word2vec.c's): ``syn1 = -output``. The rows as they are under hsw2v's
+    hsw2v's (word2vec.c's): ``syn1 = -output``, in a NumPy formula and in hsw2v's own
+    :class:`~hsw2v.layer.HierarchicalSoftmax`. The rows as they are under hsw2v's
     convention give other numbers."""
     path, ft = trained["supervised-hs"]
     model = read_facebook_bin(path)
@@ -394,6 +396,27 @@ def test_tree_reproduces_fasttext_hs_probabilities_and_sign(trained):
         np.testing.assert_allclose(as_hsw2v, theirs, rtol=1e-4)
         assert np.abs(unnegated - theirs).max() > 1e-3
         assert abs(theirs.sum() - 1) < 1e-3
+        # hsw2v's own layer, on the same tree with syn1 = -output, gives fastText's numbers
+        # (up to the 1e-5 fastText adds inside each log).
+        codes, points, lengths = facebook_hs_tree(model.counts[model.nwords :])
+        layer = HierarchicalSoftmax.from_paths(codes, points, model.dim, lengths=lengths)
+        layer.weights[:] = -output[:-1]  # V rows in fastText, V - 1 inner nodes
+        np.testing.assert_allclose(layer.proba(hidden[None])[0], theirs, rtol=1e-3, atol=1e-4)
+        layer.weights[:] = output[:-1]
+        assert np.abs(layer.proba(hidden[None])[0] - theirs).max() > 1e-3
+
+
+@pytest.mark.parametrize("kind", ["skipgram-hs", "supervised-hs"])
+def test_hs_output_matrix_has_one_unused_row(trained, kind):
+    """fastText sizes the output matrix V x dim for hs too, but a tree over V leaves has
+    V - 1 inner nodes: the last row is never trained and stays zero."""
+    model = read_facebook_bin(trained[kind][0])
+    supervised = kind.startswith("supervised")
+    counts = model.counts[model.nwords :] if supervised else model.counts[: model.nwords]
+    assert model.output_matrix.shape == (len(counts), model.dim)
+    assert facebook_hs_tree(counts)[1].max() == len(counts) - 2  # the highest row used
+    assert model.output_matrix[:-1].any(axis=1).all()
+    assert not model.output_matrix[-1].any()
 
 
 def test_tree_of_the_dictionary_is_hsw2v_huffman_tree(trained):

@@ -27,7 +27,8 @@ int64 m, int64 n, m x n float32 the output matrix: nwords rows (nlabels if super
 ==============================  ===========================================================
 
 Supervised models (``-supervised``, labels in the dictionary) are read and written too: only
-the output matrix's height differs. Files from fastText before the magic number (2017) are
+the output matrix's height differs. ``maxn`` is the file's: fastText itself sets it to 0
+when it loads a version-11 supervised model. Files from fastText before the magic number (2017) are
 refused.
 
 Every size is checked against the bytes left in the file before anything is allocated, and
@@ -666,6 +667,9 @@ def facebook_hs_tree(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     ``P(w | h) = prod_j sigmoid((2 codes[w, j] - 1) * output[points[w, j]] . h)``
     ``         = prod_j sigmoid((1 - 2 codes[w, j]) * syn1[points[w, j]] . h)``.
+
+    fastText's output matrix has ``V`` rows with hs too; the tree uses the first ``V - 1``
+    (the last is never trained and stays zero), so ``syn1 = -output[:-1]``.
 
     Examples
     --------
