@@ -319,6 +319,39 @@ def test_failed_write_leaves_the_previous_file(trained, tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == ["model.bin"]
 
 
+def small_model(**changes) -> FacebookModel:
+    fields = dict(
+        dim=3, ws=5, epoch=5, minCount=1, neg=5, wordNgrams=1, loss="ns", model="cbow",
+        bucket=4, minn=3, maxn=6, lrUpdateRate=100, t=1e-4, words=["</s>", "a"],
+        counts=np.array([2, 1]), entry_types=np.zeros(2, np.int8), ntokens=3, nwords=2,
+        nlabels=0, input_matrix=np.arange(18, dtype=np.float32).reshape(6, 3),
+        output_matrix=np.ones((2, 3), np.float32),
+    )  # fmt: skip
+    fields.update(changes)
+    return FacebookModel(**fields)
+
+
+def test_edge_models_round_trip(tmp_path):
+    empty = small_model(
+        words=[], counts=np.zeros(0, np.int64), entry_types=np.zeros(0, np.int8), nwords=0,
+        bucket=0, input_matrix=np.zeros((0, 3), np.float32),
+        output_matrix=np.zeros((0, 3), np.float32),
+    )  # fmt: skip
+    strided = small_model(
+        input_matrix=np.asfortranarray(np.arange(18, dtype=np.float32).reshape(6, 3)),
+        output_matrix=np.arange(12, dtype=np.float32).reshape(2, 6)[:, ::2],
+    )
+    for i, model in enumerate([empty, strided, small_model(version=11, t=float("nan"))]):
+        path = tmp_path / f"{i}.bin"
+        write_facebook_bin(path, model)
+        for source in (path, io.BytesIO(path.read_bytes())):
+            again = read_facebook_bin(source)
+            assert again.words == model.words and again.version == model.version
+            np.testing.assert_array_equal(again.input_matrix, model.input_matrix)
+            np.testing.assert_array_equal(again.output_matrix, model.output_matrix)
+    assert np.isnan(read_facebook_bin(tmp_path / "2.bin").t)
+
+
 def test_invalid_model_is_refused_before_writing(trained, tmp_path):
     path, _ = trained["cbow-ns"]
     out = tmp_path / "model.bin"

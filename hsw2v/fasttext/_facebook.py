@@ -344,7 +344,7 @@ class _Source:
             out = np.frombuffer(data, dtype=_FLOAT32)
         else:
             out = np.empty(rows * cols, dtype=_FLOAT32)
-            view = memoryview(out).cast("B")
+            view = memoryview(out.view(np.uint8))
             view[:from_buf] = self.buf[self.pos : self.pos + from_buf]
             self.pos += from_buf
             done = from_buf
@@ -638,7 +638,8 @@ def _write(fh, model: FacebookModel, encoded: list[bytes]) -> None:
         fh.write(b"\0")  # quant_input, then qout: never quantized
         matrix = np.ascontiguousarray(matrix, dtype=_FLOAT32)
         fh.write(_MATRIX_HEAD.pack(*matrix.shape))
-        fh.write(memoryview(matrix).cast("B"))
+        if matrix.size:  # (an empty view cannot be cast to bytes)
+            fh.write(memoryview(matrix).cast("B"))
 
 
 # ------------------------------------------------------------------------------ the tree
