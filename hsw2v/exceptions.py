@@ -16,7 +16,14 @@ its header's count of vectors
 of another kind
 ``model.load(...)`` on an     :class:`LoadOnInstanceError`        ``AttributeError``
 instance
+a fastText ``.bin`` that is   :class:`FacebookFormatError`        ``AssertionError``,
+damaged or quantized                                              ``struct.error``, ...
+a fastText ``.bin`` that      :class:`FacebookTruncatedError`     ``struct.error``
+ends early
 ============================  ==================================  =====================
+
+The fastText classes are ValueErrors (and the truncated one an ``EOFError``) but not
+``AssertionError`` or ``struct.error``, which are gensim's accidents, not its contract.
 
 >>> issubclass(EmptyCorpusError, RuntimeError), issubclass(EmptyCorpusError, ValueError)
 (True, True)
@@ -26,6 +33,8 @@ from __future__ import annotations
 
 __all__ = [
     "EmptyCorpusError",
+    "FacebookFormatError",
+    "FacebookTruncatedError",
     "LoadOnInstanceError",
     "TrainingRunningError",
     "TruncatedFileError",
@@ -46,6 +55,16 @@ class TrainingRunningError(RuntimeError):
 
 class TruncatedFileError(ValueError, EOFError):
     """A word2vec-format file ended before the vectors its header counts (gensim: EOFError)."""
+
+
+class FacebookFormatError(ValueError):
+    """A fastText ``.bin`` file that cannot be read: not fastText's format, damaged (sizes
+    that disagree with each other or with the file), or of a kind that is not supported (a
+    quantized ``.ftz`` model)."""
+
+
+class FacebookTruncatedError(FacebookFormatError, TruncatedFileError):
+    """A fastText ``.bin`` file that ends before what its own header announces."""
 
 
 class WrongFileKindError(ValueError, AttributeError):

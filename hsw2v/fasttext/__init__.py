@@ -1,5 +1,7 @@
-"""fastText: word vectors built from character n-grams (gensim 4.4's ``FastText``).
+"""FastText: word vectors built from character n-grams (gensim 4.4's ``FastText``).
 
-The n-gram hashing lives in :mod:`hsw2v.fasttext._ngrams`, the vectors users keep in
-:mod:`hsw2v.fasttext._keyedvectors`.
+The model (:mod:`hsw2v.fasttext._model`) is Word2Vec with another input side; the n-gram
+hashing lives in :mod:`hsw2v.fasttext._ngrams`, the vectors users keep in
+:mod:`hsw2v.fasttext._keyedvectors`, and Facebook's ``.bin`` files in
+:mod:`hsw2v.fasttext._facebook`.
 """
