@@ -26,11 +26,14 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and docume
     from hsw2v.classifier import HierarchicalSoftmaxClassifier  # noqa: F401 (not in __all__)
     from hsw2v.corpora import FixedCorpus, LineSentence, PathLineSentences, Text8Corpus
     from hsw2v.divergence import TrainingDivergedError
+    from hsw2v.fasttext import FastText, FastTextKeyedVectors
     from hsw2v.keyedvectors import KeyedVectors
     from hsw2v.layer import HierarchicalSoftmax
     from hsw2v.word2vec import Word2Vec
 
 _PUBLIC = {
+    "FastText": "hsw2v.fasttext",
+    "FastTextKeyedVectors": "hsw2v.fasttext",
     "FixedCorpus": "hsw2v.corpora",
     "HierarchicalSoftmax": "hsw2v.layer",
     # needs scikit-learn, so it stays out of __all__: `from hsw2v import *` works without it
@@ -48,7 +51,6 @@ _PUBLIC = {
 # asking for one says what exists instead of a bare "cannot import name". A model that lands
 # is added to _PUBLIC, which is looked up first, and its line here goes.
 _NOT_YET = {
-    "FastText": "word vectors built from character n-grams",
     "Doc2Vec": "paragraph and document vectors",
 }
 _IMPORT_FROM = dis.opmap["IMPORT_FROM"]
@@ -69,7 +71,8 @@ def _asked_by_import() -> bool:
 def _not_yet(name: str) -> str:
     return (
         f"hsw2v has no {name} ({_NOT_YET[name]}) yet: it has gensim's Word2Vec and "
-        "KeyedVectors (from hsw2v import Word2Vec, KeyedVectors), the corpus readers, and the "
+        "FastText and KeyedVectors (from hsw2v import Word2Vec, FastText, KeyedVectors), the "
+        "corpus readers, and the "
         "hierarchical-softmax layer and classifier. Use gensim's for now (from gensim.models "
         f"import {name}); which gensim models hsw2v covers and which are planned is listed in "
         'docs/gensim.md ("Which gensim models hsw2v covers").'
@@ -101,6 +104,8 @@ def show_config() -> None:
 
 
 __all__ = [
+    "FastText",
+    "FastTextKeyedVectors",
     "FixedCorpus",
     "HierarchicalSoftmax",
     "KeyedVectors",

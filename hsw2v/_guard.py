@@ -62,6 +62,7 @@ def _tracked(model) -> dict:
     tracked = {
         "model.wv": wv,
         "model.wv.vectors": wv.vectors,
+        "model.wv.input_matrix": getattr(wv, "input_matrix", None),  # FastText's input rows
         "model.wv.key_to_index": wv.key_to_index,
         "model.wv.index_to_key": wv.index_to_key,
         "model.wv.expandos['sample_int']": expandos.get("sample_int"),

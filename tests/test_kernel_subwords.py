@@ -37,12 +37,15 @@ def sigmoid(f):
 
 
 def numpy_subword_job(ids, ends, syn0, syn1, syn1neg, tree, cum_table, ptr, rows, *, sg,
-                      cbow_mean, window, alpha0, alpha1, sample_int, seed, hs, negative):  # fmt: skip
+                      cbow_mean, window, alpha0, alpha1, sample_int, seed, hs, negative,
+                      shared=False):  # fmt: skip
     """One job, in float64, with the kernel's stream: a draw per token to subsample, per
     centre a draw for its reduced window, then per (h, target) pair ``negative`` draws.
     Skip-gram: per context c of centre i, h = mean(syn0[rows(i)]) predicts c; CBOW: h =
     mean / sum of syn0[rows(c)] over the contexts predicts i. Each output forms h anew, and
-    its ``work`` goes to every input row (divided by their count for a CBOW sum)."""
+    its ``work`` goes to every input row (divided by their count for a CBOW sum). With
+    ``shared`` (skip-gram) a centre draws one set and lends it to each context, less any
+    draw equal to that context."""
     syn0, syn1 = syn0.astype(np.float64), syn1.astype(np.float64)
     syn1neg = None if syn1neg is None else syn1neg.astype(np.float64)
     rng = XorShift64Star(seed)
@@ -98,8 +101,12 @@ def numpy_subword_job(ids, ends, syn0, syn1, syn1neg, tree, cum_table, ptr, rows
             b = rng.next() % window
             lo, hi = max(start, i - window + b), min(end, i + window + 1 - b)
             ctx = [kept[j] for j in range(lo, hi) if j != i]
-            if sg:
+            if sg and shared and negative:
+                one = draw(kept[i]) if ctx else []
+                sets = [[c] + [w for w in one[1:] if w != c] for c in ctx]
+            elif sg:
                 sets = [draw(c) for c in ctx]  # drawn with the window, before training
+            if sg:
                 for c, negs in zip(ctx, sets, strict=True):
                     step(input_rows([kept[i]]), c, alpha, True, negs)
             elif ctx:
@@ -108,7 +115,12 @@ def numpy_subword_job(ids, ends, syn0, syn1, syn1neg, tree, cum_table, ptr, rows
     return syn0, syn1, syn1neg, total, loss
 
 
-def subword_case(sg, kernel, *, hs=True, negative=0, cbow_mean=True, seed=5):
+def subword_case(
+    sg, kernel, *, hs=True, negative=0, cbow_mean=True, seed=5, shared=False, own_rows_only=False
+):
+    """One job trained by the kernel and by the reference; ``own_rows_only``: the reference
+    gives each word its own row alone (the control: Word2Vec's input, a word without its
+    n-grams)."""
     r = np.random.default_rng(seed + 10 * sg)
     tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
     ptr, rows = subword_rows(r)
@@ -119,15 +131,18 @@ def subword_case(sg, kernel, *, hs=True, negative=0, cbow_mean=True, seed=5):
     sample_int = (np.linspace(0.2, 1.0, V) * (2**32 - 1)).astype(np.uint32)
     ids = r.integers(0, V, size=200).astype(np.int32)
     ends = np.array([1, 30, 31, 90, 200], dtype=np.int64)
+    ref_ptr, ref_rows = (np.arange(V + 1), np.arange(V)) if own_rows_only else (ptr, rows)
     expected = numpy_subword_job(
-        ids, ends, syn0, syn1, syn1neg, tree, cum_table, ptr, rows, sg=sg, cbow_mean=cbow_mean,
+        ids, ends, syn0, syn1, syn1neg, tree, cum_table, ref_ptr, ref_rows, sg=sg,
+        cbow_mean=cbow_mean,
         window=3, alpha0=0.05, alpha1=0.002, sample_int=sample_int, seed=77, hs=hs,
-        negative=negative,
+        negative=negative, shared=shared,
     )  # fmt: skip
     trainer = word2vec_trainer(
         trainer_type(kernel), syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int,
         window=3, sg=sg, cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs,
         negative=negative, syn1neg=syn1neg, cum_table=cum_table, subwords=(ptr, rows),
+        shared_negatives=shared,
     )  # fmt: skip
     kept, loss = trainer.train_job(ids, ends, 0.05, 0.002, 77)
     return expected, (syn0, syn1, syn1neg, kept, loss)
@@ -144,15 +159,34 @@ def test_subword_hs_job_matches_numpy_reference(sg, cbow_mean, kernel):
     assert loss == pytest.approx(e_loss, rel=1e-5)
     assert np.allclose(syn0, e0, atol=1e-5)
     assert np.allclose(syn1, e1, atol=1e-5)
-    assert not np.allclose(syn0[V:], subword_case(sg, kernel, cbow_mean=cbow_mean, seed=6)[1][0][V:])
+    # control: a reference without the n-gram rows is another training
+    control = subword_case(sg, kernel, cbow_mean=cbow_mean, own_rows_only=True)[0]
+    assert not np.allclose(syn0[:V], control[0][:V], atol=1e-3)
 
 
 @pytest.mark.parametrize("kernel", ["fused", "reference"])
-@pytest.mark.parametrize("sg,hs", [(1, True), (1, False), (0, True), (0, False)])
-def test_subword_ns_job_matches_numpy_reference(sg, hs, kernel):
+@pytest.mark.parametrize(
+    "sg,hs,shared",
+    [
+        (1, True, False),
+        (1, False, False),
+        (1, True, True),
+        (1, False, True),
+        (0, True, False),
+        (0, False, False),
+    ],
+)
+def test_subword_ns_job_matches_numpy_reference(sg, hs, shared, kernel):
+    """Negative sampling, a set per context or (``shared``, skip-gram) one draw per centre
+    lent to its contexts; the control: the other way of drawing is another training."""
+    # seed 7: with seed 5, one f of the shared case lands within rounding of a step of the
+    # table sigmoid, and the two sides take neighbouring entries (an error of 7e-5 follows)
     (e0, e1, eneg, e_kept, e_loss), (syn0, syn1, syn1neg, kept, loss) = subword_case(
-        sg, kernel, hs=hs, negative=3
+        sg, kernel, hs=hs, negative=3, shared=shared, seed=7
     )
+    if sg:
+        other = subword_case(sg, kernel, hs=hs, negative=3, shared=not shared, seed=7)[0]
+        assert not np.allclose(syn1neg, other[2], atol=1e-3)
     assert kept == e_kept
     assert loss == pytest.approx(e_loss, rel=1e-5)
     for ours, ref in ((syn0, e0), (syn1neg, eneg)) + (((syn1, e1),) if hs else ()):

@@ -316,6 +316,7 @@ cdef class Trainer:
         self._keep_alive = [syn0, sample_int]
         self.m.sub_ptr = NULL
         self.m.sub_rows = NULL
+        self.m.sub_coef = NULL
         self.m.max_sub = 1
         if subwords is not None:
             self._subwords(subwords, syn0.shape[0])
@@ -385,6 +386,18 @@ cdef class Trainer:
         self.m.sub_ptr = &ptr_view[0]
         self.m.sub_rows = &rows_view[0] if len(rows) else NULL
         self.m.max_sub = max_sub
+        # how the mean of a word's rows moves when each takes a step (ModelView.sub_coef): a
+        # row listed k times takes it k times and counts k times in the mean
+        words = np.repeat(np.arange(V, dtype=np.int64), counts)
+        pairs, mult = np.unique(words * n_rows + rows, return_counts=True)
+        lock = (np.ones(len(pairs), dtype=np.float64) if self.lockf is None
+                else self.lockf[(pairs % n_rows) % len(self.lockf)].astype(np.float64))
+        coef = np.bincount(pairs // n_rows, weights=mult.astype(np.float64) ** 2 * lock,
+                           minlength=V) / counts
+        coef = coef.astype(np.float32)
+        cdef const float[::1] coef_view = coef
+        self._keep_alive.append(coef)
+        self.m.sub_coef = &coef_view[0]
 
     cdef _tree_output(self, Output *o, dict spec, float[:, ::1] syn0):
         """Fill ``o`` from a :func:`tree_output` spec, after checking its arrays against the
@@ -459,7 +472,8 @@ cdef class Trainer:
         # CBOW, one set per ``cbow_run`` centres ``cbow_stride`` apart (0: 2 x window + 1; a
         # window past 512 words spans nearly any sentence: a longer ring gains nothing)
         shared = bool(spec.get("shared", False))
-        o.shared = shared and self.m.input == INPUT_CONTEXT
+        o.shared = shared and (self.m.input == INPUT_CONTEXT
+                               or self.m.input == INPUT_SUBWORD_CENTRE)
         o.cbow_run = (cbow_run if shared and (self.m.input == INPUT_WINDOW
                                               or self.m.input == INPUT_SUBWORD_WINDOW) else 1)
         o.cbow_stride = cbow_stride if cbow_stride else 2 * min(self.m.window, 512) + 1

@@ -52,6 +52,7 @@ DEF NS_BLOCK_MAX_D = 128
 cdef struct JobState:
     float *work       # d floats: error accumulated for h
     float *neu1       # d floats: CBOW hidden vector
+    float *acc        # d floats: FastText's skip-gram, the steps of a centre's rows so far
     float **xrows     # window kernel: a block's context rows of syn0 (MAX_BLOCK pointers)
     int32_t *xwords   # window kernel: a block's context words (MAX_BLOCK)
     float **wrows     # window kernel: a block's error rows, pointers into W (MAX_BLOCK)
@@ -73,7 +74,8 @@ cdef struct JobState:
     int32_t *negs     # negative sampling: the words of two centres' (target, negatives)
                       # sets, drawn ahead (2 x pairs_max x (negative + 1); see draw_centre)
     int *neg_counts   # the entries of each set (2 x pairs_max)
-    int32_t *share_negs  # CBOW shared: the fresh sets' draws (cbow_stride x negative)
+    int32_t *share_negs  # CBOW shared: the fresh sets' draws (cbow_stride x negative);
+                         # FastText's skip-gram shared: the centre's one draw (negative + 1)
     int *share_n      # their numbers (cbow_stride)
     int64_t share_t   # CBOW centres with a context so far in this job
     int64_t pairs     # pairs_max of this job (the slot size of negs / neg_counts)
@@ -346,7 +348,7 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
     (``prefetch_negs``)."""
     cdef int b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0
     cdef int64_t lo = i - m.window + b, hi = i + m.window + 1 - b, j
-    cdef int p = 0, stride
+    cdef int p = 0, stride, k
     cdef int64_t q
     cdef int32_t *negs
     cdef int32_t *kept_draws
@@ -383,6 +385,14 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
         else:
             counts[0] = lend_negatives(st.kept[i], kept_draws, st.share_n[q], negs)
         st.share_t += 1
+    elif m.input == INPUT_SUBWORD_CENTRE and o.shared:  # one draw, lent to every context
+        if hi - lo > 1:  # (less its own target), as CBOW's shared sets
+            k = draw_negatives(&o.neg, st.kept[i], o.negative, st.share_negs, &st.rng)
+            for j in range(lo, hi):
+                if j != i:
+                    counts[p] = lend_negatives(st.kept[j], st.share_negs + 1, k - 1,
+                                               negs + <int64_t>p * stride)
+                    p += 1
     elif m.input == INPUT_SUBWORD_CENTRE:  # one set per context, the context the target
         for j in range(lo, hi):
             if j != i:
@@ -537,11 +547,10 @@ cdef inline void ns_contexts(const ModelView *m, JobState *st, int64_t r, int64_
         q += 1
 
 
-cdef inline void cbow_hs(const ModelView *m, JobState *st, int count, const uint8_t *code,
-                         int length, float alpha, const JobRoutines *rt) noexcept nogil:
-    """CBOW's hierarchical-softmax output: h (st.neu1, the window's ``count`` rows) predicts
-    the centre's path (st.yrows), and its step is spread to the window's rows
-    (``cbow_spread``)."""
+cdef inline void hidden_hs(const ModelView *m, JobState *st, const uint8_t *code, int length,
+                           float alpha, const JobRoutines *rt) noexcept nogil:
+    """The hierarchical-softmax walk of an h that is not a row (st.neu1) along a path
+    (st.yrows): the rows of the path step, and h's step is left in st.work."""
     cdef int walk = m.outputs[m.hs].walk
     if walk == KERNEL_WINDOW:
         hsw2v_cbow_walk(m.d, st.neu1, st.work, length, st.yrows, code, alpha, &SIGMOID,
@@ -552,6 +561,14 @@ cdef inline void cbow_hs(const ModelView *m, JobState *st, int count, const uint
     else:
         hs_path_fused(st.neu1, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
                       False, &st.check)
+
+
+cdef inline void cbow_hs(const ModelView *m, JobState *st, int count, const uint8_t *code,
+                         int length, float alpha, const JobRoutines *rt) noexcept nogil:
+    """CBOW's hierarchical-softmax output: h (st.neu1, the window's ``count`` rows) predicts
+    the centre's path (st.yrows), and its step is spread to the window's rows
+    (``cbow_spread``)."""
+    hidden_hs(m, st, code, length, alpha, rt)
     cbow_spread(m, st, count)
 
 
@@ -565,6 +582,23 @@ cdef inline void load_path(const ModelView *m, JobState *st, int32_t word) noexc
         st.yrows[k] = output_row(m, st, m.hs, point[k])
 
 
+cdef inline void prefetch_subwords(const ModelView *m, int32_t word) noexcept nogil:
+    """Prefetch every input row of ``word`` (a word coming into the window, or the next
+    centre): its n-gram rows are scattered over the whole input matrix."""
+    cdef int64_t j
+    for j in range(m.sub_ptr[word], m.sub_ptr[word + 1]):
+        prefetch_row(m.syn0 + <int64_t>m.sub_rows[j] * m.d, m.d)
+
+
+cdef inline void take_step(const ModelView *m, JobState *st, float coef) noexcept nogil:
+    """FastText's skip-gram: add h's step (st.work) to the centre's pending step (st.acc),
+    and move h (st.neu1) as the mean of the centre's rows moves when they take it."""
+    cdef int k
+    for k in range(m.d):
+        st.acc[k] += st.work[k]
+        st.neu1[k] += coef * st.work[k]
+
+
 cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
                                 int64_t i, const int32_t *negs, const int *counts,
                                 const int32_t *next_negs, int next_count, float alpha,
@@ -572,17 +606,28 @@ cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, in
     """FastText's skip-gram step for centre ``i`` (``INPUT_SUBWORD_CENTRE``): h is the mean
     of the centre word's input rows (its row and its n-gram rows), and it predicts each
     context word of kept[lo:hi] in turn, as fastText's and gensim's skip-gram do: per
-    context, each output forms h again from the rows the step before moved, walks the
-    context's targets (hs: its path; ns: the context and its drawn set ``negs``, one set per
-    context) and sends h's step to every row (``cbow_hidden`` / ``cbow_spread``, with the
-    Trainer's ``cbow_mean`` set for this kind). The walks are CBOW's: one h over many rows."""
-    cdef int n = gather_subwords(m, st, st.kept[i], 0)
+    context, each output walks the context's targets (hs: its path; ns: the context and its
+    drawn set ``negs``, one set per context) and h's step goes to every row.
+
+    The same updates in fewer passes over the rows: the rows are gathered and averaged once
+    per centre, and their steps are summed (st.acc) and sent once, after the last context,
+    while h moves after each step exactly as the mean of the stepped rows would
+    (``take_step``; ``sub_coef`` counts a row that is repeated, and the lock factors). Only
+    the float rounding differs from stepping the rows after every walk (the NumPy twin does
+    that); no other walk touches these rows in between."""
+    cdef int32_t centre = st.kept[i]
+    cdef int n = gather_subwords(m, st, centre, 0)
     cdef int q = 0, npairs = <int>(hi - lo - 1), n_ahead
-    cdef int stride = ns_negative(m) + 1, length
+    cdef int stride = ns_negative(m) + 1, length, k
+    cdef float coef = m.sub_coef[centre]
     cdef int64_t p
     cdef int32_t target
     cdef const int32_t *ahead
     cdef const Output *tree_out
+    if m.prefetch and i + 1 < hi:  # the next centre's rows, scattered over the matrix
+        prefetch_subwords(m, st.kept[i + 1])
+    hsw2v_rows_sum(m.d, st.crows, n, cbow_inv(n), st.neu1)
+    memset(st.acc, 0, m.d * sizeof(float))
     for p in range(lo, hi):
         if p == i:
             continue
@@ -591,8 +636,8 @@ cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, in
             tree_out = &m.outputs[m.hs]
             length = tree_out.tree.lengths[target]
             load_path(m, st, target)
-            cbow_hidden(m, st, n)
-            cbow_hs(m, st, n, path_code(&tree_out.tree, target), length, alpha, rt)
+            hidden_hs(m, st, path_code(&tree_out.tree, target), length, alpha, rt)
+            take_step(m, st, coef)
         if m.ns >= 0:
             ahead, n_ahead = NULL, 0
             if m.prefetch:
@@ -600,11 +645,13 @@ cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, in
                     ahead, n_ahead = negs + <int64_t>(q + 1) * stride, counts[q + 1]
                 else:
                     ahead, n_ahead = next_negs, next_count
-            cbow_hidden(m, st, n)
             st.loss += ns_pair(m, st, st.neu1, negs + <int64_t>q * stride, counts[q], alpha,
-                               &rt.walks, st.crows, st.clock, n, 1.0,
-                               m.d <= NS_BLOCK_MAX_D, ahead, n_ahead)
+                               &rt.walks, NULL, NULL, 0, 1.0, m.d <= NS_BLOCK_MAX_D, ahead,
+                               n_ahead)
+            take_step(m, st, coef)
         q += 1
+    for k in range(n):
+        hsw2v_axpy(m.d, st.clock[k], st.acc, st.crows[k])
 
 
 cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
@@ -686,8 +733,11 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 st.yrows[k] = output_row(m, st, m.hs, point[k])
             if m.prefetch and i + 1 < end:
                 prefetch_path(m, tree_out, st.kept[i + 1])
-        if m.prefetch and i + 1 < end and hi < end:
-            prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
+        if m.prefetch and i + 1 < end and hi < end:  # the word coming into the window
+            if m.sub_ptr == NULL:
+                prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
+            else:
+                prefetch_subwords(m, st.kept[hi])
         if m.input == INPUT_CONTEXT:  # the contexts are the positions kept[lo:hi] but i
             npairs = <int>(hi - lo - 1)
             if npairs > 0 and shared:  # every context against the centre's one set
@@ -733,6 +783,7 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
     cdef int k
     free(st.work)
     free(st.neu1)
+    free(st.acc)
     free(st.kept)
     free(st.ends)
     free(st.xrows)
@@ -779,6 +830,8 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     cdef int negative = ns_negative(m)
     cdef int cbow_run = m.outputs[m.ns].cbow_run if m.ns >= 0 else 1
     cdef int cbow_stride = m.outputs[m.ns].cbow_stride if m.ns >= 0 else 1
+    cdef bint shared_draw = (m.ns >= 0 and m.outputs[m.ns].shared
+                             and m.input == INPUT_SUBWORD_CENTRE)
     cdef int max_length = m.outputs[m.hs].tree.max_length if m.hs >= 0 else 1
     cdef size_t window_rows = <size_t>min(2 * <int64_t>m.window, n_ids)
     cdef JobState st
@@ -793,6 +846,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.rng = seed if seed else 1
     st.work = <float *>malloc(m.d * sizeof(float))
     st.neu1 = <float *>malloc(m.d * sizeof(float))
+    st.acc = <float *>malloc(m.d * sizeof(float))
     st.kept = <int32_t *>malloc(n_ids * sizeof(int32_t))
     st.ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
     st.xrows = <float **>malloc(MAX_BLOCK * sizeof(float *))
@@ -807,6 +861,8 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     if cbow_run > 1:
         st.share_negs = <int32_t *>malloc(<size_t>cbow_stride * negative * sizeof(int32_t))
         st.share_n = <int *>malloc(<size_t>cbow_stride * sizeof(int))
+    elif shared_draw:  # FastText's skip-gram: one draw per centre (the centre first)
+        st.share_negs = <int32_t *>malloc(<size_t>(negative + 1) * sizeof(int32_t))
     st.nrows = <float **>malloc((negative + 1) * sizeof(float *))
     st.ahead = <float **>malloc((negative + 1) * sizeof(float *))
     st.nlive = <float **>malloc((negative + 1) * sizeof(float *))
@@ -817,12 +873,13 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.clock = <float *>malloc(window_rows * sizeof(float))
     for k in range(m.n_outputs):
         rc_hot |= alloc_hot_copy(&st.hot[k], m.outputs[k].hot.n, m.d)
-    if (st.work == NULL or st.neu1 == NULL or st.kept == NULL or st.ends == NULL
+    if (st.work == NULL or st.neu1 == NULL or st.acc == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
             or st.yrows == NULL or st.W == NULL or rc_hot or st.negs == NULL
             or st.neg_counts == NULL or st.nrows == NULL or st.ahead == NULL or st.xlock == NULL
             or st.nlive == NULL or st.nscore == NULL or st.crows == NULL or st.clock == NULL
-            or (cbow_run > 1 and (st.share_negs == NULL or st.share_n == NULL))):
+            or (cbow_run > 1 and (st.share_negs == NULL or st.share_n == NULL))
+            or (shared_draw and st.share_negs == NULL)):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):

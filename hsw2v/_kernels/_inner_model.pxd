@@ -85,6 +85,9 @@ cdef struct ModelView:
     const int64_t *sub_ptr
     const int32_t *sub_rows
     int max_sub       # the most input rows of one word
+    # per word w: sum over its distinct rows r of mult(r)**2 x lock(r), over its rows' count:
+    # how h (their mean) moves when each of its rows takes a step e (h += sub_coef[w] x e)
+    const float *sub_coef
     int block         # window walk: most contexts walking a path together (<= MAX_BLOCK)
     int64_t hot_sync  # trained centre words between two flushes of the private hot rows
     int hot_visits    # a private row is synced alone after this many visits

@@ -5,3 +5,8 @@ hashing lives in :mod:`hsw2v.fasttext._ngrams`, the vectors users keep in
 :mod:`hsw2v.fasttext._keyedvectors`, and Facebook's ``.bin`` files in
 :mod:`hsw2v.fasttext._facebook`.
 """
+
+from hsw2v.fasttext._keyedvectors import FastTextKeyedVectors
+from hsw2v.fasttext._model import FastText
+
+__all__ = ["FastText", "FastTextKeyedVectors"]

@@ -53,7 +53,10 @@ class TrainerSettings:
     hot_sync: int
     hot_visits: int
     hot_scale: float
-    lockf: np.ndarray | None = None  # wv.vectors_lockf: scales each word's syn0 update
+    lockf: np.ndarray | None = None  # wv.vectors_lockf: scales each input row's update
+    # the input kind's extra rows: None (a word is its row), or FastText's (ptr, rows), word
+    # w's input rows rows[ptr[w]:ptr[w + 1]] (its row, then its n-gram buckets')
+    subwords: tuple | None = None
 
     def output(self, kind: str) -> dict | None:
         """The kernel output of kind ``"hs"`` or ``"ns"``, or None when its objective is
@@ -78,6 +81,7 @@ class TrainerSettings:
             hot_visits=self.hot_visits,
             hot_scale=self.hot_scale,
             lockf=self.lockf,
+            subwords=self.subwords,
         )
 
 
@@ -183,13 +187,15 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
         hot_sync=tuning.HOT_SYNC if sg else tuning.HOT_SYNC_CBOW,
         hot_visits=tuning.HOT_VISITS if sg else tuning.HOT_VISITS_CBOW,
         hot_scale=hot_scale(threads),
-        lockf=getattr(model.wv, "vectors_lockf", None),
+        lockf=model._input_lockf(),
+        subwords=model._input_subwords(),
     )
 
 
 def make_trainer(model, threads: int | None = None) -> Trainer:
-    """The trainer of ``model`` over its own weights (``wv.vectors`` and the output matrices),
-    for ``threads`` threads (default ``model.workers``); logs the objective trained."""
+    """The trainer of ``model`` over its own weights (its input rows, ``wv.vectors`` or
+    FastText's input matrix, and the output matrices), for ``threads`` threads (default
+    ``model.workers``); logs the objective trained."""
     logger.info("training %s", describe(model))
     settings = trainer_settings(model, threads)
-    return settings.build(model.wv.vectors, *outputs_of(model).values())
+    return settings.build(model._input_matrix(), *outputs_of(model).values())

@@ -191,8 +191,9 @@ def _is_real(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def param_error(name: str, value) -> str | None:
-    """What is wrong with ``name=value`` (a sentence naming the range), or None if it fits.
+def param_error(name: str, value, spec: tuple | None = None) -> str | None:
+    """What is wrong with ``name=value`` (a sentence naming the range), or None if it fits;
+    ``spec``: ``(kind, low, high)`` of a parameter outside Word2Vec's table (FastText's).
 
     >>> param_error("alpha", float("inf"))
     'alpha must be a finite number in (0, 3.4028234663852886e+38], got inf'
@@ -201,7 +202,7 @@ def param_error(name: str, value) -> str | None:
     >>> param_error("window", 3) is None
     True
     """
-    kind, low, high = WORD2VEC_PARAMS[name]
+    kind, low, high = WORD2VEC_PARAMS[name] if spec is None else spec
     if kind in ("int", "int?"):
         if kind == "int?" and value is None:
             return None

@@ -310,6 +310,11 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         reset_matrices(self, 0)  # syn1, syn1neg: each objective's output matrix, empty
         self.cum_table = None  # negative sampling's draw table (make_cum_table)
 
+        self._build_and_train(sentences, corpus_file, trim_rule)
+
+    def _build_and_train(self, sentences, corpus_file, trim_rule) -> None:
+        """The constructor's last step, as gensim's: with a corpus, build the vocabulary and
+        train ``epochs`` passes over it."""
         if sentences is not None or corpus_file is not None:
             corpus = self._corpus(sentences, corpus_file)
             if isinstance(corpus, Iterator) and self.epochs >= 1:
@@ -442,6 +447,15 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         return from_gensim(gensim_model, cls)
 
     # ---------------------------------------------------------------- persistence
+    FILE_KIND = "Word2Vec"  # the bundle kind of this class's files (hsw2v.persist)
+
+    def _file_state(self) -> tuple[dict, dict]:
+        """What a file of this class holds beyond Word2Vec's state: (meta, arrays)."""
+        return {}, {}
+
+    def _restore_file_state(self, meta: dict, arrays: dict, fname) -> None:
+        """Take back what :meth:`_file_state` wrote, from a checked file being loaded."""
+
     def save(
         self,
         fname,

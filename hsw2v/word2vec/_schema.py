@@ -50,7 +50,9 @@ BEFORE_SAVED = {"shared_negatives": False}
 
 
 def save_model(model, fname, separately, sep_limit, ignore, pickle_protocol) -> None:
-    """Write ``model`` to ``fname`` atomically (see :meth:`hsw2v.Word2Vec.save`)."""
+    """Write ``model`` to ``fname`` atomically (see :meth:`hsw2v.Word2Vec.save`): a bundle of
+    the model class's kind (``FILE_KIND``), with what the class adds to Word2Vec's state
+    (``_file_state``: FastText's n-gram settings and input matrix)."""
     if model.tree is None:
         raise RuntimeError("nothing to save: build the vocabulary first")
     stored = ("wv", *OUTPUTS, "tree", *SAVED)
@@ -67,17 +69,20 @@ def save_model(model, fname, separately, sep_limit, ignore, pickle_protocol) -> 
         "lengths": model.tree.lengths,
         "vectors_lockf": lock_factors(getattr(model.wv, "vectors_lockf", None), fname),
     }
-    refuse_unloadable(fname, meta, arrays)
-    persist.save_bundle(fname, KIND, meta, arrays)
+    more_meta, more_arrays = model._file_state()
+    meta.update(more_meta)
+    arrays.update(more_arrays)
+    refuse_unloadable(fname, meta, arrays, model.FILE_KIND)
+    persist.save_bundle(fname, model.FILE_KIND, meta, arrays)
 
 
-def refuse_unloadable(fname, meta: dict, arrays: dict) -> None:
+def refuse_unloadable(fname, meta: dict, arrays: dict, kind: str = KIND) -> None:
     """``save()`` never writes what ``load()`` would refuse: the same checks
     (:func:`check_word2vec_bundle`) run on what is about to be written, and a ValueError
     names what is wrong before any file is touched (a good file at ``fname`` stays)."""
     persist.refuse_unloadable(
         fname,
-        KIND,
+        kind,
         "this model",
         lambda: check_word2vec_bundle(fname, meta, arrays),
         meta["index_to_key"],
@@ -88,7 +93,7 @@ def load_model(cls, fname, mmap=None):
     """A ``cls`` (a Word2Vec class) rebuilt from the file ``fname`` after every check (see
     :meth:`hsw2v.Word2Vec.load`)."""
     try:
-        meta, arrays = persist.load_bundle(fname, mmap=mmap, kind=KIND)
+        meta, arrays = persist.load_bundle(fname, mmap=mmap, kind=cls.FILE_KIND)
     except WrongFileKindError:
         raise
     except ValueError as exc:
@@ -116,6 +121,7 @@ def load_model(cls, fname, mmap=None):
     model.wv.key_to_index = {key: i for i, key in enumerate(keys)}
     model.wv.vectors = arrays["vectors"]
     model.wv.expandos = {"count": arrays["count"], "sample_int": arrays["sample_int"]}
+    model._restore_file_state(meta, arrays, fname)  # what the class adds (FastText's)
     for name in OUTPUTS:  # syn1, syn1neg: 0 rows where the file holds none
         setattr(model, name, arrays.get(name, np.zeros((0, model.vector_size), np.float32)))
     tree = HuffmanTree(codes=arrays["codes"], points=arrays["points"], lengths=arrays["lengths"])

@@ -342,6 +342,20 @@ class TrainingMixin:
         visited ones, none with one worker (:func:`hsw2v.running._objectives.tree_hot_rows`)."""
         return tree_hot_rows(self, self.workers)
 
+    # The input side of the training step (``docs/architecture.md``, "Adding an input kind"):
+    # Word2Vec's input rows are its word vectors; FastText overrides these three.
+    def _input_matrix(self):
+        """The matrix the kernel's input rows are rows of (trained in place)."""
+        return self.wv.vectors
+
+    def _input_subwords(self):
+        """The input rows of each word beyond its own row: None (a word is its row)."""
+        return None
+
+    def _input_lockf(self):
+        """The lock factors of the input rows (gensim's ``vectors_lockf``), by row."""
+        return getattr(self.wv, "vectors_lockf", None)
+
     def _nonfinite_rows(self) -> dict:
         trained = {o.matrix: getattr(self, o.matrix) for o in active(self)}  # syn1, syn1neg
         return count_nonfinite_rows({"wv.vectors": self.wv.vectors, **trained})

@@ -1,0 +1,179 @@
+"""FastText against gensim 4.4's FastText and Facebook's fastText tool: speed and quality.
+
+Every run trains in a fresh subprocess (its own threads and memory) on one corpus file
+(``corpus_file`` mode for hsw2v and gensim, their faster mode; the tool reads the file
+itself), with vector_size 100, window 5, min_count 5, min_n 3, max_n 6, the default bucket
+(2,000,000), sample 1e-3:
+
+- ``speed``: train seconds only (the vocabulary scan and the weights' initialisation
+  excluded). hsw2v and gensim time ``train()`` alone; the tool cannot be split, so its train
+  time is its total at ``epoch=E`` less its total at ``epoch=0`` (reading the vocabulary and
+  initialising the matrices), both measured in the same repetition. Systems alternate
+  within each repetition; the medians and the paired ratios are printed.
+- ``quality``: analogy accuracy (gensim's ``questions-words.txt``, restrict_vocab 30000) and
+  WordSim-353 Spearman of the in-vocabulary word vectors, per seed, and their means.
+
+Usage:
+    python3 benchmarks/fasttext_bench.py speed --corpus /path/gcide.txt \\
+        --modes sg,cbow --objectives hs,ns --workers 1,2 --epochs 1 --repeats 3
+    python3 benchmarks/fasttext_bench.py quality --corpus /path/gcide.txt \\
+        --modes sg,cbow --objectives hs,ns --workers 2 --epochs 5 --seeds 1,2,3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import REPO_ROOT, child_env, count_words, ensure_corpus  # noqa: E402
+
+SETTINGS = {"vector_size": 100, "window": 5, "min_count": 5, "min_n": 3, "max_n": 6,
+            "sample": 1e-3}  # fmt: skip
+SYSTEMS = ("hsw2v", "gensim", "fasttext")
+
+
+def objective(name: str) -> dict:
+    return {"hs": {"hs": 1, "negative": 0}, "ns": {"hs": 0, "negative": 5}}[name]
+
+
+def child(spec: dict) -> dict:
+    """Train one system in this process; returns timings (and quality when asked)."""
+    system, path, epochs = spec["system"], spec["corpus"], spec["epochs"]
+    sg = 1 if spec["mode"] == "sg" else 0
+    obj = objective(spec["objective"])
+    out: dict = {}
+    if system == "fasttext":
+        import fasttext
+
+        def run(e):
+            start = time.perf_counter()
+            model = fasttext.train_unsupervised(
+                path, model="skipgram" if sg else "cbow", loss=spec["objective"],
+                dim=SETTINGS["vector_size"], ws=SETTINGS["window"],
+                minCount=SETTINGS["min_count"], minn=SETTINGS["min_n"],
+                maxn=SETTINGS["max_n"], t=SETTINGS["sample"], neg=5, epoch=e,
+                thread=spec["workers"], verbose=0,
+            )  # fmt: skip
+            return time.perf_counter() - start, model
+
+        setup, _ = run(0)
+        total, _ = run(epochs)
+        out.update(setup_s=setup, train_s=total - setup)
+        return out
+    if system == "hsw2v":
+        sys.path.insert(0, str(REPO_ROOT))
+        from hsw2v import FastText
+    else:
+        from gensim.models import FastText
+    kwargs = dict(SETTINGS, sg=sg, workers=spec["workers"], epochs=epochs, seed=spec["seed"],
+                  **obj)  # fmt: skip
+    model = FastText(**kwargs)
+    start = time.perf_counter()
+    model.build_vocab(corpus_file=path)
+    out["setup_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    model.train(corpus_file=path, total_words=model.corpus_total_words, epochs=epochs,
+                total_examples=model.corpus_count)  # fmt: skip
+    out["train_s"] = time.perf_counter() - start
+    if spec.get("quality"):
+        from evaluate import evaluate_keyed_vectors
+        from gensim.models import KeyedVectors
+
+        kv = KeyedVectors(model.wv.vector_size)
+        kv.add_vectors(list(model.wv.index_to_key), model.wv.vectors)
+        out.update(evaluate_keyed_vectors(kv))
+    return out
+
+
+def run_child(spec: dict) -> dict:
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", json.dumps(spec)],
+        capture_output=True, text=True, env=child_env(), check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise RuntimeError(f"{spec['system']} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def speed(args) -> None:
+    words = count_words(args.corpus)
+    print(f"corpus {Path(args.corpus).name}: {words} words; epochs {args.epochs}; "
+          f"{args.repeats} alternated repetitions; train seconds only")  # fmt: skip
+    for mode in args.modes:
+        for obj in args.objectives:
+            for workers in args.workers:
+                times: dict = {s: [] for s in args.systems}
+                for _ in range(args.repeats):
+                    for system in args.systems:
+                        spec = {"system": system, "corpus": str(args.corpus), "mode": mode,
+                                "objective": obj, "workers": workers, "epochs": args.epochs,
+                                "seed": 1}  # fmt: skip
+                        times[system].append(run_child(spec)["train_s"])
+                base = times["hsw2v"]
+                cells = []
+                for system in args.systems:
+                    med = statistics.median(times[system])
+                    ratio = statistics.median(
+                        t / h for t, h in zip(times[system], base, strict=True)
+                    )
+                    cells.append(f"{system} {med:.2f}s ({words * args.epochs / med / 1e3:.0f}k "
+                                 f"w/s, hsw2v x{ratio:.2f})")  # fmt: skip
+                print(f"{mode:4s} {obj} workers={workers}: " + "; ".join(cells), flush=True)
+
+
+def quality(args) -> None:
+    for mode in args.modes:
+        for obj in args.objectives:
+            for system in args.systems:
+                rows = []
+                for seed in args.seeds:
+                    spec = {"system": system, "corpus": str(args.corpus), "mode": mode,
+                            "objective": obj, "workers": args.workers[0],
+                            "epochs": args.epochs, "seed": seed, "quality": True}  # fmt: skip
+                    rows.append(run_child(spec))
+                    print(f"  {mode} {obj} {system} seed {seed}: "
+                          f"analogy {rows[-1]['analogy_pct']:.2f} % "
+                          f"wordsim {rows[-1]['wordsim_spearman']:.3f} "
+                          f"train {rows[-1]['train_s']:.1f} s", flush=True)  # fmt: skip
+                print(f"{mode:4s} {obj} {system}: mean analogy "
+                      f"{statistics.mean(r['analogy_pct'] for r in rows):.2f} %, wordsim "
+                      f"{statistics.mean(r['wordsim_spearman'] for r in rows):.3f} "
+                      f"({len(rows)} seeds)", flush=True)  # fmt: skip
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--child":
+        print(json.dumps(child(json.loads(argv[1]))))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=("speed", "quality"))
+    parser.add_argument("--corpus", default=os.path.join(tempfile.gettempdir(), "gcide.txt"))
+    parser.add_argument("--modes", default="sg,cbow")
+    parser.add_argument("--objectives", default="hs,ns")
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seeds", default="1,2,3")
+    args = parser.parse_args(argv)
+    args.corpus = ensure_corpus(args.corpus)
+    args.modes = args.modes.split(",")
+    args.objectives = args.objectives.split(",")
+    args.workers = [int(w) for w in args.workers.split(",")]
+    args.systems = args.systems.split(",")
+    args.seeds = [int(s) for s in args.seeds.split(",")]
+    (speed if args.what == "speed" else quality)(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
