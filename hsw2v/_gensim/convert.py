@@ -12,6 +12,8 @@ and a missing install raises an ImportError that says what to install.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from hsw2v.huffman import HuffmanTree, build_huffman_tree
@@ -100,7 +102,7 @@ def kv_from_gensim(gensim_kv, cls):
 
 
 # ------------------------------------------------------------------------ Word2Vec
-def to_gensim(model):
+def to_gensim(model, gensim_class=None, extra_settings=(), kv_to=None):
     """A ``gensim.models.Word2Vec`` equal to ``model``: same vocabulary and counts, vectors,
     ``syn1`` (with ``hs=1``), ``syn1neg`` and ``cum_table`` (with ``negative > 0``), codes and
     points, settings and corpus statistics, so gensim can continue training it (``train``) or
@@ -111,13 +113,21 @@ def to_gensim(model):
     >>> g = to_gensim(model)
     >>> g.hs, g.negative, g.wv.index_to_key, bool((g.wv.vectors == model.wv.vectors).all())
     (1, 0, ['a', 'b'], True)
+
+    A subclass with more state (FastText) names gensim's class, its own settings
+    (``extra_settings``) and the conversion of its ``wv`` (``kv_to``).
     """
     GensimWord2Vec, _ = gensim_classes()
     if model.tree is None or not len(model.wv.index_to_key):
         raise RuntimeError("nothing to convert: build the vocabulary first")
-    settings = {name: getattr(model, name) for name in GENSIM_SETTINGS}
-    out = GensimWord2Vec(**settings)
-    out.wv = kv_to_gensim(model.wv)
+    settings = {name: getattr(model, name) for name in (*GENSIM_SETTINGS, *extra_settings)}
+    gensim_class = gensim_class or GensimWord2Vec
+    accepted = inspect.signature(gensim_class).parameters  # FastText's takes fewer
+    out = gensim_class(**{k: v for k, v in settings.items() if k in accepted})
+    for name, value in settings.items():
+        if name not in accepted:
+            setattr(out, name, value)
+    out.wv = (kv_to or kv_to_gensim)(model.wv)
     out.wv.vectors = np.array(model.wv.vectors, dtype=np.float32, copy=True, order="C")
     out.wv.vectors_lockf = np.ones(1, dtype=np.float32)  # gensim's "all rows trainable"
     n = len(model.wv.index_to_key)
@@ -147,8 +157,9 @@ def to_gensim(model):
     return out
 
 
-def from_gensim(gensim_model, cls):
-    """A ``cls`` (an hsw2v :class:`~hsw2v.word2vec.Word2Vec`) equal to a gensim model:
+def from_gensim(gensim_model, cls, extra_settings=(), kv_from=None):
+    """A ``cls`` (an hsw2v :class:`~hsw2v.word2vec.Word2Vec`, or a subclass with its
+    ``extra_settings`` and ``kv_from``, the conversion of its ``wv``) equal to a gensim model:
     same vocabulary, counts, vectors, settings, and output layers: ``syn1`` with its codes and
     points (``hs=1``), ``syn1neg`` (``negative > 0``; ``cum_table`` rebuilt from the counts);
     training continues from where gensim left off. A negative-sampling-only model (``hs=0``)
@@ -173,13 +184,16 @@ def from_gensim(gensim_model, cls):
     # A model saved by gensim 3 (or older) and loaded by gensim 4.4 lacks the settings that
     # came later (``comment``, ``compute_loss``, ...): those take their defaults.
     settings = {
-        name: getattr(gensim_model, name) for name in GENSIM_SETTINGS if hasattr(gensim_model, name)
+        name: getattr(gensim_model, name)
+        for name in (*GENSIM_SETTINGS, *extra_settings)
+        if hasattr(gensim_model, name)
     }
     settings["workers"] = max(1, int(settings.get("workers", 1)))
     for name in SWITCHES:
         settings.setdefault(name, int(getattr(gensim_model, name)))
-    model = cls(**settings)
-    model.wv = kv_from_gensim(gwv, type(model.wv))
+    accepted = inspect.signature(cls).parameters
+    model = cls(**{k: v for k, v in settings.items() if k in accepted})
+    model.wv = (kv_from or kv_from_gensim)(gwv, type(model.wv))
     model.wv.vectors = np.array(gwv.vectors, dtype=np.float32, copy=True, order="C")
     expandos = model.wv.expandos
     expandos["count"] = np.asarray(expandos.get("count", np.ones(n)), dtype=np.int64)

@@ -230,6 +230,36 @@ class FastText(Word2Vec):
                 self.wv.adjust_vectors()
                 self._weights_changed()
 
+    # ---------------------------------------------------------------- gensim
+    def to_gensim(self):
+        """A ``gensim.models.FastText`` equal to this model (vocabulary, counts, word and
+        n-gram rows, output layers, tree, settings), which gensim can query or train on.
+        gensim cannot train it further with ``hs=1`` after a vocabulary update (gensim issue
+        #2884); hsw2v can."""
+        from gensim.models import FastText as GensimFastText
+
+        from hsw2v._gensim.convert import to_gensim
+        from hsw2v._gensim.convert_fasttext import ftkv_to_gensim
+
+        out = to_gensim(self, GensimFastText, ("min_n", "max_n", "bucket"), ftkv_to_gensim)
+        out.wv.adjust_vectors()
+        return out
+
+    @classmethod
+    def from_gensim(cls, gensim_model):
+        """A FastText equal to a ``gensim.models.FastText`` (copies of its arrays)."""
+        from hsw2v._gensim.convert import from_gensim
+        from hsw2v._gensim.convert_fasttext import ftkv_from_gensim
+
+        if not hasattr(gensim_model.wv, "vectors_ngrams"):
+            raise TypeError(
+                f"expected a gensim FastText, got {type(gensim_model).__name__}: use "
+                "hsw2v.Word2Vec.from_gensim for a Word2Vec"
+            )
+        model = from_gensim(gensim_model, cls, ("min_n", "max_n", "bucket"), ftkv_from_gensim)
+        model.wv.adjust_vectors()
+        return model
+
     # ---------------------------------------------------------------- files
     def _file_state(self) -> tuple[dict, dict]:
         meta = {name: getattr(self, name) for name in FASTTEXT_SAVED}
