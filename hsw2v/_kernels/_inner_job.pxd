@@ -487,6 +487,23 @@ cdef inline double ns_shared_centre(const ModelView *m, JobState *st, int npairs
                            &st.check)
 
 
+cdef inline int set_after(const ModelView *m, int q, int npairs, const int32_t *negs,
+                          const int *counts, int stride, const int32_t *next_negs,
+                          int next_count, const int32_t **ahead) noexcept nogil:
+    """The drawn set whose rows the ``q``-th of a centre's ``npairs`` pairs prefetches: the
+    centre's next pair's (``negs``, ``counts``), or after its last the next centre's first
+    (``next_negs``, ``next_count`` words); into ``ahead``, returning its words (0: none, as
+    without prefetch)."""
+    if not m.prefetch:
+        ahead[0] = NULL
+        return 0
+    if q + 1 < npairs:
+        ahead[0] = negs + <int64_t>(q + 1) * stride
+        return counts[q + 1]
+    ahead[0] = next_negs
+    return next_count
+
+
 cdef inline void hs_contexts(const ModelView *m, JobState *st, int64_t r, int64_t e,
                              int64_t i, const uint8_t *code, int length, float alpha,
                              const JobRoutines *rt) noexcept nogil:
@@ -534,12 +551,7 @@ cdef inline void ns_contexts(const ModelView *m, JobState *st, int64_t r, int64_
     for p in range(r, e):
         if p == i:
             continue
-        ahead, n_ahead = NULL, 0
-        if m.prefetch:
-            if q + 1 < npairs:
-                ahead, n_ahead = negs + <int64_t>(q + 1) * stride, counts[q + 1]
-            else:
-                ahead, n_ahead = next_negs, next_count
+        n_ahead = set_after(m, q, npairs, negs, counts, stride, next_negs, next_count, &ahead)
         ctx = m.syn0 + <int64_t>st.kept[p] * m.d
         ctx_lock = lock_of(m, st.kept[p])
         st.loss += ns_pair(m, st, ctx, negs + <int64_t>q * stride, counts[q], alpha,
@@ -639,12 +651,8 @@ cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, in
             hidden_hs(m, st, path_code(&tree_out.tree, target), length, alpha, rt)
             take_step(m, st, coef)
         if m.ns >= 0:
-            ahead, n_ahead = NULL, 0
-            if m.prefetch:
-                if q + 1 < npairs:
-                    ahead, n_ahead = negs + <int64_t>(q + 1) * stride, counts[q + 1]
-                else:
-                    ahead, n_ahead = next_negs, next_count
+            n_ahead = set_after(m, q, npairs, negs, counts, stride, next_negs, next_count,
+                                &ahead)
             st.loss += ns_pair(m, st, st.neu1, negs + <int64_t>q * stride, counts[q], alpha,
                                &rt.walks, NULL, NULL, 0, 1.0, m.d <= NS_BLOCK_MAX_D, ahead,
                                n_ahead)
