@@ -202,7 +202,7 @@ def test_log_proba_in_chunks_equals_one_chunk(monkeypatch):
     lay = make_layer("huffman", 50, 6, rng)
     H = rng.normal(0, 1, (23, 6))
     whole = lay.log_proba(H)
-    monkeypatch.setattr(layer, "_SCORE_BUDGET", 3 * 49)  # 3 rows per matrix product
+    monkeypatch.setattr(layer._distribution, "SCORE_BUDGET", 3 * 49)  # 3 rows per matrix product
     np.testing.assert_array_equal(lay.log_proba(H), whole)
 
 
@@ -475,7 +475,7 @@ def test_proba_writes_into_out_and_exponentiates_each_chunk(monkeypatch):
     lay = make_layer("huffman", 50, 6, rng)
     H = rng.normal(0, 1, (23, 6))
     want = np.exp(lay.log_proba(H))
-    monkeypatch.setattr(layer, "_SCORE_BUDGET", 3 * 49)  # 3 rows per chunk
+    monkeypatch.setattr(layer._distribution, "SCORE_BUDGET", 3 * 49)  # 3 rows per chunk
     out = np.full((23, 50), np.nan)
     assert lay.proba(H, out=out) is out
     np.testing.assert_allclose(out, want, rtol=1e-12)
@@ -497,7 +497,8 @@ def test_proba_memory_is_the_output_plus_a_bounded_scratch(B):
     out = lay.proba(H)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    scratch = min(B, layer._SCORE_BUDGET // (V - 1)) * (V - 1) * 9 + 16 * V  # + 1 MB slack
+    budget = layer._distribution.SCORE_BUDGET
+    scratch = min(B, budget // (V - 1)) * (V - 1) * 9 + 16 * V  # + 1 MB slack
     assert peak < out.nbytes + scratch + (1 << 20), (peak, out.nbytes)
     np.testing.assert_allclose(out.sum(axis=1), 1.0, rtol=1e-6)
 

@@ -82,10 +82,12 @@ class WideRoot:
         shifted = np.minimum(start[:, None] + steps, L - 1)
         keep_step = steps < (lengths - start)[:, None]
         self.below = HuffmanTree(
-            codes=np.ascontiguousarray(np.take_along_axis(codes, shifted, 1) * keep_step,
-                                       dtype=np.uint8),
-            points=np.ascontiguousarray(np.take_along_axis(points, shifted, 1) * keep_step,
-                                        dtype=np.int32),
+            codes=np.ascontiguousarray(
+                np.take_along_axis(codes, shifted, 1) * keep_step, dtype=np.uint8
+            ),
+            points=np.ascontiguousarray(
+                np.take_along_axis(points, shifted, 1) * keep_step, dtype=np.int32
+            ),
             lengths=np.ascontiguousarray(lengths - start, dtype=np.int32),
         )
 
@@ -129,3 +131,18 @@ def root_gradient(H: np.ndarray, R: np.ndarray, bias, target: np.ndarray):
     dZ = np.exp(logp, out=logp)
     dZ[rows, target] -= 1.0
     return loss, dZ
+
+
+def root_step(H: np.ndarray, R: np.ndarray, bias, target: np.ndarray, lr: float):
+    """The wide root's part of the gradient at the weights on entry, ``(dL/dH, dL/dR,
+    dL/dbias or None)`` as float32, then with ``lr`` its batch step on ``R`` and ``bias`` in
+    place (every row's gradient taken before the step)."""
+    _, dZ = root_gradient(H, R, bias, target)
+    grad_h = (dZ @ R).astype(np.float32)
+    grad_r = (dZ.T @ H).astype(np.float32)
+    grad_b = None if bias is None else dZ.sum(axis=0).astype(np.float32)
+    if lr:
+        R -= np.float32(lr) * grad_r
+        if grad_b is not None:
+            bias -= np.float32(lr) * grad_b
+    return grad_h, grad_r, grad_b
