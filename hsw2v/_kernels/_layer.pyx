@@ -92,7 +92,7 @@ from hsw2v._kernels._path cimport softmax_step
 from hsw2v._kernels._rates cimport job_alpha
 from hsw2v._kernels._tree_view cimport fill_tree_view, tree_fits
 from hsw2v._kernels._vecops cimport hsw2v_axpy, neg_log_sigmoid
-from hsw2v._kernels._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
+from hsw2v._kernels._vecops cimport sigmoid_exact  # exact, float64; NaN -> NaN
 
 
 # --------------------------------------------------------------------------------------------
@@ -116,8 +116,8 @@ def _refuse_bad_path(const int32_t[:, ::1] points, const int32_t[::1] lengths, P
         "build a new layer (HierarchicalSoftmax.from_paths) instead")
 
 
-def _check_root(Py_ssize_t V, Py_ssize_t d, const float[:, ::1] root_w,
-                const float[::1] root_b, const int32_t[::1] slot):
+def _check_wide_root_arrays(Py_ssize_t V, Py_ssize_t d, const float[:, ::1] root_w,
+                            const float[::1] root_b, const int32_t[::1] slot):
     """The wide root's arrays agree with each other and with the layer (the kernels index
     ``root_w`` by ``slot`` without bounds checks)."""
     if root_w is None:
@@ -270,7 +270,7 @@ cdef class FitTrainer:
                  const int32_t[::1] slot=None):
         cdef Py_ssize_t V = codes.shape[0]
         _check_paths(V, syn1, codes, points, lengths, W_in.shape[1])
-        _check_root(V, W_in.shape[1], root_w, root_b, slot)
+        _check_wide_root_arrays(V, W_in.shape[1], root_w, root_b, slot)
         if root_w is not None and acc_in is not None:
             raise ValueError("AdaGrad does not train a wide root: use the SGD step")
         if bias is not None and bias.shape[0] != V - 1:
@@ -388,9 +388,10 @@ cdef class FitTrainer:
 # Python-callable twins of the nogil routines, for tests.
 # --------------------------------------------------------------------------------------------
 
-def py_sigmoid(double f):
-    """Twin of ``sigmoid``."""
-    return sigmoid(f)
+def py_sigmoid_exact(double f):
+    """Twin of ``sigmoid_exact`` (``_vec.h``): the exact float64 sigmoid of the layer's step
+    (``_inner.py_sigmoid`` is the training kernel's table sigmoid)."""
+    return sigmoid_exact(f)
 
 
 def py_path_step(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
