@@ -25,9 +25,9 @@ import warnings
 import numpy as np
 
 from hsw2v._kernels._layer import path_batch
-from hsw2v.huffman import HuffmanTree, build_huffman_tree
+from hsw2v.huffman import Tree, build_huffman_tree
 from hsw2v.layer._args import check_seed as _seed
-from hsw2v.layer._args import class_ids, features, hidden_vectors, padded_paths
+from hsw2v.layer._args import class_ids, features, hidden_vectors
 from hsw2v.layer._args import positive_int as _positive_int
 from hsw2v.layer._distribution import distribution, path_loss_float64
 from hsw2v.layer._divergence import SAFE_STEP, refuse_divergence, rows_if_overflow, rows_on_paths
@@ -98,7 +98,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
 
     def __init__(
         self,
-        tree: HuffmanTree,
+        tree: Tree,
         dim: int,
         seed: int = 1,
         *,
@@ -108,7 +108,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
     ):
         if not all(hasattr(tree, a) for a in ("codes", "points", "lengths")):
             raise TypeError(
-                f"HierarchicalSoftmax(tree, dim) takes a tree (hsw2v.huffman.HuffmanTree), got "
+                f"HierarchicalSoftmax(tree, dim) takes a tree (hsw2v.huffman.Tree), got "
                 f"{type(tree).__name__} {tree!r}: to build a layer from numbers use "
                 f"{_CONSTRUCTORS}"
             )
@@ -121,7 +121,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
             self.order = top_down_order(self.children, self.root)
         else:
             self.children, self.root, self.order = check_tree(codes, points, lengths)
-        self.tree = HuffmanTree(codes=codes, points=points, lengths=lengths)
+        self.tree = Tree(codes=codes, points=points, lengths=lengths)
         self.n_classes = len(lengths)
         self.dim = dim
         self.seed = int(seed)
@@ -237,14 +237,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
             ...
         ValueError: the paths do not describe a full binary tree over 2 classes ...
         """
-        if lengths is None:
-            codes, points, lengths = padded_paths(codes, points)
-        codes, points = np.asarray(codes), np.asarray(points)
-        lengths = np.asarray(lengths)
-        children, root, order = check_tree(codes, points, lengths)
-        tree = HuffmanTree(
-            codes=codes.astype(np.uint8), points=points.astype(np.int32), lengths=lengths
-        )
+        tree = Tree.explicit(codes, points, lengths)  # checked: ValueError says what is wrong
         return cls(tree, dim, seed, intercept=intercept, root_width=root_width)
 
     def to_torch(self, *, sparse: bool = False, device=None):
@@ -531,7 +524,7 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
                 f"layer.tree was replaced by a tree of {len(lengths)} classes, but the layer "
                 f"has {self.n_classes}: build a new layer for another number of classes"
             )
-        self.tree = HuffmanTree(codes=codes, points=points, lengths=lengths)
+        self.tree = Tree(codes=codes, points=points, lengths=lengths)
         self.children, self.root, self.order = children, root, order
         if self._wide is not None:
             self._wide = WideRoot(self.tree, children, order, self._wide.width)

@@ -199,29 +199,3 @@ def class_ids(y, n: int, n_classes: int) -> np.ndarray:
             "labels of any kind use HierarchicalSoftmaxClassifier"
         )
     return np.ascontiguousarray(y, dtype=np.int32)
-
-
-def padded_paths(codes, points) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Ragged per-class code and point lists as padded ``V x L`` int64 arrays and their
-    ``lengths``, or a ValueError when the lists disagree or a path is empty.
-
-    Examples
-    --------
-    >>> codes, points, lengths = padded_paths([[0], [1, 0], [1, 1]], [[0], [0, 1], [0, 1]])
-    >>> codes.tolist(), lengths.tolist()
-    ([[0, 0], [1, 0], [1, 1]], [1, 2, 2])
-    """
-    if len(codes) != len(points):
-        raise ValueError(f"{len(codes)} codes but {len(points)} point lists")
-    lengths = np.array([len(c) for c in codes], dtype=np.int64)
-    if any(len(p) != n for p, n in zip(points, lengths, strict=True)):
-        raise ValueError("each class's code and point lists must have the same length")
-    if len(lengths) and lengths.min() < 1:
-        raise ValueError("every class needs a path of at least one node")
-    width = int(lengths.max()) if len(lengths) else 1
-    padded_c = np.zeros((len(lengths), width), dtype=np.int64)
-    padded_p = np.zeros((len(lengths), width), dtype=np.int64)
-    for w, (c, p) in enumerate(zip(codes, points, strict=True)):
-        padded_c[w, : len(c)] = c
-        padded_p[w, : len(p)] = p
-    return padded_c, padded_p, lengths

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v.huffman import HuffmanTree
+from hsw2v.huffman import Tree
 
 
 class WideRoot:
@@ -51,7 +51,7 @@ class WideRoot:
     [-1, -2, -3, -4]
     """
 
-    def __init__(self, tree: HuffmanTree, children: np.ndarray, order: np.ndarray, width: int):
+    def __init__(self, tree: Tree, children: np.ndarray, order: np.ndarray, width: int):
         n_inner = len(children)
         width = min(int(width), n_inner + 1)
         # expanding the first K - 1 nodes of a breadth-first order keeps every expanded node's
@@ -81,7 +81,7 @@ class WideRoot:
         self.slot = np.ascontiguousarray(found, dtype=np.int32)
         shifted = np.minimum(start[:, None] + steps, L - 1)
         keep_step = steps < (lengths - start)[:, None]
-        self.below = HuffmanTree(
+        self.below = Tree(
             codes=np.ascontiguousarray(
                 np.take_along_axis(codes, shifted, 1) * keep_step, dtype=np.uint8
             ),
