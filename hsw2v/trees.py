@@ -27,7 +27,7 @@ from collections.abc import Callable
 import numpy as np
 
 from hsw2v._tree_checks import check_tree, check_tree_indices, top_down_order
-from hsw2v.huffman import HuffmanTree, Tree, build_huffman_tree
+from hsw2v.huffman import Tree, build_huffman_tree
 
 __all__ = [
     "TREE_KINDS",
@@ -91,7 +91,7 @@ def word2vec_tree(kind, counts) -> Tree:
     """
     if callable(kind):
         made = kind(np.asarray(counts))
-        if isinstance(made, HuffmanTree):
+        if isinstance(made, Tree):
             made = (made.codes, made.points, made.lengths)
         try:
             codes, points, lengths = made
