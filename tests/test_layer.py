@@ -206,16 +206,22 @@ def test_log_proba_in_chunks_equals_one_chunk(monkeypatch):
     np.testing.assert_array_equal(lay.log_proba(H), whole)
 
 
-def test_log_proba_memory_is_the_output_plus_small_scratch():
+def traced_peak(call):
+    """``(call(), the peak of the memory Python's allocators traced while it ran)``."""
     import tracemalloc
 
+    tracemalloc.start()
+    try:
+        result = call()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_log_proba_memory_is_the_output_plus_small_scratch():
     V, B = 100_000, 4
     lay = HierarchicalSoftmax.balanced(V, dim=8)
-    H = np.ones((B, 8), dtype=np.float32)
-    tracemalloc.start()
-    out = lay.log_proba(H)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    out, peak = traced_peak(lambda: lay.log_proba(np.ones((B, 8), dtype=np.float32)))
     assert out.shape == (B, V)
     # output 3.2 MB + scores and their log-sigmoids 2 x 1.6 MB + a mask 0.4 MB + node
     # log-probabilities 0.8 MB (measured 7.6 MB in all); never anything V x (V - 1)
@@ -488,15 +494,9 @@ def test_proba_memory_is_the_output_plus_a_bounded_scratch(B):
     """np.exp(log_proba(H)) held two outputs at once; proba holds one, plus at most ~33 MB
     of chunk scratch whatever the batch (16 MB of node scores, 16 MB of log-sigmoids, a
     mask and the node log-probabilities)."""
-    import tracemalloc
-
     V = 100_000
     lay = HierarchicalSoftmax.balanced(V, dim=8)
-    H = np.ones((B, 8), dtype=np.float32)
-    tracemalloc.start()
-    out = lay.proba(H)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    out, peak = traced_peak(lambda: lay.proba(np.ones((B, 8), dtype=np.float32)))
     budget = layer._distribution.SCORE_BUDGET
     scratch = min(B, budget // (V - 1)) * (V - 1) * 9 + 16 * V  # + 1 MB slack
     assert peak < out.nbytes + scratch + (1 << 20), (peak, out.nbytes)
