@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 from hsw2v._kernels._layer import path_batch
-from hsw2v.huffman import Tree, build_huffman_tree
+from hsw2v.huffman import Tree
 from hsw2v.layer._args import check_seed as _seed
 from hsw2v.layer._args import class_ids, features, hidden_vectors
 from hsw2v.layer._args import positive_int as _positive_int
@@ -39,7 +39,7 @@ from hsw2v.layer._search import best_first_topk
 from hsw2v.layer._state import check_arrays, freeze_structure, structure_changed
 from hsw2v.running.params import VECTOR_SIZE_MAX
 from hsw2v.scoring import child_table
-from hsw2v.trees import balanced_tree, check_tree, top_down_order
+from hsw2v.trees import check_tree, top_down_order
 
 __all__ = ["Gradient", "HierarchicalSoftmax"]
 
@@ -171,14 +171,8 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
             raise ValueError(f"counts must be a 1-D sequence of at least 2 classes, got {counts!r}")
         if not np.issubdtype(counts.dtype, np.number) or (counts < 0).any():
             raise ValueError("counts must be non-negative numbers")
-        return cls(
-            build_huffman_tree(counts),
-            dim,
-            seed,
-            intercept=intercept,
-            root_width=root_width,
-            _trusted=True,
-        )
+        tree = Tree.huffman(counts)
+        return cls(tree, dim, seed, intercept=intercept, root_width=root_width, _trusted=True)
 
     @classmethod
     def balanced(
@@ -200,14 +194,8 @@ class HierarchicalSoftmax(LayerFitting, LayerFiles):
         n_classes = _positive_int(n_classes, "n_classes")
         if n_classes < 2:
             raise ValueError(f"n_classes must be at least 2, got {n_classes}")
-        return cls(
-            balanced_tree(n_classes),
-            dim,
-            seed,
-            intercept=intercept,
-            root_width=root_width,
-            _trusted=True,
-        )
+        tree = Tree.balanced(n_classes)
+        return cls(tree, dim, seed, intercept=intercept, root_width=root_width, _trusted=True)
 
     @classmethod
     def from_paths(
