@@ -70,7 +70,7 @@ from hsw2v._shards import (
     ByteRange,
     CorpusChangedError,
     Piece,
-    count_range,
+    count_and_mark_range,
     merge_counts,
     range_sentences,
 )
@@ -147,8 +147,10 @@ class RowUpdate:
 
 # ------------------------------------------------------------------------------ vocabulary
 def count_task(byte_range: ByteRange, max_sentence_length, mark_every, max_vocab_size, trim_rule):
-    """Count one range (see :func:`hsw2v._shards.count_range`)."""
-    return count_range(byte_range, max_sentence_length, mark_every, max_vocab_size, trim_rule)
+    """Count one range (see :func:`hsw2v._shards.count_and_mark_range`)."""
+    return count_and_mark_range(
+        byte_range, max_sentence_length, mark_every, max_vocab_size, trim_rule
+    )
 
 
 def marks_of(count) -> tuple:

@@ -220,16 +220,19 @@ def range_sentences(byte_range: ByteRange, max_sentence_length: int) -> Iterator
     return _chunked_lines((line for _, line in read_lines(byte_range)), None, max_sentence_length)
 
 
-def count_range(
+def count_and_mark_range(
     byte_range: ByteRange,
     max_sentence_length: int,
     mark_every: int,
     max_vocab_size: int | None = None,
     trim_rule=None,
 ) -> RangeCount:
-    """Count the words of one range (one streaming pass) and record marks about every
-    ``mark_every`` words. With ``max_vocab_size`` the counts are pruned as
-    :func:`hsw2v.vocab.scan_counts` prunes them."""
+    """Count the words of one range (one streaming pass over any source, local or remote)
+    and record marks about every ``mark_every`` words, where the range can later be cut
+    into pieces. With ``max_vocab_size`` the counts are pruned as
+    :func:`hsw2v.vocab.scan_counts` prunes them. (The kernel's
+    ``hsw2v._kernels._corpus_file.count_range`` counts a byte range of a local file for
+    ``corpus_file`` mode, without marks.)"""
     counts: Counter = Counter()
     words = sentences = since_mark = 0
     marks = []

@@ -1,11 +1,12 @@
 """Streaming corpora: iterate sentences (lists of str tokens) straight from files.
 
 The classes here behave like their namesakes in ``gensim.models.word2vec`` and
-can be used with either library. Every file is opened through :func:`open_source`:
-plain local files directly, and compressed files (``.gz``, ``.bz2``, ...) and any URL
-that smart_open understands (``s3://``, ``https://``, ...) through
-:func:`smart_open.open`, with compression inferred from the file name. smart_open is
-imported only when it is needed (it costs about 0.3 s and 15 MB).
+can be used with either library. Every file is opened through :func:`open_source`
+(:mod:`hsw2v._sources`, whose names this module re-exports): plain local files directly,
+and compressed files (``.gz``, ``.bz2``, ...) and any URL that smart_open understands
+(``s3://``, ``https://``, ...) through :func:`smart_open.open`, with compression inferred
+from the file name. smart_open is imported only when it is needed (it costs about 0.3 s and
+15 MB).
 
 All corpora are re-iterable: each call to ``iter()`` starts again from the
 beginning of the data, which is what a word2vec model needs to build its
@@ -24,14 +25,24 @@ from __future__ import annotations
 import errno
 import itertools
 import os
-import time
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-from hsw2v._paths import require_regular_file
+from hsw2v._sources import (
+    COMPRESSED_SUFFIXES,
+    RECENT_NS,
+    file_identity,
+    is_path,
+    is_plain_local_file,
+    open_source,
+)
 
-__all__ = [
+__all__ = [  # with the names of hsw2v._sources (opening and identifying a file)
+    "COMPRESSED_SUFFIXES",
+    "MAX_LINE_BYTES",
     "MAX_WORDS_IN_BATCH",
+    "RECENT_NS",
+    "CorpusDecodeError",
     "CorpusNotFoundError",
     "CorpusReadError",
     "FixedCorpus",
@@ -40,6 +51,8 @@ __all__ = [
     "Text8Corpus",
     "corpus_identity",
     "file_identity",
+    "is_plain_local_file",
+    "open_source",
 ]
 
 #: Default longest sentence, in tokens; longer sentences are split into chunks of this size.
@@ -79,77 +92,6 @@ def _check_limit(value: Any) -> int | None:
     if value < 0:
         raise ValueError(f"limit must be None or >= 0, got {value}")
     return value
-
-
-def _is_path(source: Any) -> bool:
-    return isinstance(source, (str, os.PathLike))
-
-
-# The suffixes smart_open decompresses with its built-in codecs (smart_open 7).
-COMPRESSED_SUFFIXES = (".bz2", ".gz", ".lz4", ".xz", ".zst")
-
-
-def is_plain_local_file(source: Any) -> bool:
-    """Whether ``source`` names a local file that needs no decompression.
-
-    Parameters
-    ----------
-    source
-        A path, URL or file object (a file object is no name: False).
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> is_plain_local_file("corpus.txt"), is_plain_local_file("corpus.txt.gz")
-    (True, False)
-    >>> is_plain_local_file("s3://bucket/corpus.txt")
-    False
-    """
-    if not _is_path(source):
-        return False
-    name = os.fspath(source)
-    if isinstance(name, bytes):
-        name = os.fsdecode(name)
-    return "://" not in name and not name.lower().endswith(COMPRESSED_SUFFIXES)
-
-
-def open_source(source, mode: str = "r", **kwargs) -> IO:
-    """Open a path or URL (arguments as :func:`open`): a plain local file with :func:`open`,
-    anything else (compressed, remote) with :func:`smart_open.open`, imported on first use.
-
-    Parameters
-    ----------
-    source
-        Path or URL.
-    mode : str, optional
-        As :func:`open`'s.
-    **kwargs
-        Passed to :func:`open` or :func:`smart_open.open`.
-
-    Returns
-    -------
-    file object
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "c.txt")
-    >>> with open(path, "w") as f:
-    ...     _ = f.write("a b")
-    >>> with open_source(path, "rb") as fin:
-    ...     fin.read()
-    b'a b'
-    """
-    if "r" in mode and _is_path(source) and "://" not in os.fsdecode(os.fspath(source)):
-        require_regular_file(source)  # a FIFO would block, a device never end
-    if is_plain_local_file(source):
-        return open(source, mode, **kwargs)
-    import smart_open
-
-    return smart_open.open(source, mode, **kwargs)
 
 
 def _to_str(line: str | bytes) -> str:
@@ -281,7 +223,7 @@ class LineSentence:
         max_sentence_length: int = MAX_WORDS_IN_BATCH,
         limit: int | None = None,
     ) -> None:
-        if not _is_path(source) and not callable(getattr(source, "seek", None)):
+        if not is_path(source) and not callable(getattr(source, "seek", None)):
             raise TypeError(
                 "source must be a path, a URL or a file object supporting seek(0), "
                 f"got {type(source).__name__}"
@@ -291,7 +233,7 @@ class LineSentence:
         self.limit = _check_limit(limit)
 
     def __iter__(self) -> Iterator[list[str]]:
-        if _is_path(self.source):
+        if is_path(self.source):
             with open_source(self.source, "rb") as fin:
                 lines = _file_lines(fin, self.source)
                 yield from _chunked_lines(lines, self.limit, self.max_sentence_length)
@@ -348,7 +290,7 @@ class PathLineSentences:
         max_sentence_length: int = MAX_WORDS_IN_BATCH,
         limit: int | None = None,
     ) -> None:
-        if not _is_path(source):
+        if not is_path(source):
             raise TypeError(f"source must be a path, got {type(source).__name__}")
         self.source = source
         self.max_sentence_length = _check_max_sentence_length(max_sentence_length)
@@ -429,7 +371,7 @@ class Text8Corpus:
     def __init__(
         self, fname: str | os.PathLike[str], max_sentence_length: int = MAX_WORDS_IN_BATCH
     ) -> None:
-        if not _is_path(fname):
+        if not is_path(fname):
             raise TypeError(f"fname must be a path or a URL, got {type(fname).__name__}")
         self.fname = fname
         self.max_sentence_length = _check_max_sentence_length(max_sentence_length)
@@ -520,55 +462,6 @@ class FixedCorpus:
         return f"{type(self).__name__}({self.corpus!r})"
 
 
-#: A file modified less than this long (in nanoseconds) before its identity is taken could be
-#: modified again within the same timestamp tick (coarse clocks; FAT keeps 2 s) without its
-#: mtime changing: such a file gets no identity, so it is read again every pass.
-RECENT_NS = 2_000_000_000
-
-
-def file_identity(path) -> tuple | None:
-    """What proves a file unchanged between two reads: ``(device, inode, size, mtime_ns,
-    ctime_ns)`` of a local file, or None when nothing does (a URL, a file that cannot be
-    stat'ed, or one modified in the last ``RECENT_NS``). A change of content changes the size
-    or mtime (and a tool that restores the mtime still changes the ctime); replacing the file
-    changes the inode.
-
-    Parameters
-    ----------
-    path
-        A path or URL.
-
-    Returns
-    -------
-    tuple or None
-        The identity, or None when none can be proven.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> fd, name = tempfile.mkstemp()
-    >>> os.close(fd)
-    >>> file_identity(name) is None  # just written
-    True
-    >>> os.utime(name, ns=(0, 0))
-    >>> file_identity(name) == file_identity(name), file_identity("s3://bucket/c.txt")
-    (True, None)
-    >>> os.remove(name)
-    """
-    if not _is_path(path):
-        return None
-    name = os.fspath(path)
-    if "://" in (os.fsdecode(name) if isinstance(name, bytes) else name):
-        return None
-    try:
-        st = os.stat(name)
-    except OSError:
-        return None
-    if time.time_ns() - st.st_mtime_ns < RECENT_NS:
-        return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
 def corpus_identity(corpus) -> tuple | None:
     """A value that is equal for two passes over ``corpus`` only if they yield the same
     sentences, or None when that cannot be proven (then the corpus must be read every pass).
@@ -607,7 +500,7 @@ def corpus_identity(corpus) -> tuple | None:
         return ("FixedCorpus", id(corpus.corpus))
     kind = type(corpus)
     if isinstance(corpus, LineSentence) and kind.__iter__ is LineSentence.__iter__:
-        if not _is_path(corpus.source):
+        if not is_path(corpus.source):
             return None  # a file object: its content is not ours to vouch for
         files = [corpus.source]
         settings = (corpus.max_sentence_length, corpus.limit)

@@ -18,7 +18,7 @@ the receiving library from the counts and ``ns_exponent`` (both give the same ta
 
 gensim keeps each word's code as a uint8 array and its point as a uint32 array, in the
 ``"code"`` / ``"point"`` per-key attributes; hsw2v keeps them in flat padded arrays
-(:class:`hsw2v.huffman.HuffmanTree`) and exposes per-word views under the same names.
+(:class:`hsw2v.huffman.Tree`) and exposes per-word views under the same names.
 
 >>> from hsw2v import Word2Vec
 >>> model = Word2Vec([["a", "b", "c"]] * 20, vector_size=8, min_count=1, workers=1, epochs=1)

@@ -10,38 +10,177 @@ Conventions (shared with gensim and word2vec.c, so ``syn1`` rows are interchange
 
 * inner node ``k`` (created k-th, ``0 <= k < V - 1``) is row ``k`` of ``syn1``; the root is
   ``V - 2`` in a tree built here (a tree grown by :mod:`hsw2v.vocab_update` may keep its old
-  root: code that needs the root reads :attr:`HuffmanTree.root`, never assumes ``V - 2``);
+  root: code that needs the root reads :attr:`Tree.root`, never assumes ``V - 2``);
 * ``points[w, :lengths[w]]`` lists the inner nodes from the root down to ``w``'s parent and
   ``codes[w, :lengths[w]]`` the bits taken at each of them;
 * ``sigmoid(h . syn1[points[w, j]])`` is the probability of bit 0 at step ``j``, so
   ``P(w | h) = prod_j sigmoid((1 - 2 codes[w, j]) * h . syn1[points[w, j]])``.
 
-:func:`child_table` reads the flat arrays back as a table of children (any tree kind, checked),
-for the walks that go down the tree (prediction, the layer's top-k, :mod:`hsw2v.trees`).
+:class:`Tree` holds the flat arrays of every tree kind; its constructors name the kinds
+(``Tree.huffman``, ``Tree.balanced``, ``Tree.explicit``, ...; :mod:`hsw2v.trees` holds the
+builders as functions too). :func:`child_table` (from :mod:`hsw2v._tree_checks`) reads the
+flat arrays back as a table of children (any tree kind, checked), for the walks that go down
+the tree (prediction, the layer's top-k, :mod:`hsw2v.trees`).
 """
 
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from hsw2v import _tree_shapes
+from hsw2v._tree_checks import check_tree, child_table
+
+__all__ = ["COUNT_TOTAL_MAX", "HuffmanTree", "Tree", "build_huffman_tree", "child_table"]
+
 
 @dataclass
-class HuffmanTree:
-    """Flat arrays of a binary tree over ``V`` leaves (see the module docstring).
+class Tree:
+    """Flat arrays of a binary tree over ``V`` leaves (see the module docstring): every kind
+    of tree hsw2v trains over is one, whatever built it.
+
+    Build one with a constructor named for its kind: :meth:`huffman` (word2vec's, from
+    counts), :meth:`balanced`, :meth:`split` (any recursive split), :meth:`level` (a split
+    one level at a time), :meth:`semantic` (2-means of vectors), :meth:`explicit` (your own
+    paths, checked) or :meth:`canonical` (your own paths renumbered as Huffman's);
+    ``Tree(codes, points, lengths)`` takes arrays as they are. :class:`HuffmanTree` is the
+    same class under its former name, kept for existing code.
 
     Examples
     --------
-    >>> tree = build_huffman_tree([5, 3, 1, 1])
+    >>> tree = Tree.huffman([5, 3, 1, 1])
     >>> tree.codes.shape, tree.points.shape, tree.lengths.tolist(), tree.max_length
     ((4, 3), (4, 3), [1, 2, 3, 3], 3)
+    >>> Tree.balanced(4).lengths.tolist(), HuffmanTree is Tree
+    ([2, 2, 2, 2], True)
     """
 
     codes: np.ndarray  # uint8 [V, max_length]
     points: np.ndarray  # int32 [V, max_length]
     lengths: np.ndarray  # int32 [V]
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def huffman(cls, counts) -> Tree:
+        """The Huffman tree of ``counts`` (:func:`build_huffman_tree`: word2vec.c's
+        construction; frequent leaves get short paths).
+
+        Examples
+        --------
+        >>> Tree.huffman([5, 3, 1, 1]).lengths.tolist()
+        [1, 2, 3, 3]
+        """
+        return cls(*_huffman_paths(counts))
+
+    @classmethod
+    def balanced(cls, n_leaves: int) -> Tree:
+        """A balanced tree over leaves ``0..n_leaves-1`` in order (left half under bit 0):
+        every path has ``floor`` or ``ceil`` of ``log2(n_leaves)`` nodes.
+
+        Examples
+        --------
+        >>> t = Tree.balanced(5)
+        >>> t.lengths.tolist(), t.code(0).tolist(), t.code(4).tolist()
+        ([2, 2, 2, 3, 3], [0, 0], [1, 1, 1])
+        """
+        return cls(*_tree_shapes.balanced_paths(n_leaves))
+
+    @classmethod
+    def split(cls, n_leaves: int, split: Callable[[np.ndarray], tuple]) -> Tree:
+        """The tree made by splitting the leaves ``0..n_leaves-1`` in two, recursively.
+
+        ``split(leaves)`` gets an int array of at least two leaf ids and returns two
+        non-empty arrays that partition it: the first goes under bit 0, the second under
+        bit 1. Inner nodes are numbered breadth-first from the root ``V - 2`` downward.
+
+        Examples
+        --------
+        >>> t = Tree.split(3, lambda ids: (ids[:1], ids[1:]))
+        >>> t.lengths.tolist(), t.code(2).tolist(), t.point(2).tolist()
+        ([1, 2, 2], [1, 1], [1, 0])
+        """
+        return cls(*_tree_shapes.split_paths(n_leaves, split))
+
+    @classmethod
+    def level(cls, n_leaves: int, split_level: Callable) -> Tree:
+        """The tree made by splitting segments of a leaf order in two, one whole level at a
+        time (vectorised: one call per level, not per node).
+
+        ``split_level(order, start, end)`` gets the current leaf order (int64, ``n_leaves``
+        entries, a permutation of the leaves) and the segments ``[start, end)`` of it to
+        split (each of at least two leaves); it may reorder ``order`` in place within each
+        segment and returns the cut ``mid`` of each (``start < mid < end``):
+        ``order[start:mid]`` goes under bit 0, ``order[mid:end]`` under bit 1. Inner nodes
+        are numbered breadth-first from the root ``V - 2`` downward, as :meth:`split`
+        numbers them.
+
+        Examples
+        --------
+        >>> Tree.level(4, lambda order, s, e: s + 1).lengths.tolist()  # a caterpillar
+        [1, 2, 3, 3]
+        """
+        return cls(*_tree_shapes.level_paths(n_leaves, split_level))
+
+    @classmethod
+    def semantic(cls, vectors, iterations: int = 6, seed: int = 1, small: int = 16) -> Tree:
+        """A tree whose splits follow the geometry of ``vectors`` (one row per leaf): each
+        node's leaves are split by 2-means (Lloyd's algorithm, ``iterations`` rounds, on
+        unit-length rows), started from a split at the median of the projection on the
+        principal direction (a few rounds of power iteration), as in Mnih & Hinton (2008),
+        who split learned word representations recursively with a two-component mixture. A
+        split that leaves one side empty falls back to the median split. Each side comes
+        back ordered by its projection, and a node of at most ``small`` leaves is split in
+        halves of that order (the last principal direction above it) instead of by a new
+        2-means: the bottom levels of the tree then cost no per-node linear algebra.
+
+        Examples
+        --------
+        >>> v = np.array([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9]], dtype=np.float32)
+        >>> t = Tree.semantic(v)
+        >>> [int(t.code(w)[0]) for w in range(4)] == [0, 0, 1, 1]
+        True
+        """
+        return cls(*_tree_shapes.semantic_paths(vectors, iterations, seed, small))
+
+    @classmethod
+    def explicit(cls, codes, points, lengths=None) -> Tree:
+        """Your own tree, as given: for each leaf its code bits and inner-node ids from the
+        root down, as ragged sequences, or as padded ``V x L`` arrays with ``lengths``. The
+        paths must form a full binary tree over at least two leaves (prefix-free codes, two
+        children per inner node, ids in ``[0, V-2]``), else ValueError says what is wrong
+        (:func:`hsw2v.trees.check_tree`). The numbering is kept; :meth:`canonical`
+        renumbers it as Huffman's.
+
+        Examples
+        --------
+        >>> t = Tree.explicit([[0], [1, 0], [1, 1]], [[0], [0, 1], [0, 1]])
+        >>> t.root, t.lengths.tolist()
+        (0, [1, 2, 2])
+        """
+        if lengths is None:
+            codes, points, lengths = _tree_shapes.padded_paths(codes, points)
+        codes, points, lengths = np.asarray(codes), np.asarray(points), np.asarray(lengths)
+        check_tree(codes, points, lengths)
+        return cls(codes.astype(np.uint8), points.astype(np.int32), lengths.astype(np.int32))
+
+    @classmethod
+    def canonical(cls, codes, points, lengths) -> Tree:
+        """A valid tree (see :func:`hsw2v.trees.check_tree`) renumbered as Huffman's: root
+        ``V - 2``, every child's id below its parent's (breadth-first from the root
+        downward).
+
+        Examples
+        --------
+        >>> t = Tree.canonical([[0, 0], [1, 0], [1, 1]], [[0, 0], [0, 1], [0, 1]], [1, 2, 2])
+        >>> t.point(1).tolist(), t.point(2).tolist()
+        ([1, 0], [1, 0])
+        """
+        return cls(*_tree_shapes.canonical_paths(codes, points, lengths))
+
+    # ------------------------------------------------------------------ queries
 
     @property
     def max_length(self) -> int:
@@ -126,6 +265,11 @@ class HuffmanTree:
         return order[: max(0, min(n, inner))].astype(np.int32)
 
 
+#: The class's former name: every kind of tree is a :class:`Tree`, and code and files that
+#: name ``HuffmanTree`` keep working.
+HuffmanTree = Tree
+
+
 # The merge adds counts in int64; every partial sum is at most the total, so a total below
 # this bound (checked in float64, whose rounding error is far below the margin) cannot wrap.
 COUNT_TOTAL_MAX = 2**62
@@ -156,7 +300,7 @@ def _int64_counts(counts) -> np.ndarray:
     return raw.astype(np.int64)
 
 
-def build_huffman_tree(counts) -> HuffmanTree:
+def build_huffman_tree(counts) -> Tree:
     """Build the Huffman tree of ``counts`` (any order; ties broken as word2vec.c does when
     the counts are sorted in descending order, which :func:`hsw2v.vocab.build_vocabulary`
     produces by default).
@@ -169,17 +313,18 @@ def build_huffman_tree(counts) -> HuffmanTree:
     >>> sorted(tree.lengths.tolist())
     [1, 2, 3, 3]
     """
+    return Tree.huffman(counts)
+
+
+def _huffman_paths(counts) -> _tree_shapes.Paths:
+    """The flat arrays of the Huffman tree of ``counts`` (see :func:`build_huffman_tree`)."""
     counts = _int64_counts(counts)
     n_leaves = len(counts)
     if n_leaves == 0:
         raise ValueError("cannot build a Huffman tree over an empty vocabulary")
     if n_leaves == 1:
         # A single word needs no decision; give it a one-node path so training stays defined.
-        return HuffmanTree(
-            codes=np.zeros((1, 1), dtype=np.uint8),
-            points=np.zeros((1, 1), dtype=np.int32),
-            lengths=np.ones(1, dtype=np.int32),
-        )
+        return _tree_shapes.one_leaf_paths()
     # The two-cursor merge needs the leaves in descending order of count.
     order = np.argsort(-counts, kind="stable")
     n_inner = n_leaves - 1
@@ -231,65 +376,4 @@ def build_huffman_tree(counts) -> HuffmanTree:
         rows, node, pos = rows[keep], node[keep], pos[keep]
     lengths = np.empty(n_leaves, dtype=np.int32)
     lengths[order] = lengths_sorted
-    return HuffmanTree(codes=codes, points=points, lengths=lengths)
-
-
-def child_table(codes, points, lengths, root=None) -> np.ndarray:
-    """The children of every inner node of a tree given as flat arrays (see
-    :mod:`hsw2v.huffman`): an int32 ``(V-1) x 2`` array whose row ``n`` holds the node reached
-    from inner node ``n`` by bit 0 and by bit 1; an inner node as its id, leaf ``w`` as
-    ``-1 - w``. Raises ValueError if the arrays do not describe one binary tree rooted at
-    ``root`` (default: the first node of every path; ``V-2`` for a freshly built Huffman
-    tree, not always after ``build_vocab(update=True)``).
-
-    Examples
-    --------
-    >>> t = build_huffman_tree([5, 3, 1, 1])
-    >>> child_table(t.codes, t.points, t.lengths).tolist()
-    [[-4, -3], [0, -2], [1, -1]]
-    """
-    codes = np.asarray(codes)
-    points = np.asarray(points)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    n_words = len(lengths)
-    n_inner = n_words - 1
-    if n_inner < 1:
-        raise ValueError("a tree needs at least two leaves")
-    if lengths.min() < 1 or lengths.max() > points.shape[1]:
-        raise ValueError("path lengths out of range")
-    root = int(points[0, 0]) if root is None else int(root)
-    if (points[:, 0] != root).any():
-        raise ValueError(f"every path must start at the root {root}")
-    # Each (node, bit) on a path leads either to the next node on the path or, at the last
-    # step, to the word itself. Rows are taken in chunks so that a tree of a million leaves
-    # needs only chunk-sized temporaries: a first pass writes every edge, a second checks that
-    # no two paths disagree about one.
-    empty = np.iinfo(np.int64).min
-    table = np.full(2 * n_inner, empty, dtype=np.int64)
-    chunk = 1 << 16
-    for check in (False, True):
-        for lo in range(0, n_words, chunk):
-            src, dst = _edges(codes, points, lengths, lo, min(lo + chunk, n_words), n_inner)
-            if not check:
-                table[src] = dst
-            elif (table[src] != dst).any():
-                raise ValueError("the codes and points do not describe a binary tree")
-    if (table == empty).any() or np.count_nonzero(table < 0) != n_words:
-        raise ValueError("the codes and points do not describe a binary tree")
-    return table.astype(np.int32).reshape(n_inner, 2)
-
-
-def _edges(codes, points, lengths, lo: int, hi: int, n_inner: int):
-    """The (node, bit) -> child edges on the paths of words ``lo..hi-1``, as flat arrays
-    ``src = 2 * node + bit`` and ``dst`` (an inner node, or ``-1 - w`` for word ``w``)."""
-    pts = np.asarray(points[lo:hi], dtype=np.int64)
-    steps = np.arange(pts.shape[1])
-    on_path = steps[None, :] < lengths[lo:hi, None]
-    last = steps[None, :] == (lengths[lo:hi, None] - 1)
-    if (pts[on_path] < 0).any() or (pts[on_path] >= n_inner).any():
-        raise ValueError("inner-node ids out of range")
-    following = np.empty_like(pts)
-    following[:, :-1] = pts[:, 1:]
-    following[last] = -1 - (lo + np.nonzero(last)[0])
-    src = pts[on_path] * 2 + np.asarray(codes[lo:hi])[on_path].astype(np.int64)
-    return src, following[on_path]
+    return codes, points, lengths

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v.huffman import HuffmanTree, build_huffman_tree
+from hsw2v.huffman import Tree, build_huffman_tree
 from hsw2v.layer._args import checked_features
 from hsw2v.trees import balanced_tree, level_tree
 
 LABEL_TREE_KINDS = ("huffman", "balanced", "kmeans")
 
 
-def label_tree(kind: str, y, n_classes: int, X=None, *, seed: int = 1) -> HuffmanTree:
+def label_tree(kind: str, y, n_classes: int, X=None, *, seed: int = 1) -> Tree:
     """A tree over the classes ``0..n_classes-1`` of a labelled data set, for
     :class:`hsw2v.HierarchicalSoftmax`.
 
@@ -122,7 +122,7 @@ def kmeans_tree(
     iterations: int = 10,
     dim: int = 128,
     seed: int = 1,
-) -> HuffmanTree:
+) -> Tree:
     """A tree by recursive balanced spherical 2-means of ``vectors`` (one row per leaf,
     dense or CSR), as Parabel (Prabhu et al., WWW 2018) builds its label trees: each node's
     leaves start from two random members as centroids; each round ranks the leaves by

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import queue
 import time
 
 import numpy as np
@@ -27,15 +26,7 @@ import numpy as np
 from hsw2v._kernels._inner import encode_sentences
 from hsw2v._kernels._query import Scorer, leaf_log_probs, top_leaves
 from hsw2v.huffman import child_table
-from hsw2v.running._ctrl_c import raise_if_dropped
-from hsw2v.running._threads import (
-    _ABANDON_SECONDS,
-    _POLL_SECONDS,
-    StopFlag,
-    Workers,
-    feed,
-    items_until_stopped,
-)
+from hsw2v.running._threads import StopFlag, run_jobs
 
 logger = logging.getLogger(__name__)
 
@@ -146,13 +137,6 @@ def score_sentences(
         model.sg,
     )
     scores = np.zeros(total_sentences, dtype=np.float32)
-    jobs: queue.Queue = queue.Queue(maxsize=int(queue_factor) * workers)
-    # What the caller's thread waits on takes no Python-level lock, and it puts nothing on
-    # the bounded job queue itself: a Ctrl-C landing inside such a lock would leave it taken
-    # and the workers blocked for good (hsw2v.running._threads, rule 7); so a producer thread
-    # reads the sentences, the workers report through a SimpleQueue, and the stop mark is a
-    # StopFlag, as in training.
-    done: queue.SimpleQueue = queue.SimpleQueue()
     stop = StopFlag()
     key_to_index = model.wv.key_to_index
     n_words = min(len(model.wv.vectors), len(model.tree.lengths))  # the rows scored ids index
@@ -176,49 +160,42 @@ def score_sentences(
                     total_sentences,
                 )
 
-    def produce() -> None:
-        feed(jobs, produced(), stop, workers)
-
-    def work() -> None:
-        try:
-            for first, ids, ends in items_until_stopped(jobs, stop):
-                result = scorer.score_job(ids, ends)
-                scores[first : first + len(result)] = result
-                done.put(len(result))
-        finally:
-            done.put(None)
+    def score_job(item) -> int:  # on a worker thread
+        first, ids, ends = item
+        result = scorer.score_job(ids, ends)
+        scores[first : first + len(result)] = result
+        return len(result)
 
     started = time.perf_counter()
     next_report = started + report_delay
-    scored = finished = 0
-    # The producer and the workers end when they see ``stop`` (set on any error or
-    # interrupt); leaving the block waits for them all (hsw2v.running._threads).
-    with Workers(stop.set) as pool:
-        # the producer runs the user's iterator, which may block for good (a dead stream):
-        # after Ctrl-C it is waited for at most _ABANDON_SECONDS
-        pool.start(produce, name="hsw2v-score-producer", abandon_after=_ABANDON_SECONDS)
-        for i in range(workers):
-            pool.start(work, name=f"hsw2v-score-{i}")
-        while finished < workers:
-            raise_if_dropped()  # a Ctrl-C CPython dropped stops scoring too
-            try:
-                item = done.get(timeout=_POLL_SECONDS)
-            except queue.Empty:
-                if pool.wait(0):  # all ended, some without a word: stopped before they ran
-                    break
-                continue
-            if item is None:
-                finished += 1
-                continue
-            scored += item
-            now = time.perf_counter()
-            if now >= next_report:
-                logger.info(
-                    "PROGRESS: scored %i sentences, %.0f sentences/s",
-                    scored,
-                    scored / max(now - started, 1e-9),
-                )
-                next_report = now + report_delay
+    scored = 0
+
+    def on_result(n) -> None:  # in this thread: a job's sentences, or None (a poll)
+        nonlocal next_report, scored
+        if n is None:
+            return
+        scored += n
+        now = time.perf_counter()
+        if now >= next_report:
+            logger.info(
+                "PROGRESS: scored %i sentences, %.0f sentences/s",
+                scored,
+                scored / max(now - started, 1e-9),
+            )
+            next_report = now + report_delay
+
+    # one producer reads the sentences into jobs, `workers` threads score them; any error or
+    # interrupt stops them all, waited for (hsw2v.running._threads, whose rule 7 is why the
+    # caller's thread waits on no Python-level lock)
+    run_jobs(
+        produced(),
+        score_job,
+        workers,
+        on_result,
+        stop,
+        queue_size=int(queue_factor) * workers,
+        names=("hsw2v-score-producer", "hsw2v-score"),
+    )
     count = produced_count[0]
     elapsed = time.perf_counter() - started
     logger.info(

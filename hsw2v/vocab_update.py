@@ -50,7 +50,7 @@ import logging
 
 import numpy as np
 
-from hsw2v.huffman import HuffmanTree, build_huffman_tree
+from hsw2v.huffman import Tree, build_huffman_tree
 from hsw2v.running._objectives import grow_matrices
 from hsw2v.vocab import NULL_WORD, keep_probabilities, keep_vocab_item
 
@@ -59,7 +59,7 @@ logger = logging.getLogger(__name__)
 ROOT = -1  # graft site "above the old root"
 
 
-def graft_site(tree: HuffmanTree, counts) -> int:
+def graft_site(tree: Tree, counts) -> int:
     """Where :func:`grow_huffman_tree` joins the new words: ``ROOT`` (-1) or the index of the
     old leaf to split, whichever adds the least weighted path length (module docstring, 2).
 
@@ -82,7 +82,7 @@ def graft_site(tree: HuffmanTree, counts) -> int:
     return ROOT
 
 
-def grow_huffman_tree(tree: HuffmanTree, counts) -> tuple[HuffmanTree, int | None]:
+def grow_huffman_tree(tree: Tree, counts) -> tuple[Tree, int | None]:
     """Graft leaves for new words onto ``tree`` (see the module docstring).
 
     ``counts`` holds every word's count: the ``V0`` old words first (in the tree's order),
@@ -159,7 +159,7 @@ def grow_huffman_tree(tree: HuffmanTree, counts) -> tuple[HuffmanTree, int | Non
     codes[n_old:, k : k + sub_codes.shape[1]] = sub_codes
     padding = np.arange(width)[None, :] >= new_lengths[:, None]
     points[n_old:][padding] = 0  # the subtree's padding was shifted with its ids
-    return HuffmanTree(codes=codes, points=points, lengths=lengths), site
+    return Tree(codes=codes, points=points, lengths=lengths), site
 
 
 def update_vocabulary(model, trim_rule=None, min_count=None, sample=None, dry_run=False):

@@ -15,7 +15,7 @@ from hsw2v import LineSentence, PathLineSentences, Word2Vec, _dist_tasks, distri
 from hsw2v._dist_tasks import adasum_pair, merge_rows
 from hsw2v._shards import (
     ByteRange,
-    count_range,
+    count_and_mark_range,
     cut_shard,
     expand_paths,
     plan_ranges,
@@ -68,7 +68,7 @@ def test_byte_ranges_yield_every_line_once_whatever_the_cuts(tmp_path):
         ranges = [ByteRange(str(path), lo, hi) for lo, hi in zip(cuts, cuts[1:], strict=False)]
         got = [s for r in ranges for s in range_sentences(r, 3)]
         assert got == expected, cuts
-        counts = [count_range(r, 3, mark_every=2) for r in ranges]
+        counts = [count_and_mark_range(r, 3, mark_every=2) for r in ranges]
         assert sum(c.words for c in counts) == sum(map(len, expected))
         assert sum(c.sentences for c in counts) == len(expected)
         # pieces cut at the marks hold the same sentences, and their stated sizes are exact
@@ -316,7 +316,7 @@ def train_rounds(model, path, n_shards, n_rounds, merge, rebuild):
     spec = run_spec(model, f"test-{n_shards}-{merge}-{rebuild}", 1000)
     shards = plan_ranges([path], n_shards, [splittable_size(path)])
     pieces = [
-        cut_shard(shard, [count_range(r, 1000, mark_every=50) for r in shard], n_rounds)
+        cut_shard(shard, [count_and_mark_range(r, 1000, mark_every=50) for r in shard], n_rounds)
         for shard in shards
     ]
     snapshot, updates = (model.wv.vectors, model.syn1, model.syn1neg), []

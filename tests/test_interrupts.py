@@ -263,21 +263,14 @@ def test_a_join_fooled_by_ctrl_c_cannot_hide_a_running_corpus_file_thread(
 
 
 @pytest.mark.parametrize("before", [True, False])
-@pytest.mark.parametrize("at", [1, 2, 4, 9, (2, 3), (3, 4, 5)])
-def test_ctrl_c_while_waiting_for_corpus_file_threads(monkeypatch, corpus_path, at, before):
+@pytest.mark.parametrize(
+    "method, at",
+    [("wait", at) for at in (1, 2, 4, 9, (2, 3), (3, 4, 5))]  # waiting for the threads
+    + [("start", at) for at in (1, 2, 3)],  # while they start
+)
+def test_ctrl_c_around_corpus_file_threads(monkeypatch, corpus_path, method, at, before):
     model = trained_model(corpus_file=corpus_path, workers=2, batch_words=100_000)
-    patch = PatchedCalls(monkeypatch, Workers, "wait", at, before)
-    run = lambda: model.train(  # noqa: E731
-        corpus_file=corpus_path, total_words=model.corpus_total_words, epochs=20
-    )
-    assert_stops_everything(run, w2v_arrays(model), patch)
-
-
-@pytest.mark.parametrize("before", [True, False])
-@pytest.mark.parametrize("at", [1, 2, 3])
-def test_ctrl_c_while_corpus_file_threads_start(monkeypatch, corpus_path, at, before):
-    model = trained_model(corpus_file=corpus_path, workers=2, batch_words=100_000)
-    patch = PatchedCalls(monkeypatch, Workers, "start", at, before)
+    patch = PatchedCalls(monkeypatch, Workers, method, at, before)
     run = lambda: model.train(  # noqa: E731
         corpus_file=corpus_path, total_words=model.corpus_total_words, epochs=20
     )

@@ -608,6 +608,24 @@ def test_encode_sentences_drops_unknown_and_keeps_boundaries():
         _inner.encode_sentences(["not a token list"], {"a": 0})
 
 
+def window_trainer(syn0, syn1, tree, window, **settings):
+    """A skip-gram trainer on the ``"window"`` kernel, full windows, every word kept."""
+    return word2vec_trainer(
+        _inner.Trainer,
+        syn0,
+        syn1,
+        tree.codes,
+        tree.points,
+        tree.lengths,
+        np.full(len(syn0), 2**32 - 1, dtype=np.uint32),
+        window=window,
+        sg=True,
+        shrink_windows=False,
+        kernel="window",
+        **settings,
+    )
+
+
 def test_window_kernel_with_repeated_words_matches_sequential():
     """A word several times in one window: blocks never hold a word twice, so the second
     occurrence sees the first one's update, as in word2vec.c."""
@@ -619,19 +637,7 @@ def test_window_kernel_with_repeated_words_matches_sequential():
     sentence = r.integers(0, V, size=30).astype(np.int32)
     sentence[5] = sentence[6] = sentence[7]
     exp0, exp1 = numpy_train_sentence(sentence, syn0, syn1, tree, 3, 0.05, 1, 1)
-    trainer = word2vec_trainer(
-        _inner.Trainer,
-        syn0,
-        syn1,
-        tree.codes,
-        tree.points,
-        tree.lengths,
-        np.full(V, 2**32 - 1, dtype=np.uint32),
-        window=3,
-        sg=True,
-        shrink_windows=False,
-        kernel="window",
-    )
+    trainer = window_trainer(syn0, syn1, tree, window=3)
     trainer.train_job(sentence, np.array([30], dtype=np.int64), 0.05, 0.05, 3)
     assert np.allclose(syn0, exp0, atol=3e-4)
     assert np.allclose(syn1, exp1, atol=3e-4)
@@ -646,20 +652,7 @@ def test_window_kernel_loss_matches_exact_nll():
     syn0 = r.normal(0, 1, size=(V, d)).astype(np.float32)
     syn1 = r.normal(0, 1, size=(V, d)).astype(np.float32)
     sentence = r.integers(0, V, size=9).astype(np.int32)
-    trainer = word2vec_trainer(
-        _inner.Trainer,
-        syn0,
-        syn1,
-        tree.codes,
-        tree.points,
-        tree.lengths,
-        np.full(V, 2**32 - 1, dtype=np.uint32),
-        window=2,
-        sg=True,
-        shrink_windows=False,
-        compute_loss=True,
-        kernel="window",
-    )
+    trainer = window_trainer(syn0, syn1, tree, window=2, compute_loss=True)
     _, loss = trainer.train_job(sentence, np.array([9], dtype=np.int64), 0.0, 0.0, 3)
     expected = 0.0
     for i in range(9):

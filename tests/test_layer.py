@@ -72,7 +72,7 @@ def predict(lay, X):
 # ---------------------------------------------------------------- kernel twins
 def test_sigmoid_twin_is_exact_and_stable():
     for f in (-800.0, -30.0, -1.0, 0.0, 0.5, 30.0, 800.0):
-        assert _layer.py_sigmoid(f) == pytest.approx(expit(f), rel=1e-12, abs=0)
+        assert _layer.py_sigmoid_exact(f) == pytest.approx(expit(f), rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("with_bias", [False, True])
@@ -202,20 +202,26 @@ def test_log_proba_in_chunks_equals_one_chunk(monkeypatch):
     lay = make_layer("huffman", 50, 6, rng)
     H = rng.normal(0, 1, (23, 6))
     whole = lay.log_proba(H)
-    monkeypatch.setattr(layer, "_SCORE_BUDGET", 3 * 49)  # 3 rows per matrix product
+    monkeypatch.setattr(layer._distribution, "SCORE_BUDGET", 3 * 49)  # 3 rows per matrix product
     np.testing.assert_array_equal(lay.log_proba(H), whole)
 
 
-def test_log_proba_memory_is_the_output_plus_small_scratch():
+def traced_peak(call):
+    """``(call(), the peak of the memory Python's allocators traced while it ran)``."""
     import tracemalloc
 
+    tracemalloc.start()
+    try:
+        result = call()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_log_proba_memory_is_the_output_plus_small_scratch():
     V, B = 100_000, 4
     lay = HierarchicalSoftmax.balanced(V, dim=8)
-    H = np.ones((B, 8), dtype=np.float32)
-    tracemalloc.start()
-    out = lay.log_proba(H)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    out, peak = traced_peak(lambda: lay.log_proba(np.ones((B, 8), dtype=np.float32)))
     assert out.shape == (B, V)
     # output 3.2 MB + scores and their log-sigmoids 2 x 1.6 MB + a mask 0.4 MB + node
     # log-probabilities 0.8 MB (measured 7.6 MB in all); never anything V x (V - 1)
@@ -475,7 +481,7 @@ def test_proba_writes_into_out_and_exponentiates_each_chunk(monkeypatch):
     lay = make_layer("huffman", 50, 6, rng)
     H = rng.normal(0, 1, (23, 6))
     want = np.exp(lay.log_proba(H))
-    monkeypatch.setattr(layer, "_SCORE_BUDGET", 3 * 49)  # 3 rows per chunk
+    monkeypatch.setattr(layer._distribution, "SCORE_BUDGET", 3 * 49)  # 3 rows per chunk
     out = np.full((23, 50), np.nan)
     assert lay.proba(H, out=out) is out
     np.testing.assert_allclose(out, want, rtol=1e-12)
@@ -488,16 +494,11 @@ def test_proba_memory_is_the_output_plus_a_bounded_scratch(B):
     """np.exp(log_proba(H)) held two outputs at once; proba holds one, plus at most ~33 MB
     of chunk scratch whatever the batch (16 MB of node scores, 16 MB of log-sigmoids, a
     mask and the node log-probabilities)."""
-    import tracemalloc
-
     V = 100_000
     lay = HierarchicalSoftmax.balanced(V, dim=8)
-    H = np.ones((B, 8), dtype=np.float32)
-    tracemalloc.start()
-    out = lay.proba(H)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    scratch = min(B, layer._SCORE_BUDGET // (V - 1)) * (V - 1) * 9 + 16 * V  # + 1 MB slack
+    out, peak = traced_peak(lambda: lay.proba(np.ones((B, 8), dtype=np.float32)))
+    budget = layer._distribution.SCORE_BUDGET
+    scratch = min(B, budget // (V - 1)) * (V - 1) * 9 + 16 * V  # + 1 MB slack
     assert peak < out.nbytes + scratch + (1 << 20), (peak, out.nbytes)
     np.testing.assert_allclose(out.sum(axis=1), 1.0, rtol=1e-6)
 

@@ -29,6 +29,43 @@ def test_balanced_tree_equals_halving_splits_and_is_balanced():
         check_tree(a.codes, a.points, a.lengths, n_leaves=n)
 
 
+def test_every_tree_kind_is_a_tree_built_by_its_constructor():
+    from hsw2v.huffman import Tree
+    from hsw2v.label_trees import label_tree
+    from hsw2v.trees import level_tree
+
+    assert HuffmanTree is Tree  # the former name, for existing code
+    vectors = np.random.default_rng(0).normal(size=(9, 3))
+    pairs = [
+        (Tree.huffman([5, 3, 1, 1]), build_huffman_tree([5, 3, 1, 1])),
+        (Tree.balanced(7), balanced_tree(7)),
+        (Tree.split(5, lambda ids: (ids[:1], ids[1:])), split_tree(5, lambda i: (i[:1], i[1:]))),
+        (Tree.level(4, lambda o, s, e: s + 1), level_tree(4, lambda o, s, e: s + 1)),
+        (Tree.semantic(vectors), semantic_tree(vectors)),
+        (Tree.canonical([[0], [1]], [[0], [0]], [1, 1]), canonical([[0], [1]], [[0], [0]], [1, 1])),
+    ]
+    for made, built in pairs:
+        assert type(made) is Tree and type(built) is Tree
+        for name in ("codes", "points", "lengths"):
+            np.testing.assert_array_equal(getattr(made, name), getattr(built, name))
+    assert type(label_tree("balanced", np.arange(6) % 3, 3)) is Tree
+
+
+def test_an_explicit_tree_is_checked_and_keeps_its_numbering():
+    from hsw2v.huffman import Tree
+
+    ragged = Tree.explicit([[0], [1, 0], [1, 1]], [[0], [0, 1], [0, 1]])
+    padded = Tree.explicit(ragged.codes, ragged.points, ragged.lengths)
+    assert ragged.root == 0 and ragged.lengths.tolist() == [1, 2, 2]
+    for name, dtype in (("codes", np.uint8), ("points", np.int32), ("lengths", np.int32)):
+        assert getattr(ragged, name).dtype == dtype
+        np.testing.assert_array_equal(getattr(ragged, name), getattr(padded, name))
+    with pytest.raises(ValueError, match="prefix-free"):
+        Tree.explicit([[0], [0]], [[0], [0]])
+    with pytest.raises(ValueError, match="same length"):
+        Tree.explicit([[0], [1, 0]], [[0], [0]])
+
+
 def test_split_tree_refuses_a_bad_split():
     with pytest.raises(ValueError, match="non-empty parts"):
         split_tree(4, lambda ids: (ids, ids[:0]))
@@ -117,7 +154,7 @@ def test_semantic_tree_waits_across_save_and_load(tmp_path):
 def test_bad_trees_get_clear_errors():
     with pytest.raises(ValueError, match="tree must be one of"):
         Word2Vec(tree="random")
-    with pytest.raises(TypeError, match="must return a HuffmanTree"):
+    with pytest.raises(TypeError, match="must return a Tree"):
         Word2Vec(corpus(), min_count=1, workers=1, tree=lambda counts: 42)
 
     def broken(counts):

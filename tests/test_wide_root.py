@@ -134,7 +134,7 @@ def test_topk_in_chunks_equals_one_chunk(monkeypatch):
     lay = make("huffman", 8, rng)
     H = rng.normal(0, 1, (50, DIM)).astype(np.float32)
     whole = lay.topk(H, 3)
-    monkeypatch.setattr("hsw2v.layer._SCORE_BUDGET", 4 * 8 * 7)  # 7 rows per chunk
+    monkeypatch.setattr("hsw2v.layer._distribution.SCORE_BUDGET", 4 * 8 * 7)  # 7 rows per chunk
     chunked = lay.topk(H, 3)
     np.testing.assert_array_equal(whole[0], chunked[0])
     np.testing.assert_array_equal(whole[1], chunked[1])

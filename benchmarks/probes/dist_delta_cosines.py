@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     parser.add_argument("--merge", default="adasum")
     args = parser.parse_args(argv)
     from hsw2v import Word2Vec, _dist_tasks
-    from hsw2v._shards import count_range, cut_shard, plan_ranges, splittable_size
+    from hsw2v._shards import count_and_mark_range, cut_shard, plan_ranges, splittable_size
     from hsw2v.distributed import run_spec
 
     model = Word2Vec(
@@ -59,7 +59,7 @@ def main(argv=None) -> int:
     spec = run_spec(model, "cosines", 10_000)
     shards = plan_ranges([args.corpus], args.shards, [splittable_size(args.corpus)])
     pieces = [
-        cut_shard(shard, [count_range(r, 10_000, mark_every=2_000) for r in shard], n_rounds)
+        cut_shard(shard, [count_and_mark_range(r, 10_000, mark_every=2_000) for r in shard], n_rounds)
         for shard in shards
     ]
     snapshot, updates = (model.wv.vectors, model.syn1), []

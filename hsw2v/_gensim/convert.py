@@ -16,7 +16,7 @@ import inspect
 
 import numpy as np
 
-from hsw2v.huffman import HuffmanTree, build_huffman_tree
+from hsw2v.huffman import Tree, build_huffman_tree
 from hsw2v.running._objectives import SWITCHES, active, rebuild_lookups
 from hsw2v.running.params import GENSIM_SETTINGS, GENSIM_STATE
 
@@ -213,7 +213,7 @@ def from_gensim(gensim_model, cls, extra_settings=(), kv_from=None):
         for i in range(n):
             flat_codes[i, : lengths[i]] = codes[i]
             flat_points[i, : lengths[i]] = points[i]
-        tree = HuffmanTree(codes=flat_codes, points=flat_points, lengths=lengths)
+        tree = Tree(codes=flat_codes, points=flat_points, lengths=lengths)
     model._install_tree(tree)
     for name in (o.matrix for o in on):  # syn1, syn1neg
         weights = np.array(getattr(gensim_model, name), dtype=np.float32, copy=True, order="C")

@@ -72,96 +72,38 @@ G. The step size inside a job falls linearly from the job's first rate to its la
    ``_rates.pxd`` (inline, compiled here with this module's flags); the rates at a job's ends
    come from :class:`hsw2v.running._schedule.Schedule`.
 
-Every nogil routine has a Python-callable twin (``py_*``) or is itself callable, and the tests
-compare them with NumPy references.
+The inline nogil routines live in two modules this one cimports: ``_layer_path.pxd`` (one
+example's path: ``path_step``, ``path_loss``, the top-down pass ``fill_row``, the bounds
+check ``bad_path``) and ``_layer_fit.pxd`` (one example of the classifier: ``FitView``,
+``fit_example`` and its AdaGrad form, a job's copy of the wide root). Every nogil routine has
+a Python-callable twin (``py_*``) or is itself callable, and the tests compare them with
+NumPy references.
 """
 
-from libc.math cimport sqrt, sqrtf
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 import numpy as np
 
-from hsw2v._kernels._path cimport hs_step, softmax_step
+from hsw2v._kernels._layer_fit cimport FitView, fit_example, root_copy, root_sync
+from hsw2v._kernels._layer_path cimport bad_path, fill_row, path_loss, path_step
+from hsw2v._kernels._path cimport softmax_step
 from hsw2v._kernels._rates cimport job_alpha
-from hsw2v._kernels._tree_view cimport TreeView, fill_tree_view, path_code, path_point, tree_fits
-from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_dot, neg_log_sigmoid
-from hsw2v._kernels._vecops cimport sigmoid_exact as sigmoid  # exact, float64; NaN -> NaN
-
-# AdaGrad's epsilon (design note F): keeps the first step finite when a row's gradient is 0
-DEF ADAGRAD_EPS = 1e-10
+from hsw2v._kernels._tree_view cimport fill_tree_view, tree_fits
+from hsw2v._kernels._vecops cimport hsw2v_axpy, neg_log_sigmoid
+from hsw2v._kernels._vecops cimport sigmoid_exact  # exact, float64; NaN -> NaN
 
 
 # --------------------------------------------------------------------------------------------
-# The path routine: loss, gradient and step of one example.
+# A batch of paths: loss, gradient and step (one example's path: ``_layer_path.pxd``).
 # --------------------------------------------------------------------------------------------
-
-cdef inline double path_step(
-    const float *h,          # IN   hidden vector, d floats
-    float *grad_h,           # OUT  dL/dh is added here (d floats), or NULL
-    float *g_out,            # OUT  g_j of each step (length floats), or NULL
-    float *syn1,             # IN/OUT inner-node vectors (written only when lr != 0)
-    float *bias,             # IN/OUT per-node intercept (written only when lr != 0), or NULL
-    const uint8_t *code,     # IN   bits along the path, root first
-    const int32_t *point,    # IN   inner nodes along the path, root first
-    int length,              # IN   path length
-    int d,                   # IN   dimension
-    float lr,                # IN   step size; 0 leaves syn1 alone
-) noexcept nogil:
-    """-log P(y | h) along one path (design note E): the reference hierarchical-softmax step
-    (``hs_step`` of :mod:`hsw2v._kernels._path`, the one home of the gradient) with the exact
-    sigmoid, ``grad_h`` taking dL/dh and each node's row (and bias) its step right after its old
-    value went into ``grad_h``."""
-    cdef double check = 0.0  # hs_step's sum of f; the layer checks its loss instead
-    return hs_step(d, h, grad_h, 1.0, NULL, syn1, code, point, length, bias, lr, NULL, NULL,
-                   NULL, True, g_out, &check)
-
-
-cdef inline double path_loss(const float *h, const float *syn1, const float *bias,
-                             const uint8_t *code, const int32_t *point, int length,
-                             int d) noexcept nogil:
-    """-log P(y | h) along one path, the loss ``path_step`` returns (the same dot product,
-    intercept and ``neg_log_sigmoid`` of ``node_step``), without its step: it never writes
-    ``syn1``. (``node_step`` at ``lr = 0`` still writes a row whose ``g`` is NaN, as a float32
-    dot product that overflowed on weights near the float32 limit gives: ``-0 * NaN`` is
-    not 0; a query must not change the weights.)"""
-    cdef int j
-    cdef double f, loss = 0.0
-    for j in range(length):
-        f = hsw2v_dot(d, h, syn1 + <int64_t>point[j] * d)
-        if bias != NULL:
-            f += bias[point[j]]
-        loss += neg_log_sigmoid((1.0 if code[j] == 0 else -1.0) * f)
-    return loss
-
 
 def _check_paths(Py_ssize_t V, const float[:, ::1] syn1, const uint8_t[:, ::1] codes,
                  const int32_t[:, ::1] points, const int32_t[::1] lengths, Py_ssize_t d):
     if (syn1.shape[0] != V - 1 or syn1.shape[1] != d
             or not tree_fits(codes, points, lengths, V) or d < 1 or V < 2):
         raise ValueError("inconsistent layer arrays (tree, weights and hidden size differ)")
-
-
-cdef Py_ssize_t _bad_path(const int32_t[:, ::1] points, const int32_t[::1] lengths,
-                          const int32_t *ys, Py_ssize_t n) noexcept nogil:
-    """The first ``t < n`` whose class (``ys[t]``, or ``t`` itself when ``ys`` is NULL) has a
-    path the kernels cannot follow: a length outside ``[0, L]`` or a node outside
-    ``[0, V - 1)``; -1 when every path is in bounds. One integer compare per step, run on
-    every call: the layer's own arrays are read-only, but numpy lets an owner set its
-    ``writeable`` flag back, so identity alone cannot prove what they hold."""
-    cdef Py_ssize_t t, c, V = points.shape[0], L = points.shape[1]
-    cdef int32_t length, j, node
-    for t in range(n):
-        c = t if ys == NULL else ys[t]
-        length = lengths[c]
-        if length < 0 or length > L:
-            return t
-        for j in range(length):
-            node = points[c, j]
-            if node < 0 or node >= V - 1:
-                return t
-    return -1
 
 
 def _refuse_bad_path(const int32_t[:, ::1] points, const int32_t[::1] lengths, Py_ssize_t c):
@@ -174,8 +116,8 @@ def _refuse_bad_path(const int32_t[:, ::1] points, const int32_t[::1] lengths, P
         "build a new layer (HierarchicalSoftmax.from_paths) instead")
 
 
-def _check_root(Py_ssize_t V, Py_ssize_t d, const float[:, ::1] root_w,
-                const float[::1] root_b, const int32_t[::1] slot):
+def _check_wide_root_arrays(Py_ssize_t V, Py_ssize_t d, const float[:, ::1] root_w,
+                            const float[::1] root_b, const int32_t[::1] slot):
     """The wide root's arrays agree with each other and with the layer (the kernels index
     ``root_w`` by ``slot`` without bounds checks)."""
     if root_w is None:
@@ -225,7 +167,7 @@ def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] 
     cdef Py_ssize_t bad_row = -1
     if B:
         with nogil:
-            bad_row = _bad_path(points, lengths, &y[0], B)
+            bad_row = bad_path(points, lengths, &y[0], B)
     if bad_row >= 0:
         _refuse_bad_path(points, lengths, y[bad_row])
     loss = np.zeros(B, dtype=np.float64)
@@ -277,41 +219,6 @@ def path_batch(const float[:, ::1] H, float[:, ::1] syn1, const uint8_t[:, ::1] 
 # The full distribution from node scores: one top-down pass per row.
 # --------------------------------------------------------------------------------------------
 
-cdef void fill_row(
-    const float *scores,     # IN   f of every inner node for this row (V-1 floats)
-    const float *logsig,     # IN   log sigmoid(f) of every inner node (V-1 floats)
-    const int32_t *children, # IN   (V-1) x 2 child table
-    const int32_t *order,    # IN   inner nodes top-down
-    int64_t n_inner,         # IN   V - 1
-    double *out,             # OUT  log P(w | h) of every class w (V doubles)
-    double *node_lp,         # scratch: log-probability of reaching each inner node
-) noexcept nogil:
-    """log P(w | h) for every leaf: each inner node's path log-probability is its parent's
-    plus ``log sigmoid(+-f)``, parents first. ``log sigmoid(f)`` comes precomputed (by
-    vectorised NumPy, see :meth:`hsw2v.layer.HierarchicalSoftmax.log_proba`) and
-    ``log sigmoid(-f) = log sigmoid(f) - f``, so this pass only adds and scatters."""
-    cdef int64_t i
-    cdef int32_t n, c0, c1
-    cdef double f, lp, lp0, lp1
-    node_lp[order[0]] = 0.0
-    for i in range(n_inner):
-        n = order[i]
-        f = scores[n]
-        lp = node_lp[n]
-        lp0 = lp + logsig[n]
-        lp1 = lp0 - f
-        c0 = children[2 * n]
-        c1 = children[2 * n + 1]
-        if c0 < 0:
-            out[-1 - c0] = lp0
-        else:
-            node_lp[c0] = lp0
-        if c1 < 0:
-            out[-1 - c1] = lp1
-        else:
-            node_lp[c1] = lp1
-
-
 def fill_log_proba(const float[:, ::1] S, const float[:, ::1] LS,
                    const int32_t[:, ::1] children, const int32_t[::1] order,
                    double[:, ::1] out, double[::1] node_lp):
@@ -342,182 +249,9 @@ def fill_log_proba(const float[:, ::1] S, const float[:, ::1] LS,
 
 
 # --------------------------------------------------------------------------------------------
-# Supervised linear classifier: h = x W_in, hierarchical-softmax loss, Hogwild jobs.
+# Supervised linear classifier: h = x W_in, hierarchical-softmax loss, Hogwild jobs (one
+# example's step: ``_layer_fit.pxd``).
 # --------------------------------------------------------------------------------------------
-
-cdef struct FitView:
-    float *W_in
-    float *syn1
-    float *bias               # per-node intercept (V-1), or NULL
-    TreeView tree
-    const int32_t *y
-    const float *dense        # n x m, or NULL for CSR
-    const int64_t *indptr     # CSR row pointers (n + 1)
-    const int32_t *indices    # CSR column ids
-    const float *data         # CSR values
-    float *acc_in             # row-wise AdaGrad: one accumulator per row of W_in (m), or NULL
-    float *acc_node           # row-wise AdaGrad: one per inner node (V-1); set with acc_in
-    bint acc_full             # per-weight AdaGrad: acc_in is m x d, acc_node (V-1) x (d + 1)
-    float *root_w             # the wide root's K x d rows, or NULL (a binary root)
-    float *root_b             # their bias (K), or NULL
-    const int32_t *slot       # the root's child above each class (V), with root_w
-    int K                     # children of the wide root (0 without)
-    int64_t m
-    int d
-    int max_length
-
-
-cdef inline double row_step(float lr, float *acc, double sq) noexcept nogil:
-    """Row-wise AdaGrad (design note F): add the mean squared gradient ``sq`` of one row to
-    its accumulator and return that row's step size ``lr / sqrt(acc + eps)``."""
-    acc[0] += <float>sq
-    return lr / sqrt(<double>acc[0] + ADAGRAD_EPS)
-
-
-cdef inline void coord_step(int d, float lr, float a, const float *u, float *acc,
-                            float *w) noexcept nogil:
-    """Per-weight AdaGrad (design note F) of one row whose gradient is ``a * u``:
-    ``acc += (a u)**2``, ``w -= lr (a u) / sqrt(acc + eps)``, coordinate by coordinate."""
-    cdef int t
-    cdef float q
-    for t in range(d):
-        q = a * u[t]
-        acc[t] += q * q
-        w[t] -= lr * q / sqrtf(acc[t] + <float>ADAGRAD_EPS)
-
-
-cdef inline void hidden_of(const FitView *v, int64_t i, float *h, float *grad_h, int64_t *lo,
-                           int64_t *hi) noexcept nogil:
-    """h = x_i W_in (and grad_h cleared) for example ``i``; ``[lo, hi)``: the positions of its
-    features (all ``m`` columns of a dense row, its CSR slice otherwise)."""
-    cdef int d = v.d
-    cdef int64_t k
-    cdef float x
-    memset(h, 0, d * sizeof(float))
-    memset(grad_h, 0, d * sizeof(float))
-    if v.dense != NULL:
-        lo[0], hi[0] = 0, v.m
-    else:
-        lo[0], hi[0] = v.indptr[i], v.indptr[i + 1]
-    for k in range(lo[0], hi[0]):
-        if v.dense != NULL:
-            x = v.dense[i * v.m + k]
-            if x != 0.0:
-                hsw2v_axpy(d, x, v.W_in + k * d, h)
-        else:
-            hsw2v_axpy(d, v.data[k], v.W_in + <int64_t>v.indices[k] * d, h)
-
-
-cdef double adagrad_example(const FitView *v, int64_t i, float lr, float *h, float *grad_h,
-                            float *g) noexcept nogil:
-    """One row-wise AdaGrad step on example ``i`` (design note F): h = x_i W_in; the path's
-    loss, ``g_j`` and ``dL/dh`` at the weights on entry (``path_step`` with step 0, so the
-    gradient is the reference one); then each path node ``n`` steps by ``g_j h`` (and its
-    intercept by ``g_j``) and each feature row ``k`` by ``x_ik dL/dh``, every row with its own
-    step size. Returns the example's loss."""
-    cdef int d = v.d, j, length
-    cdef int64_t k, lo, hi
-    cdef int32_t c = v.y[i], n
-    cdef const int32_t *point
-    cdef double loss, hh, gg, s
-    cdef float x
-    hidden_of(v, i, h, grad_h, &lo, &hi)
-    length = v.tree.lengths[c]
-    point = path_point(&v.tree, c)
-    loss = path_step(h, grad_h, g, v.syn1, v.bias, path_code(&v.tree, c),
-                     point, length, d, 0.0)
-    if v.acc_full:
-        for j in range(length):
-            n = point[j]
-            coord_step(d, lr, g[j], h, v.acc_node + <int64_t>n * (d + 1),
-                       v.syn1 + <int64_t>n * d)
-            if v.bias != NULL:
-                x = 1.0
-                coord_step(1, lr, g[j], &x, v.acc_node + <int64_t>n * (d + 1) + d, v.bias + n)
-        for k in range(lo, hi):
-            if v.dense != NULL:
-                x = v.dense[i * v.m + k]
-                if x != 0.0:
-                    coord_step(d, lr, x, grad_h, v.acc_in + k * d, v.W_in + k * d)
-            else:
-                coord_step(d, lr, v.data[k], grad_h, v.acc_in + <int64_t>v.indices[k] * d,
-                           v.W_in + <int64_t>v.indices[k] * d)
-        return loss
-    hh = hsw2v_dot(d, h, h)
-    for j in range(length):
-        n = point[j]
-        if v.bias != NULL:  # the intercept is the row's extra coordinate (input 1)
-            s = row_step(lr, v.acc_node + n, g[j] * g[j] * (hh + 1.0) / (d + 1))
-            v.bias[n] -= <float>(s * g[j])
-        else:
-            s = row_step(lr, v.acc_node + n, g[j] * g[j] * hh / d)
-        hsw2v_axpy(d, <float>(-s * g[j]), h, v.syn1 + <int64_t>n * d)
-    gg = hsw2v_dot(d, grad_h, grad_h) / d
-    for k in range(lo, hi):
-        if v.dense != NULL:
-            x = v.dense[i * v.m + k]
-            if x != 0.0:
-                s = row_step(lr, v.acc_in + k, x * x * gg)
-                hsw2v_axpy(d, <float>(-s * x), grad_h, v.W_in + k * d)
-        else:
-            x = v.data[k]
-            s = row_step(lr, v.acc_in + v.indices[k], x * x * gg)
-            hsw2v_axpy(d, <float>(-s * x), grad_h, v.W_in + <int64_t>v.indices[k] * d)
-    return loss
-
-
-cdef double fit_example(const FitView *v, int64_t i, float lr, float *h,
-                        float *grad_h, float *g, double *z) noexcept nogil:
-    """One SGD step on example ``i``: h = x_i W_in, the wide root's step if any
-    (``softmax_step``, ``z``: scratch of K doubles), walk y_i's path (updating syn1), then
-    W_in[k] -= lr x_ik dL/dh for every feature k of x_i. Returns the example's loss. With the
-    AdaGrad accumulators set, the step is :func:`adagrad_example`'s instead (``g``: scratch of
-    ``max_length`` floats, used by that step only; no wide root there)."""
-    if v.acc_in != NULL:
-        return adagrad_example(v, i, lr, h, grad_h, g)
-    cdef int d = v.d
-    cdef int64_t k, lo, hi
-    cdef int32_t c = v.y[i]
-    cdef double loss
-    cdef float x
-    cdef double check = 0.0  # the scores' sum; fit checks the loss instead
-    hidden_of(v, i, h, grad_h, &lo, &hi)
-    loss = 0.0
-    if v.K:  # the wide root first, then the binary path below its child
-        loss = softmax_step(d, h, grad_h, v.root_w, v.root_b, v.K, v.slot[c], lr, z, &check)
-    loss += path_step(h, grad_h, NULL, v.syn1, v.bias, path_code(&v.tree, c),
-                      path_point(&v.tree, c), v.tree.lengths[c], d, lr)
-    for k in range(lo, hi):
-        if v.dense != NULL:
-            x = v.dense[i * v.m + k]
-            if x != 0.0:
-                hsw2v_axpy(d, -lr * x, grad_h, v.W_in + k * d)
-        else:
-            hsw2v_axpy(d, -lr * v.data[k], grad_h, v.W_in + <int64_t>v.indices[k] * d)
-    return loss
-
-
-cdef void root_copy(const FitView *shared, float *mine, float *start) noexcept nogil:
-    """A job's own copy of the wide root (rows, then bias), twice: ``mine`` to train and
-    ``start`` to know later what the job changed (design note B)."""
-    cdef int64_t rows = <int64_t>shared.K * shared.d
-    memcpy(mine, shared.root_w, rows * sizeof(float))
-    if shared.root_b != NULL:
-        memcpy(mine + rows, shared.root_b, shared.K * sizeof(float))
-    else:
-        memset(mine + rows, 0, shared.K * sizeof(float))
-    memcpy(start, mine, (rows + shared.K) * sizeof(float))
-
-
-cdef void root_sync(FitView *shared, const float *mine, const float *start) noexcept nogil:
-    """Add what the job changed in its copy of the wide root to the shared one."""
-    cdef int64_t i, rows = <int64_t>shared.K * shared.d
-    for i in range(rows):
-        shared.root_w[i] += mine[i] - start[i]
-    if shared.root_b != NULL:
-        for i in range(shared.K):
-            shared.root_b[i] += mine[rows + i] - start[rows + i]
-
 
 cdef class FitTrainer:
     """Borrows the classifier's arrays for the nogil job kernel; one instance serves all
@@ -536,7 +270,7 @@ cdef class FitTrainer:
                  const int32_t[::1] slot=None):
         cdef Py_ssize_t V = codes.shape[0]
         _check_paths(V, syn1, codes, points, lengths, W_in.shape[1])
-        _check_root(V, W_in.shape[1], root_w, root_b, slot)
+        _check_wide_root_arrays(V, W_in.shape[1], root_w, root_b, slot)
         if root_w is not None and acc_in is not None:
             raise ValueError("AdaGrad does not train a wide root: use the SGD step")
         if bias is not None and bias.shape[0] != V - 1:
@@ -555,7 +289,7 @@ cdef class FitTrainer:
             raise ValueError(f"class ids must be in [0, {V})")
         cdef Py_ssize_t bad_class
         with nogil:
-            bad_class = _bad_path(points, lengths, NULL, V)
+            bad_class = bad_path(points, lengths, NULL, V)
         if bad_class >= 0:
             _refuse_bad_path(points, lengths, bad_class)
         cdef const float[:, ::1] X
@@ -654,9 +388,10 @@ cdef class FitTrainer:
 # Python-callable twins of the nogil routines, for tests.
 # --------------------------------------------------------------------------------------------
 
-def py_sigmoid(double f):
-    """Twin of ``sigmoid``."""
-    return sigmoid(f)
+def py_sigmoid_exact(double f):
+    """Twin of ``sigmoid_exact`` (``_vec.h``): the exact float64 sigmoid of the layer's step
+    (``_inner.py_sigmoid`` is the training kernel's table sigmoid)."""
+    return sigmoid_exact(f)
 
 
 def py_path_step(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,

@@ -364,7 +364,9 @@ def tree_root(const int32_t[:, ::1] children):
     return int(roots[0])
 
 
-def _check_root(Py_ssize_t root, const int32_t[:, ::1] children):
+def _search_start(Py_ssize_t root, const int32_t[:, ::1] children):
+    """The node a search starts from: ``root`` checked to be an inner node of ``children``,
+    or the table's own root (:func:`tree_root`) when ``root`` is negative."""
     if root < 0:
         return tree_root(children)
     if root >= children.shape[0]:
@@ -378,7 +380,7 @@ def top_leaves(const double[::1] h, const float[:, ::1] syn1, const int32_t[:, :
     default the table's root, found by :func:`tree_root`): ``(words int32, log_probs
     float64)``, most probable first, ``min(n, V)`` of them."""
     cdef Py_ssize_t V = _check_search(h, syn1, children)
-    root = _check_root(root, children)
+    root = _search_start(root, children)
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     if n > V:
@@ -458,7 +460,7 @@ def leaf_log_probs(const double[::1] h, const float[:, ::1] syn1,
     """log P(w | h) of every word w (float64, V entries), one top-down pass over the tree
     from ``root`` (by default the table's root, found by :func:`tree_root`)."""
     cdef Py_ssize_t V = _check_search(h, syn1, children)
-    root = _check_root(root, children)
+    root = _search_start(root, children)
     # +inf marks a leaf not reached: a log-probability is <= 0 (or NaN from NaN weights)
     out = np.full(V, np.inf, dtype=np.float64)
     cdef double[::1] o = out

@@ -288,23 +288,28 @@ def _document_vectors(kv, words: list, norm: bool) -> np.ndarray:
         raw = np.vstack([kv.get_vector(w) for w in words])
     else:
         raw = kv.vectors[rows]
-    bad = ~np.isfinite(raw).all(axis=1)
-    if bad.any():
-        named = ", ".join(repr(w) for w in np.asarray(words, dtype=object)[bad][:5])
-        raise ValueError(
-            f"the vectors of {named} hold NaN or infinite values: these KeyedVectors are "
-            "damaged (a diverged training, or a file written from one); train again, or "
-            "leave those words out of the documents"
-        )
+    _refuse_words(
+        words,
+        ~np.isfinite(raw).all(axis=1),
+        "hold NaN or infinite values: these KeyedVectors are damaged (a diverged training, "
+        "or a file written from one); train again, or leave those words out of the documents",
+    )
     if not norm:
         return raw.astype(np.float64)
     lengths = kv._current_norms()[rows] if (rows >= 0).all() else np.linalg.norm(raw, axis=1)
-    zero = lengths == 0
-    if zero.any():
-        named = ", ".join(repr(w) for w in np.asarray(words, dtype=object)[zero][:5])
-        raise ValueError(
-            f"the vectors of {named} are all zeros: a zero vector has no direction, so "
-            "norm=True (the default) cannot scale it to unit length; leave those words "
-            "out of the documents, give them vectors, or call wmdistance(..., norm=False)"
-        )
+    _refuse_words(
+        words,
+        lengths == 0,
+        "are all zeros: a zero vector has no direction, so norm=True (the default) cannot "
+        "scale it to unit length; leave those words out of the documents, give them "
+        "vectors, or call wmdistance(..., norm=False)",
+    )
     return (raw / lengths[:, None]).astype(np.float64)
+
+
+def _refuse_words(words: list, bad: np.ndarray, problem: str) -> None:
+    """A ValueError naming the first five ``words`` marked ``bad``, whose vectors
+    ``problem`` (nothing when none is marked)."""
+    if bad.any():
+        named = ", ".join(repr(w) for w in np.asarray(words, dtype=object)[bad][:5])
+        raise ValueError(f"the vectors of {named} {problem}")

@@ -1,4 +1,6 @@
-"""Argument checks shared by the layer and its training (:mod:`hsw2v.layer`)."""
+"""Argument checks shared by the layer and its training (:mod:`hsw2v.layer`): integers and
+seeds, sparse features checked in full, and the layer's three inputs (hidden vectors ``H``,
+features ``X``, class ids ``y``), each refused with a message that says what was expected."""
 
 from __future__ import annotations
 
@@ -23,8 +25,10 @@ def positive_int(value, name: str, high: int | None = None) -> int:
 
 def check_seed(value) -> int:
     """A seed the random streams take (numpy's generators and the kernels' uint64 state)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not (
-        0 <= value <= UINT64_MAX
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or not (0 <= value <= UINT64_MAX)
     ):
         raise ValueError(f"seed must be an integer in [0, {UINT64_MAX}], got {value!r}")
     return int(value)
@@ -109,6 +113,89 @@ def _check_compressed(X, shape, fmt) -> None:
         raise ValueError(f"indptr ends at {int(indptr[-1])}, past the {len(indices)} ids")
     used = indices[: int(indptr[-1])]
     if used.size and (used.min() < 0 or used.max() >= minor):
-        raise ValueError(
-            f"{kind} ids must lie in [0, {minor}), got {used.min()}..{used.max()}"
+        raise ValueError(f"{kind} ids must lie in [0, {minor}), got {used.min()}..{used.max()}")
+
+
+def is_sparse(a) -> bool:
+    """A SciPy sparse matrix or array, without importing SciPy for dense input."""
+    return type(a).__module__.startswith("scipy.sparse")
+
+
+def hidden_vectors(H, dim: int, method: str, n_features: int | None) -> np.ndarray:
+    """Hidden vectors, dense float32 B x ``dim``, or a TypeError / ValueError that says what
+    ``method`` expected and what it got instead (``n_features``: the fitted layer's number of
+    features, named when ``H`` looks like features; None before fit)."""
+    want = f"{method}(H) takes hidden vectors, a dense 2-D array of shape (batch, {dim})"
+    if is_sparse(H):
+        raise TypeError(
+            f"{want}, got a sparse {type(H).__name__} of shape {H.shape}: sparse input "
+            "is features; map features to hidden vectors with layer.transform(X) (after "
+            "fit), or use HierarchicalSoftmaxClassifier, whose predict/predict_proba take X"
         )
+    H = np.asarray(H)
+    if not np.issubdtype(H.dtype, np.number) or H.dtype.kind == "c":
+        raise TypeError(f"{want} of real numbers, got dtype {H.dtype}")
+    if H.ndim != 2 or H.shape[1] != dim:
+        got = f"shape {H.shape}"
+        if H.ndim == 1 and len(H) == dim:
+            got += " (one vector: give H[None, :])"
+        elif H.ndim == 2 and n_features is not None and H.shape[1] == n_features:
+            got += (
+                f" ({H.shape[1]} columns = the fitted number of features: for features "
+                "call layer.transform(X) first)"
+            )
+        raise ValueError(f"{want}, got {got}")
+    H = np.ascontiguousarray(H, dtype=np.float32)
+    if not np.isfinite(H).all():
+        raise ValueError("H holds NaN or infinite values")
+    return H
+
+
+def features(X, method: str, n_features: int | None, dim: int):
+    """Features, dense C-contiguous float32 or CSR with float32 data, checked finite, with
+    ``n_features`` columns (the fitted number; any before fit), or an error that says what
+    was expected (``dim``: the hidden size, named when ``X`` looks like hidden vectors)."""
+    m = n_features
+    want = f"{method}(X) takes features, a 2-D numeric array or SciPy CSR matrix (n, " + (
+        f"{m})" if m is not None else "m)"
+    )
+    if is_sparse(X):
+        X = checked_features(X)  # every id checked before any product reads with it
+        values = X.data
+    else:
+        X = np.asarray(X)
+        if X.ndim != 2 or not np.issubdtype(X.dtype, np.number) or X.dtype.kind == "c":
+            raise ValueError(f"{want}, got shape {X.shape} dtype {X.dtype}")
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        values = X
+    if m is not None and X.shape[1] != m:
+        hint = (
+            f": {dim} columns are hidden vectors, which log_proba(H), proba(H) and topk(H, k) take"
+            if X.shape[1] == dim
+            else ": give the same features as in fit"
+        )
+        raise ValueError(
+            f"{want}: X has {X.shape[1]} features but the layer was fitted with {m}{hint}"
+        )
+    if not np.isfinite(values).all():
+        raise ValueError("X holds NaN or infinite values")
+    return X
+
+
+def class_ids(y, n: int, n_classes: int) -> np.ndarray:
+    """``n`` class ids in ``[0, n_classes)`` as int32, or a ValueError that says what was
+    expected (and points labels of any kind to the classifier)."""
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise ValueError(f"y must hold one class id per row ({n}), got shape {y.shape}")
+    if n and not np.issubdtype(y.dtype, np.integer):
+        raise ValueError(
+            f"class ids must be integers in [0, {n_classes}), got dtype {y.dtype}: "
+            "for labels of any kind (strings, ...) use HierarchicalSoftmaxClassifier"
+        )
+    if n and (y.min() < 0 or y.max() >= n_classes):
+        raise ValueError(
+            f"class ids must be in [0, {n_classes}), got {y.min()}..{y.max()}: for "
+            "labels of any kind use HierarchicalSoftmaxClassifier"
+        )
+    return np.ascontiguousarray(y, dtype=np.int32)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from hsw2v import persist
-from hsw2v.huffman import HuffmanTree
+from hsw2v.huffman import Tree
 from hsw2v.layer._args import check_seed as _seed
 from hsw2v.running.params import VECTOR_SIZE_MAX
 
@@ -87,7 +87,7 @@ class LayerFiles:
             arr = arrays.get(name)
             if arr is None or arr.dtype != dtype or arr.ndim != 2 or arr.shape[0] != n:
                 raise bad(f"array {name!r} should be {np.dtype(dtype)} with {n} rows")
-        tree = HuffmanTree(arrays["codes"], arrays["points"], arrays["lengths"])
+        tree = Tree(arrays["codes"], arrays["points"], arrays["lengths"])
         width = meta.get("root_width")
         if width is not None and not (type(width) is int and 2 <= width <= n):
             raise bad(f"root_width={width!r} (an integer in [2, n_classes] or absent)")

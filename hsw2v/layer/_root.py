@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v.huffman import HuffmanTree
+from hsw2v.huffman import Tree
 
 
 class WideRoot:
@@ -51,7 +51,7 @@ class WideRoot:
     [-1, -2, -3, -4]
     """
 
-    def __init__(self, tree: HuffmanTree, children: np.ndarray, order: np.ndarray, width: int):
+    def __init__(self, tree: Tree, children: np.ndarray, order: np.ndarray, width: int):
         n_inner = len(children)
         width = min(int(width), n_inner + 1)
         # expanding the first K - 1 nodes of a breadth-first order keeps every expanded node's
@@ -81,11 +81,13 @@ class WideRoot:
         self.slot = np.ascontiguousarray(found, dtype=np.int32)
         shifted = np.minimum(start[:, None] + steps, L - 1)
         keep_step = steps < (lengths - start)[:, None]
-        self.below = HuffmanTree(
-            codes=np.ascontiguousarray(np.take_along_axis(codes, shifted, 1) * keep_step,
-                                       dtype=np.uint8),
-            points=np.ascontiguousarray(np.take_along_axis(points, shifted, 1) * keep_step,
-                                        dtype=np.int32),
+        self.below = Tree(
+            codes=np.ascontiguousarray(
+                np.take_along_axis(codes, shifted, 1) * keep_step, dtype=np.uint8
+            ),
+            points=np.ascontiguousarray(
+                np.take_along_axis(points, shifted, 1) * keep_step, dtype=np.int32
+            ),
             lengths=np.ascontiguousarray(lengths - start, dtype=np.int32),
         )
 
@@ -129,3 +131,18 @@ def root_gradient(H: np.ndarray, R: np.ndarray, bias, target: np.ndarray):
     dZ = np.exp(logp, out=logp)
     dZ[rows, target] -= 1.0
     return loss, dZ
+
+
+def root_step(H: np.ndarray, R: np.ndarray, bias, target: np.ndarray, lr: float):
+    """The wide root's part of the gradient at the weights on entry, ``(dL/dH, dL/dR,
+    dL/dbias or None)`` as float32, then with ``lr`` its batch step on ``R`` and ``bias`` in
+    place (every row's gradient taken before the step)."""
+    _, dZ = root_gradient(H, R, bias, target)
+    grad_h = (dZ @ R).astype(np.float32)
+    grad_r = (dZ.T @ H).astype(np.float32)
+    grad_b = None if bias is None else dZ.sum(axis=0).astype(np.float32)
+    if lr:
+        R -= np.float32(lr) * grad_r
+        if grad_b is not None:
+            bias -= np.float32(lr) * grad_b
+    return grad_h, grad_r, grad_b

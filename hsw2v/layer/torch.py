@@ -51,7 +51,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from hsw2v.huffman import HuffmanTree, build_huffman_tree, child_table
+from hsw2v.huffman import Tree, build_huffman_tree, child_table
 from hsw2v.layer._root import WideRoot
 from hsw2v.layer._search import best_first_topk
 from hsw2v.layer._torch_plan import level_plan, padded_paths
@@ -158,7 +158,7 @@ class HierarchicalSoftmaxLoss(nn.Module):
         if len(lengths) != n_classes:
             raise ValueError(f"the tree has {len(lengths)} classes, but n_classes={n_classes}")
         self.in_features, self.n_classes, self.sparse = in_features, n_classes, bool(sparse)
-        self.tree = HuffmanTree(codes=codes, points=points, lengths=lengths)
+        self.tree = Tree(codes=codes, points=points, lengths=lengths)
         self._children, self._root = children, root
         wide = None
         if root_width is not None:

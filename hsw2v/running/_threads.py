@@ -363,3 +363,67 @@ def items_until_stopped(jobs: queue.Queue, stop: StopFlag | threading.Event) -> 
         if item is None:
             return
         yield item
+
+
+def run_jobs(
+    items: Iterable,
+    do_job: Callable[[object], object],
+    workers: int,
+    on_result: Callable[[object], None],
+    stop: StopFlag,
+    *,
+    queue_size: int,
+    names: tuple[str, str],
+) -> None:
+    """Run ``do_job(item)`` for every item of ``items`` on ``workers`` threads fed by one
+    producer thread, and give each job's result (never None) to ``on_result`` in the
+    caller's thread, which also gets None each time a worker ends or a poll brings nothing
+    (so that it can report progress on time). The pipeline of every pool that runs jobs
+    (an epoch of training, scoring): ``names`` are the producer's thread name and the
+    workers' prefix.
+
+    ``stop`` (set by the pool on any error or interrupt) ends the producer and the workers;
+    returning waits for them all, and raises what stopped them (the module docstring). The
+    producer runs the user's iterator, which may block for good: once the pool stops it is
+    waited for at most ``_ABANDON_SECONDS`` (rule 5). The caller's thread waits on a
+    ``queue.SimpleQueue`` and ``stop`` is a :class:`StopFlag` (rule 7).
+
+    Examples
+    --------
+    >>> results = []
+    >>> run_jobs(range(5), lambda x: x * x, 2, results.append, StopFlag(), queue_size=4,
+    ...          names=("example-producer", "example-worker"))
+    >>> sorted(r for r in results if r is not None)
+    [0, 1, 4, 9, 16]
+    """
+    jobs: queue.Queue = queue.Queue(maxsize=queue_size)
+    done: queue.SimpleQueue = queue.SimpleQueue()
+
+    def produce() -> None:
+        feed(jobs, items, stop, workers)
+
+    def work() -> None:
+        try:
+            for item in items_until_stopped(jobs, stop):
+                done.put(do_job(item))
+        finally:
+            done.put(None)
+
+    producer, worker = names
+    finished = 0
+    with Workers(stop.set) as pool:
+        pool.start(produce, name=producer, abandon_after=_ABANDON_SECONDS)
+        for i in range(workers):
+            pool.start(work, name=f"{worker}-{i}")
+        while finished < workers:
+            raise_if_dropped()  # a Ctrl-C CPython dropped stops the pool too (_ctrl_c)
+            try:
+                result = done.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                if pool.wait(0):  # all ended, some without a word: stopped before they ran
+                    break
+                on_result(None)
+                continue
+            if result is None:  # a worker ended
+                finished += 1
+            on_result(result)

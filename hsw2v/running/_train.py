@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import math
-import queue
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -34,16 +33,8 @@ import numpy as np
 
 from hsw2v._kernels._inner import Trainer, encode_sentences
 from hsw2v.divergence import TrainingDivergedError
-from hsw2v.running._ctrl_c import raise_if_dropped
 from hsw2v.running._schedule import Schedule
-from hsw2v.running._threads import (
-    _ABANDON_SECONDS,
-    _POLL_SECONDS,
-    StopFlag,
-    Workers,
-    feed,
-    items_until_stopped,
-)
+from hsw2v.running._threads import _POLL_SECONDS, StopFlag, Workers, run_jobs
 from hsw2v.vocab import check_sentence
 
 logger = logging.getLogger(__name__)
@@ -160,9 +151,6 @@ def run_epoch(
     ``on_progress``, if given, is called in the caller's thread with a :class:`Progress`
     at most every ``progress_delay`` seconds while jobs finish, and once when the epoch ends.
     """
-    job_queue: queue.Queue = queue.Queue(maxsize=2 * workers)
-    # what this thread waits on takes no Python-level lock (hsw2v.running._threads, rule 7)
-    done_queue: queue.SimpleQueue = queue.SimpleQueue()
     stop = StopFlag()
     report = EpochReport()
     if seed is not None:
@@ -180,18 +168,12 @@ def run_epoch(
             done_units += units
             yield job, alpha0, alpha1, schedule.job_seed(epoch, index)
 
-    def produce() -> None:
-        feed(job_queue, produced(), stop, workers)
-
-    def work() -> None:
-        try:
-            for job, alpha0, alpha1, job_random in items_until_stopped(job_queue, stop):
-                kept, loss = trainer.train_job(job.ids, job.ends, alpha0, alpha1, job_random)
-                if not math.isfinite(loss):  # the job met non-finite weights: stop all
-                    raise _diverged(epoch)
-                done_queue.put((job, kept, loss))
-        finally:
-            done_queue.put(None)
+    def train_job(item):  # on a worker thread
+        job, alpha0, alpha1, job_random = item
+        kept, loss = trainer.train_job(job.ids, job.ends, alpha0, alpha1, job_random)
+        if not math.isfinite(loss):  # the job met non-finite weights: stop all
+            raise _diverged(epoch)
+        return job, kept, loss
 
     started = time.perf_counter()
     next_report = started + report_delay
@@ -200,40 +182,35 @@ def run_epoch(
     def progress_now(now: float) -> Progress:
         return _progress_of(report, schedule, epoch, now - started)
 
-    finished_workers = 0
-    # The producer and the workers end when they see ``stop`` (set on any error or
-    # interrupt); leaving the block waits for them all (hsw2v.running._threads).
-    with Workers(stop.set) as pool:
-        # the producer runs the user's corpus iterator, which may block for good (a dead
-        # stream): after Ctrl-C it is waited for at most _ABANDON_SECONDS (hsw2v.running._threads)
-        pool.start(produce, name="hsw2v-producer", abandon_after=_ABANDON_SECONDS)
-        for i in range(workers):
-            pool.start(work, name=f"hsw2v-worker-{i}")
-        while finished_workers < workers:
-            raise_if_dropped()  # a Ctrl-C CPython dropped stops the epoch too (_ctrl_c)
-            try:
-                item = done_queue.get(timeout=_POLL_SECONDS)
-            except queue.Empty:
-                if pool.wait(0):  # all ended, some without a word: stopped before they ran
-                    break
-                item = False
-            if item is None:
-                finished_workers += 1
-            elif item:
-                job, kept, loss = item
-                report.trained_words += kept
-                report.raw_words += job.raw_words
-                report.sentences += job.n_sentences
-                report.loss += loss
-            now = time.perf_counter()
-            if now >= next_report:
-                _log_progress(report, schedule, epoch, now - started)
-                next_report = now + report_delay
-            if on_progress is not None and item and now >= next_progress:
-                on_progress(progress_now(now))
-                next_progress = now + progress_delay
-        if on_progress is not None and pool.error is None:
-            on_progress(progress_now(time.perf_counter()))
+    def on_result(item) -> None:  # in this thread: a job's result, or None (a poll)
+        nonlocal next_report, next_progress
+        if item is not None:
+            job, kept, loss = item
+            report.trained_words += kept
+            report.raw_words += job.raw_words
+            report.sentences += job.n_sentences
+            report.loss += loss
+        now = time.perf_counter()
+        if now >= next_report:
+            _log_progress(report, schedule, epoch, now - started)
+            next_report = now + report_delay
+        if on_progress is not None and item is not None and now >= next_progress:
+            on_progress(progress_now(now))
+            next_progress = now + progress_delay
+
+    # one producer reads the user's corpus into jobs, `workers` threads train them; any
+    # error or interrupt stops them all, waited for (hsw2v.running._threads)
+    run_jobs(
+        produced(),
+        train_job,
+        workers,
+        on_result,
+        stop,
+        queue_size=2 * workers,
+        names=("hsw2v-producer", "hsw2v-worker"),
+    )
+    if on_progress is not None:
+        on_progress(progress_now(time.perf_counter()))
     report.seconds = time.perf_counter() - started
     return report
 
