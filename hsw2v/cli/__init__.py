@@ -2,6 +2,7 @@
 
 Commands:
     train     Train a model on a text corpus (one sentence per line, tokens split by spaces).
+    skipgram  Train FastText, fastText's command style (also: cbow); train --model fasttext.
     similar   Nearest neighbours of words.
     analogy   A is to B as C is to ?
     predict   Most probable centre words for a context (hierarchical softmax output layer).

@@ -25,52 +25,44 @@ from hsw2v.cli._io import (
     _refuse_overwriting_inputs,
     _say,
 )
+from hsw2v.fasttext._model import FASTTEXT_PARAMS
 from hsw2v.running._objectives import resolve_hs_negative
 from hsw2v.running.params import CLI
 
+# The options only FastText has: its parameter table's rows (hsw2v.fasttext._model), these
+# spellings (gensim-style, then fastText's) and help. Their default is None on the command
+# line, so that one given with --model word2vec is refused; FastText's default applies.
+_FASTTEXT_ONLY = {
+    "min_n": (("--min-n", "-minn"), "shortest character n-gram"),
+    "max_n": (("--max-n", "-maxn"), "longest character n-gram"),
+    "bucket": (("--bucket", "-bucket"), "hash buckets of the n-grams (0: no n-grams)"),
+}
+
 
 def _run_train(args: argparse.Namespace) -> int:
-    from hsw2v import Word2Vec
+    from hsw2v import FastText, Word2Vec
     from hsw2v.corpora import LineSentence
 
     corpus_path = args.corpus or args.train_file
     if args.corpus and args.train_file:
-        raise UsageError("give the corpus once: as CORPUS or as -train, not both")
+        raise UsageError("give the corpus once: as CORPUS or as -train/-input, not both")
     if not corpus_path:
         raise UsageError("the following arguments are required: CORPUS")
-    if args.word2vec_c_output:
-        if args.word2vec:
+    fasttext = args.model == "fasttext"
+    if not fasttext:
+        given = [
+            "/".join(flags)
+            for name, (flags, _) in _FASTTEXT_ONLY.items()
+            if getattr(args, name) is not None
+        ]
+        if given:
             raise UsageError(
-                f"-output {args.word2vec_c_output} and --word2vec {args.word2vec} both name the "
-                "word2vec-format vectors file: give one of them"
+                f"{', '.join(given)}: only FastText has character n-grams; add --model fasttext "
+                "(or use 'hsw2v skipgram' / 'hsw2v cbow')"
             )
-        if args.word2vec_c_output.endswith(".hsw2v"):
-            raise UsageError(
-                f"-output {args.word2vec_c_output}: as in word2vec.c, -output is the vectors "
-                "file in word2vec's format, not a model; write the native model with "
-                f"-o/--model-out {args.word2vec_c_output} (and the vectors with -output FILE)"
-            )
-        args.word2vec = args.word2vec_c_output
-    if not args.output and not args.word2vec:
-        raise UsageError(
-            "nothing to write: give -o MODEL (hsw2v's model) and/or --word2vec FILE or "
-            "word2vec.c's -output FILE (the vectors in word2vec's format)"
-        )
-    if args.binary and not args.word2vec:
-        raise UsageError(
-            "--binary applies to the word2vec file: add --word2vec FILE (or -output FILE)"
-        )
-    hs, negative = resolve_hs_negative(args.hs, args.negative)
-    if not hs and not negative:
-        why = "--hs 0 with --negative 0"
-        if args.hs is None:
-            why = "--negative 0 alone leaves --hs at gensim's default 0"
-        raise UsageError(f"{why}: nothing to train; give --hs 1 or --negative N (N > 0)")
-    sg = 0 if args.sg is None else args.sg
-    if args.cbow is not None:
-        if args.sg is not None and args.sg == args.cbow:
-            raise UsageError(f"--sg {args.sg} and -cbow {args.cbow} contradict each other")
-        sg = 1 - args.cbow
+    facebook = _resolve_outputs(args, fasttext)
+    hs, negative = _objective(args)
+    sg = _architecture(args)
     if args.min_alpha > args.alpha:
         raise UsageError(f"--min-alpha {args.min_alpha} is above --alpha {args.alpha}")
     _need_file(corpus_path, "the training corpus")
@@ -78,11 +70,12 @@ def _run_train(args: argparse.Namespace) -> int:
         [
             ("output model", args.output),
             ("word2vec output", args.word2vec),
+            ("fastText .bin output", facebook),
             ("training plot", args.plot_training),
         ],
         [("corpus", corpus_path)],
     )
-    for path in (args.output, args.word2vec, args.plot_training):
+    for path in (args.output, args.word2vec, facebook, args.plot_training):
         if path:
             _need_writable(path)
     progress = args.progress
@@ -100,7 +93,12 @@ def _run_train(args: argparse.Namespace) -> int:
 
     workers = args.workers or os.cpu_count() or 1
     values = {param.name: getattr(args, param.name) for param in CLI}
-    model = Word2Vec(**{**values, "sg": sg, "workers": workers, "hs": hs, "negative": negative})
+    values.update(sg=sg, workers=workers, hs=hs, negative=negative)
+    if fasttext:
+        for param in FASTTEXT_PARAMS:  # the ones not given: FastText's defaults
+            if param.name in _FASTTEXT_ONLY and getattr(args, param.name) is not None:
+                values[param.name] = getattr(args, param.name)
+    model = (FastText if fasttext else Word2Vec)(**values)
     if args.kernel is not None:
         _note("--kernel is deprecated and ignored: the fastest path walk is chosen")
     corpus = LineSentence(corpus_path, max_sentence_length=args.max_sentence_length)
@@ -108,10 +106,16 @@ def _run_train(args: argparse.Namespace) -> int:
     model.build_vocab(corpus)
     callbacks = []
     try:  # from the line that says training starts, Ctrl-C gets the training's message
+        what = "skip-gram" if sg else "CBOW"
+        if fasttext:
+            what = (
+                f"FastText {what} (character {model.min_n}- to {model.max_n}-grams in "
+                f"{model.bucket:,} buckets)"
+            )
         _note(
             f"{model.corpus_count:,} sentences, {model.corpus_total_words:,} words, "
             f"vocabulary of {len(model.wv):,} (min_count={args.min_count}); training "
-            f"{'skip-gram' if sg else 'CBOW'} for {args.epochs} epochs on {workers} threads"
+            f"{what} for {args.epochs} epochs on {workers} threads"
         )
         if args.plot_training:
             from hsw2v.callbacks import TrainingHistory
@@ -127,7 +131,7 @@ def _run_train(args: argparse.Namespace) -> int:
             progress=bool(progress),
         )
     except KeyboardInterrupt as stop:
-        written = " or ".join(p for p in (args.output, args.word2vec) if p)
+        written = " or ".join(p for p in (args.output, args.word2vec, facebook) if p)
         how = "terminated" if isinstance(stop, Terminated) else "interrupted"
         _note(f"{how}: training stopped, nothing written ({written} left as it was)")
         return 143 if isinstance(stop, Terminated) else 130
@@ -146,10 +150,123 @@ def _run_train(args: argparse.Namespace) -> int:
     if args.word2vec:
         model.wv.save_word2vec_format(args.word2vec, binary=bool(args.binary))
         _say(f"wrote {'binary' if args.binary else 'text'} word2vec vectors {args.word2vec}")
+    if facebook:
+        _facebook_writer()(model, facebook)
+        _say(f"wrote fastText model {facebook}")
+    elif fasttext and args.word2vec_c_output:
+        _note(
+            f"{args.word2vec_c_output}.bin not written: this version of hsw2v cannot write "
+            "fastText's .bin format"
+        )
     if args.plot_training:
         callbacks[0].plot(args.plot_training)
         _say(f"wrote training curves {args.plot_training}")
     return 0
+
+
+def _resolve_outputs(args: argparse.Namespace, fasttext: bool) -> str | None:
+    """Check the output options and set ``args.output`` (the native model) and
+    ``args.word2vec`` (the vectors in word2vec's format) from whichever spelling names them;
+    return the fastText ``.bin`` to write, or None.
+
+    ``-output`` is word2vec.c's with Word2Vec (the vectors file) and fastText's with FastText
+    (a prefix: ``PREFIX.hsw2v``, ``PREFIX.vec``, and ``PREFIX.bin`` where hsw2v can write
+    fastText's own format)."""
+    facebook = None
+    prefix = args.word2vec_c_output
+    if prefix and fasttext:
+        if args.output or args.word2vec:
+            named = args.output or args.word2vec
+            raise UsageError(
+                f"-output {prefix} (fastText's: {prefix}.hsw2v and {prefix}.vec) and "
+                f"{named} both name an output: give -output PREFIX, or -o MODEL and/or "
+                "--word2vec FILE"
+            )
+        if args.binary:
+            raise UsageError(
+                f"-output {prefix} writes {prefix}.vec in text, as fastText does; for binary "
+                "vectors give --word2vec FILE --binary"
+            )
+        args.output, args.word2vec = f"{prefix}.hsw2v", f"{prefix}.vec"
+        if _facebook_writer() is not None:
+            facebook = f"{prefix}.bin"
+    elif prefix:
+        if args.word2vec:
+            raise UsageError(
+                f"-output {prefix} and --word2vec {args.word2vec} both name the "
+                "word2vec-format vectors file: give one of them"
+            )
+        if prefix.endswith(".hsw2v"):
+            raise UsageError(
+                f"-output {prefix}: as in word2vec.c, -output is the vectors "
+                "file in word2vec's format, not a model; write the native model with "
+                f"-o/--model-out {prefix} (and the vectors with -output FILE)"
+            )
+        args.word2vec = prefix
+    if not args.output and not args.word2vec:
+        raise UsageError(
+            "nothing to write: give -o MODEL (hsw2v's model) and/or --word2vec FILE or "
+            "word2vec.c's -output FILE (the vectors in word2vec's format)"
+        )
+    if args.binary and not args.word2vec:
+        raise UsageError(
+            "--binary applies to the word2vec file: add --word2vec FILE (or -output FILE)"
+        )
+    return facebook
+
+
+def _facebook_writer() -> Any:
+    """``hsw2v.fasttext.save_facebook_model`` (fastText's ``.bin``), or None where this
+    version of hsw2v has none."""
+    import hsw2v.fasttext
+
+    return getattr(hsw2v.fasttext, "save_facebook_model", None)
+
+
+def _objective(args: argparse.Namespace) -> tuple[int, int]:
+    """``(hs, negative)`` from --hs, --negative/-neg and fastText's -loss."""
+    hs, negative = args.hs, args.negative
+    if args.loss is not None:
+        if hs is not None:
+            raise UsageError(f"-loss {args.loss} and --hs {hs} both set the objective: give one")
+        if args.loss == "hs":
+            if negative:
+                raise UsageError(
+                    f"-loss hs trains hierarchical softmax alone, but --negative/-neg "
+                    f"{negative} asks for negative sampling: for both give --hs 1 "
+                    f"--negative {negative}"
+                )
+            hs, negative = 1, 0
+        else:
+            hs, negative = 0, 5 if negative is None else negative
+            if not negative:
+                raise UsageError("-loss ns with -neg 0: no negative samples to train")
+    resolved = resolve_hs_negative(hs, negative)
+    if not any(resolved):
+        why = "--hs 0 with --negative 0"
+        if args.hs is None:
+            why = "--negative 0 alone leaves --hs at gensim's default 0"
+        raise UsageError(f"{why}: nothing to train; give --hs 1 or --negative N (N > 0)")
+    return resolved
+
+
+def _architecture(args: argparse.Namespace) -> int:
+    """``sg`` from --sg, word2vec.c's -cbow, or the command (``hsw2v skipgram|cbow``)."""
+    sg = 0 if args.sg is None else args.sg
+    if args.cbow is not None:
+        if args.sg is not None and args.sg == args.cbow:
+            raise UsageError(f"--sg {args.sg} and -cbow {args.cbow} contradict each other")
+        sg = 1 - args.cbow
+    if args.fasttext_command is not None:
+        wanted = int(args.fasttext_command == "skipgram")
+        if (args.sg is not None or args.cbow is not None) and sg != wanted:
+            raise UsageError(
+                f"'hsw2v {args.fasttext_command}' trains "
+                f"{'skip-gram' if wanted else 'CBOW'}: drop --sg/-cbow, or use "
+                f"'hsw2v {'cbow' if wanted else 'skipgram'}'"
+            )
+        sg = wanted
+    return sg
 
 
 def _have(module: str) -> bool:
@@ -161,6 +278,7 @@ def _have(module: str) -> bool:
 def _run_similar(args: argparse.Namespace) -> int:
     _, kv, _ = _load(args.model)
     _check_words(kv, args.words, args.model)
+    _note_subword_words(kv, args.words, args.model)
     for n, word in enumerate(args.words):
         if n:
             _say()
@@ -172,9 +290,18 @@ def _run_similar(args: argparse.Namespace) -> int:
 def _run_analogy(args: argparse.Namespace) -> int:
     _, kv, _ = _load(args.model)
     _check_words(kv, [args.a, args.b, args.c], args.model)
+    _note_subword_words(kv, [args.a, args.b, args.c], args.model)
     _say(f"{args.a} is to {args.b} as {args.c} is to:")
     _print_pairs(kv.most_similar(positive=[args.b, args.c], negative=[args.a], topn=args.topn))
     return 0
+
+
+def _note_subword_words(kv: Any, words: list[str], path: str) -> None:
+    """Say on stderr which words a FastText model answers for from their n-grams alone."""
+    outside = [w for w in dict.fromkeys(words) if not kv.has_index_for(w)]
+    if outside:
+        listed = ", ".join(repr(w) for w in outside)
+        _note(f"not in the vocabulary of {path}, vectors from character n-grams: {listed}")
 
 
 def _run_predict(args: argparse.Namespace) -> int:
@@ -298,7 +425,7 @@ def _run_info(args: argparse.Namespace) -> int:
         raise UsageError("give a MODEL to describe, or --build for this installation")
     model, kv, fmt = _load(args.model)
     rows = [("file", f"{args.model} ({fmt})")]
-    rows.append(("contents", "Word2Vec model" if model is not None else "word vectors"))
+    rows.append(("contents", f"{model.FILE_KIND} model" if model is not None else "word vectors"))
     rows.append(("vocabulary", f"{len(kv):,} words"))
     rows.append(("dimensions", str(kv.vector_size)))
     counts = kv.expandos.get("count") if hasattr(kv, "expandos") else None
@@ -317,6 +444,13 @@ def _run_info(args: argparse.Namespace) -> int:
                 f"window {model.window}" + ("" if model.sg else f", cbow_mean {model.cbow_mean}"),
             )
         )
+        if getattr(model, "FILE_KIND", None) == "FastText":
+            rows.append(
+                (
+                    "subwords",
+                    f"character {model.min_n}- to {model.max_n}-grams in {model.bucket:,} buckets",
+                )
+            )
         rows.append(("learning rate", f"{model.alpha} -> {model.min_alpha}"))
         rows.append(("min_count", str(model.min_count)))
         rows.append(("sample", f"{model.sample:g}"))

@@ -235,8 +235,10 @@ def _detect_format(path: str) -> str:
 
 
 def _load(path: str, fmt: str | None = None) -> tuple[Any, Any, str]:
-    """``(model or None, keyed vectors, format)`` of a native or word2vec file."""
-    from hsw2v import KeyedVectors, Word2Vec, persist
+    """``(model or None, keyed vectors, format)`` of a native or word2vec file; a native model
+    is loaded as the class its file's kind names (Word2Vec or FastText)."""
+    from hsw2v import FastText, KeyedVectors, Word2Vec, persist
+    from hsw2v.exceptions import WrongFileKindError
 
     fmt = fmt or _detect_format(path)
     if fmt != "native":
@@ -248,13 +250,15 @@ def _load(path: str, fmt: str | None = None) -> tuple[Any, Any, str]:
     except ValueError as exc:
         raise CommandError(f"{path}: cannot read it as an hsw2v file: {exc}") from None
     del meta
-    try:
-        model = Word2Vec.load(path, mmap="r")
-    except ValueError as exc:
-        if "not a 'Word2Vec'" not in str(exc):
-            raise
-        return None, KeyedVectors.load(path, mmap="r"), fmt
-    return model, model.wv, fmt
+    for model_class in (Word2Vec, FastText):
+        try:
+            model = model_class.load(path, mmap="r")
+        except WrongFileKindError:
+            continue  # the file holds another kind
+        return model, model.wv, fmt
+    # word vectors (a FastTextKeyedVectors file loads as one), or a kind the CLI does not
+    # query: KeyedVectors.load names it
+    return None, KeyedVectors.load(path, mmap="r"), fmt
 
 
 def _check_words(kv: Any, words: Sequence[str], path: str) -> None:

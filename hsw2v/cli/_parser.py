@@ -11,6 +11,7 @@ import argparse
 from typing import Any, NoReturn
 
 from hsw2v.cli._commands import (
+    _FASTTEXT_ONLY,
     _run_analogy,
     _run_convert,
     _run_demo,
@@ -21,6 +22,7 @@ from hsw2v.cli._commands import (
     _run_train,
 )
 from hsw2v.cli._io import PROG, UsageError
+from hsw2v.fasttext._model import FASTTEXT_PARAMS
 from hsw2v.running.params import CLI, Param, param_error
 
 
@@ -67,7 +69,7 @@ def _table_type(param: Param, lowest: Any = None) -> Any:
                 value = float(text)
         except ValueError:
             pass  # the text itself: param_error names it
-        problem = param_error(param.name, value)
+        problem = param_error(param.name, value, (param.kind, param.low, param.high))
         if problem is None and lowest is not None and value < lowest:
             problem = f"{param.name} must be >= {lowest} here, got {value!r}"
         if problem is not None:
@@ -112,9 +114,24 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_train(commands)
+    _add_fasttext_commands(commands)
     _add_queries(commands)
     _add_demo(commands)
     return parser
+
+
+# fastText's own spellings of Word2Vec's parameters (the options of its skipgram and cbow
+# commands), accepted beside the table's gensim and word2vec.c spellings
+_FASTTEXT_SPELLINGS = {
+    "vector_size": ("-dim",),
+    "alpha": ("-lr",),
+    "window": ("-ws",),
+    "min_count": ("-minCount",),
+    "sample": ("-t",),
+    "workers": ("-thread",),
+    "negative": ("-neg",),
+    "epochs": ("-epoch",),
+}
 
 
 def _add_train(commands: Any) -> None:
@@ -127,16 +144,22 @@ def _add_train(commands: Any) -> None:
             "are read as such) with one sentence per line and tokens separated by whitespace, "
             "already tokenized. Writes the native model and/or the word vectors in "
             "word2vec.c's format. Options follow gensim's Word2Vec; the single-dash "
-            "spellings are word2vec.c's. Defaults are gensim's (CBOW, alpha 0.025), except "
-            "the objective: hierarchical softmax (--hs 1 --negative 0), where gensim trains "
-            "negative sampling (hs=0, negative=5).\n\n"
+            "spellings are word2vec.c's (and fastText's). Defaults are gensim's (CBOW, alpha "
+            "0.025), except the objective: hierarchical softmax (--hs 1 --negative 0), where "
+            "gensim trains negative sampling (hs=0, negative=5).\n\n"
             "Which spelling does what: -o, --output and --model-out MODEL write hsw2v's "
             "native model (it trains further and answers every query); --word2vec FILE, and "
             "word2vec.c's -output FILE, write the word vectors in word2vec's format (text; "
             "binary with --binary or -binary 1): the file word2vec.c writes, which its "
             "distance tool, gensim's load_word2vec_format and hsw2v read. So word2vec.c's "
             "own line (-train corpus.txt -output vectors.bin -binary 1 -cbow 0 -size 100) "
-            "works as written; add --model-out MODEL to keep the model too."
+            "works as written; add --model-out MODEL to keep the model too.\n\n"
+            "--model fasttext trains FastText (words and their character n-grams: --min-n, "
+            "--max-n, --bucket, or fastText's -minn, -maxn, -bucket) and takes fastText's "
+            "spellings: -input CORPUS, -dim, -ws, -epoch, -lr, -minCount, -t, -thread, "
+            "-neg, -loss hs|ns, and -output PREFIX as fastText's: it writes PREFIX.hsw2v "
+            "(the native FastText model) and PREFIX.vec (the vocabulary's vectors, text); "
+            "'hsw2v skipgram' and 'hsw2v cbow' are this command with --model fasttext."
         ),
         examples="""
 hsw2v train corpus.txt -o corpus.hsw2v
@@ -144,10 +167,48 @@ hsw2v train corpus.txt -o corpus.hsw2v --sg 1 --size 300 --window 10 --epochs 10
 hsw2v train corpus.txt -o m.hsw2v --word2vec vectors.bin --binary
 hsw2v train -train corpus.txt -output vectors.bin -binary 1 -cbow 0 -size 200 -window 8 -iter 15
 hsw2v train corpus.txt -output vectors.txt -cbow 1 -size 100 --model-out m.hsw2v
+hsw2v train --model fasttext -input corpus.txt -output ft -minn 3 -maxn 6 -dim 100
 """,
     )
+    train.add_argument(
+        "--model",
+        choices=("word2vec", "fasttext"),
+        default="word2vec",
+        help="what to train: Word2Vec, or FastText (word vectors from character n-grams too)",
+    )
+    _add_training_options(train)
+
+
+def _add_fasttext_commands(commands: Any) -> None:
+    """fastText's own command style: ``hsw2v skipgram|cbow -input CORPUS -output PREFIX``."""
+    for name, sg in (("skipgram", 1), ("cbow", 0)):
+        command = _add_command(
+            commands,
+            name,
+            help=f"train FastText {'skip-gram' if sg else 'CBOW'} (fastText's command style)",
+            description=(
+                f"fastText's '{name}' command: 'hsw2v train --model fasttext "
+                f"--sg {sg}' with the same options (see 'hsw2v train --help'). -output PREFIX "
+                "writes PREFIX.hsw2v (the native FastText model) and PREFIX.vec (the "
+                "vocabulary's vectors, text, as fastText's .vec). Defaults are hsw2v's, not "
+                "fastText's: hierarchical softmax (-loss ns for negative sampling), -lr 0.025, "
+                "-t 0.001."
+            ),
+            examples=f"""
+hsw2v {name} -input corpus.txt -output model -minn 3 -maxn 6 -dim 100 -epoch 5
+hsw2v {name} -input corpus.txt -output model -loss ns -neg 5 -lr 0.05
+""",
+        )
+        _add_training_options(command)
+        command.set_defaults(model="fasttext", fasttext_command=name)
+
+
+def _add_training_options(train: Any) -> None:
+    """The corpus, output and model options of ``train``, ``skipgram`` and ``cbow``."""
     train.add_argument("corpus", nargs="?", metavar="CORPUS", help="training text file")
-    train.add_argument("-train", dest="train_file", metavar="CORPUS", help=argparse.SUPPRESS)
+    train.add_argument(
+        "-train", "-input", dest="train_file", metavar="CORPUS", help=argparse.SUPPRESS
+    )
     out = train.add_argument_group("output")
     out.add_argument(
         "-o",
@@ -168,7 +229,8 @@ hsw2v train corpus.txt -output vectors.txt -cbow 1 -size 100 --model-out m.hsw2v
         dest="word2vec_c_output",
         metavar="FILE",
         help="word2vec.c's -output: the word vectors in word2vec's format (text unless "
-        "-binary 1), as --word2vec FILE; not a model (that is -o/--model-out MODEL)",
+        "-binary 1), as --word2vec FILE; not a model (that is -o/--model-out MODEL). With "
+        "FastText, fastText's -output PREFIX: PREFIX.hsw2v (the model) and PREFIX.vec",
     )
     out.add_argument(
         "--binary",
@@ -181,7 +243,7 @@ hsw2v train corpus.txt -output vectors.txt -cbow 1 -size 100 --model-out m.hsw2v
         metavar="0|1",
         help="write the vectors file (--word2vec or -output FILE) in the binary format",
     )
-    model = train.add_argument_group("model (gensim name, then word2vec.c's)")
+    model = train.add_argument_group("model (gensim name, then word2vec.c's and fastText's)")
     report = train.add_argument_group("reporting")
     groups = {"model": model, "reporting": report}
     for param in CLI:  # the table's flags (hsw2v.running.params)
@@ -191,9 +253,17 @@ hsw2v train corpus.txt -output vectors.txt -cbow 1 -size 100 --model-out m.hsw2v
         if "action" not in options:
             options.setdefault("default", param.default)
             options["type"] = _table_type(param, lowest)
-        group.add_argument(*param.cli, dest=param.name, help=param.cli_help or None, **options)
+        flags = (*param.cli, *_FASTTEXT_SPELLINGS.get(param.name, ()))
+        group.add_argument(*flags, dest=param.name, help=param.cli_help or None, **options)
     model.add_argument(
         "-cbow", type=_bit, default=None, metavar="0|1", help="word2vec.c's: 1 CBOW, 0 skip-gram"
+    )
+    model.add_argument(
+        "-loss",
+        choices=("hs", "ns"),
+        default=None,
+        help="fastText's: hs, hierarchical softmax (as --hs 1 --negative 0); ns, negative "
+        "sampling (as --hs 0 --negative N, N from -neg, default 5)",
     )
     model.add_argument(
         "--max-sentence-length",
@@ -204,6 +274,17 @@ hsw2v train corpus.txt -output vectors.txt -cbow 1 -size 100 --model-out m.hsw2v
     )
     # deprecated and ignored (the path walk is chosen); accepted one more release
     model.add_argument("--kernel", choices=("fused", "loop", "blas"), help=argparse.SUPPRESS)
+    subwords = train.add_argument_group("FastText only (--model fasttext, skipgram, cbow)")
+    for param in FASTTEXT_PARAMS:
+        if param.name in _FASTTEXT_ONLY:
+            flags, text = _FASTTEXT_ONLY[param.name]
+            subwords.add_argument(
+                *flags,
+                dest=param.name,
+                type=_table_type(param),
+                default=None,
+                help=f"{text} (default {param.default:,})",
+            )
     report.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -219,7 +300,7 @@ hsw2v train corpus.txt -output vectors.txt -cbow 1 -size 100 --model-out m.hsw2v
     report.add_argument(
         "-v", "--verbose", action="store_true", help="log progress (gensim's messages) to stderr"
     )
-    train.set_defaults(handler=_run_train)
+    train.set_defaults(handler=_run_train, fasttext_command=None)
 
 
 def _add_queries(commands: Any) -> None:
