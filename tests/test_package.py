@@ -57,20 +57,20 @@ def test_other_missing_names_keep_the_plain_errors():
 def test_a_model_that_lands_replaces_the_message(monkeypatch):
     """Adding the real class to the package's public names is all it takes: the lookup of
     _PUBLIC comes first."""
-    landed = types.ModuleType("hsw2v_fasttext_stand_in")
+    landed = types.ModuleType("hsw2v_doc2vec_stand_in")
 
-    class FastText:
+    class Doc2Vec:
         pass
 
-    landed.FastText = FastText
+    landed.Doc2Vec = Doc2Vec
     monkeypatch.setitem(sys.modules, landed.__name__, landed)
-    monkeypatch.setitem(hsw2v._PUBLIC, "FastText", landed.__name__)
+    monkeypatch.setitem(hsw2v._PUBLIC, "Doc2Vec", landed.__name__)
     try:
         namespace: dict = {}
-        exec("from hsw2v import FastText", namespace)
-        assert namespace["FastText"] is FastText
+        exec("from hsw2v import Doc2Vec", namespace)
+        assert namespace["Doc2Vec"] is Doc2Vec
     finally:
-        vars(hsw2v).pop("FastText", None)  # __getattr__ caches what it loaded
+        vars(hsw2v).pop("Doc2Vec", None)  # __getattr__ caches what it loaded
 
 
 def test_the_gensim_page_lists_the_models_not_here_yet():

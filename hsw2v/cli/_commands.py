@@ -151,13 +151,10 @@ def _run_train(args: argparse.Namespace) -> int:
         model.wv.save_word2vec_format(args.word2vec, binary=bool(args.binary))
         _say(f"wrote {'binary' if args.binary else 'text'} word2vec vectors {args.word2vec}")
     if facebook:
-        _facebook_writer()(model, facebook)
+        from hsw2v.fasttext import save_facebook_model
+
+        save_facebook_model(model, facebook)
         _say(f"wrote fastText model {facebook}")
-    elif fasttext and args.word2vec_c_output:
-        _note(
-            f"{args.word2vec_c_output}.bin not written: this version of hsw2v cannot write "
-            "fastText's .bin format"
-        )
     if args.plot_training:
         callbacks[0].plot(args.plot_training)
         _say(f"wrote training curves {args.plot_training}")
@@ -170,8 +167,8 @@ def _resolve_outputs(args: argparse.Namespace, fasttext: bool) -> str | None:
     return the fastText ``.bin`` to write, or None.
 
     ``-output`` is word2vec.c's with Word2Vec (the vectors file) and fastText's with FastText
-    (a prefix: ``PREFIX.hsw2v``, ``PREFIX.vec``, and ``PREFIX.bin`` where hsw2v can write
-    fastText's own format)."""
+    (a prefix: ``PREFIX.hsw2v``, ``PREFIX.vec``, and ``PREFIX.bin`` in fastText's own
+    format)."""
     facebook = None
     prefix = args.word2vec_c_output
     if prefix and fasttext:
@@ -188,8 +185,7 @@ def _resolve_outputs(args: argparse.Namespace, fasttext: bool) -> str | None:
                 "vectors give --word2vec FILE --binary"
             )
         args.output, args.word2vec = f"{prefix}.hsw2v", f"{prefix}.vec"
-        if _facebook_writer() is not None:
-            facebook = f"{prefix}.bin"
+        facebook = f"{prefix}.bin"
     elif prefix:
         if args.word2vec:
             raise UsageError(
@@ -213,14 +209,6 @@ def _resolve_outputs(args: argparse.Namespace, fasttext: bool) -> str | None:
             "--binary applies to the word2vec file: add --word2vec FILE (or -output FILE)"
         )
     return facebook
-
-
-def _facebook_writer() -> Any:
-    """``hsw2v.fasttext.save_facebook_model`` (fastText's ``.bin``), or None where this
-    version of hsw2v has none."""
-    import hsw2v.fasttext
-
-    return getattr(hsw2v.fasttext, "save_facebook_model", None)
 
 
 def _objective(args: argparse.Namespace) -> tuple[int, int]:
