@@ -12,12 +12,18 @@ itself), with vector_size 100, window 5, min_count 5, min_n 3, max_n 6, the defa
   within each repetition; the medians and the paired ratios are printed.
 - ``quality``: analogy accuracy (gensim's ``questions-words.txt``, restrict_vocab 30000) and
   WordSim-353 Spearman of the in-vocabulary word vectors, per seed, and their means.
+- ``oov``: words never seen. Every other WordSim-353 word (sorted, even positions) is held
+  out: each line of the corpus holding one is dropped; after training, the WordSim-353
+  pairs with a held-out word are scored from the n-gram vectors (``wv[word]``), Spearman
+  against the human scores, per seed and the mean.
 
 Usage:
     python3 benchmarks/fasttext_bench.py speed --corpus /path/gcide.txt \\
         --modes sg,cbow --objectives hs,ns --workers 1,2 --epochs 1 --repeats 3
     python3 benchmarks/fasttext_bench.py quality --corpus /path/gcide.txt \\
         --modes sg,cbow --objectives hs,ns --workers 2 --epochs 5 --seeds 1,2,3
+    python3 benchmarks/fasttext_bench.py oov --corpus /path/gcide.txt \\
+        --modes sg,cbow --objectives hs --workers 2 --epochs 5 --seeds 1,2,3
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO_ROOT, child_env, count_words, ensure_corpus  # noqa: E402
@@ -75,6 +83,8 @@ def child(spec: dict) -> dict:
         from gensim.models import FastText
     kwargs = dict(SETTINGS, sg=sg, workers=spec["workers"], epochs=epochs, seed=spec["seed"],
                   **obj)  # fmt: skip
+    if system == "hsw2v" and spec.get("shared") is not None:
+        kwargs["shared_negatives"] = bool(spec["shared"])
     model = FastText(**kwargs)
     start = time.perf_counter()
     model.build_vocab(corpus_file=path)
@@ -83,6 +93,17 @@ def child(spec: dict) -> dict:
     model.train(corpus_file=path, total_words=model.corpus_total_words, epochs=epochs,
                 total_examples=model.corpus_count)  # fmt: skip
     out["train_s"] = time.perf_counter() - start
+    if spec.get("oov"):
+        from scipy.stats import spearmanr
+
+        held = set(spec["held"])
+        pairs = [p for p in wordsim_pairs() if p[0] in held or p[1] in held]
+        cos = []
+        for a, b, _ in pairs:
+            x, y = model.wv[a], model.wv[b]
+            cos.append(float(x @ y / (np.linalg.norm(x) * np.linalg.norm(y) + 1e-30)))
+        out["oov_pairs"] = len(pairs)
+        out["oov_spearman"] = float(spearmanr(cos, [p[2] for p in pairs])[0])
     if spec.get("quality"):
         from evaluate import evaluate_keyed_vectors
         from gensim.models import KeyedVectors
@@ -91,6 +112,36 @@ def child(spec: dict) -> dict:
         kv.add_vectors(list(model.wv.index_to_key), model.wv.vectors)
         out.update(evaluate_keyed_vectors(kv))
     return out
+
+
+def wordsim_pairs() -> list[tuple[str, str, float]]:
+    """WordSim-353 as gensim bundles it: (word, word, human score), lower-cased."""
+    from gensim.test.utils import datapath
+
+    pairs = []
+    with open(datapath("wordsim353.tsv"), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            a, b, score = line.rstrip("\n").split("\t")[:3]
+            pairs.append((a.lower(), b.lower(), float(score)))
+    return pairs
+
+
+def held_out_corpus(src, dst) -> tuple[list[str], int, int]:
+    """Write ``src`` without the lines that hold a held-out word (every other WordSim-353
+    word); returns the held-out words and the lines kept and dropped."""
+    words = sorted({w for a, b, _ in wordsim_pairs() for w in (a, b)})
+    held = set(words[::2])
+    kept = dropped = 0
+    with open(src, encoding="utf-8") as f, open(dst, "w", encoding="utf-8") as out:
+        for line in f:
+            if held.intersection(line.split()):
+                dropped += 1
+            else:
+                kept += 1
+                out.write(line)
+    return sorted(held), kept, dropped
 
 
 def run_child(spec: dict) -> dict:
@@ -115,7 +166,7 @@ def speed(args) -> None:
                     for system in args.systems:
                         spec = {"system": system, "corpus": str(args.corpus), "mode": mode,
                                 "objective": obj, "workers": workers, "epochs": args.epochs,
-                                "seed": 1}  # fmt: skip
+                                "seed": 1, "shared": args.shared_negatives}  # fmt: skip
                         times[system].append(run_child(spec)["train_s"])
                 base = times["hsw2v"]
                 cells = []
@@ -137,7 +188,8 @@ def quality(args) -> None:
                 for seed in args.seeds:
                     spec = {"system": system, "corpus": str(args.corpus), "mode": mode,
                             "objective": obj, "workers": args.workers[0],
-                            "epochs": args.epochs, "seed": seed, "quality": True}  # fmt: skip
+                            "epochs": args.epochs, "seed": seed, "quality": True,
+                            "shared": args.shared_negatives}  # fmt: skip
                     rows.append(run_child(spec))
                     print(f"  {mode} {obj} {system} seed {seed}: "
                           f"analogy {rows[-1]['analogy_pct']:.2f} % "
@@ -149,13 +201,36 @@ def quality(args) -> None:
                       f"({len(rows)} seeds)", flush=True)  # fmt: skip
 
 
+def oov(args) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "heldout.txt")
+        held, kept, dropped = held_out_corpus(args.corpus, path)
+        print(f"{len(held)} WordSim-353 words held out: {dropped} lines dropped, {kept} kept",
+              flush=True)  # fmt: skip
+        for mode in args.modes:
+            for obj in args.objectives:
+                for system in args.systems:
+                    scores = []
+                    for seed in args.seeds:
+                        spec = {"system": system, "corpus": path, "mode": mode,
+                                "objective": obj, "workers": args.workers[0],
+                                "epochs": args.epochs, "seed": seed, "oov": True,
+                                "held": held}  # fmt: skip
+                        res = run_child(spec)
+                        scores.append(res["oov_spearman"])
+                        print(f"  {mode} {obj} {system} seed {seed}: {res['oov_pairs']} pairs, "
+                              f"Spearman {res['oov_spearman']:.3f}", flush=True)  # fmt: skip
+                    print(f"{mode:4s} {obj} {system}: mean OOV Spearman "
+                          f"{statistics.mean(scores):.3f} ({len(scores)} seeds)", flush=True)
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--child":
         print(json.dumps(child(json.loads(argv[1]))))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("speed", "quality"))
+    parser.add_argument("what", choices=("speed", "quality", "oov"))
     parser.add_argument("--corpus", default=os.path.join(tempfile.gettempdir(), "gcide.txt"))
     parser.add_argument("--modes", default="sg,cbow")
     parser.add_argument("--objectives", default="hs,ns")
@@ -164,6 +239,8 @@ def main(argv=None) -> int:
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seeds", default="1,2,3")
+    parser.add_argument("--shared-negatives", type=int, choices=(0, 1), default=None,
+                        help="hsw2v's shared_negatives (default: the library's, 1)")
     args = parser.parse_args(argv)
     args.corpus = ensure_corpus(args.corpus)
     args.modes = args.modes.split(",")
@@ -171,7 +248,7 @@ def main(argv=None) -> int:
     args.workers = [int(w) for w in args.workers.split(",")]
     args.systems = args.systems.split(",")
     args.seeds = [int(s) for s in args.seeds.split(",")]
-    (speed if args.what == "speed" else quality)(args)
+    {"speed": speed, "quality": quality, "oov": oov}[args.what](args)
     return 0
 
 
