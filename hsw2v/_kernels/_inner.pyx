@@ -161,7 +161,8 @@ from libc.string cimport memset
 import numpy as np
 
 from hsw2v._kernels._inner_hot cimport is_private
-from hsw2v._kernels._inner_job cimport JobRoutines, JobState, flush_hot, run_job
+from hsw2v._kernels._inner_job cimport run_job
+from hsw2v._kernels._inner_state cimport JobRoutines, JobState, flush_hot
 from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, sigmoid, sigmoid_table_init
 from hsw2v._kernels._inner_model cimport (
     INPUT_CONTEXT, INPUT_SUBWORD_CENTRE, INPUT_SUBWORD_WINDOW, INPUT_WINDOW, MAX_OUTPUTS,
