@@ -29,7 +29,8 @@ import numpy as np
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
 from hsw2v._kernels._inner cimport Trainer as ShippedTrainer
-from hsw2v._kernels._inner_job cimport JobRoutines, JobState, flush_hot, run_job
+from hsw2v._kernels._inner_job cimport run_job
+from hsw2v._kernels._inner_state cimport JobRoutines, JobState, flush_hot
 from hsw2v._kernels._inner_loops cimport SIGMOID, sigmoid_table_init
 from hsw2v._kernels._inner_model cimport ModelView
 from hsw2v._kernels._inner_walks cimport twin_hs, twin_ns

@@ -1,0 +1,134 @@
+# The arrays the training kernels take from Python, made and checked here: a job's word ids
+# (``encode_sentences``), its random seed (``job_seed``), the negative draw's bucket index
+# (``neg_index``) and the private hot-row sets (``_fill_hot_set``). Part of ``_inner.pyx``
+# (included; one module).
+
+def bench_walks_missing(str kernel):
+    """The error message for a benchmark-only walk asked of a module that does not hold it."""
+    return (f"the {kernel!r} walk is benchmark-only and not in the shipped kernels: "
+            "hsw2v._kernels._bench_walks.Trainer trains it, in a source checkout built with "
+            "`HSW2V_BENCH_WALKS=1 python3 setup.py build_ext --inplace` (no wheel holds it); "
+            "the shipped walks are 'window', 'fused' and 'reference'")
+
+
+# --------------------------------------------------------------------------------------------
+# Corpus to ids (holds the GIL: dictionary lookups), and exact log-probabilities.
+# --------------------------------------------------------------------------------------------
+
+def encode_sentences(list sentences, dict key_to_index, Py_ssize_t n_words=-1):
+    """Map a list of token lists to ``(ids int32, ends int64, raw_words)``; unknown tokens are
+    dropped (as gensim does), sentences are kept whole however long.
+
+    Nothing about the user's objects is trusted: a sentence that is not exactly a ``list``
+    (a list subclass, a tuple, a lazy sequence) is read once into a list, whatever its
+    ``len()`` says, and the write into the id buffer is bounded by its size even so (a
+    token's ``__hash__`` may run code that changes a sentence). With ``n_words >= 0`` every
+    id must lie in ``[0, n_words)`` (the rows the kernels will index)."""
+    cdef Py_ssize_t total = 0, k = 0, s = 0, id_
+    cdef object sentence, token, index
+    cdef list read = []
+    for sentence in sentences:
+        if isinstance(sentence, (str, bytes)):
+            raise TypeError(
+                "a sentence is a string; each sentence must be a list of str tokens "
+                "(split your text first, or use LineSentence)")
+        if type(sentence) is not list:
+            sentence = list(sentence)
+        read.append(sentence)
+        total += len(<list>sentence)
+    ids = np.empty(total, dtype=np.int32)
+    ends = np.empty(len(read), dtype=np.int64)
+    cdef int32_t[::1] ids_view = ids
+    cdef int64_t[::1] ends_view = ends
+    for sentence in read:
+        for token in <list>sentence:
+            index = key_to_index.get(token)
+            if index is not None:
+                id_ = index
+                if k >= total:
+                    raise RuntimeError(
+                        f"sentence #{s} changed while its tokens were read (it now holds more "
+                        "tokens than it did): do not change the corpus while training reads it")
+                if n_words >= 0 and not 0 <= id_ < n_words:
+                    raise RuntimeError(
+                        f"the vocabulary maps token {token!r} to id {id_}, outside the "
+                        f"{n_words} rows of the weights: do not change wv.key_to_index while "
+                        "training runs")
+                ids_view[k] = <int32_t>id_
+                k += 1
+        ends_view[s] = k
+        s += 1
+    return ids[:k], ends, total
+
+
+# --------------------------------------------------------------------------------------------
+# The random streams' seeds, the negative draw's bucket index and the private rows' tables
+# (Python level, for the Trainer and the twins).
+# --------------------------------------------------------------------------------------------
+
+def job_seed(uint64_t seed, uint64_t epoch, uint64_t job):
+    """The random stream's start for one job: a mix of (seed, epoch, job), never zero."""
+    return job_seed_nogil(seed, epoch, job)
+
+
+def neg_index(const uint32_t[::1] cum_table):
+    """The bucket index of the negative draw over ``cum_table`` (non-decreasing, last > 0):
+    ``(index, shift)`` with ``index[k]`` the first word whose entry is ``>= k << shift``
+    (``bisect_left``), at most ``n - 1``. A uniform ``x`` below ``cum_table[-1]`` falls in
+    bucket ``k = x >> shift``, and its word (the first entry ``>= x``) lies in ``index[k] ..
+    index[k + 1]``: the bisection runs over those few entries instead of all V."""
+    cdef int64_t n = cum_table.shape[0]
+    if n < 1 or cum_table[n - 1] == 0:
+        raise ValueError("cum_table must be non-empty with a positive last entry")
+    cum = np.asarray(cum_table)
+    total = int(cum[n - 1])
+    shift = max(0, int(total - 1).bit_length() - NEG_INDEX_BITS)
+    buckets = ((total - 1) >> shift) + 1
+    bounds = np.arange(buckets + 1, dtype=np.uint64) << np.uint64(shift)
+    index = np.minimum(np.searchsorted(cum.astype(np.uint64), bounds, side="left"), n - 1)
+    return np.ascontiguousarray(index, dtype=np.int32), shift
+
+
+cdef distinct_rows(rows, Py_ssize_t n_rows, str name, str what):
+    """``rows`` as int32 ids of distinct rows of a matrix of ``n_rows`` rows (the private rows
+    of syn1, ``hot_rows``, or of syn1neg, ``hot_words``), or a ValueError that names them."""
+    ids = np.asarray(rows, dtype=np.int64).ravel()
+    if len(np.unique(ids)) != len(ids) or (len(ids) and (ids.min() < 0 or ids.max() >= n_rows)):
+        raise ValueError(f"{name} must be distinct {what} in 0..{n_rows - 1}")
+    return ids.astype(np.int32)
+
+
+cdef tuple _fill_hot_set(HotSet *hs, ids, Py_ssize_t n_rows):
+    """Fill ``hs`` for the private rows ``ids`` of a matrix of ``n_rows`` rows: a plain range
+    when they are the highest ids (the top of a tree) or the lowest (the most frequent words),
+    else a slot table. Returns the arrays ``hs`` points into (keep them alive)."""
+    cdef Py_ssize_t n = len(ids)
+    cdef int32_t[::1] ids_view
+    cdef int32_t[::1] slot_view
+    lo = n_rows - n
+    if n and np.array_equal(np.sort(ids), np.arange(n)):
+        lo = 0
+    hs.n = <int>n
+    hs.lo = <int>lo
+    hs.slot = NULL
+    slot = None
+    if n and np.array_equal(np.sort(ids), np.arange(lo, lo + n)):
+        ids = np.arange(lo, lo + n, dtype=np.int32)
+    elif n:
+        slot = np.full(n_rows, -1, dtype=np.int32)
+        slot[ids] = np.arange(n, dtype=np.int32)
+        slot_view = slot
+        hs.slot = &slot_view[0]
+    if not n:
+        ids = np.zeros(1, dtype=np.int32)  # never read
+    ids = np.ascontiguousarray(ids, dtype=np.int32)
+    ids_view = ids
+    hs.ids = &ids_view[0]
+    return ids, slot
+
+
+# --------------------------------------------------------------------------------------------
+# Exact log-probabilities and the Python-callable twins of the nogil routines, for tests:
+# tests/test_kernels.py and tests/test_kernel_twins.py compare them with NumPy references and
+# with the reference steps of _path.pxd.
+# --------------------------------------------------------------------------------------------

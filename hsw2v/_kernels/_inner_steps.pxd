@@ -1,0 +1,212 @@
+"""Each input kind's step over the outputs, for one centre word.
+
+Design note: see ``_inner`` design notes A-H. Skip-gram: each context row is h, walking the
+centre's path (``hs_contexts``; in blocks, ``sg_window``) and its drawn set
+(``ns_contexts``). CBOW: the window's h walks the centre's path (``cbow_hs``, over
+``hidden_hs``). FastText's skip-gram: the centre's rows form one h that predicts each
+context (``subword_centre``). Every walk is one of ``_inner_walks.pxd`` /
+``_window.h``'s; these functions choose and feed them. Nogil, on a job's ``JobState``.
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.string cimport memset
+
+from hsw2v._kernels._inner_draws cimport NS_BLOCK_MAX_D, ns_pair, set_after
+from hsw2v._kernels._inner_hot cimport is_private
+from hsw2v._kernels._inner_inputs cimport (
+    cbow_inv, cbow_spread, gather_subwords, prefetch_subwords, take_step,
+)
+from hsw2v._kernels._inner_loops cimport (
+    SIGMOID, hsw2v_cbow_walk, hsw2v_sg_block_tally, prefetch_row,
+)
+from hsw2v._kernels._inner_model cimport INPUT_SUBWORD_CENTRE, ModelView, Output
+from hsw2v._kernels._inner_state cimport (
+    JobRoutines, JobState, job_tally, lock_of, ns_negative, output_row,
+)
+from hsw2v._kernels._inner_walks cimport KERNEL_FUSED, KERNEL_WINDOW, hs_path_fused
+from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum
+from hsw2v._kernels._tree_view cimport path_code, path_point
+from hsw2v._kernels._vecops cimport hsw2v_axpy
+
+
+cdef inline void sg_window(const ModelView *m, JobState *st, int64_t r, int64_t e, int64_t i,
+                           const uint8_t *code, int length, float alpha) noexcept nogil:
+    """Skip-gram's hierarchical softmax for centre ``i``: the contexts of kept[r:e] (but i)
+    walk the centre's path (rows in st.yrows) in blocks of up to ``m.block`` distinct words
+    (_window.h), with exactly word2vec.c's updates. The loss terms go to the job's tally when
+    compute_loss."""
+    cdef int d = m.d, B = 0, b
+    cdef int64_t p
+    cdef int32_t word
+    cdef bint repeated
+    for p in range(r, e + 1):
+        if p < e:
+            if p == i:
+                continue
+            word = st.kept[p]
+            repeated = False
+            for b in range(B):
+                if st.xwords[b] == word:
+                    repeated = True
+        if B and (p == e or B == m.block or repeated):
+            hsw2v_sg_block_tally(B, d, st.xrows, st.wrows, length, st.yrows, code, alpha,
+                                 &SIGMOID, job_tally(m, st), &st.check,
+                                 st.xlock if m.lockf != NULL else NULL)
+            B = 0
+        if p < e:
+            st.xwords[B] = word
+            st.xrows[B] = m.syn0 + <int64_t>word * d
+            st.xlock[B] = lock_of(m, word)
+            B += 1
+
+
+cdef inline void prefetch_path(const ModelView *m, const Output *o,
+                               int32_t word) noexcept nogil:
+    """Prefetch the inner-node rows of ``word``'s path (the next centre's) in the
+    hierarchical-softmax output ``o``, below the top levels, which stay cached anyway."""
+    cdef const int32_t *point = path_point(&o.tree, word)
+    cdef int j
+    for j in range(4, o.tree.lengths[word]):
+        if not is_private(&o.hot, point[j]):
+            prefetch_row(o.matrix + <int64_t>point[j] * m.d, m.d)
+
+
+cdef inline void hs_contexts(const ModelView *m, JobState *st, int64_t r, int64_t e,
+                             int64_t i, const uint8_t *code, int length, float alpha,
+                             const JobRoutines *rt) noexcept nogil:
+    """Skip-gram's hierarchical-softmax output: each context of kept[r:e] (but the centre
+    ``i``) is an h, its syn0 row, that predicts the centre's path (rows in st.yrows), and its
+    step goes back to its row: in blocks (the window walk, ``sg_window``), or context by
+    context (the fused walk, or the reference walk ``rt.walks.hs``)."""
+    cdef int walk = m.outputs[m.hs].walk
+    cdef int64_t p
+    cdef float *ctx
+    if walk == KERNEL_WINDOW:
+        sg_window(m, st, r, e, i, code, length, alpha)
+        return
+    for p in range(r, e):
+        if p == i:
+            continue
+        ctx = m.syn0 + <int64_t>st.kept[p] * m.d
+        if walk != KERNEL_FUSED:
+            st.loss += rt.walks.hs(ctx, st.work, st.yrows, code, length, alpha, m.d,
+                                   m.compute_loss, &st.check)
+            hsw2v_axpy(m.d, lock_of(m, st.kept[p]), st.work, ctx)
+        elif m.lockf == NULL:  # the last node's update of ctx fused in
+            hs_path_fused(ctx, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
+                          True, &st.check)
+        else:
+            hs_path_fused(ctx, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
+                          False, &st.check)
+            hsw2v_axpy(m.d, lock_of(m, st.kept[p]), st.work, ctx)
+
+
+cdef inline void ns_contexts(const ModelView *m, JobState *st, int64_t r, int64_t e,
+                             int64_t i, int q, int npairs, const int32_t *negs,
+                             const int *counts, const int32_t *next_negs, int next_count,
+                             float alpha, const JobRoutines *rt) noexcept nogil:
+    """Skip-gram's negative-sampling output, each context its own set: the contexts of
+    kept[r:e] (but the centre ``i``), the ``q``-th of the centre's ``npairs`` first, each an
+    h (its syn0 row) against its drawn set (``negs``, one per context). Each pair prefetches
+    the next pair's set: its centre's next, or the next centre's first (``next_negs``,
+    ``next_count`` words; 0: none)."""
+    cdef int stride = m.outputs[m.ns].negative + 1, n_ahead
+    cdef int64_t p
+    cdef const int32_t *ahead
+    cdef float *ctx
+    cdef float ctx_lock
+    for p in range(r, e):
+        if p == i:
+            continue
+        n_ahead = set_after(m, q, npairs, negs, counts, stride, next_negs, next_count, &ahead)
+        ctx = m.syn0 + <int64_t>st.kept[p] * m.d
+        ctx_lock = lock_of(m, st.kept[p])
+        st.loss += ns_pair(m, st, ctx, negs + <int64_t>q * stride, counts[q], alpha,
+                           &rt.walks, &ctx, &ctx_lock, 1, 1.0, False, ahead, n_ahead)
+        q += 1
+
+
+cdef inline void hidden_hs(const ModelView *m, JobState *st, const uint8_t *code, int length,
+                           float alpha, const JobRoutines *rt) noexcept nogil:
+    """The hierarchical-softmax walk of an h that is not a row (st.neu1) along a path
+    (st.yrows): the rows of the path step, and h's step is left in st.work."""
+    cdef int walk = m.outputs[m.hs].walk
+    if walk == KERNEL_WINDOW:
+        hsw2v_cbow_walk(m.d, st.neu1, st.work, length, st.yrows, code, alpha, &SIGMOID,
+                        job_tally(m, st), &st.check)
+    elif walk != KERNEL_FUSED:
+        st.loss += rt.walks.hs(st.neu1, st.work, st.yrows, code, length, alpha, m.d,
+                               m.compute_loss, &st.check)
+    else:
+        hs_path_fused(st.neu1, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
+                      False, &st.check)
+
+
+cdef inline void cbow_hs(const ModelView *m, JobState *st, int count, const uint8_t *code,
+                         int length, float alpha, const JobRoutines *rt) noexcept nogil:
+    """CBOW's hierarchical-softmax output: h (st.neu1, the window's ``count`` rows) predicts
+    the centre's path (st.yrows), and its step is spread to the window's rows
+    (``cbow_spread``)."""
+    hidden_hs(m, st, code, length, alpha, rt)
+    cbow_spread(m, st, count)
+
+
+cdef inline void load_path(const ModelView *m, JobState *st, int32_t word) noexcept nogil:
+    """The rows of ``word``'s path in the hierarchical-softmax output (this job's, for its
+    private ones) into st.yrows."""
+    cdef const Output *o = &m.outputs[m.hs]
+    cdef const int32_t *point = path_point(&o.tree, word)
+    cdef int k
+    for k in range(o.tree.lengths[word]):
+        st.yrows[k] = output_row(m, st, m.hs, point[k])
+
+
+cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                                int64_t i, const int32_t *negs, const int *counts,
+                                const int32_t *next_negs, int next_count, float alpha,
+                                const JobRoutines *rt) noexcept nogil:
+    """FastText's skip-gram step for centre ``i`` (``INPUT_SUBWORD_CENTRE``): h is the mean
+    of the centre word's input rows (its row and its n-gram rows), and it predicts each
+    context word of kept[lo:hi] in turn, as fastText's and gensim's skip-gram do: per
+    context, each output walks the context's targets (hs: its path; ns: the context and its
+    drawn set ``negs``, one set per context) and h's step goes to every row.
+
+    The same updates in fewer passes over the rows: the rows are gathered and averaged once
+    per centre, and their steps are summed (st.acc) and sent once, after the last context,
+    while h moves after each step exactly as the mean of the stepped rows would
+    (``take_step``; ``sub_coef`` counts a row that is repeated, and the lock factors). Only
+    the float rounding differs from stepping the rows after every walk (the NumPy twin does
+    that); no other walk touches these rows in between."""
+    cdef int32_t centre = st.kept[i]
+    cdef int n = gather_subwords(m, st, centre, 0)
+    cdef int q = 0, npairs = <int>(hi - lo - 1), n_ahead
+    cdef int stride = ns_negative(m) + 1, length, k
+    cdef float coef = m.sub_coef[centre]
+    cdef int64_t p
+    cdef int32_t target
+    cdef const int32_t *ahead
+    cdef const Output *tree_out
+    if m.prefetch and i + 1 < hi:  # the next centre's rows, scattered over the matrix
+        prefetch_subwords(m, st.kept[i + 1])
+    hsw2v_rows_sum(m.d, st.crows, n, cbow_inv(n), st.neu1)
+    memset(st.acc, 0, m.d * sizeof(float))
+    for p in range(lo, hi):
+        if p == i:
+            continue
+        target = st.kept[p]
+        if m.hs >= 0:
+            tree_out = &m.outputs[m.hs]
+            length = tree_out.tree.lengths[target]
+            load_path(m, st, target)
+            hidden_hs(m, st, path_code(&tree_out.tree, target), length, alpha, rt)
+            take_step(m, st, coef)
+        if m.ns >= 0:
+            n_ahead = set_after(m, q, npairs, negs, counts, stride, next_negs, next_count,
+                                &ahead)
+            st.loss += ns_pair(m, st, st.neu1, negs + <int64_t>q * stride, counts[q], alpha,
+                               &rt.walks, NULL, NULL, 0, 1.0, m.d <= NS_BLOCK_MAX_D, ahead,
+                               n_ahead)
+            take_step(m, st, coef)
+        q += 1
+    for k in range(n):
+        hsw2v_axpy(m.d, st.clock[k], st.acc, st.crows[k])
