@@ -12,6 +12,7 @@ and a missing install raises an ImportError that says what to install.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 
 import numpy as np
@@ -21,16 +22,21 @@ from hsw2v.running._objectives import SWITCHES, active, rebuild_lookups
 from hsw2v.running.params import GENSIM_SETTINGS, GENSIM_STATE
 
 
-def gensim_classes():
-    """gensim's ``Word2Vec`` and ``KeyedVectors`` classes, or a clear ImportError."""
+def gensim_class(module: str, name: str):
+    """gensim's class ``module.name`` (e.g. ``gensim.models``, ``Word2Vec``), or a clear
+    ImportError when gensim is not installed."""
     try:
-        from gensim.models import KeyedVectors, Word2Vec
+        return getattr(importlib.import_module(module), name)
     except ImportError as exc:
         raise ImportError(
             "converting to or from gensim needs gensim, which is not installed: "
             "pip install gensim==4.4.0"
         ) from exc
-    return Word2Vec, KeyedVectors
+
+
+def gensim_classes():
+    """gensim's ``Word2Vec`` and ``KeyedVectors`` classes, or a clear ImportError."""
+    return gensim_class("gensim.models", "Word2Vec"), gensim_class("gensim.models", "KeyedVectors")
 
 
 def _path_arrays(values, dtype) -> np.ndarray:

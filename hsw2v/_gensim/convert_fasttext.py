@@ -12,18 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v._gensim.convert import _copy_keys
+from hsw2v._gensim.convert import _copy_keys, gensim_class
 
 
 def _gensim_fasttext_kv():
-    try:
-        from gensim.models.fasttext import FastTextKeyedVectors
-    except ImportError as exc:
-        raise ImportError(
-            "converting to or from gensim needs gensim, which is not installed: "
-            "pip install gensim==4.4.0"
-        ) from exc
-    return FastTextKeyedVectors
+    return gensim_class("gensim.models.fasttext", "FastTextKeyedVectors")
 
 
 def _copy(values):
