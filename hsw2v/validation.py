@@ -1,14 +1,14 @@
 """Every index a Word2Vec model's kernels follow, checked where the arrays enter.
 
 The nogil kernels read rows of ``wv.vectors`` and of each objective's output matrix
-(``syn1``, ``syn1neg``; :mod:`hsw2v.running._objectives`) at word ids and tree node ids without
+(``syn1``, ``syn1neg``; :mod:`hsw2v.running.objectives`) at word ids and tree node ids without
 bounds checks (that is what makes them fast). So each array is checked once on its way in,
 by :func:`check_word2vec_arrays`:
 
 * :meth:`hsw2v.Word2Vec.load` (through :func:`hsw2v.word2vec._schema.check_word2vec_bundle`), with
   and without ``mmap``, names the file and the array;
 * every training (``train()``, ``corpus_file`` mode and the distributed tasks, all through
-  :func:`hsw2v.running._make_trainer.trainer_settings`) checks the model as it is then
+  :func:`hsw2v.running.trainer.trainer_settings`) checks the model as it is then
   (:func:`check_model_for_training`), because a
   user may have assigned ``wv.vectors``, ``syn1``, ``tree``, ``cum_table`` or a parameter
   since; it names the attribute. This costs a few vectorised passes over the tree (about
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v.running._objectives import OBJECTIVES, active, matrix_shapes, outputs_of, switches_of
+from hsw2v.running.objectives import OBJECTIVES, active, matrix_shapes, outputs_of, switches_of
 from hsw2v.running.params import WORD2VEC_PARAMS, check_word2vec_params
 from hsw2v.trees import check_tree_indices
 
@@ -54,7 +54,7 @@ def check_word2vec_arrays(arrays: dict, n: int, d: int, switches: dict, name=Non
     matrices ``syn1`` and ``syn1neg``, ``count``, ``sample_int``, ``codes``, ``points``,
     ``lengths`` and optionally ``cum_table``) for ``n`` words of ``d`` dimensions, with the
     objectives ``switches`` turns on (``{"hs": 1, "negative": 0}``, see
-    :func:`hsw2v.running._objectives.switches_of`): each output matrix of an objective that is on
+    :func:`hsw2v.running.objectives.switches_of`): each output matrix of an objective that is on
     must be ``n x d``. ``name(key)`` gives the name to report. Raises ValueError naming the
     array and what it should be.
 

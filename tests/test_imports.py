@@ -126,19 +126,19 @@ def test_the_circle_check_sees_circles():
     # the control: the package's own graph with one edge back up (the trainer reading its
     # tuning constants from the model module, as it once did) has a circle, and it is found
     graph = _package_graph()
-    assert "word2vec" not in graph["running._make_trainer"]
-    graph["running._make_trainer"] = [*graph["running._make_trainer"], "word2vec"]
+    assert "word2vec" not in graph["running.trainer"]
+    graph["running.trainer"] = [*graph["running.trainer"], "word2vec"]
     circles = _circles(graph)
-    assert len(circles) == 1 and {"word2vec", "running._make_trainer"} <= set(circles[0]), circles
+    assert len(circles) == 1 and {"word2vec", "running.trainer"} <= set(circles[0]), circles
 
 
 def test_importing_a_packages_module_imports_the_package():
     # hsw2v.layer.torch reads the layer's private parts; from outside the layer's package
     # that import runs the package (hsw2v.layer, whose to_torch() imports the PyTorch layer
     # back): a circle, found through the package; from inside the package it is none
-    source = "from hsw2v.layer._root import WideRoot\nimport hsw2v.running._threads\n"
-    assert _imports_in(source, "torch") == {"layer._root", "layer", "running._threads", "running"}
-    assert _imports_in(source, "layer.torch") == {"layer._root", "running._threads", "running"}
+    source = "from hsw2v.layer._root import WideRoot\nimport hsw2v.running.threads\n"
+    assert _imports_in(source, "torch") == {"layer._root", "layer", "running.threads", "running"}
+    assert _imports_in(source, "layer.torch") == {"layer._root", "running.threads", "running"}
     assert _imports_in("from hsw2v.layer import _root\n", "x") == {"layer", "layer._root"}
     # a sibling taken from the package is no import of the package; a name of its code is
     assert _imports_in("from hsw2v.layer import _root\n", "layer._fit") == {"layer._root"}
@@ -185,7 +185,7 @@ OWNED = {"tree": "word2vec._vocab", "semantic_pending": "word2vec._vocab",
 # norms.)
 MODEL_FILES = ("word2vec", "word2vec._train", "word2vec._vocab", "word2vec._query",
                "word2vec._schema", "vocab_update", "distributed", "_gensim.convert",
-               "running._make_trainer", "_dist_tasks")
+               "running.trainer", "_dist_tasks")
 
 
 def _writers(source: str) -> dict[str, set[str]]:

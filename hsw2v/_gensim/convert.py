@@ -17,7 +17,7 @@ import inspect
 import numpy as np
 
 from hsw2v.huffman import Tree, build_huffman_tree
-from hsw2v.running._objectives import SWITCHES, active, rebuild_lookups
+from hsw2v.running.objectives import SWITCHES, active, rebuild_lookups
 from hsw2v.running.params import GENSIM_SETTINGS, GENSIM_STATE
 
 

@@ -75,7 +75,7 @@ from hsw2v.fasttext._facebook import (
 from hsw2v.fasttext._keyedvectors import FastTextKeyedVectors
 from hsw2v.fasttext._model import FastText
 from hsw2v.huffman import HuffmanTree
-from hsw2v.running._objectives import rebuild_lookups, reset_matrices
+from hsw2v.running.objectives import rebuild_lookups, reset_matrices
 from hsw2v.vocab import Vocabulary, keep_probabilities
 
 __all__ = ["load_facebook_model", "load_facebook_vectors", "save_facebook_model"]

@@ -2,7 +2,7 @@
 
 It coordinates, in files of one job each: the parameters (:mod:`hsw2v.running.params`, the one
 table), vocabulary building (:mod:`hsw2v.word2vec._vocab` over :mod:`hsw2v.vocab` and
-:mod:`hsw2v.trees`), the training driver (:mod:`hsw2v.word2vec._train` over :mod:`hsw2v.running._train`
+:mod:`hsw2v.trees`), the training driver (:mod:`hsw2v.word2vec._train` over :mod:`hsw2v.running.epochs`
 and the kernels), the probability queries (:mod:`hsw2v.word2vec._query`), results (:class:`hsw2v.keyedvectors.KeyedVectors`) and its file schema
 (:mod:`hsw2v.word2vec._schema` over :mod:`hsw2v.persist`). It does no per-token math itself.
 
@@ -25,7 +25,7 @@ from hsw2v._guard import refuse_while_training
 from hsw2v.exceptions import class_only_method
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
-from hsw2v.running._objectives import active, reset_matrices, resolve_hs_negative
+from hsw2v.running.objectives import active, reset_matrices, resolve_hs_negative
 from hsw2v.running.params import ARGUMENTS, SAVED, check_word2vec_params
 from hsw2v.trees import TREE_KINDS
 from hsw2v.word2vec._query import QueryMixin

@@ -10,7 +10,7 @@ zip); this module, beside the model, knows what a Word2Vec bundle holds:
     was saved lacks it; the model's default is kept, unless :data:`BEFORE_SAVED` names the
     value such a file was trained with.
 arrays
-    ``vectors`` (V x d), each objective's output matrix (:mod:`hsw2v.running._objectives`: ``syn1``,
+    ``vectors`` (V x d), each objective's output matrix (:mod:`hsw2v.running.objectives`: ``syn1``,
     V x d with ``hs``, else 0 x d; ``syn1neg``, V x d, only with ``negative``), ``count``
     (int64), ``sample_int`` (uint32), the tree's ``codes``, ``points`` and ``lengths``
     (:class:`hsw2v.huffman.HuffmanTree`), and ``vectors_lockf`` (float32, one or more
@@ -31,7 +31,7 @@ from hsw2v._gensim.files import explain_save_options, not_a_bundle_error
 from hsw2v.exceptions import WrongFileKindError
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
-from hsw2v.running._objectives import (
+from hsw2v.running.objectives import (
     OBJECTIVES,
     OUTPUTS,
     matrix_shapes,

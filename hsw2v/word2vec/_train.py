@@ -2,11 +2,11 @@
 
 :class:`TrainingMixin` holds :meth:`~hsw2v.Word2Vec.train` and its helpers. A call checks
 its arguments, makes the call's settings the model's and the learning-rate
-:class:`~hsw2v.running._schedule.Schedule`, builds the kernel's trainer once
-(:func:`hsw2v.running._make_trainer.make_trainer`), picks where each epoch's jobs come from (the
+:class:`~hsw2v.running.schedule.Schedule`, builds the kernel's trainer once
+(:func:`hsw2v.running.trainer.make_trainer`), picks where each epoch's jobs come from (the
 workers' byte ranges of a ``corpus_file``, :class:`_FilePasses`; or the corpus iterable,
 read or replayed from memory, :class:`_CorpusPasses`), runs the epochs with their callbacks
-(:mod:`hsw2v.running._train` runs one epoch on the worker threads), and for ``tree="semantic"``
+(:mod:`hsw2v.running.epochs` runs one epoch on the worker threads), and for ``tree="semantic"``
 trains a second time over the tree rebuilt from the learned vectors.
 """
 
@@ -24,21 +24,21 @@ from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.corpora import corpus_identity, file_identity
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
 from hsw2v.exceptions import EmptyCorpusError
-from hsw2v.running._ctrl_c import ctrl_c_latch, raise_if_dropped
-from hsw2v.running._make_trainer import (
-    check_training_vocabulary,
-    kernel_variant,
-    make_trainer,
-)
-from hsw2v.running._objectives import active, tree_hot_rows
-from hsw2v.running._schedule import Schedule
-from hsw2v.running._train import (
+from hsw2v.running.ctrl_c import ctrl_c_latch, raise_if_dropped
+from hsw2v.running.epochs import (
     Job,
     iter_jobs,
     jobs_from_recording,
     run_epoch,
     run_file_epoch,
     warn_count_mismatch,
+)
+from hsw2v.running.objectives import active, tree_hot_rows
+from hsw2v.running.schedule import Schedule
+from hsw2v.running.trainer import (
+    check_training_vocabulary,
+    kernel_variant,
+    make_trainer,
 )
 from hsw2v.trees import semantic_tree
 from hsw2v.word2vec._vocab import file_mode_path
@@ -74,10 +74,10 @@ class TrainingMixin:
 
         Progress is logged (``logging`` at INFO) every ``report_delay`` seconds, as gensim
         does. ``progress=True`` also draws a tqdm bar (``pip install tqdm``);
-        any callable is instead called with a :class:`hsw2v.running._train.Progress` a few times a
+        any callable is instead called with a :class:`hsw2v.running.epochs.Progress` a few times a
         second, in the calling thread. After each epoch, ``min_alpha_yet_reached`` holds the
         learning rate reached and ``latest_epoch_report`` the epoch's
-        :class:`hsw2v.running._train.EpochReport` (see :class:`hsw2v.callbacks.TrainingHistory`).
+        :class:`hsw2v.running.epochs.EpochReport` (see :class:`hsw2v.callbacks.TrainingHistory`).
 
         Parameters
         ----------
@@ -133,7 +133,7 @@ class TrainingMixin:
         >>> model.train(sentences, total_examples=model.corpus_count, epochs=2)
         (120, 120)
         """
-        # the latch: a Ctrl-C during the call stops it, even one CPython drops (_ctrl_c);
+        # the latch: a Ctrl-C during the call stops it, even one CPython drops (ctrl_c);
         # training() refuses a second train() and vocabulary changes meanwhile
         with ctrl_c_latch(), training(self):
             corpus = self._check_train_call(
@@ -339,7 +339,7 @@ class TrainingMixin:
 
     def _hot_rows(self):
         """The inner nodes each job trains a private copy of (see ``HOT_NODES``): the most
-        visited ones, none with one worker (:func:`hsw2v.running._objectives.tree_hot_rows`)."""
+        visited ones, none with one worker (:func:`hsw2v.running.objectives.tree_hot_rows`)."""
         return tree_hot_rows(self, self.workers)
 
     # The input side of the training step (``docs/architecture.md``, "Adding an input kind"):

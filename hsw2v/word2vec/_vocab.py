@@ -21,8 +21,8 @@ from hsw2v.corpora import COMPRESSED_SUFFIXES, corpus_identity
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.negative import make_cum_table
-from hsw2v.running._objectives import rebuild_lookups, reset_matrices
-from hsw2v.running._threads import Workers
+from hsw2v.running.objectives import rebuild_lookups, reset_matrices
+from hsw2v.running.threads import Workers
 from hsw2v.trees import word2vec_tree
 from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, check_keys, scan_counts
 
@@ -240,7 +240,7 @@ class VocabularyMixin:
         self.sample = sample
         self.effective_min_count = vocab.effective_min_count
         self._install_vocabulary(vocab)
-        rebuild_lookups(self)  # negative sampling's cum_table (hsw2v.running._objectives)
+        rebuild_lookups(self)  # negative sampling's cum_table (hsw2v.running.objectives)
         logger.info(
             "kept %i unique words (min_count=%i), %i of %i raw words; subsampling leaves about %i",
             len(vocab.index_to_key),
@@ -337,7 +337,7 @@ class VocabularyMixin:
 
     def prepare_weights(self, update=False):
         """Initialise ``wv.vectors`` uniformly in [-1/d, 1/d) from ``seed`` (as gensim 4) and
-        every objective's output matrix at zero (:mod:`hsw2v.running._objectives`): the inner-node
+        every objective's output matrix at zero (:mod:`hsw2v.running.objectives`): the inner-node
         vectors ``syn1`` (with ``hs=1``; else empty) and the negative-sampling output vectors
         ``syn1neg`` (with ``negative > 0``; else empty).
 
