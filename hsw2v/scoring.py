@@ -116,7 +116,7 @@ def score_sentences(
         raise ValueError(f"total_sentences must be >= 0, got {total_sentences}")
     if chunksize < 1 or workers < 1 or int(queue_factor) < 1:
         raise ValueError("chunksize, workers and queue_factor must be positive integers")
-    from hsw2v.validation import check_model_tree
+    from hsw2v.running.validation import check_model_tree
 
     check_model_tree(model)  # the scorer follows the tree's ids without bounds checks
     scorer = Scorer(

@@ -176,6 +176,48 @@ def test_the_model_file_schema_lives_beside_the_model():
     assert "Word2Vec" not in persist_source.split('"""', 2)[2]  # the generic format only
 
 
+# ------------------------------------------------------------------ the running layer
+# The running layer (docs/architecture.md) imports the kernels, the ground and its own
+# modules, never a model or a face; and nothing it imports from below imports it back, so
+# the layer sits wholly above the ground (its checks, validation, live inside it).
+ABOVE_RUNNING = ("word2vec", "keyedvectors", "layer", "fasttext", "classifier", "distributed",
+                 "_dist_tasks", "cli", "demo", "gensim_compat")  # fmt: skip
+
+
+def _running_breaches(graph: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """``(importer, imported)`` for each import that crosses the running layer's boundary the
+    wrong way: a module the layer reaches below it that imports the layer back, or a model or
+    a face the layer reaches."""
+    running = {m for m in graph if m == "running" or m.startswith("running.")}
+    below, todo = set(), [n for m in running for n in graph[m] if n not in running]
+    while todo:
+        n = todo.pop()
+        if n not in below:
+            below.add(n)
+            todo.extend(k for k in graph[n] if k not in running)
+    back = [(n, k) for n in below for k in graph[n] if k in running]
+    up = [(n, n) for n in below if n.split(".")[0] in ABOVE_RUNNING]
+    return sorted(back + up)
+
+
+def test_the_running_layer_sits_above_the_ground_only():
+    graph = _package_graph()
+    assert _running_breaches(graph) == []
+    assert "running.validation" in graph  # the model-wide checks are the layer's own
+
+
+def test_the_layer_check_sees_an_import_back_up():
+    # the control: the checks back in the ground (a ground module that reads the objective
+    # table, imported by the trainer), and the trainer reading a model, are both caught
+    graph = _package_graph()
+    graph["running.trainer"] = [*graph["running.trainer"], "trees"]
+    graph["trees"] = [*graph["trees"], "running.objectives"]
+    assert _running_breaches(graph) == [("trees", "running.objectives")]
+    graph = _package_graph()
+    graph["running.epochs"] = [*graph["running.epochs"], "word2vec"]
+    assert ("word2vec", "word2vec") in _running_breaches(graph)
+
+
 # ------------------------------------------------------------------ one owner per attribute
 # Word2Vec's state that its files used to share: each attribute is assigned in one module
 # (besides the constructor, which declares it), and the others call that module's methods.
@@ -239,8 +281,8 @@ PUBLIC_MODULES = (
 )  # fmt: skip
 # Public modules that import an optional extra at import time: their test skips without it.
 NEEDS = {"torch": "torch", "classifier": "sklearn"}
-# Two public names are one module object with the module's home in a layer's folder.
-ALIASES = {"params": "running.params", "torch": "layer.torch"}
+# Three public names are one module object with the module's home in a layer's folder.
+ALIASES = {"params": "running.params", "torch": "layer.torch", "validation": "running.validation"}
 # The public classes keep the module name a user (or a type check) sees.
 CLASS_HOMES = {"Word2Vec": "word2vec", "KeyedVectors": "keyedvectors",
                "HierarchicalSoftmax": "layer", "HierarchicalSoftmaxClassifier": "classifier",

@@ -31,7 +31,7 @@ from hsw2v.running.objectives import (
     ready_lookups,
     with_matrices,
 )
-from hsw2v.validation import check_model_for_training
+from hsw2v.running.validation import check_model_for_training
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ class TrainerSettings:
 def check_training_vocabulary(model) -> None:
     """A clear ValueError unless ``model.wv`` holds a training vocabulary: per-word ``count``
     and ``sample_int`` (that every array agrees with it is
-    :func:`hsw2v.validation.check_model_for_training`'s check). ``model.wv`` replaced
+    :func:`hsw2v.running.validation.check_model_for_training`'s check). ``model.wv`` replaced
     by vectors without one (``load_word2vec_format``, ``add_vectors``) cannot be trained
     (gensim 4.4 starts training such a model and its worker threads fail, so ``train()``
     never returns)."""
@@ -164,7 +164,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
     copy of the weights (default ``model.workers``; a distributed task trains its replica on
     one). Makes each objective's lookups ready (``model.cum_table`` is rebuilt when negative
     sampling needs it and it is missing or stale), then checks every array and index the
-    kernels will follow (:func:`hsw2v.validation.check_model_for_training`).
+    kernels will follow (:func:`hsw2v.running.validation.check_model_for_training`).
 
     With several threads each job trains a private copy of the most visited inner nodes
     (``HOT_NODES`` and the other tuning constants of :mod:`hsw2v.running._tuning`, where the

@@ -40,7 +40,7 @@ from hsw2v.running.objectives import (
     switches_of,
 )
 from hsw2v.running.params import SAVED, check_word2vec_params
-from hsw2v.validation import check_word2vec_arrays
+from hsw2v.running.validation import check_word2vec_arrays
 
 KIND = "Word2Vec"  # the bundle kind of a Word2Vec file
 # saved parameters whose default changed after files without them were written: the value
@@ -149,7 +149,7 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
     path, and ``syn1neg`` with word ids, without bounds checks, so a crafted file with
     out-of-range values could make training read or write outside the arrays. Every
     parameter (against :mod:`hsw2v.running.params`, the table the constructor checks too), every
-    array's dtype and shape and every tree entry (:mod:`hsw2v.validation`) is verified here,
+    array's dtype and shape and every tree entry (:mod:`hsw2v.running.validation`) is verified here,
     the same with and without ``mmap``; a file that passes trains safely.
 
     Raises ValueError naming `path` and what is wrong.
