@@ -15,7 +15,7 @@ Every epoch reads the corpus, as gensim's do, the producer mapping each batch of
 ids in Cython (:func:`hsw2v._kernels._inner.encode_sentences`) while the workers train earlier jobs.
 Only a corpus proven unchanged (:func:`hsw2v.corpora.corpus_identity`) that holds at most
 ``cache_words`` in-vocabulary tokens (4 bytes each) is read once per ``train()`` call, later
-epochs reusing its id-encoded jobs (:class:`hsw2v.word2vec.Word2Vec` decides which).
+epochs reusing its id-encoded jobs (:mod:`hsw2v.running.passes` decides which).
 
 The learning-rate schedule and the jobs' seeds are one :class:`hsw2v.running.schedule.Schedule`
 (re-exported here), given whole to :func:`run_epoch`.

@@ -4,8 +4,8 @@
 its arguments, makes the call's settings the model's and the learning-rate
 :class:`~hsw2v.running.schedule.Schedule`, builds the kernel's trainer once
 (:func:`hsw2v.running.trainer.make_trainer`), picks where each epoch's jobs come from (the
-workers' byte ranges of a ``corpus_file``, :class:`_FilePasses`; or the corpus iterable,
-read or replayed from memory, :class:`_CorpusPasses`), runs the epochs with their callbacks
+workers' byte ranges of a ``corpus_file`` or the corpus iterable, read or replayed from
+memory: :mod:`hsw2v.running.passes`), runs the epochs with their callbacks
 (:mod:`hsw2v.running.epochs` runs one epoch on the worker threads), and for ``tree="semantic"``
 trains a second time over the tree rebuilt from the learned vectors.
 """
@@ -13,27 +13,17 @@ trains a second time over the tree rebuilt from the learned vectors.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Iterator
 
 from hsw2v import progress as _progress
 from hsw2v._guard import Guard, training
-from hsw2v._kernels._corpus_file import FileTrainer, Vocab, byte_ranges
-from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
-from hsw2v.corpora import corpus_identity, file_identity
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.running.ctrl_c import ctrl_c_latch, raise_if_dropped
-from hsw2v.running.epochs import (
-    Job,
-    iter_jobs,
-    jobs_from_recording,
-    run_epoch,
-    run_file_epoch,
-    warn_count_mismatch,
-)
+from hsw2v.running.epochs import warn_count_mismatch
 from hsw2v.running.objectives import active, tree_hot_rows
+from hsw2v.running.passes import FilePasses, epoch_passes
 from hsw2v.running.schedule import Schedule
 from hsw2v.running.trainer import (
     check_training_vocabulary,
@@ -164,7 +154,7 @@ class TrainingMixin:
                 bool(self.shrink_windows),
             )
             passes = self._epoch_passes(corpus, corpus_file, trainer, schedule)
-            supplied = None if isinstance(passes, _FilePasses) else (total_examples, total_words)
+            supplied = None if isinstance(passes, FilePasses) else (total_examples, total_words)
             guard = Guard(self)
             guard.freeze()
             try:
@@ -260,22 +250,11 @@ class TrainingMixin:
         )
 
     def _epoch_passes(self, corpus, corpus_file, trainer, schedule):
-        """Where each epoch's jobs come from: a local ``corpus_file``'s byte ranges, read by
-        the workers, or the corpus iterable, read each epoch unless proven unchanged since
-        the ids kept in memory were read (:func:`hsw2v.corpora.corpus_identity`; see
-        ``cache_words``). The scan's token recording is used once: later calls read."""
+        """Where each epoch's jobs come from (:func:`hsw2v.running.passes.epoch_passes`). The
+        scan's token recording is used once: later calls read."""
         recorded = self._take_recording()
         path = file_mode_path(corpus_file)
-        if path is not None:
-            return _FilePasses(self, path, trainer, schedule)
-        passes = _CorpusPasses(self, corpus, trainer, schedule)
-        if (
-            recorded is not None
-            and recorded[1] == self._identity(corpus)
-            and recorded[2].matches(self.wv.index_to_key)
-        ):
-            passes.replay(jobs_from_recording(recorded[2], self.batch_words), recorded[1])
-        return passes
+        return epoch_passes(self, corpus, path, trainer, schedule, recorded)
 
     def _run_epochs(self, passes, schedule, callbacks, supplied, report_delay, progress, guard):
         """Train ``schedule.epochs`` epochs, calling the callbacks around the run and each
@@ -332,10 +311,6 @@ class TrainingMixin:
         self.prepare_weights()
         self.min_alpha_yet_reached = self.alpha
         return True
-
-    def _identity(self, corpus):
-        """The corpus's identity when its ids may be kept between passes (see cache_words)."""
-        return corpus_identity(corpus) if self.cache_words > 0 else None
 
     def _hot_rows(self):
         """The inner nodes each job trains a private copy of (see ``HOT_NODES``): the most
@@ -419,129 +394,3 @@ def _log_epoch_end(epoch: int, report, supplied) -> None:
     )
     if supplied is not None:
         warn_count_mismatch(epoch, report, *supplied)
-
-
-class _FilePasses:
-    """The ``FileTrainer`` and byte ranges of each epoch of a ``corpus_file``. Its workers keep
-    the ids they read for later epochs (within ``cache_words``) only while the file keeps the
-    identity it had when they read it (:func:`hsw2v.corpora.file_identity`: device, inode,
-    size, mtime and ctime); a changed file, or one too recently modified to tell, is read
-    again, split into ranges of its current size."""
-
-    def __init__(self, model, path: str, trainer, schedule: Schedule):
-        self.model, self.path, self.trainer, self.schedule = model, path, trainer, schedule
-        self.vocab = Vocab(model.wv.key_to_index)
-        self.file_trainer = None
-        self.identity = None
-
-    def _new_file_trainer(self, cache_words: int):
-        model = self.model
-        return FileTrainer(
-            self.path,
-            self.trainer,
-            self.vocab,
-            model.workers,
-            model.batch_words,
-            LINE_SENTENCE_MAX,  # LineSentence's chunks of a long line
-            self.schedule,
-            cache_words,
-        )
-
-    def run(self, epoch: int, report_delay, on_progress):
-        """Train one epoch on the workers' byte ranges; returns its report."""
-        file_trainer, ranges, from_memory = self.for_epoch(epoch)
-        report = run_file_epoch(
-            file_trainer,
-            ranges,
-            epoch=epoch,
-            schedule=self.schedule,
-            report_delay=report_delay,
-            on_progress=on_progress,
-        )
-        report.from_memory = from_memory
-        return report
-
-    def for_epoch(self, epoch: int):
-        """``(file_trainer, ranges, from_memory)`` for this epoch."""
-        identity = file_identity(self.path) if self.model.cache_words > 0 else None
-        if self.file_trainer is not None and identity is not None and identity == self.identity:
-            return self.file_trainer, self.ranges, self.file_trainer.replaying()
-        if self.file_trainer is None or self.identity is not None:
-            # first epoch, or ids kept from a file that has changed since: start afresh
-            self.file_trainer = self._new_file_trainer(
-                self.model.cache_words if identity is not None else 0
-            )
-        self.identity = identity  # taken before the read
-        self.ranges = byte_ranges(os.path.getsize(self.path), self.model.workers)
-        return self.file_trainer, self.ranges, False
-
-
-class _JobCache:
-    """The id-encoded jobs of one corpus pass, kept while they fit in ``limit`` tokens, with
-    the corpus identity taken before that pass (:func:`hsw2v.corpora.corpus_identity`)."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.identity = None
-        self.reset()
-
-    def reset(self) -> None:
-        self.jobs: list[Job] = []
-        self.tokens = 0
-        self.overflow = self.limit <= 0
-        self.complete = False
-
-    def add(self, job: Job) -> None:
-        if self.overflow:
-            return
-        self.tokens += len(job.ids)
-        if self.tokens > self.limit:
-            self.overflow = True
-            self.jobs = []
-        else:
-            self.jobs.append(job)
-
-    def finish(self) -> None:
-        self.complete = not self.overflow and bool(self.jobs)
-
-
-class _CorpusPasses:
-    """The jobs of each epoch over a corpus iterable: read from the corpus, as gensim's
-    epochs do, or replayed from the id-encoded jobs of an earlier pass (:class:`_JobCache`)
-    while the corpus keeps the identity it had when they were read."""
-
-    def __init__(self, model, corpus, trainer, schedule: Schedule):
-        self.model, self.corpus, self.trainer, self.schedule = model, corpus, trainer, schedule
-        self.cache = _JobCache(model.cache_words)
-        self.n_words = len(model.wv.vectors)  # the rows the trainer's kernels index
-
-    def replay(self, jobs: list[Job], identity) -> None:
-        """Train every epoch from ``jobs`` (the scan's recording) while ``identity`` holds."""
-        self.cache.jobs, self.cache.identity, self.cache.complete = jobs, identity, True
-
-    def run(self, epoch: int, report_delay, on_progress):
-        """Train one epoch on the worker threads; returns its report."""
-        model, cache = self.model, self.cache
-        on_job = None
-        from_memory = cache.complete and cache.identity == model._identity(self.corpus)
-        if from_memory:
-            jobs = cache.jobs
-        else:
-            cache.reset()
-            cache.identity = model._identity(self.corpus)  # taken before the read
-            jobs = iter_jobs(self.corpus, model.wv.key_to_index, model.batch_words, self.n_words)
-            on_job = cache.add if cache.identity is not None else None
-        report = run_epoch(
-            self.trainer,
-            jobs,
-            epoch=epoch,
-            workers=model.workers,
-            schedule=self.schedule,
-            report_delay=report_delay,
-            on_job=on_job,
-            on_progress=on_progress,
-        )
-        report.from_memory = from_memory
-        if on_job is not None:
-            cache.finish()
-        return report
