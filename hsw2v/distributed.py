@@ -456,10 +456,8 @@ class _Run:
                 )
         seconds = time.perf_counter() - started
         n = max(len(stats), 1)
-        model.train_count += model.epochs
-        model.total_train_time += seconds
-        model.running_training_loss = loss
-        model.min_alpha_yet_reached = schedule.alpha(model.epochs - 1, schedule.total)
+        alpha_reached = schedule.alpha(model.epochs - 1, schedule.total)
+        model._record_run(model.epochs, seconds, loss, alpha_reached)
         model.distributed_report = DistributedReport(
             shards=n_shards,
             rounds=len(stats),

@@ -223,6 +223,12 @@ def test_the_layer_check_sees_an_import_back_up():
 # (besides the constructor, which declares it), and the others call that module's methods.
 OWNED = {"tree": "word2vec._vocab", "semantic_pending": "word2vec._vocab",
          "_recording": "word2vec._vocab", "norms": "word2vec._vocab"}
+# The training record (gensim's names: train() calls, seconds, the latest call's loss, the
+# learning rate reached) is written by word2vec._train's record methods only; no other class
+# of the package has attributes of these names, so every module is checked for them.
+TRAINING_RECORD = ("train_count", "total_train_time", "running_training_loss",
+                   "min_alpha_yet_reached")  # fmt: skip
+OWNED |= {name: "word2vec._train" for name in TRAINING_RECORD}
 # (keyedvectors._intersect is KeyedVectors.intersect_word2vec_format, which resets its own
 # norms.)
 MODEL_FILES = ("word2vec", "word2vec._train", "word2vec._vocab", "word2vec._query",
@@ -260,6 +266,27 @@ def test_each_shared_attribute_has_one_owner():
                 assert functions == {"__init__"}, (module, attribute, functions)
             else:
                 assert module == OWNED[attribute], (module, attribute, functions)
+
+
+def _record_writers(source: str) -> dict[str, set[str]]:
+    """``{attribute: {function names}}`` of the training record's attributes ``source``
+    assigns."""
+    return {a: f for a, f in _writers(source).items() if a in TRAINING_RECORD}
+
+
+def test_the_training_record_has_one_owner():
+    for module in _modules():
+        writers = _record_writers(_path(module).read_text(encoding="utf-8"))
+        if module != "word2vec._train":
+            assert writers == {}, (module, writers)
+    owner = _record_writers(_path("word2vec._train").read_text(encoding="utf-8"))
+    assert set(owner) == set(TRAINING_RECORD)
+
+
+def test_the_record_check_sees_a_second_writer():
+    # the control: a driver that counts its own calls and sets the rate reached is caught
+    source = "def run(model, s):\n    model.train_count += 1\n    model.min_alpha_yet_reached = s\n"
+    assert _record_writers(source) == {"train_count": {"run"}, "min_alpha_yet_reached": {"run"}}
 
 
 def test_the_owner_check_sees_a_second_writer():

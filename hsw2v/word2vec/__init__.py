@@ -297,10 +297,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         self.semantic_pending = 0  # 1 while a semantic tree waits for its first training
         self.corpus_count = 0
         self.corpus_total_words = 0
-        self.min_alpha_yet_reached = self.alpha  # as gensim: lowered by each epoch trained
-        self.train_count = 0
-        self.total_train_time = 0.0
-        self.running_training_loss = 0.0
+        self._reset_training_record()  # train_count, total_train_time, ... (word2vec._train)
         self.effective_min_count = self.min_count
         self.raw_vocab: dict | None = None
         self._recording = None

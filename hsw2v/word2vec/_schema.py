@@ -110,7 +110,7 @@ def load_model(cls, fname, mmap=None):
             setattr(model, name, meta[name])
         elif name in BEFORE_SAVED:
             setattr(model, name, BEFORE_SAVED[name])
-    model.min_alpha_yet_reached = model.min_alpha if model.train_count else model.alpha
+    model._restore_alpha_reached()
     keys = meta["index_to_key"]
     model.wv = KeyedVectors(model.vector_size)
     saved_lockf = arrays.get("vectors_lockf")  # files of earlier versions have none

@@ -163,7 +163,7 @@ class TrainingMixin:
                 )
             finally:
                 guard.thaw()
-            self.train_count += 1  # train() calls, as gensim counts them
+            self._record_call()
         for callback in callbacks:
             callback.on_train_end(self)
         if self._rebuild_semantic_tree():
@@ -259,7 +259,7 @@ class TrainingMixin:
     def _run_epochs(self, passes, schedule, callbacks, supplied, report_delay, progress, guard):
         """Train ``schedule.epochs`` epochs, calling the callbacks around the run and each
         epoch; returns ``(trained_words, raw_words)`` summed over the epochs."""
-        self.running_training_loss = 0.0
+        self._start_loss_tally()
         self._weights_changed()
         trained = raw = 0
         on_progress = _progress.resolve(progress)
@@ -273,11 +273,10 @@ class TrainingMixin:
                 raise_if_dropped()
                 guard.check(f"before epoch {epoch + 1} of {schedule.epochs}")
                 report = passes.run(epoch, report_delay, on_progress)
-                self.min_alpha_yet_reached = schedule.alpha(epoch, schedule.total)
+                self._record_epoch(schedule.alpha(epoch, schedule.total), report.loss)
                 self.latest_epoch_report = report
                 trained += report.trained_words
                 raw += report.raw_words
-                self.running_training_loss += report.loss
                 _log_epoch_end(epoch, report, supplied)
                 if report.raw_words == 0:
                     raise EmptyCorpusError("the corpus yielded no sentences during training")
@@ -288,7 +287,7 @@ class TrainingMixin:
             raise self._diverged(exc.epoch, schedule.epochs) from None
         finally:
             elapsed = time.perf_counter() - started
-            self.total_train_time += elapsed
+            self._record_seconds(elapsed)
             self._weights_changed()
             if hasattr(on_progress, "close"):
                 on_progress.close()
@@ -309,7 +308,7 @@ class TrainingMixin:
             return False
         self._install_tree(semantic_tree(self.wv.vectors, seed=self.seed), semantic_pending=0)
         self.prepare_weights()
-        self.min_alpha_yet_reached = self.alpha
+        self._restart_alpha_reached()
         return True
 
     def _hot_rows(self):
@@ -360,6 +359,65 @@ class TrainingMixin:
 
     def _kernel_variant(self) -> str:
         return kernel_variant(self)
+
+    # The training record: ``train_count``, ``total_train_time``, ``running_training_loss`` and
+    # ``min_alpha_yet_reached`` (gensim's names) are written by these methods only (the
+    # constructor, train(), load(), the gensim conversion and distributed training call them;
+    # tests/test_imports.py fails on a write elsewhere). Loading and the gensim conversion also
+    # set the saved ones by name, with every saved setting (hsw2v.running.params).
+    def _reset_training_record(self) -> None:
+        """A model never trained: no call, no time, no loss, the schedule at its start."""
+        self.min_alpha_yet_reached = self.alpha  # as gensim: lowered by each epoch trained
+        self.train_count = 0
+        self.total_train_time = 0.0
+        self.running_training_loss = 0.0
+
+    def _start_loss_tally(self) -> None:
+        """A ``train()`` call's loss counts from zero (:meth:`get_latest_training_loss`)."""
+        self.running_training_loss = 0.0
+
+    def _record_epoch(self, alpha_reached: float, loss: float) -> None:
+        """An epoch trained: the learning rate it reached, and its loss added to the call's."""
+        self.min_alpha_yet_reached = alpha_reached
+        self.running_training_loss += loss
+
+    def _record_seconds(self, seconds: float) -> None:
+        """Seconds spent training, added to the model's total (a refused epoch's too)."""
+        self.total_train_time += seconds
+
+    def _record_call(self) -> None:
+        """One more ``train()`` call done, as gensim counts them."""
+        self.train_count += 1
+
+    def _record_run(self, calls: int, seconds: float, loss: float, alpha_reached: float) -> None:
+        """A whole run recorded at once (distributed training: each epoch counts as a call):
+        its calls and seconds added, its loss and the learning rate it reached taken."""
+        self.train_count += calls
+        self.total_train_time += seconds
+        self.running_training_loss = loss
+        self.min_alpha_yet_reached = alpha_reached
+
+    def _restart_alpha_reached(self) -> None:
+        """The schedule starts afresh (the semantic tree's second training)."""
+        self.min_alpha_yet_reached = self.alpha
+
+    def _restore_alpha_reached(self) -> None:
+        """Where a loaded model's schedule got to, which a file does not save: the end of the
+        last call's (``min_alpha``) once trained, else the start (``alpha``)."""
+        self.min_alpha_yet_reached = self.min_alpha if self.train_count else self.alpha
+
+    def _record_from_gensim(self, gensim_model) -> None:
+        """The record taken from a gensim model (its saved counts already set by name): the
+        loss as a Python float, and where gensim's schedule got to, when it says."""
+        self.running_training_loss = float(self.running_training_loss)
+        if hasattr(gensim_model, "min_alpha_yet_reached"):
+            self.min_alpha_yet_reached = float(gensim_model.min_alpha_yet_reached)
+
+    def _record_to_gensim(self, gensim_model) -> None:
+        """Where the schedule got to, as a gensim model holds it (its counts set by name): a
+        trained model's last call ended at ``min_alpha``."""
+        if self.train_count:
+            gensim_model.min_alpha_yet_reached = float(self.min_alpha)
 
     def get_latest_training_loss(self) -> float:
         """The summed -log-likelihood of all (context, path) pairs trained by the latest
