@@ -55,8 +55,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hsw2v._atomic_files import atomic_file
 from hsw2v.exceptions import FacebookFormatError, FacebookTruncatedError
-from hsw2v.persist import atomic_file
 
 __all__ = ["FacebookModel", "facebook_hs_tree", "read_facebook_bin", "write_facebook_bin"]
 
