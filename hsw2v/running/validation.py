@@ -96,9 +96,9 @@ def check_word2vec_arrays(arrays: dict, n: int, d: int, switches: dict, name=Non
 
 def check_model_for_training(model) -> None:
     """Check a Word2Vec model just before its arrays go to the kernels: its parameters
-    (:mod:`hsw2v.running.params`), its arrays (:func:`check_word2vec_arrays`, naming attributes such as
-    ``model.wv.vectors``), that the weights it trains are writable, and that
-    ``wv.key_to_index`` maps every word to a row. Raises ValueError saying what to fix."""
+    (:mod:`hsw2v.running.params`), its arrays (:func:`check_word2vec_arrays`, naming
+    attributes such as ``model.wv.vectors``), that the weights it trains are writable, and
+    that ``wv.key_to_index`` maps every word to a row. Raises ValueError saying what to fix."""
     params = {key: getattr(model, key) for key in WORD2VEC_PARAMS if hasattr(model, key)}
     check_word2vec_params(params)
     wv = model.wv

@@ -1,10 +1,12 @@
 """Word2Vec with hierarchical softmax: the trainer users create, with gensim 4's API.
 
-It coordinates, in files of one job each: the parameters (:mod:`hsw2v.running.params`, the one
-table), vocabulary building (:mod:`hsw2v.word2vec._vocab` over :mod:`hsw2v.vocab` and
-:mod:`hsw2v.trees`), the training driver (:mod:`hsw2v.word2vec._train` over :mod:`hsw2v.running.epochs`
-and the kernels), the probability queries (:mod:`hsw2v.word2vec._query`), results (:class:`hsw2v.keyedvectors.KeyedVectors`) and its file schema
-(:mod:`hsw2v.word2vec._schema` over :mod:`hsw2v.persist`). It does no per-token math itself.
+It coordinates, in files of one job each: the parameters (:mod:`hsw2v.running.params`, the
+one table), vocabulary building (:mod:`hsw2v.word2vec._vocab` over :mod:`hsw2v.vocab` and
+:mod:`hsw2v.trees`), the training driver and its record (:mod:`hsw2v.word2vec._train` over
+:mod:`hsw2v.running.passes`, :mod:`hsw2v.running.epochs` and the kernels), the probability
+queries (:mod:`hsw2v.word2vec._query`), results (:class:`hsw2v.keyedvectors.KeyedVectors`)
+and its file schema (:mod:`hsw2v.word2vec._schema` over :mod:`hsw2v.persist`). It does no
+per-token math itself.
 
 Model: Mikolov et al., "Efficient Estimation of Word Representations in Vector Space" (2013)
 and "Distributed Representations of Words and Phrases and their Compositionality" (2013),
