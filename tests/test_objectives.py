@@ -130,8 +130,10 @@ def _code_names(source: str, names: set) -> set:
 
 # The table, and the modules that use one objective's matrix each (hierarchical softmax's
 # scoring and its PyTorch output layer built from a model's syn1, negative sampling's softmax
-# over syn1neg).
-READS_MATRICES = {"running/objectives.py", "scoring.py", "negative.py", "layer/torch.py"}
+# over syn1neg, and fastText's .bin files, whose one output matrix is -syn1 with -loss hs and
+# syn1neg with -loss ns).
+READS_MATRICES = {"running/objectives.py", "scoring.py", "negative.py", "layer/torch.py",
+                  "fasttext/_facebook_model.py"}  # fmt: skip
 
 
 def test_only_the_table_names_the_output_matrices():
