@@ -22,6 +22,7 @@ from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, descri
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.running.ctrl_c import ctrl_c_latch, raise_if_dropped
 from hsw2v.running.epochs import warn_count_mismatch
+from hsw2v.running.file_scan import file_mode_path
 from hsw2v.running.objectives import active, tree_hot_rows
 from hsw2v.running.passes import FilePasses, epoch_passes
 from hsw2v.running.schedule import Schedule
@@ -31,7 +32,6 @@ from hsw2v.running.trainer import (
     make_trainer,
 )
 from hsw2v.trees import semantic_tree
-from hsw2v.word2vec._vocab import file_mode_path
 
 logger = logging.getLogger("hsw2v.word2vec")  # the model's log, as users know it
 
