@@ -102,7 +102,7 @@ def prepare(corpus: str, words: int, setting: str, size: int):
     from hsw2v import LineSentence, Word2Vec
 
     try:
-        from hsw2v.running._train import iter_jobs
+        from hsw2v.running.epochs import iter_jobs
     except ImportError:  # a build of the flat layout, before the running layer had a folder
         from hsw2v._train import iter_jobs
 

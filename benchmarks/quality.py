@@ -139,9 +139,9 @@ def main(argv=None):
         model = GensimWord2Vec(**settings)
     else:
         corpus = LineSentence(str(ensure_corpus(args.corpus)))
-        from hsw2v.running import _make_trainer
+        from hsw2v.running import trainer as running_trainer
 
-        _make_trainer.KERNEL = args.kernel  # the path-walk switch (HSW2V_KERNEL), not a parameter
+        running_trainer.KERNEL = args.kernel  # the path-walk switch (HSW2V_KERNEL), not a parameter
         model = Word2Vec(**settings, tree=args.tree, shared_negatives=args.shared_negatives)
     model.build_vocab(corpus)
     started, cpu_started = time.perf_counter(), time.process_time()

@@ -5,7 +5,7 @@ another worker when the first one is lost. What a worker process keeps between t
 cache, never a source of truth:
 
 * the *replica* of shard ``k``: that shard's working copy of the weights (``syn0`` and each
-  objective's output matrix, :data:`hsw2v.running._objectives.MATRICES`; 0 rows when unused), stamped
+  objective's output matrix, :data:`hsw2v.running.objectives.MATRICES`; 0 rows when unused), stamped
   with the round it holds. A training task that finds a replica it can bring up to date with
   the updates it was given uses it; otherwise it rebuilds one from the snapshot it was given.
   After training round ``r`` the replica holds the round-``r`` model plus this shard's own
@@ -19,12 +19,12 @@ cache, never a source of truth:
 Merging (:func:`merge_rows`). Every shard starts a round from the same model, trains its piece
 and returns, for each row it changed, its *delta* (new value minus old) and a weight: how much
 it trained the row (for ``syn0[w]`` the occurrences of ``w`` in the piece; for an output
-matrix its objective's ``rows_touched`` in :mod:`hsw2v.running._objectives`: for ``syn1[n]`` the
+matrix its objective's ``rows_touched`` in :mod:`hsw2v.running.objectives`: for ``syn1[n]`` the
 occurrences of words whose Huffman path passes through ``n``, for ``syn1neg[w]`` the occurrences
 of ``w`` plus its expected draws as a negative: ``negative`` times the piece's words times
 ``w``'s share of ``cum_table``). Rows no shard changed are not sent.
 
-A task trains its replica on one thread with the trainer :func:`hsw2v.running._make_trainer.trainer_settings`
+A task trains its replica on one thread with the trainer :func:`hsw2v.running.trainer.trainer_settings`
 makes from the model (``threads=1``: the same objective, kernel and settings as ``Word2Vec.train``
 on one machine; private hot rows are for threads sharing one copy, which a replica never is). The round's update adds to each row either
 
@@ -74,11 +74,11 @@ from hsw2v._shards import (
     merge_counts,
     range_sentences,
 )
-from hsw2v.running._make_trainer import TrainerSettings
-from hsw2v.running._objectives import MATRICES, touched_rows
-from hsw2v.running._schedule import Schedule, within
-from hsw2v.running._train import iter_jobs
+from hsw2v.running.epochs import iter_jobs
+from hsw2v.running.objectives import MATRICES, touched_rows
 from hsw2v.running.params import TASK
+from hsw2v.running.schedule import Schedule, within
+from hsw2v.running.trainer import TrainerSettings
 from hsw2v.vocab import build_vocabulary
 
 RunSpec = make_dataclass(
@@ -101,7 +101,7 @@ the corpus reader's longest sentence and the parameters :data:`hsw2v.running.par
 
 
 # The weights, in the order of every tuple of them: syn0, then each objective's output matrix
-# (hsw2v.running._objectives.MATRICES: syn0, syn1, syn1neg).
+# (hsw2v.running.objectives.MATRICES: syn0, syn1, syn1neg).
 
 
 @dataclass

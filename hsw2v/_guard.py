@@ -1,7 +1,7 @@
 """One guard for a model while ``train()`` runs: what may not change under the trainer.
 
 The kernels index the weights with word ids and tree entries, without bounds checks, through
-arrays the trainer took when the call began (:func:`hsw2v.running._make_trainer.make_trainer`). A
+arrays the trainer took when the call began (:func:`hsw2v.running.trainer.make_trainer`). A
 callback or another thread that rebuilds the vocabulary, grows it, or replaces the weights
 in the middle of that call would either leave the trainer on detached arrays (the returned
 model then holds untrained weights) or, worse, map words with a vocabulary larger than the
@@ -33,7 +33,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from hsw2v.exceptions import TrainingRunningError
-from hsw2v.running._objectives import OBJECTIVES
+from hsw2v.running.objectives import OBJECTIVES
 
 __all__ = ["Guard", "refuse_while_training", "training"]
 

@@ -33,7 +33,7 @@ from hsw2v.divergence import TrainingDivergedError
 from hsw2v.label_trees import label_tree
 from hsw2v.layer import HierarchicalSoftmax
 from hsw2v.layer._args import OPTIMIZERS, checked_features
-from hsw2v.running._schedule import Schedule
+from hsw2v.running.schedule import Schedule
 
 __all__ = ["HierarchicalSoftmaxClassifier", "encode_labels"]
 
@@ -258,7 +258,7 @@ class HierarchicalSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         best, best_weights, stale = np.inf, None, 0
         backoffs = 0  # the step size is 10**-backoffs times the schedule's: counted in integers
-        # the one linear schedule (hsw2v.running._schedule), over epochs of one unit each
+        # the one linear schedule (hsw2v.running.schedule), over epochs of one unit each
         schedule = Schedule(self.lr, final_lr, epochs=epochs, total=1, by_words=True)
         try:
             for epoch in range(epochs):

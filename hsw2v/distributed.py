@@ -65,11 +65,11 @@ from hsw2v._shards import (
 from hsw2v.corpora import MAX_WORDS_IN_BATCH
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows
 from hsw2v.exceptions import EmptyCorpusError
-from hsw2v.running._make_trainer import trainer_settings
-from hsw2v.running._objectives import MATRICES, describe, outputs_of
-from hsw2v.running._schedule import Schedule
-from hsw2v.running._train import Progress
+from hsw2v.running.epochs import Progress
+from hsw2v.running.objectives import MATRICES, describe, outputs_of
 from hsw2v.running.params import TASK
+from hsw2v.running.schedule import Schedule
+from hsw2v.running.trainer import trainer_settings
 from hsw2v.word2vec import Word2Vec
 
 logger = logging.getLogger(__name__)
@@ -156,7 +156,7 @@ def train(
         max_sentence_length: Lines longer than this many tokens are cut (as LineSentence).
         trim_rule: As in :meth:`hsw2v.Word2Vec.build_vocab` (it must be picklable).
         progress: ``True`` for a tqdm bar, or a callable given a
-            :class:`hsw2v.running._train.Progress` after each round.
+            :class:`hsw2v.running.epochs.Progress` after each round.
         **word2vec_params: :class:`hsw2v.Word2Vec` parameters (``vector_size``, ``window``,
             ``sg``, ``min_count``, ``sample``, ``epochs``, ``alpha``, ``seed``, ...).
 
@@ -456,10 +456,8 @@ class _Run:
                 )
         seconds = time.perf_counter() - started
         n = max(len(stats), 1)
-        model.train_count += model.epochs
-        model.total_train_time += seconds
-        model.running_training_loss = loss
-        model.min_alpha_yet_reached = schedule.alpha(model.epochs - 1, schedule.total)
+        alpha_reached = schedule.alpha(model.epochs - 1, schedule.total)
+        model._record_run(model.epochs, seconds, loss, alpha_reached)
         model.distributed_report = DistributedReport(
             shards=n_shards,
             rounds=len(stats),
@@ -498,9 +496,9 @@ def _diverged(model, epoch: int, where: str, rows: dict | None = None):
 
 def run_spec(model: Word2Vec, run_id: str, max_sentence_length: int) -> tasks.RunSpec:
     """What every training task needs besides the weights, from a model with a vocabulary:
-    the model's trainer settings (:func:`hsw2v.running._make_trainer.trainer_settings`, one thread per
+    the model's trainer settings (:func:`hsw2v.running.trainer.trainer_settings`, one thread per
     task), so every setting trains as ``Word2Vec.train`` trains it on one machine, and the
-    run's learning-rate schedule and seed (:class:`hsw2v.running._schedule.Schedule`)."""
+    run's learning-rate schedule and seed (:class:`hsw2v.running.schedule.Schedule`)."""
     settings = trainer_settings(model, threads=1)
     logger.info("distributed training: %s", describe(model))
     return tasks.RunSpec(

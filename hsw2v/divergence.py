@@ -3,7 +3,7 @@
 Every training job sums the dot products ``f`` it computes (one float64 add per tree node or
 negative, see the design note G of :mod:`hsw2v._kernels._inner`) and reports a NaN loss when
 that sum is not finite, that is when the job read or wrote a non-finite weight. The epoch drivers
-(:mod:`hsw2v.running._train`) stop every thread after its current job when a job's loss is not
+(:mod:`hsw2v.running.epochs`) stop every thread after its current job when a job's loss is not
 finite, and :class:`~hsw2v.Word2Vec` and :class:`~hsw2v.layer.HierarchicalSoftmax` raise
 :class:`TrainingDivergedError` with what to change. The cost is one addition per node: no
 scan of the weights runs while training is healthy.

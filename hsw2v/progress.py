@@ -4,7 +4,7 @@
 done, the training speed in words per second, the current learning rate and the time left
 (tqdm is an optional extra: ``pip install tqdm``, or from a source checkout ``pip install ".[progress]"``). ``progress`` may also be
 any callable; it is then called a few times a second, in the thread that called
-``train()``, with a :class:`hsw2v.running._train.Progress`.
+``train()``, with a :class:`hsw2v.running.epochs.Progress`.
 
 Examples
 --------
@@ -50,7 +50,7 @@ class ProgressBar:
     Examples
     --------
     >>> import io
-    >>> from hsw2v.running._train import Progress
+    >>> from hsw2v.running.epochs import Progress
     >>> bar = ProgressBar(file=io.StringIO())
     >>> bar(Progress(epoch=0, epochs=2, fraction=0.5, trained_words=900, raw_words=1000,
     ...              seconds=0.5, alpha=0.02))
@@ -78,7 +78,7 @@ class ProgressBar:
         self.percent = 0.0
 
     def __call__(self, info: Any) -> None:
-        """Move the bar to ``info`` (a :class:`hsw2v.running._train.Progress`)."""
+        """Move the bar to ``info`` (a :class:`hsw2v.running.epochs.Progress`)."""
         percent = 100.0 * (info.epoch + info.fraction) / max(info.epochs, 1)
         self._bar.set_description(f"epoch {info.epoch + 1}/{info.epochs}", refresh=False)
         speed = info.trained_words / info.seconds if info.seconds > 0 else 0.0

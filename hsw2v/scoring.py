@@ -26,7 +26,7 @@ import numpy as np
 from hsw2v._kernels._inner import encode_sentences
 from hsw2v._kernels._query import Scorer, leaf_log_probs, top_leaves
 from hsw2v.huffman import child_table
-from hsw2v.running._threads import StopFlag, run_jobs
+from hsw2v.running.threads import StopFlag, run_jobs
 
 logger = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ def score_sentences(
         raise ValueError(f"total_sentences must be >= 0, got {total_sentences}")
     if chunksize < 1 or workers < 1 or int(queue_factor) < 1:
         raise ValueError("chunksize, workers and queue_factor must be positive integers")
-    from hsw2v.validation import check_model_tree
+    from hsw2v.running.validation import check_model_tree
 
     check_model_tree(model)  # the scorer follows the tree's ids without bounds checks
     scorer = Scorer(
@@ -185,7 +185,7 @@ def score_sentences(
             next_report = now + report_delay
 
     # one producer reads the sentences into jobs, `workers` threads score them; any error or
-    # interrupt stops them all, waited for (hsw2v.running._threads, whose rule 7 is why the
+    # interrupt stops them all, waited for (hsw2v.running.threads, whose rule 7 is why the
     # caller's thread waits on no Python-level lock)
     run_jobs(
         produced(),

@@ -51,7 +51,7 @@ import logging
 import numpy as np
 
 from hsw2v.huffman import Tree, build_huffman_tree
-from hsw2v.running._objectives import grow_matrices
+from hsw2v.running.objectives import grow_matrices
 from hsw2v.vocab import NULL_WORD, keep_probabilities, keep_vocab_item
 
 logger = logging.getLogger(__name__)
@@ -253,7 +253,7 @@ def update_vocabulary(model, trim_rule=None, min_count=None, sample=None, dry_ru
 
 def grow_weights(model) -> None:
     """``prepare_weights(update=True)``: keep every old row of ``wv.vectors`` and of each
-    objective's output matrix (``syn1``, ``syn1neg``; :mod:`hsw2v.running._objectives`); new words
+    objective's output matrix (``syn1``, ``syn1neg``; :mod:`hsw2v.running.objectives`); new words
     get gensim's seeded random vectors, new inner nodes and new negative-sampling rows zero
     rows (as gensim's).
 

@@ -223,15 +223,15 @@ def trainer_type(kernel):
 @pytest.fixture
 def training_kernel(monkeypatch):
     """``training_kernel(name)`` makes every trainer of this test use the path walk ``name``
-    (``hsw2v.running._make_trainer.KERNEL``, the ``HSW2V_KERNEL`` switch); restored afterwards. A
+    (``hsw2v.running.trainer.KERNEL``, the ``HSW2V_KERNEL`` switch); restored afterwards. A
     benchmark-only walk skips the test where the build lacks it (:func:`bench_walks`)."""
-    from hsw2v.running import _make_trainer
+    from hsw2v.running import trainer as running_trainer
 
     def select(name):
-        assert name in _make_trainer.KERNEL_CHOICES, name
+        assert name in running_trainer.KERNEL_CHOICES, name
         if name in BENCH_WALKS:
             bench_walks()
-        monkeypatch.setattr(_make_trainer, "KERNEL", name)
+        monkeypatch.setattr(running_trainer, "KERNEL", name)
 
     return select
 
@@ -311,7 +311,7 @@ def word2vec_trainer(Trainer, syn0, syn1, codes, points, lengths, sample_int, wi
                      cbow_stride=0, **settings):
     """A kernel ``Trainer`` (``_inner`` or ``_bench_walks``) over Word2Vec's arrays, its
     outputs made from Word2Vec's switches: the tree's (``hs``) first, then the draws'
-    (``negative > 0``), as Word2Vec gives them (``running._objectives.kernel_outputs``)."""
+    (``negative > 0``), as Word2Vec gives them (``running.objectives.kernel_outputs``)."""
     from hsw2v._kernels._inner import draw_output, tree_output
 
     outputs = []

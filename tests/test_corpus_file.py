@@ -27,7 +27,7 @@ from hsw2v._kernels._corpus_file import (
     split_line,
 )
 from hsw2v._kernels._rates import linear_alpha
-from hsw2v.running._train import iter_jobs
+from hsw2v.running.epochs import iter_jobs
 from hsw2v.vocab import scan_counts
 
 # Every character str.split() splits at, and a few that look like spaces but are not.

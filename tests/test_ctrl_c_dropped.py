@@ -5,7 +5,7 @@ code runs there; inside a finalizer (``__del__``, a weakref callback) the Keyboa
 it raises is printed ("Exception ignored in ...") and dropped. Training runs finalizers on
 the main thread at every epoch's end (the finished threads' weakref callbacks), and a
 Ctrl-C that landed there used to be lost: training ran to its last epoch
-(``hsw2v.running._ctrl_c`` explains the fix).
+(``hsw2v.running.ctrl_c`` explains the fix).
 
 Each test pins that moment: an object whose ``__del__`` sends SIGINT to the process is
 freed on the main thread at a chosen point of the run, so CPython drops the interrupt there
@@ -184,7 +184,7 @@ def test_cli_train_stops_on_a_ctrl_c_dropped_in_a_finalizer(tmp_path):
 LATCH = textwrap.dedent(
     """
     import signal, threading
-    from hsw2v.running._ctrl_c import ctrl_c_latch, delivered, raise_if_dropped
+    from hsw2v.running.ctrl_c import ctrl_c_latch, delivered, raise_if_dropped
     """
 ) + DROPPER + textwrap.dedent(
     """

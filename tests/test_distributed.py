@@ -387,8 +387,8 @@ def test_replicas_updated_in_place_or_rebuilt_give_the_same_model(tmp_path, obje
 @pytest.mark.parametrize("sg", [0, 1])
 def test_tasks_build_the_trainer_one_machine_builds(objective, sg):
     """The trainer settings distributed tasks get are the ones Word2Vec.train() uses on one
-    machine (hsw2v.running._make_trainer), for one thread: same objective, draw table and kernel."""
-    from hsw2v.running._make_trainer import trainer_settings
+    machine (hsw2v.running.trainer), for one thread: same objective, draw table and kernel."""
+    from hsw2v.running.trainer import trainer_settings
 
     sentences, _ = planted_corpus(n_sentences=100, seed=1)
     model = Word2Vec(**{**PARAMS, "sg": sg}, **objective, workers=1)

@@ -126,19 +126,19 @@ def test_the_circle_check_sees_circles():
     # the control: the package's own graph with one edge back up (the trainer reading its
     # tuning constants from the model module, as it once did) has a circle, and it is found
     graph = _package_graph()
-    assert "word2vec" not in graph["running._make_trainer"]
-    graph["running._make_trainer"] = [*graph["running._make_trainer"], "word2vec"]
+    assert "word2vec" not in graph["running.trainer"]
+    graph["running.trainer"] = [*graph["running.trainer"], "word2vec"]
     circles = _circles(graph)
-    assert len(circles) == 1 and {"word2vec", "running._make_trainer"} <= set(circles[0]), circles
+    assert len(circles) == 1 and {"word2vec", "running.trainer"} <= set(circles[0]), circles
 
 
 def test_importing_a_packages_module_imports_the_package():
     # hsw2v.layer.torch reads the layer's private parts; from outside the layer's package
     # that import runs the package (hsw2v.layer, whose to_torch() imports the PyTorch layer
     # back): a circle, found through the package; from inside the package it is none
-    source = "from hsw2v.layer._root import WideRoot\nimport hsw2v.running._threads\n"
-    assert _imports_in(source, "torch") == {"layer._root", "layer", "running._threads", "running"}
-    assert _imports_in(source, "layer.torch") == {"layer._root", "running._threads", "running"}
+    source = "from hsw2v.layer._root import WideRoot\nimport hsw2v.running.threads\n"
+    assert _imports_in(source, "torch") == {"layer._root", "layer", "running.threads", "running"}
+    assert _imports_in(source, "layer.torch") == {"layer._root", "running.threads", "running"}
     assert _imports_in("from hsw2v.layer import _root\n", "x") == {"layer", "layer._root"}
     # a sibling taken from the package is no import of the package; a name of its code is
     assert _imports_in("from hsw2v.layer import _root\n", "layer._fit") == {"layer._root"}
@@ -176,16 +176,64 @@ def test_the_model_file_schema_lives_beside_the_model():
     assert "Word2Vec" not in persist_source.split('"""', 2)[2]  # the generic format only
 
 
+# ------------------------------------------------------------------ the running layer
+# The running layer (docs/architecture.md) imports the kernels, the ground and its own
+# modules, never a model or a face; and nothing it imports from below imports it back, so
+# the layer sits wholly above the ground (its checks, validation, live inside it).
+ABOVE_RUNNING = ("word2vec", "keyedvectors", "layer", "fasttext", "classifier", "distributed",
+                 "_dist_tasks", "cli", "demo", "gensim_compat")  # fmt: skip
+
+
+def _running_breaches(graph: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """``(importer, imported)`` for each import that crosses the running layer's boundary the
+    wrong way: a module the layer reaches below it that imports the layer back, or a model or
+    a face the layer reaches."""
+    running = {m for m in graph if m == "running" or m.startswith("running.")}
+    below, todo = set(), [n for m in running for n in graph[m] if n not in running]
+    while todo:
+        n = todo.pop()
+        if n not in below:
+            below.add(n)
+            todo.extend(k for k in graph[n] if k not in running)
+    back = [(n, k) for n in below for k in graph[n] if k in running]
+    up = [(n, n) for n in below if n.split(".")[0] in ABOVE_RUNNING]
+    return sorted(back + up)
+
+
+def test_the_running_layer_sits_above_the_ground_only():
+    graph = _package_graph()
+    assert _running_breaches(graph) == []
+    assert "running.validation" in graph  # the model-wide checks are the layer's own
+
+
+def test_the_layer_check_sees_an_import_back_up():
+    # the control: the checks back in the ground (a ground module that reads the objective
+    # table, imported by the trainer), and the trainer reading a model, are both caught
+    graph = _package_graph()
+    graph["running.trainer"] = [*graph["running.trainer"], "trees"]
+    graph["trees"] = [*graph["trees"], "running.objectives"]
+    assert _running_breaches(graph) == [("trees", "running.objectives")]
+    graph = _package_graph()
+    graph["running.epochs"] = [*graph["running.epochs"], "word2vec"]
+    assert ("word2vec", "word2vec") in _running_breaches(graph)
+
+
 # ------------------------------------------------------------------ one owner per attribute
 # Word2Vec's state that its files used to share: each attribute is assigned in one module
 # (besides the constructor, which declares it), and the others call that module's methods.
 OWNED = {"tree": "word2vec._vocab", "semantic_pending": "word2vec._vocab",
          "_recording": "word2vec._vocab", "norms": "word2vec._vocab"}
+# The training record (gensim's names: train() calls, seconds, the latest call's loss, the
+# learning rate reached) is written by word2vec._train's record methods only; no other class
+# of the package has attributes of these names, so every module is checked for them.
+TRAINING_RECORD = ("train_count", "total_train_time", "running_training_loss",
+                   "min_alpha_yet_reached")  # fmt: skip
+OWNED |= {name: "word2vec._train" for name in TRAINING_RECORD}
 # (keyedvectors._intersect is KeyedVectors.intersect_word2vec_format, which resets its own
 # norms.)
 MODEL_FILES = ("word2vec", "word2vec._train", "word2vec._vocab", "word2vec._query",
                "word2vec._schema", "vocab_update", "distributed", "_gensim.convert",
-               "running._make_trainer", "_dist_tasks")
+               "running.trainer", "_dist_tasks")
 
 
 def _writers(source: str) -> dict[str, set[str]]:
@@ -220,6 +268,27 @@ def test_each_shared_attribute_has_one_owner():
                 assert module == OWNED[attribute], (module, attribute, functions)
 
 
+def _record_writers(source: str) -> dict[str, set[str]]:
+    """``{attribute: {function names}}`` of the training record's attributes ``source``
+    assigns."""
+    return {a: f for a, f in _writers(source).items() if a in TRAINING_RECORD}
+
+
+def test_the_training_record_has_one_owner():
+    for module in _modules():
+        writers = _record_writers(_path(module).read_text(encoding="utf-8"))
+        if module != "word2vec._train":
+            assert writers == {}, (module, writers)
+    owner = _record_writers(_path("word2vec._train").read_text(encoding="utf-8"))
+    assert set(owner) == set(TRAINING_RECORD)
+
+
+def test_the_record_check_sees_a_second_writer():
+    # the control: a driver that counts its own calls and sets the rate reached is caught
+    source = "def run(model, s):\n    model.train_count += 1\n    model.min_alpha_yet_reached = s\n"
+    assert _record_writers(source) == {"train_count": {"run"}, "min_alpha_yet_reached": {"run"}}
+
+
 def test_the_owner_check_sees_a_second_writer():
     # the control: a training module that resets the norms itself is caught
     source = "def train(self):\n    self.wv.norms = None\n    (a.tree, b) = 1, 2\n    kv.norms = 0\n"
@@ -239,8 +308,8 @@ PUBLIC_MODULES = (
 )  # fmt: skip
 # Public modules that import an optional extra at import time: their test skips without it.
 NEEDS = {"torch": "torch", "classifier": "sklearn"}
-# Two public names are one module object with the module's home in a layer's folder.
-ALIASES = {"params": "running.params", "torch": "layer.torch"}
+# Three public names are one module object with the module's home in a layer's folder.
+ALIASES = {"params": "running.params", "torch": "layer.torch", "validation": "running.validation"}
 # The public classes keep the module name a user (or a type check) sees.
 CLASS_HOMES = {"Word2Vec": "word2vec", "KeyedVectors": "keyedvectors",
                "HierarchicalSoftmax": "layer", "HierarchicalSoftmaxClassifier": "classifier",

@@ -25,7 +25,7 @@ from conftest import word2vec_trainer
 from hsw2v import Word2Vec
 from hsw2v._kernels._corpus_file import count_range
 from hsw2v.layer import HierarchicalSoftmax
-from hsw2v.running._threads import Workers
+from hsw2v.running.threads import Workers
 
 SETTLE = 0.1  # how long the weights must stay unchanged after the raise (a thread still
 # training after it would change them within a job, milliseconds)
@@ -404,7 +404,7 @@ def test_an_error_in_a_kernel_job_reaches_the_caller_with_no_thread_left():
     """A malformed job makes the kernel raise in one worker thread: the other worker and the
     producer stop, and the error is raised in the caller's thread."""
     from hsw2v._kernels._inner import Trainer
-    from hsw2v.running._train import Job, Schedule, iter_jobs, run_epoch
+    from hsw2v.running.epochs import Job, Schedule, iter_jobs, run_epoch
 
     corpus = sentences(300)
     model = trained_model(corpus, workers=2)

@@ -1,6 +1,6 @@
 """The path walk is chosen, not a parameter: ``kernel=`` is deprecated and ignored, a saved
 model that carries it still loads, and tests and benchmarks select a walk through the
-``HSW2V_KERNEL`` switch (``hsw2v.running._make_trainer.KERNEL``)."""
+``HSW2V_KERNEL`` switch (``hsw2v.running.trainer.KERNEL``)."""
 
 import os
 import subprocess
@@ -13,7 +13,7 @@ import pytest
 from conftest import bench_walks, word2vec_trainer
 
 from hsw2v import Word2Vec
-from hsw2v.running import _make_trainer
+from hsw2v.running import trainer as running_trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 rng = np.random.default_rng(4)
@@ -63,7 +63,7 @@ def test_a_saved_model_that_carries_a_kernel_loads_and_trains(tmp_path):
         warnings.simplefilter("error", DeprecationWarning)
         loaded = Word2Vec.load(tmp_path / "m.hsw2v")
     assert loaded.kernel == "blas"
-    assert _make_trainer.kernel_variant(loaded) == "window"  # the saved choice is ignored
+    assert running_trainer.kernel_variant(loaded) == "window"  # the saved choice is ignored
     loaded.train(SENTENCES, total_examples=len(SENTENCES), epochs=1)
     assert np.isfinite(loaded.wv.vectors).all()
 
@@ -79,9 +79,9 @@ def test_the_environment_switch_is_read_at_import():
     bench_walks()  # "blas" below is a benchmark-only walk: skipped where this build lacks it
     code = (
         "from hsw2v import Word2Vec\n"
-        "from hsw2v.running import _make_trainer\n"
+        "from hsw2v.running import trainer as running_trainer\n"
         "m = Word2Vec([['a', 'b', 'c']] * 20, vector_size=8, min_count=1, workers=1)\n"
-        "print(_make_trainer.KERNEL, _make_trainer.kernel_variant(m))"
+        "print(running_trainer.KERNEL, running_trainer.kernel_variant(m))"
     )
     done = run_python(code, "blas")
     assert done.returncode == 0, done.stderr
@@ -109,7 +109,7 @@ def test_a_benchmark_only_walk_missing_from_the_build_is_a_clear_error(monkeypat
     """Every wheel, and a source build without HSW2V_BENCH_WALKS=1, lacks the "loop" and
     "blas" walks: selecting one says how to build them (the module's absence is simulated)."""
     monkeypatch.setitem(sys.modules, "hsw2v._kernels._bench_walks", None)
-    monkeypatch.setattr(_make_trainer, "KERNEL", "loop")
+    monkeypatch.setattr(running_trainer, "KERNEL", "loop")
     with pytest.raises(ValueError, match=r"HSW2V_BENCH_WALKS=1 python3 setup.py build_ext"):
         train()
 

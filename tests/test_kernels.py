@@ -741,7 +741,7 @@ def test_many_threads_add_back_at_most_two_jobs_worth_of_private_changes(sg, hs,
     cores again"). One thread trains every row in place: no private rows."""
     from hsw2v import Word2Vec
     from hsw2v.running import _tuning
-    from hsw2v.running._make_trainer import trainer_settings
+    from hsw2v.running.trainer import trainer_settings
 
     sentences = [[f"w{(i * 7 + j) % 50}" for j in range(12)] for i in range(80)]
     model = Word2Vec(

@@ -13,7 +13,7 @@ from conftest import BENCH_WALKS, bench_walks
 from gensim.models import Word2Vec as GensimWord2Vec
 
 from hsw2v import Word2Vec
-from hsw2v.running import _make_trainer
+from hsw2v.running import trainer as running_trainer
 
 rng = np.random.default_rng(0)
 SENTENCES = [[f"w{j}" for j in rng.integers(0, 60, size=12)] for _ in range(300)]
@@ -35,7 +35,7 @@ SETTINGS = {
 @pytest.fixture(autouse=True)
 def _restore_kernel_switch(monkeypatch):
     """``make`` sets the path-walk switch for the rest of its test; restored afterwards."""
-    monkeypatch.setattr(_make_trainer, "KERNEL", _make_trainer.KERNEL)
+    monkeypatch.setattr(running_trainer, "KERNEL", running_trainer.KERNEL)
 
 
 def make(library, settings, sentences=SENTENCES, **extra):
@@ -46,7 +46,7 @@ def make(library, settings, sentences=SENTENCES, **extra):
         return GensimWord2Vec(sentences, **kw)
     if kernel in BENCH_WALKS:
         bench_walks()  # skips where the build lacks the benchmark-only walks
-    _make_trainer.KERNEL = kernel or "auto"  # this model's later train() calls too
+    running_trainer.KERNEL = kernel or "auto"  # this model's later train() calls too
     return Word2Vec(sentences, **kw)
 
 

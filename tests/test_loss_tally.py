@@ -9,7 +9,7 @@ import pytest
 
 from hsw2v import Word2Vec
 from hsw2v._kernels import _inner
-from hsw2v.running import _make_trainer
+from hsw2v.running import trainer as running_trainer
 from tests.conftest import planted_corpus
 
 
@@ -72,7 +72,7 @@ def test_training_loss_matches_the_reference_walk(monkeypatch, sg, hs, negative)
     sentences, _ = planted_corpus(n_clusters=4, words_per_cluster=8, n_sentences=300, seed=3)
     losses = {}
     for kernel in ("auto", "reference"):
-        monkeypatch.setattr(_make_trainer, "KERNEL", kernel)
+        monkeypatch.setattr(running_trainer, "KERNEL", kernel)
         model = Word2Vec(
             sentences, vector_size=16, window=3, min_count=1, sg=sg, hs=hs, negative=negative,
             workers=1, seed=4, epochs=2, compute_loss=True,

@@ -136,8 +136,8 @@ def as_code(body):
     kernel = re.search(r", kernel='(\w+)'", body)
     lines = re.sub(r", kernel='\w+'", "", body).splitlines()
     lines[-1] = "result = " + lines[-1]
-    switch = f"_make_trainer.KERNEL = {kernel.group(1) if kernel else 'auto'!r}"
-    return "\n".join(["from hsw2v.running import _make_trainer", switch, *lines])
+    switch = f"running_trainer.KERNEL = {kernel.group(1) if kernel else 'auto'!r}"
+    return "\n".join(["from hsw2v.running import trainer as running_trainer", switch, *lines])
 
 
 def _all_cases():

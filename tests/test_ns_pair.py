@@ -154,7 +154,7 @@ def test_training_with_repeated_negatives_is_the_reference_walk(monkeypatch):
     walk): the weights of the "reference" kernel bit for bit, skip-gram and CBOW (three
     epochs of updates compounding)."""
     from hsw2v import Word2Vec
-    from hsw2v.running import _make_trainer
+    from hsw2v.running import trainer as running_trainer
 
     words = [f"w{k}" for k in range(6)]
     r = np.random.default_rng(0)
@@ -162,7 +162,7 @@ def test_training_with_repeated_negatives_is_the_reference_walk(monkeypatch):
     for sg in (1, 0):
         weights = []
         for kernel in ("fused", "reference"):
-            monkeypatch.setattr(_make_trainer, "KERNEL", kernel)
+            monkeypatch.setattr(running_trainer, "KERNEL", kernel)
             model = Word2Vec(
                 sentences,
                 vector_size=20,

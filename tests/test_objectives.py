@@ -1,4 +1,4 @@
-"""The objective table (hsw2v.running._objectives): what each row gives, that the code reads it instead
+"""The objective table (hsw2v.running.objectives): what each row gives, that the code reads it instead
 of listing the output matrices itself, and that model files keep their format across it."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 
 import hsw2v
 from hsw2v import Word2Vec
-from hsw2v.running import _objectives
-from hsw2v.running._objectives import (
+from hsw2v.running import objectives
+from hsw2v.running.objectives import (
     MATRICES,
     OBJECTIVES,
     OUTPUTS,
@@ -42,7 +42,7 @@ def test_the_table_names_every_trained_matrix():
 def test_a_model_has_each_matrix_its_switches_ask_for(name):
     model = Word2Vec(SENTENCES, **SETTINGS[name], **COMMON)
     n, d = len(model.wv), COMMON["vector_size"]
-    shapes = matrix_shapes(_objectives.switches_of(model), n, d)
+    shapes = matrix_shapes(objectives.switches_of(model), n, d)
     assert shapes == {"syn1": (n if model.hs else 0, d), "syn1neg": (n if model.negative else 0, d)}
     for matrix, shape in shapes.items():
         assert getattr(model, matrix).shape == shape
@@ -53,7 +53,7 @@ def test_a_model_has_each_matrix_its_switches_ask_for(name):
             grown = getattr(model, o.matrix)
             assert grown.shape == (n + 3, d) and not grown[n:].any()
     assert model.estimate_memory().keys() == {"vocab", "vectors", "total"} | {
-        o.matrix for o in _objectives.active(model)
+        o.matrix for o in objectives.active(model)
     }
 
 
@@ -96,7 +96,7 @@ def test_a_stale_draw_table_is_rebuilt_for_the_kernel():
 def test_touched_rows_match_a_reference():
     """The rows a distributed piece may change: the inner nodes on its words' paths (weighted
     by occurrences), and every negative-sampling row (occurrences plus expected draws)."""
-    from hsw2v.running._make_trainer import trainer_settings
+    from hsw2v.running.trainer import trainer_settings
 
     model = Word2Vec(SENTENCES, hs=1, negative=2, **COMMON)
     settings = trainer_settings(model, threads=1)
@@ -130,8 +130,10 @@ def _code_names(source: str, names: set) -> set:
 
 # The table, and the modules that use one objective's matrix each (hierarchical softmax's
 # scoring and its PyTorch output layer built from a model's syn1, negative sampling's softmax
-# over syn1neg).
-READS_MATRICES = {"running/_objectives.py", "scoring.py", "negative.py", "layer/torch.py"}
+# over syn1neg, and fastText's .bin files, whose one output matrix is -syn1 with -loss hs and
+# syn1neg with -loss ns).
+READS_MATRICES = {"running/objectives.py", "scoring.py", "negative.py", "layer/torch.py",
+                  "fasttext/_facebook_model.py"}  # fmt: skip
 
 
 def test_only_the_table_names_the_output_matrices():
@@ -173,7 +175,7 @@ def test_files_saved_before_the_table_load_and_save_unchanged(name, tmp_path):
     assert old_meta["meta"] == without_added(new_meta["meta"])
     assert {k: new_meta["meta"][k] for k in ADDED_SINCE} == ADDED_SINCE
     model.train(SENTENCES, total_examples=len(SENTENCES), epochs=1)
-    for o in _objectives.active(model):
+    for o in objectives.active(model):
         assert np.isfinite(getattr(model, o.matrix)).all()
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from hsw2v import FixedCorpus, Word2Vec
 from hsw2v._kernels._recording import count_ids, finalize_ids
-from hsw2v.running._train import iter_jobs, jobs_from_recording
+from hsw2v.running.epochs import iter_jobs, jobs_from_recording
 from hsw2v.vocab import scan_counts
 
 

@@ -184,7 +184,7 @@ def test_loss_equals_negative_log_likelihood_of_pairs():
 
 
 def test_learning_rate_decays_linearly_to_min_alpha():
-    from hsw2v.running._train import Schedule
+    from hsw2v.running.epochs import Schedule
 
     schedule = Schedule(0.025, 0.0001, epochs=2, total=100, by_words=True)
     assert schedule.alpha(0, 0) == pytest.approx(0.025)
@@ -412,7 +412,7 @@ def test_an_exception_in_a_workers_kernel_job_reaches_the_caller_with_no_thread_
     caller's thread after every thread has ended."""
     from hsw2v._kernels._inner import Trainer
     from hsw2v.huffman import build_huffman_tree
-    from hsw2v.running._train import Job, Schedule, run_epoch
+    from hsw2v.running.epochs import Job, Schedule, run_epoch
 
     tree = build_huffman_tree(np.array([50, 50, 50, 50]))
     syn0 = np.random.default_rng(0).uniform(-0.5, 0.5, (4, 8)).astype(np.float32)

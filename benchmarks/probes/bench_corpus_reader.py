@@ -8,7 +8,7 @@ programs on a shared machine do not count), the median of ``--repeats`` runs of:
 - counting the vocabulary: ``hsw2v._kernels._corpus_file.count_range`` against
   ``hsw2v.vocab.scan_counts(LineSentence(path))``;
 - turning the file into training jobs of word ids: ``hsw2v._kernels._corpus_file.encode_range``
-  against ``hsw2v.running._train.iter_jobs(LineSentence(path), ...)``,
+  against ``hsw2v.running.epochs.iter_jobs(LineSentence(path), ...)``,
 
 and checks that both give the same counts and the same jobs. The vocabulary is min_count=5.
 """
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
 from hsw2v._kernels._corpus_file import Vocab, count_range, encode_range  # noqa: E402
-from hsw2v.running._train import iter_jobs  # noqa: E402
+from hsw2v.running.epochs import iter_jobs  # noqa: E402
 from hsw2v.vocab import scan_counts  # noqa: E402
 
 

@@ -26,7 +26,7 @@ try:  # the "loop" and "blas" walks' own module (HSW2V_BENCH_WALKS=1 builds)
     from hsw2v._kernels._bench_walks import Trainer as BenchTrainer
 except ImportError:
     BenchTrainer = Trainer  # builds before it: the shipped Trainer held them
-from hsw2v.running._train import iter_jobs
+from hsw2v.running.epochs import iter_jobs
 
 
 def main(argv=None):

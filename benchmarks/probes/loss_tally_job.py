@@ -18,7 +18,7 @@ import time
 
 from hsw2v import Word2Vec
 from hsw2v._kernels import _inner
-from hsw2v.running._make_trainer import make_trainer
+from hsw2v.running.trainer import make_trainer
 
 path = sys.argv[1]
 sg, hs, neg = (int(a) for a in sys.argv[2:5])

@@ -1,7 +1,7 @@
 """What two training threads cost each other, split by weight matrix.
 
 Two threads call the training kernel (``Trainer.train_job``, built as ``Word2Vec`` builds it:
-``hsw2v.running._make_trainer.trainer_settings``) directly on the corpus's jobs (one thread the
+``hsw2v.running.trainer.trainer_settings``) directly on the corpus's jobs (one thread the
 even jobs, the other the odd ones), once with every weight shared as in training, and once
 each with its own copy of ``syn0``, of the output matrices (``syn1`` for hierarchical softmax,
 ``syn1neg`` for negative sampling), or of both; a single thread running all jobs is the
@@ -39,9 +39,9 @@ from common import ensure_corpus  # noqa: E402
 
 import hsw2v.running._tuning as tuning  # noqa: E402
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
-from hsw2v.running._make_trainer import trainer_settings  # noqa: E402
-from hsw2v.running._objectives import outputs_of  # noqa: E402
-from hsw2v.running._train import iter_jobs  # noqa: E402
+from hsw2v.running.epochs import iter_jobs  # noqa: E402
+from hsw2v.running.objectives import outputs_of  # noqa: E402
+from hsw2v.running.trainer import trainer_settings  # noqa: E402
 
 
 def run_threads(trainers: list, parts: list[list]) -> tuple[float, float]:

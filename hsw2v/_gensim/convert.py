@@ -18,7 +18,7 @@ import inspect
 import numpy as np
 
 from hsw2v.huffman import Tree, build_huffman_tree
-from hsw2v.running._objectives import SWITCHES, active, rebuild_lookups
+from hsw2v.running.objectives import SWITCHES, active, rebuild_lookups
 from hsw2v.running.params import GENSIM_SETTINGS, GENSIM_STATE
 
 
@@ -158,8 +158,7 @@ def to_gensim(model, gensim_class=None, extra_settings=(), kv_to=None):
         out.make_cum_table()  # gensim's own table, for gensim's training
     for name in GENSIM_STATE:
         setattr(out, name, getattr(model, name))
-    if model.train_count:
-        out.min_alpha_yet_reached = float(model.min_alpha)
+    model._record_to_gensim(out)
     return out
 
 
@@ -233,7 +232,5 @@ def from_gensim(gensim_model, cls, extra_settings=(), kv_from=None):
     for name in GENSIM_STATE:  # gensim 3 files may hold None (corpus_total_words): default
         if getattr(gensim_model, name, None) is not None:
             setattr(model, name, getattr(gensim_model, name))
-    model.running_training_loss = float(model.running_training_loss)
-    if hasattr(gensim_model, "min_alpha_yet_reached"):  # where gensim's schedule got to
-        model.min_alpha_yet_reached = float(gensim_model.min_alpha_yet_reached)
+    model._record_from_gensim(gensim_model)  # the loss's type, where its schedule got to
     return model

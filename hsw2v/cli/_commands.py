@@ -26,7 +26,7 @@ from hsw2v.cli._io import (
     _say,
 )
 from hsw2v.fasttext._model import FASTTEXT_PARAMS
-from hsw2v.running._objectives import resolve_hs_negative
+from hsw2v.running.objectives import resolve_hs_negative
 from hsw2v.running.params import CLI
 
 # The options only FastText has: its parameter table's rows (hsw2v.fasttext._model), these

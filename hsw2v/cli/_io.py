@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from hsw2v._atomic_files import atomic_temp, discard_temp
 from hsw2v._paths import require_regular_file
-from hsw2v.persist import atomic_temp, discard_temp
 
 PROG = "hsw2v"
 

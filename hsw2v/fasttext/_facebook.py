@@ -41,8 +41,11 @@ Words are UTF-8. A word that is not valid UTF-8 is decoded with ``unicode_errors
 ``"surrogateescape"`` keeps the original bytes, and the writer restores them, so such a file
 round-trips byte for byte.
 
-:func:`facebook_hs_tree` builds the tree of fastText's ``-loss hs`` from the counts; see its
-docstring for how fastText's output rows map onto hsw2v's ``syn1``.
+:func:`facebook_hs_tree` (:mod:`hsw2v.fasttext._facebook_tree`, re-exported here) builds the
+tree of fastText's ``-loss hs`` from the counts; see its docstring for how fastText's output
+rows map onto hsw2v's ``syn1``. The reader takes its bytes through
+:class:`~hsw2v.fasttext._byte_source.ByteSource`, which checks each size against the bytes
+left before anything is allocated.
 """
 
 from __future__ import annotations
@@ -55,8 +58,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hsw2v._atomic_files import atomic_file
 from hsw2v.exceptions import FacebookFormatError, FacebookTruncatedError
-from hsw2v.persist import atomic_file
+from hsw2v.fasttext._byte_source import FLOAT32 as _FLOAT32
+from hsw2v.fasttext._byte_source import ByteSource
+from hsw2v.fasttext._facebook_tree import facebook_hs_tree
 
 __all__ = ["FacebookModel", "facebook_hs_tree", "read_facebook_bin", "write_facebook_bin"]
 
@@ -76,9 +82,7 @@ _ARGS = struct.Struct("<12id")
 _DICT_HEAD = struct.Struct("<3i2q")
 _ENTRY_TAIL = struct.Struct("<qb")
 _MATRIX_HEAD = struct.Struct("<2q")
-_FLOAT32 = np.dtype("<f4")
 _MIN_ENTRY_BYTES = 1 + _ENTRY_TAIL.size  # an empty word: its NUL, count and type
-_CHUNK = 1 << 20
 _ARG_NAMES = (
     "dim ws epoch minCount neg wordNgrams loss model bucket minn maxn lrUpdateRate t".split()
 )
@@ -248,126 +252,6 @@ def _check_matrix(name, matrix, shape, what) -> None:
 
 
 # ------------------------------------------------------------------------------ reading
-class _Source:
-    """A binary stream read in chunks, that knows (where it can) how many bytes are left,
-    so that sizes read from the file are checked before anything is allocated."""
-
-    def __init__(self, fh, name: str):
-        self.fh = fh
-        self.name = name
-        self.buf = bytearray()
-        self.pos = 0  # next unread byte of buf
-        self.offset = 0  # file offset of buf[0], from where reading started
-        self.size = self._size()  # bytes from where reading started to the end, or None
-
-    def _size(self):
-        try:
-            if not self.fh.seekable():
-                return None
-            here = self.fh.tell()
-            end = self.fh.seek(0, os.SEEK_END)
-            self.fh.seek(here)
-        except (OSError, ValueError, AttributeError):
-            return None
-        return end - here
-
-    @property
-    def where(self) -> int:
-        return self.offset + self.pos
-
-    def left(self):
-        """Bytes not read yet, or None for a stream of unknown length."""
-        return None if self.size is None else self.size - self.where
-
-    def _more(self) -> bool:
-        """Read one more chunk into the buffer; False at the end of the stream."""
-        if self.pos > _CHUNK and self.pos * 2 >= len(self.buf):
-            del self.buf[: self.pos]
-            self.offset += self.pos
-            self.pos = 0
-        chunk = self.fh.read(_CHUNK)
-        if not chunk:
-            return False
-        self.buf += chunk
-        return True
-
-    def truncated(self, what: str) -> FacebookTruncatedError:
-        return FacebookTruncatedError(
-            f"{self.name}: the file ends at byte {self.offset + len(self.buf)} inside {what} "
-            "(truncated or damaged)"
-        )
-
-    def take(self, n: int, what: str) -> bytes:
-        while len(self.buf) - self.pos < n:
-            if not self._more():
-                raise self.truncated(what)
-        out = bytes(self.buf[self.pos : self.pos + n])
-        self.pos += n
-        return out
-
-    def unpack(self, fmt: struct.Struct, what: str) -> tuple:
-        return fmt.unpack(self.take(fmt.size, what))
-
-    def word(self, what: str) -> bytes:
-        """The bytes up to the next NUL, which is consumed too."""
-        start = self.pos
-        while True:
-            end = self.buf.find(b"\0", start)
-            if end >= 0:
-                out = bytes(self.buf[self.pos : end])
-                self.pos = end + 1
-                return out
-            start = len(self.buf) - self.pos
-            if not self._more():
-                raise self.truncated(what + " (no NUL ends it)")
-            start += self.pos
-
-    def matrix(self, rows: int, cols: int, what: str) -> np.ndarray:
-        """A ``rows x cols`` float32 matrix, read in one call into its final array."""
-        nbytes = rows * cols * _FLOAT32.itemsize
-        left = self.left()
-        if left is not None and nbytes > left:
-            raise FacebookTruncatedError(
-                f"{self.name}: {what} of {rows} x {cols} float32 needs {nbytes} bytes, but "
-                f"only {left} are left in the file (truncated or damaged)"
-            )
-        from_buf = min(nbytes, len(self.buf) - self.pos)
-        if left is None:  # unknown length: grow with what actually arrives
-            data = bytearray(self.buf[self.pos : self.pos + from_buf])
-            self.pos += from_buf
-            while len(data) < nbytes:
-                chunk = self.fh.read(min(nbytes - len(data), _CHUNK))
-                if not chunk:
-                    raise self.truncated(what)
-                data += chunk
-            self.offset += len(data) - from_buf
-            out = np.frombuffer(data, dtype=_FLOAT32)
-        else:
-            out = np.empty(rows * cols, dtype=_FLOAT32)
-            view = memoryview(out.view(np.uint8))
-            view[:from_buf] = self.buf[self.pos : self.pos + from_buf]
-            self.pos += from_buf
-            done = from_buf
-            while done < nbytes:
-                got = _readinto(self.fh, view[done:])
-                if not got:
-                    raise self.truncated(what)
-                done += got
-            self.offset += done - from_buf
-        return out.astype(np.float32, copy=False).reshape(rows, cols)
-
-    def at_end(self) -> bool:
-        return len(self.buf) == self.pos and not self._more()
-
-
-def _readinto(fh, view) -> int:
-    if hasattr(fh, "readinto"):
-        return fh.readinto(view) or 0
-    chunk = fh.read(len(view))
-    view[: len(chunk)] = chunk
-    return len(chunk)
-
-
 def read_facebook_bin(
     path_or_file, *, full_model: bool = True, unicode_errors: str = "backslashreplace"
 ) -> FacebookModel:
@@ -401,15 +285,15 @@ def read_facebook_bin(
     """
     if isinstance(path_or_file, str | bytes | os.PathLike):
         with open(path_or_file, "rb") as fh:
-            return _read(_Source(fh, os.fsdecode(path_or_file)), full_model, unicode_errors)
+            return _read(ByteSource(fh, os.fsdecode(path_or_file)), full_model, unicode_errors)
     if not isinstance(path_or_file.read(0), bytes | bytearray):
         raise TypeError("read_facebook_bin needs a file opened for binary reading ('rb')")
     name = getattr(path_or_file, "name", None)
     name = os.fsdecode(name) if isinstance(name, str | bytes) else "<stream>"
-    return _read(_Source(path_or_file, name), full_model, unicode_errors)
+    return _read(ByteSource(path_or_file, name), full_model, unicode_errors)
 
 
-def _read(src: _Source, full_model: bool, unicode_errors: str) -> FacebookModel:
+def _read(src: ByteSource, full_model: bool, unicode_errors: str) -> FacebookModel:
     name = src.name
     magic, version = src.unpack(_SIGNATURE, "the signature")
     if magic != FASTTEXT_MAGIC:
@@ -523,7 +407,7 @@ def _read(src: _Source, full_model: bool, unicode_errors: str) -> FacebookModel:
     )
 
 
-def _read_entries(src: _Source, size: int, unicode_errors: str):
+def _read_entries(src: ByteSource, size: int, unicode_errors: str):
     words = []
     counts = array("q")
     types = array("b")
@@ -553,7 +437,7 @@ def _read_entries(src: _Source, size: int, unicode_errors: str):
     )
 
 
-def _read_matrix(src: _Source, shape: tuple[int, int], what: str, expected: str) -> np.ndarray:
+def _read_matrix(src: ByteSource, shape: tuple[int, int], what: str, expected: str) -> np.ndarray:
     rows, cols = src.unpack(_MATRIX_HEAD, f"the shape of {what}")
     if (rows, cols) != shape:
         raise FacebookFormatError(
@@ -640,94 +524,3 @@ def _write(fh, model: FacebookModel, encoded: list[bytes]) -> None:
         fh.write(_MATRIX_HEAD.pack(*matrix.shape))
         if matrix.size:  # (an empty view cannot be cast to bytes)
             fh.write(memoryview(matrix).cast("B"))
-
-
-# ------------------------------------------------------------------------------ the tree
-def facebook_hs_tree(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The tree of fastText's hierarchical softmax (``-loss hs``) over ``counts``, as flat
-    arrays in hsw2v's convention (:mod:`hsw2v.huffman`): ``codes`` (uint8, ``V x max_len``),
-    ``points`` (int32, ``V x max_len``) and ``lengths`` (int32, ``V``), root first.
-
-    A port of fastText's ``HierarchicalSoftmaxLoss::buildTree``: the counts are taken in
-    the order given (fastText passes the dictionary's, words most frequent first, and does
-    not sort them); the rarest unmerged leaf is the last one not taken, and on equal counts
-    the inner node is taken before the leaf. Of the two nodes merged, the second gets code
-    bit 1. Inner node ``k`` (the ``k``-th created; fastText's node ``V + k``) is row ``k`` of
-    the output matrix; the root is ``V - 2``. fastText stores each path leaf first; here it
-    is reversed, root first. For counts in descending order this is exactly the tree
-    :func:`hsw2v.huffman.build_huffman_tree` builds (same codes, same points); that one
-    sorts the counts first, so for counts in another order the two differ. A single word
-    (``V = 1``) has an empty path: ``lengths == [0]``, ``codes`` of shape ``(1, 0)``.
-    (fastText marks unmerged inner nodes with a count of 1e15, so its tree goes wrong for
-    counts at or above that; here it does not.)
-
-    Sign convention. fastText's ``binaryLogistic`` trains ``sigmoid(output[point] . h)`` as
-    the probability that the code bit is 1; word2vec.c, gensim and hsw2v train
-    ``sigmoid(syn1[point] . h)`` as the probability that the bit is 0. With the same tree,
-    ``syn1 = -output`` gives the same probabilities (``sigmoid(-x) = 1 - sigmoid(x)``):
-
-    ``P(w | h) = prod_j sigmoid((2 codes[w, j] - 1) * output[points[w, j]] . h)``
-    ``         = prod_j sigmoid((1 - 2 codes[w, j]) * syn1[points[w, j]] . h)``.
-
-    fastText's output matrix has ``V`` rows with hs too; the tree uses the first ``V - 1``
-    (the last is never trained and stays zero), so ``syn1 = -output[:-1]``.
-
-    Examples
-    --------
-    >>> codes, points, lengths = facebook_hs_tree([5, 3, 1, 1])
-    >>> lengths.tolist(), points[3].tolist(), codes[3].tolist(), codes[0].tolist()
-    ([1, 2, 3, 3], [2, 1, 0], [0, 0, 0], [1, 0, 0])
-    """
-    raw = np.asarray(counts)
-    if raw.ndim != 1 or not (np.issubdtype(raw.dtype, np.integer) or raw.dtype == bool):
-        raise ValueError(f"counts must be a 1-D sequence of integers, got {raw.dtype} {raw.shape}")
-    n_leaves = len(raw)
-    if n_leaves == 0:
-        raise ValueError("cannot build a tree over no words")
-    if raw.min() < 0:
-        raise ValueError("counts must be >= 0")
-    if raw.astype(np.float64).sum() > 2**62:
-        raise ValueError("the counts sum to more than 2**62, which int64 cannot add safely")
-    n_nodes = 2 * n_leaves - 1
-    node_count = array("q", raw.astype(np.int64).tobytes())
-    node_count.extend(bytes(8 * (n_leaves - 1)))
-    parent = array("q", bytes(8 * n_nodes))
-    bit = array("b", bytes(n_nodes))
-    leaf = n_leaves - 1  # the last leaf not merged yet
-    node = n_leaves  # the oldest inner node not merged yet
-    for new in range(n_leaves, n_nodes):
-        picked = [0, 0]
-        for j in range(2):
-            if leaf >= 0 and (node >= new or node_count[leaf] < node_count[node]):
-                picked[j] = leaf
-                leaf -= 1
-            else:
-                picked[j] = node
-                node += 1
-        node_count[new] = node_count[picked[0]] + node_count[picked[1]]
-        parent[picked[0]] = new
-        parent[picked[1]] = new
-        bit[picked[1]] = 1
-    # Every node is created before its parent: walking ids downward visits parents first.
-    depth = array("i", bytes(4 * n_nodes))
-    for n in range(n_nodes - 2, -1, -1):
-        depth[n] = depth[parent[n]] + 1
-    lengths = np.frombuffer(depth, dtype=np.int32)[:n_leaves].copy()
-    max_length = int(lengths.max())
-    parent_of = np.frombuffer(parent, dtype=np.int64)
-    bit_of = np.frombuffer(bit, dtype=np.int8)
-    codes = np.zeros((n_leaves, max_length), dtype=np.uint8)
-    points = np.zeros((n_leaves, max_length), dtype=np.int32)
-    rows = np.arange(n_leaves, dtype=np.int64)  # the leaves whose paths are not filled yet
-    at = rows.copy()  # the node each is at
-    pos = lengths.astype(np.int64) - 1
-    keep = pos >= 0
-    rows, at, pos = rows[keep], at[keep], pos[keep]
-    while rows.size:  # all leaves one step up at a time, filling paths from the end
-        codes[rows, pos] = bit_of[at]
-        at = parent_of[at]
-        points[rows, pos] = at - n_leaves
-        pos -= 1
-        keep = pos >= 0
-        rows, at, pos = rows[keep], at[keep], pos[keep]
-    return codes, points, lengths

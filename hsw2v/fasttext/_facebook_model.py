@@ -23,7 +23,7 @@ output matrix, ns           ``syn1neg = output``; ``cum_table`` from the counts
 ==========================  ==============================================================
 
 The output layer of ``-loss hs``. fastText builds its tree from the dictionary's counts in
-file order (:func:`~hsw2v.fasttext._facebook.facebook_hs_tree`); for counts in descending
+file order (:func:`~hsw2v.fasttext._facebook_tree.facebook_hs_tree`); for counts in descending
 order (the order fastText and hsw2v both write) it is hsw2v's Huffman tree, node for node,
 so the loaded model keeps hsw2v's tree and trains on. fastText trains
 ``sigmoid(output[node] . h)`` as the probability that the code bit is 1, hsw2v (word2vec.c,
@@ -66,16 +66,12 @@ import logging
 
 import numpy as np
 
-from hsw2v.fasttext._facebook import (
-    FacebookModel,
-    facebook_hs_tree,
-    read_facebook_bin,
-    write_facebook_bin,
-)
+from hsw2v.fasttext._facebook import FacebookModel, read_facebook_bin, write_facebook_bin
+from hsw2v.fasttext._facebook_tree import facebook_hs_tree
 from hsw2v.fasttext._keyedvectors import FastTextKeyedVectors
 from hsw2v.fasttext._model import FastText
 from hsw2v.huffman import HuffmanTree
-from hsw2v.running._objectives import rebuild_lookups, reset_matrices
+from hsw2v.running.objectives import rebuild_lookups, reset_matrices
 from hsw2v.vocab import Vocabulary, keep_probabilities
 
 __all__ = ["load_facebook_model", "load_facebook_vectors", "save_facebook_model"]

@@ -20,9 +20,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from hsw2v._atomic_files import atomic_file
 from hsw2v.corpora import COMPRESSED_SUFFIXES, open_source
 from hsw2v.exceptions import TruncatedFileError
-from hsw2v.persist import atomic_file
 
 logger = logging.getLogger(__name__)
 

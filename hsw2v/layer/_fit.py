@@ -19,7 +19,7 @@ from hsw2v.divergence import (
 )
 from hsw2v.layer._args import OPTIMIZERS
 from hsw2v.layer._args import positive_int as _positive_int
-from hsw2v.running._train import Job, Schedule, run_epoch
+from hsw2v.running.epochs import Job, Schedule, run_epoch
 from hsw2v.running.params import INT32_MAX
 
 

@@ -13,7 +13,7 @@ word (skip-gram about six), so the same staleness allows a sync every 1,000 cent
 255 nodes (eight levels) then measured fastest, at the same quality as no private rows
 ("Private top nodes for CBOW").
 
-:func:`hsw2v.running._make_trainer.trainer_settings` reads them when it builds a trainer; this module
+:func:`hsw2v.running.trainer.trainer_settings` reads them when it builds a trainer; this module
 imports nothing, so reading them closes no import circle.
 """
 

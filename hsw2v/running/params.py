@@ -121,7 +121,7 @@ PARAMS: tuple[Param, ...] = (
     _p("min_alpha", "real", 0.0, FLOAT32_MAX, 0.0001, cli=("--min-alpha",)),
     _p("sg", "flag", 0, 1, 0, cli=("--sg",), cli_help="1: skip-gram, 0: CBOW (default 0)",
        cli_options={"default": None, **_FLAG}),
-    # hs and negative: None means "not given"; hsw2v.running._objectives.resolve_hs_negative gives
+    # hs and negative: None means "not given"; hsw2v.running.objectives.resolve_hs_negative gives
     # the other gensim's default when one is given, (1, 0) when neither is
     _p("hs", "flag", 0, 1, None, cli=("--hs", "-hs"),
        cli_help="hierarchical softmax (0/1; default 1, or gensim's 0 with --negative)",

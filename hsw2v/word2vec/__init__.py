@@ -1,10 +1,12 @@
 """Word2Vec with hierarchical softmax: the trainer users create, with gensim 4's API.
 
-It coordinates, in files of one job each: the parameters (:mod:`hsw2v.running.params`, the one
-table), vocabulary building (:mod:`hsw2v.word2vec._vocab` over :mod:`hsw2v.vocab` and
-:mod:`hsw2v.trees`), the training driver (:mod:`hsw2v.word2vec._train` over :mod:`hsw2v.running._train`
-and the kernels), the probability queries (:mod:`hsw2v.word2vec._query`), results (:class:`hsw2v.keyedvectors.KeyedVectors`) and its file schema
-(:mod:`hsw2v.word2vec._schema` over :mod:`hsw2v.persist`). It does no per-token math itself.
+It coordinates, in files of one job each: the parameters (:mod:`hsw2v.running.params`, the
+one table), vocabulary building (:mod:`hsw2v.word2vec._vocab` over :mod:`hsw2v.vocab` and
+:mod:`hsw2v.trees`), the training driver and its record (:mod:`hsw2v.word2vec._train` over
+:mod:`hsw2v.running.passes`, :mod:`hsw2v.running.epochs` and the kernels), the probability
+queries (:mod:`hsw2v.word2vec._query`), results (:class:`hsw2v.keyedvectors.KeyedVectors`)
+and its file schema (:mod:`hsw2v.word2vec._schema` over :mod:`hsw2v.persist`). It does no
+per-token math itself.
 
 Model: Mikolov et al., "Efficient Estimation of Word Representations in Vector Space" (2013)
 and "Distributed Representations of Words and Phrases and their Compositionality" (2013),
@@ -25,7 +27,7 @@ from hsw2v._guard import refuse_while_training
 from hsw2v.exceptions import class_only_method
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
-from hsw2v.running._objectives import active, reset_matrices, resolve_hs_negative
+from hsw2v.running.objectives import active, reset_matrices, resolve_hs_negative
 from hsw2v.running.params import ARGUMENTS, SAVED, check_word2vec_params
 from hsw2v.trees import TREE_KINDS
 from hsw2v.word2vec._query import QueryMixin
@@ -297,10 +299,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         self.semantic_pending = 0  # 1 while a semantic tree waits for its first training
         self.corpus_count = 0
         self.corpus_total_words = 0
-        self.min_alpha_yet_reached = self.alpha  # as gensim: lowered by each epoch trained
-        self.train_count = 0
-        self.total_train_time = 0.0
-        self.running_training_loss = 0.0
+        self._reset_training_record()  # train_count, total_train_time, ... (word2vec._train)
         self.effective_min_count = self.min_count
         self.raw_vocab: dict | None = None
         self._recording = None

@@ -10,7 +10,7 @@ zip); this module, beside the model, knows what a Word2Vec bundle holds:
     was saved lacks it; the model's default is kept, unless :data:`BEFORE_SAVED` names the
     value such a file was trained with.
 arrays
-    ``vectors`` (V x d), each objective's output matrix (:mod:`hsw2v.running._objectives`: ``syn1``,
+    ``vectors`` (V x d), each objective's output matrix (:mod:`hsw2v.running.objectives`: ``syn1``,
     V x d with ``hs``, else 0 x d; ``syn1neg``, V x d, only with ``negative``), ``count``
     (int64), ``sample_int`` (uint32), the tree's ``codes``, ``points`` and ``lengths``
     (:class:`hsw2v.huffman.HuffmanTree`), and ``vectors_lockf`` (float32, one or more
@@ -31,7 +31,7 @@ from hsw2v._gensim.files import explain_save_options, not_a_bundle_error
 from hsw2v.exceptions import WrongFileKindError
 from hsw2v.huffman import HuffmanTree
 from hsw2v.keyedvectors import KeyedVectors
-from hsw2v.running._objectives import (
+from hsw2v.running.objectives import (
     OBJECTIVES,
     OUTPUTS,
     matrix_shapes,
@@ -40,7 +40,7 @@ from hsw2v.running._objectives import (
     switches_of,
 )
 from hsw2v.running.params import SAVED, check_word2vec_params
-from hsw2v.validation import check_word2vec_arrays
+from hsw2v.running.validation import check_word2vec_arrays
 
 KIND = "Word2Vec"  # the bundle kind of a Word2Vec file
 # saved parameters whose default changed after files without them were written: the value
@@ -110,7 +110,7 @@ def load_model(cls, fname, mmap=None):
             setattr(model, name, meta[name])
         elif name in BEFORE_SAVED:
             setattr(model, name, BEFORE_SAVED[name])
-    model.min_alpha_yet_reached = model.min_alpha if model.train_count else model.alpha
+    model._restore_alpha_reached()
     keys = meta["index_to_key"]
     model.wv = KeyedVectors(model.vector_size)
     saved_lockf = arrays.get("vectors_lockf")  # files of earlier versions have none
@@ -149,7 +149,7 @@ def check_word2vec_bundle(path, meta, arrays) -> None:
     path, and ``syn1neg`` with word ids, without bounds checks, so a crafted file with
     out-of-range values could make training read or write outside the arrays. Every
     parameter (against :mod:`hsw2v.running.params`, the table the constructor checks too), every
-    array's dtype and shape and every tree entry (:mod:`hsw2v.validation`) is verified here,
+    array's dtype and shape and every tree entry (:mod:`hsw2v.running.validation`) is verified here,
     the same with and without ``mmap``; a file that passes trains safely.
 
     Raises ValueError naming `path` and what is wrong.

@@ -2,46 +2,36 @@
 
 :class:`TrainingMixin` holds :meth:`~hsw2v.Word2Vec.train` and its helpers. A call checks
 its arguments, makes the call's settings the model's and the learning-rate
-:class:`~hsw2v.running._schedule.Schedule`, builds the kernel's trainer once
-(:func:`hsw2v.running._make_trainer.make_trainer`), picks where each epoch's jobs come from (the
-workers' byte ranges of a ``corpus_file``, :class:`_FilePasses`; or the corpus iterable,
-read or replayed from memory, :class:`_CorpusPasses`), runs the epochs with their callbacks
-(:mod:`hsw2v.running._train` runs one epoch on the worker threads), and for ``tree="semantic"``
+:class:`~hsw2v.running.schedule.Schedule`, builds the kernel's trainer once
+(:func:`hsw2v.running.trainer.make_trainer`), picks where each epoch's jobs come from (the
+workers' byte ranges of a ``corpus_file`` or the corpus iterable, read or replayed from
+memory: :mod:`hsw2v.running.passes`), runs the epochs with their callbacks
+(:mod:`hsw2v.running.epochs` runs one epoch on the worker threads), and for ``tree="semantic"``
 trains a second time over the tree rebuilt from the learned vectors.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Iterator
 
 from hsw2v import progress as _progress
 from hsw2v._guard import Guard, training
-from hsw2v._kernels._corpus_file import FileTrainer, Vocab, byte_ranges
-from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
-from hsw2v.corpora import corpus_identity, file_identity
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
 from hsw2v.exceptions import EmptyCorpusError
-from hsw2v.running._ctrl_c import ctrl_c_latch, raise_if_dropped
-from hsw2v.running._make_trainer import (
+from hsw2v.running.ctrl_c import ctrl_c_latch, raise_if_dropped
+from hsw2v.running.epochs import warn_count_mismatch
+from hsw2v.running.file_scan import file_mode_path
+from hsw2v.running.objectives import active, tree_hot_rows
+from hsw2v.running.passes import FilePasses, epoch_passes
+from hsw2v.running.schedule import Schedule
+from hsw2v.running.trainer import (
     check_training_vocabulary,
     kernel_variant,
     make_trainer,
 )
-from hsw2v.running._objectives import active, tree_hot_rows
-from hsw2v.running._schedule import Schedule
-from hsw2v.running._train import (
-    Job,
-    iter_jobs,
-    jobs_from_recording,
-    run_epoch,
-    run_file_epoch,
-    warn_count_mismatch,
-)
 from hsw2v.trees import semantic_tree
-from hsw2v.word2vec._vocab import file_mode_path
 
 logger = logging.getLogger("hsw2v.word2vec")  # the model's log, as users know it
 
@@ -74,10 +64,10 @@ class TrainingMixin:
 
         Progress is logged (``logging`` at INFO) every ``report_delay`` seconds, as gensim
         does. ``progress=True`` also draws a tqdm bar (``pip install tqdm``);
-        any callable is instead called with a :class:`hsw2v.running._train.Progress` a few times a
+        any callable is instead called with a :class:`hsw2v.running.epochs.Progress` a few times a
         second, in the calling thread. After each epoch, ``min_alpha_yet_reached`` holds the
         learning rate reached and ``latest_epoch_report`` the epoch's
-        :class:`hsw2v.running._train.EpochReport` (see :class:`hsw2v.callbacks.TrainingHistory`).
+        :class:`hsw2v.running.epochs.EpochReport` (see :class:`hsw2v.callbacks.TrainingHistory`).
 
         Parameters
         ----------
@@ -133,7 +123,7 @@ class TrainingMixin:
         >>> model.train(sentences, total_examples=model.corpus_count, epochs=2)
         (120, 120)
         """
-        # the latch: a Ctrl-C during the call stops it, even one CPython drops (_ctrl_c);
+        # the latch: a Ctrl-C during the call stops it, even one CPython drops (ctrl_c);
         # training() refuses a second train() and vocabulary changes meanwhile
         with ctrl_c_latch(), training(self):
             corpus = self._check_train_call(
@@ -164,7 +154,7 @@ class TrainingMixin:
                 bool(self.shrink_windows),
             )
             passes = self._epoch_passes(corpus, corpus_file, trainer, schedule)
-            supplied = None if isinstance(passes, _FilePasses) else (total_examples, total_words)
+            supplied = None if isinstance(passes, FilePasses) else (total_examples, total_words)
             guard = Guard(self)
             guard.freeze()
             try:
@@ -173,7 +163,7 @@ class TrainingMixin:
                 )
             finally:
                 guard.thaw()
-            self.train_count += 1  # train() calls, as gensim counts them
+            self._record_call()
         for callback in callbacks:
             callback.on_train_end(self)
         if self._rebuild_semantic_tree():
@@ -260,27 +250,16 @@ class TrainingMixin:
         )
 
     def _epoch_passes(self, corpus, corpus_file, trainer, schedule):
-        """Where each epoch's jobs come from: a local ``corpus_file``'s byte ranges, read by
-        the workers, or the corpus iterable, read each epoch unless proven unchanged since
-        the ids kept in memory were read (:func:`hsw2v.corpora.corpus_identity`; see
-        ``cache_words``). The scan's token recording is used once: later calls read."""
+        """Where each epoch's jobs come from (:func:`hsw2v.running.passes.epoch_passes`). The
+        scan's token recording is used once: later calls read."""
         recorded = self._take_recording()
         path = file_mode_path(corpus_file)
-        if path is not None:
-            return _FilePasses(self, path, trainer, schedule)
-        passes = _CorpusPasses(self, corpus, trainer, schedule)
-        if (
-            recorded is not None
-            and recorded[1] == self._identity(corpus)
-            and recorded[2].matches(self.wv.index_to_key)
-        ):
-            passes.replay(jobs_from_recording(recorded[2], self.batch_words), recorded[1])
-        return passes
+        return epoch_passes(self, corpus, path, trainer, schedule, recorded)
 
     def _run_epochs(self, passes, schedule, callbacks, supplied, report_delay, progress, guard):
         """Train ``schedule.epochs`` epochs, calling the callbacks around the run and each
         epoch; returns ``(trained_words, raw_words)`` summed over the epochs."""
-        self.running_training_loss = 0.0
+        self._start_loss_tally()
         self._weights_changed()
         trained = raw = 0
         on_progress = _progress.resolve(progress)
@@ -294,11 +273,10 @@ class TrainingMixin:
                 raise_if_dropped()
                 guard.check(f"before epoch {epoch + 1} of {schedule.epochs}")
                 report = passes.run(epoch, report_delay, on_progress)
-                self.min_alpha_yet_reached = schedule.alpha(epoch, schedule.total)
+                self._record_epoch(schedule.alpha(epoch, schedule.total), report.loss)
                 self.latest_epoch_report = report
                 trained += report.trained_words
                 raw += report.raw_words
-                self.running_training_loss += report.loss
                 _log_epoch_end(epoch, report, supplied)
                 if report.raw_words == 0:
                     raise EmptyCorpusError("the corpus yielded no sentences during training")
@@ -309,7 +287,7 @@ class TrainingMixin:
             raise self._diverged(exc.epoch, schedule.epochs) from None
         finally:
             elapsed = time.perf_counter() - started
-            self.total_train_time += elapsed
+            self._record_seconds(elapsed)
             self._weights_changed()
             if hasattr(on_progress, "close"):
                 on_progress.close()
@@ -330,16 +308,12 @@ class TrainingMixin:
             return False
         self._install_tree(semantic_tree(self.wv.vectors, seed=self.seed), semantic_pending=0)
         self.prepare_weights()
-        self.min_alpha_yet_reached = self.alpha
+        self._restart_alpha_reached()
         return True
-
-    def _identity(self, corpus):
-        """The corpus's identity when its ids may be kept between passes (see cache_words)."""
-        return corpus_identity(corpus) if self.cache_words > 0 else None
 
     def _hot_rows(self):
         """The inner nodes each job trains a private copy of (see ``HOT_NODES``): the most
-        visited ones, none with one worker (:func:`hsw2v.running._objectives.tree_hot_rows`)."""
+        visited ones, none with one worker (:func:`hsw2v.running.objectives.tree_hot_rows`)."""
         return tree_hot_rows(self, self.workers)
 
     # The input side of the training step (``docs/architecture.md``, "Adding an input kind"):
@@ -386,6 +360,65 @@ class TrainingMixin:
     def _kernel_variant(self) -> str:
         return kernel_variant(self)
 
+    # The training record: ``train_count``, ``total_train_time``, ``running_training_loss`` and
+    # ``min_alpha_yet_reached`` (gensim's names) are written by these methods only (the
+    # constructor, train(), load(), the gensim conversion and distributed training call them;
+    # tests/test_imports.py fails on a write elsewhere). Loading and the gensim conversion also
+    # set the saved ones by name, with every saved setting (hsw2v.running.params).
+    def _reset_training_record(self) -> None:
+        """A model never trained: no call, no time, no loss, the schedule at its start."""
+        self.min_alpha_yet_reached = self.alpha  # as gensim: lowered by each epoch trained
+        self.train_count = 0
+        self.total_train_time = 0.0
+        self.running_training_loss = 0.0
+
+    def _start_loss_tally(self) -> None:
+        """A ``train()`` call's loss counts from zero (:meth:`get_latest_training_loss`)."""
+        self.running_training_loss = 0.0
+
+    def _record_epoch(self, alpha_reached: float, loss: float) -> None:
+        """An epoch trained: the learning rate it reached, and its loss added to the call's."""
+        self.min_alpha_yet_reached = alpha_reached
+        self.running_training_loss += loss
+
+    def _record_seconds(self, seconds: float) -> None:
+        """Seconds spent training, added to the model's total (a refused epoch's too)."""
+        self.total_train_time += seconds
+
+    def _record_call(self) -> None:
+        """One more ``train()`` call done, as gensim counts them."""
+        self.train_count += 1
+
+    def _record_run(self, calls: int, seconds: float, loss: float, alpha_reached: float) -> None:
+        """A whole run recorded at once (distributed training: each epoch counts as a call):
+        its calls and seconds added, its loss and the learning rate it reached taken."""
+        self.train_count += calls
+        self.total_train_time += seconds
+        self.running_training_loss = loss
+        self.min_alpha_yet_reached = alpha_reached
+
+    def _restart_alpha_reached(self) -> None:
+        """The schedule starts afresh (the semantic tree's second training)."""
+        self.min_alpha_yet_reached = self.alpha
+
+    def _restore_alpha_reached(self) -> None:
+        """Where a loaded model's schedule got to, which a file does not save: the end of the
+        last call's (``min_alpha``) once trained, else the start (``alpha``)."""
+        self.min_alpha_yet_reached = self.min_alpha if self.train_count else self.alpha
+
+    def _record_from_gensim(self, gensim_model) -> None:
+        """The record taken from a gensim model (its saved counts already set by name): the
+        loss as a Python float, and where gensim's schedule got to, when it says."""
+        self.running_training_loss = float(self.running_training_loss)
+        if hasattr(gensim_model, "min_alpha_yet_reached"):
+            self.min_alpha_yet_reached = float(gensim_model.min_alpha_yet_reached)
+
+    def _record_to_gensim(self, gensim_model) -> None:
+        """Where the schedule got to, as a gensim model holds it (its counts set by name): a
+        trained model's last call ended at ``min_alpha``."""
+        if self.train_count:
+            gensim_model.min_alpha_yet_reached = float(self.min_alpha)
+
     def get_latest_training_loss(self) -> float:
         """The summed -log-likelihood of all (context, path) pairs trained by the latest
         ``train()`` call with ``compute_loss=True``, accumulated in float64 per job (0.0
@@ -419,129 +452,3 @@ def _log_epoch_end(epoch: int, report, supplied) -> None:
     )
     if supplied is not None:
         warn_count_mismatch(epoch, report, *supplied)
-
-
-class _FilePasses:
-    """The ``FileTrainer`` and byte ranges of each epoch of a ``corpus_file``. Its workers keep
-    the ids they read for later epochs (within ``cache_words``) only while the file keeps the
-    identity it had when they read it (:func:`hsw2v.corpora.file_identity`: device, inode,
-    size, mtime and ctime); a changed file, or one too recently modified to tell, is read
-    again, split into ranges of its current size."""
-
-    def __init__(self, model, path: str, trainer, schedule: Schedule):
-        self.model, self.path, self.trainer, self.schedule = model, path, trainer, schedule
-        self.vocab = Vocab(model.wv.key_to_index)
-        self.file_trainer = None
-        self.identity = None
-
-    def _new_file_trainer(self, cache_words: int):
-        model = self.model
-        return FileTrainer(
-            self.path,
-            self.trainer,
-            self.vocab,
-            model.workers,
-            model.batch_words,
-            LINE_SENTENCE_MAX,  # LineSentence's chunks of a long line
-            self.schedule,
-            cache_words,
-        )
-
-    def run(self, epoch: int, report_delay, on_progress):
-        """Train one epoch on the workers' byte ranges; returns its report."""
-        file_trainer, ranges, from_memory = self.for_epoch(epoch)
-        report = run_file_epoch(
-            file_trainer,
-            ranges,
-            epoch=epoch,
-            schedule=self.schedule,
-            report_delay=report_delay,
-            on_progress=on_progress,
-        )
-        report.from_memory = from_memory
-        return report
-
-    def for_epoch(self, epoch: int):
-        """``(file_trainer, ranges, from_memory)`` for this epoch."""
-        identity = file_identity(self.path) if self.model.cache_words > 0 else None
-        if self.file_trainer is not None and identity is not None and identity == self.identity:
-            return self.file_trainer, self.ranges, self.file_trainer.replaying()
-        if self.file_trainer is None or self.identity is not None:
-            # first epoch, or ids kept from a file that has changed since: start afresh
-            self.file_trainer = self._new_file_trainer(
-                self.model.cache_words if identity is not None else 0
-            )
-        self.identity = identity  # taken before the read
-        self.ranges = byte_ranges(os.path.getsize(self.path), self.model.workers)
-        return self.file_trainer, self.ranges, False
-
-
-class _JobCache:
-    """The id-encoded jobs of one corpus pass, kept while they fit in ``limit`` tokens, with
-    the corpus identity taken before that pass (:func:`hsw2v.corpora.corpus_identity`)."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.identity = None
-        self.reset()
-
-    def reset(self) -> None:
-        self.jobs: list[Job] = []
-        self.tokens = 0
-        self.overflow = self.limit <= 0
-        self.complete = False
-
-    def add(self, job: Job) -> None:
-        if self.overflow:
-            return
-        self.tokens += len(job.ids)
-        if self.tokens > self.limit:
-            self.overflow = True
-            self.jobs = []
-        else:
-            self.jobs.append(job)
-
-    def finish(self) -> None:
-        self.complete = not self.overflow and bool(self.jobs)
-
-
-class _CorpusPasses:
-    """The jobs of each epoch over a corpus iterable: read from the corpus, as gensim's
-    epochs do, or replayed from the id-encoded jobs of an earlier pass (:class:`_JobCache`)
-    while the corpus keeps the identity it had when they were read."""
-
-    def __init__(self, model, corpus, trainer, schedule: Schedule):
-        self.model, self.corpus, self.trainer, self.schedule = model, corpus, trainer, schedule
-        self.cache = _JobCache(model.cache_words)
-        self.n_words = len(model.wv.vectors)  # the rows the trainer's kernels index
-
-    def replay(self, jobs: list[Job], identity) -> None:
-        """Train every epoch from ``jobs`` (the scan's recording) while ``identity`` holds."""
-        self.cache.jobs, self.cache.identity, self.cache.complete = jobs, identity, True
-
-    def run(self, epoch: int, report_delay, on_progress):
-        """Train one epoch on the worker threads; returns its report."""
-        model, cache = self.model, self.cache
-        on_job = None
-        from_memory = cache.complete and cache.identity == model._identity(self.corpus)
-        if from_memory:
-            jobs = cache.jobs
-        else:
-            cache.reset()
-            cache.identity = model._identity(self.corpus)  # taken before the read
-            jobs = iter_jobs(self.corpus, model.wv.key_to_index, model.batch_words, self.n_words)
-            on_job = cache.add if cache.identity is not None else None
-        report = run_epoch(
-            self.trainer,
-            jobs,
-            epoch=epoch,
-            workers=model.workers,
-            schedule=self.schedule,
-            report_delay=report_delay,
-            on_job=on_job,
-            on_progress=on_progress,
-        )
-        report.from_memory = from_memory
-        if on_job is not None:
-            cache.finish()
-        return report

@@ -3,26 +3,23 @@ weights (``build_vocab`` and the gensim steps it is made of).
 
 :class:`VocabularyMixin` holds these methods of :class:`hsw2v.Word2Vec` (gensim's names and
 meaning); the counting itself is :mod:`hsw2v.vocab`'s, or, for a local ``corpus_file``, the
-workers' own byte ranges (:func:`count_file`), and the tree :mod:`hsw2v.trees`'s.
+workers' own byte ranges (:func:`hsw2v.running.file_scan.count_file`), and the tree
+:mod:`hsw2v.trees`'s.
 """
 
 from __future__ import annotations
 
-import errno
 import logging
-import os
 import time
 
 import numpy as np
 
 from hsw2v._guard import refuse_while_training
-from hsw2v._kernels._corpus_file import byte_ranges, count_range
-from hsw2v.corpora import COMPRESSED_SUFFIXES, corpus_identity
-from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
+from hsw2v.corpora import corpus_identity
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.negative import make_cum_table
-from hsw2v.running._objectives import rebuild_lookups, reset_matrices
-from hsw2v.running._threads import Workers
+from hsw2v.running.file_scan import count_file, file_mode_path
+from hsw2v.running.objectives import rebuild_lookups, reset_matrices
 from hsw2v.trees import word2vec_tree
 from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, check_keys, scan_counts
 
@@ -152,7 +149,7 @@ class VocabularyMixin:
         # a corpus proven unchanged between passes may be recorded (see cache_words)
         identity = corpus_identity(corpus) if self.cache_words > 0 and path is None else None
         if path is not None and not self.max_vocab_size:
-            # the workers count their own byte ranges without the GIL (hsw2v._kernels._corpus_file)
+            # the workers count their own byte ranges without the GIL (hsw2v.running.file_scan)
             self.raw_vocab, total_words, corpus_count = count_file(
                 path, self.workers if workers is None else int(workers)
             )
@@ -240,7 +237,7 @@ class VocabularyMixin:
         self.sample = sample
         self.effective_min_count = vocab.effective_min_count
         self._install_vocabulary(vocab)
-        rebuild_lookups(self)  # negative sampling's cum_table (hsw2v.running._objectives)
+        rebuild_lookups(self)  # negative sampling's cum_table (hsw2v.running.objectives)
         logger.info(
             "kept %i unique words (min_count=%i), %i of %i raw words; subsampling leaves about %i",
             len(vocab.index_to_key),
@@ -337,7 +334,7 @@ class VocabularyMixin:
 
     def prepare_weights(self, update=False):
         """Initialise ``wv.vectors`` uniformly in [-1/d, 1/d) from ``seed`` (as gensim 4) and
-        every objective's output matrix at zero (:mod:`hsw2v.running._objectives`): the inner-node
+        every objective's output matrix at zero (:mod:`hsw2v.running.objectives`): the inner-node
         vectors ``syn1`` (with ``hs=1``; else empty) and the negative-sampling output vectors
         ``syn1neg`` (with ``negative > 0``; else empty).
 
@@ -365,66 +362,3 @@ class VocabularyMixin:
         self.wv.vectors = vectors
         self._weights_changed()
         reset_matrices(self, n)
-
-
-def file_mode_path(corpus_file) -> str | None:
-    """The path of a ``corpus_file`` the workers can read by byte ranges themselves, or None
-    when it must be streamed through :class:`hsw2v.corpora.LineSentence` instead (compressed
-    files, which cannot be split by bytes, and URLs). A local path that does not exist or is
-    a directory is an error."""
-    if corpus_file is None:
-        return None
-    if not isinstance(corpus_file, (str, os.PathLike)):
-        raise TypeError(
-            f"corpus_file must be a path (str or os.PathLike), got {type(corpus_file).__name__}"
-        )
-    path = os.fspath(corpus_file)
-    if "://" in path:
-        return None
-    if os.path.isdir(path):
-        raise IsADirectoryError(
-            errno.EISDIR,
-            "corpus_file is a directory; it must be one LineSentence file (for a directory "
-            "of files, pass corpus_iterable=PathLineSentences(directory))",
-            path,
-        )
-    if not os.path.isfile(path):
-        raise FileNotFoundError(
-            errno.ENOENT, "corpus_file does not exist (or is not a regular file)", path
-        )
-    if path.lower().endswith(COMPRESSED_SUFFIXES):
-        return None
-    return path
-
-
-def count_file(path: str, workers: int) -> tuple[dict, int, int]:
-    """Counts, raw words and sentences of a corpus file, as LineSentence would give them: one
-    thread per byte range, merged in file order (so first-seen order is the file's)."""
-    ranges = byte_ranges(os.path.getsize(path), max(1, workers))
-    results: list = [None] * len(ranges)
-    stop = np.zeros(1, dtype=np.int64)  # polled by every range between lines
-
-    def count(k: int, start: int, end: int) -> None:
-        results[k] = count_range(path, start, end, LINE_SENTENCE_MAX, stop)
-
-    def halt() -> None:
-        stop[0] = 1
-
-    # On an error or Ctrl-C every range stops; leaving the block waits for them all.
-    with Workers(halt) as pool:
-        for k, (start, end) in enumerate(ranges):
-            pool.start(count, k, start, end, name=f"hsw2v-scan-{k}")
-    counts: dict = {}
-    total_words = sentences = 0
-    for part, raw, n in results:
-        for word, c in part.items():
-            counts[word] = counts.get(word, 0) + c
-        total_words += raw
-        sentences += n
-    logger.info(
-        "collected %i word types from a corpus of %i raw words and %i sentences",
-        len(counts),
-        total_words,
-        sentences,
-    )
-    return counts, total_words, sentences

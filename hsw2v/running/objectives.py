@@ -8,7 +8,7 @@ that matrix (the tree, or the cumulative draw table), whether a model file holds
 when the objective is off, and which rows a piece of distributed training may touch. Every
 place that used to list ``syn1``/``syn1neg`` by hand reads the table: the model's start and
 vocabulary growth (:func:`reset_matrices`, :func:`grow_matrices`), the file schema and the
-checks (:func:`matrix_shapes`, :mod:`hsw2v.validation`), the trainer's outputs
+checks (:func:`matrix_shapes`, :mod:`hsw2v.running.validation`), the trainer's outputs
 (:func:`kernel_outputs`: each objective is one output of the kernel's step, with its lookup
 and its private hot rows), the distributed tasks (:data:`MATRICES`, :func:`touched_rows`) and
 the gensim conversion.
@@ -353,7 +353,7 @@ def saved_outputs(model) -> dict:
 
 def ready_lookups(model) -> None:
     """Rebuild the lookup of each objective that is on when it is missing or stale (before
-    the checks of :func:`hsw2v.validation.check_model_for_training` read it)."""
+    the checks of :func:`hsw2v.running.validation.check_model_for_training` read it)."""
     for o in active(model):
         o.kernel_lookups(model)
 

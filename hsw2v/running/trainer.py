@@ -3,7 +3,7 @@
 Every way of training (``Word2Vec.train`` over an iterable, ``corpus_file`` mode, and each
 task of distributed training, :mod:`hsw2v._dist_tasks`) builds its trainer here, so a setting
 that trains on one machine trains the same way everywhere: the objectives (the rows of
-:data:`hsw2v.running._objectives.OBJECTIVES`, each one output of the kernel's step with its
+:data:`hsw2v.running.objectives.OBJECTIVES`, each one output of the kernel's step with its
 matrix, lookup and private hot rows), the input kind (skip-gram or CBOW), the window,
 sg/CBOW, ``cbow_mean``, ``shrink_windows``, ``compute_loss``, the kernel variant, the private
 hot rows and the lock factors (``wv.vectors_lockf``).
@@ -24,14 +24,14 @@ import numpy as np
 
 from hsw2v._kernels._inner import Trainer
 from hsw2v.running import _tuning as tuning
-from hsw2v.running._objectives import (
+from hsw2v.running.objectives import (
     describe,
     kernel_outputs,
     outputs_of,
     ready_lookups,
     with_matrices,
 )
-from hsw2v.validation import check_model_for_training
+from hsw2v.running.validation import check_model_for_training
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ class TrainerSettings:
     compute_loss: bool
     kernel: str
     # the objectives that are on, as the kernel's outputs without their matrices
-    # (:func:`hsw2v.running._objectives.kernel_outputs`: lookups and private hot rows)
+    # (:func:`hsw2v.running.objectives.kernel_outputs`: lookups and private hot rows)
     outputs: tuple
     hot_sync: int
     hot_visits: int
@@ -65,7 +65,7 @@ class TrainerSettings:
 
     def build(self, syn0: np.ndarray, *outputs: np.ndarray) -> Trainer:
         """The trainer over these weights (borrowed, trained in place): ``syn0`` and the
-        output matrices in :data:`hsw2v.running._objectives.OUTPUTS` order (``syn1``,
+        output matrices in :data:`hsw2v.running.objectives.OUTPUTS` order (``syn1``,
         ``syn1neg``), 0 rows for an objective that is off."""
         return trainer_class(self.kernel)(
             syn0,
@@ -88,7 +88,7 @@ class TrainerSettings:
 def check_training_vocabulary(model) -> None:
     """A clear ValueError unless ``model.wv`` holds a training vocabulary: per-word ``count``
     and ``sample_int`` (that every array agrees with it is
-    :func:`hsw2v.validation.check_model_for_training`'s check). ``model.wv`` replaced
+    :func:`hsw2v.running.validation.check_model_for_training`'s check). ``model.wv`` replaced
     by vectors without one (``load_word2vec_format``, ``add_vectors``) cannot be trained
     (gensim 4.4 starts training such a model and its worker threads fail, so ``train()``
     never returns)."""
@@ -164,7 +164,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
     copy of the weights (default ``model.workers``; a distributed task trains its replica on
     one). Makes each objective's lookups ready (``model.cum_table`` is rebuilt when negative
     sampling needs it and it is missing or stale), then checks every array and index the
-    kernels will follow (:func:`hsw2v.validation.check_model_for_training`).
+    kernels will follow (:func:`hsw2v.running.validation.check_model_for_training`).
 
     With several threads each job trains a private copy of the most visited inner nodes
     (``HOT_NODES`` and the other tuning constants of :mod:`hsw2v.running._tuning`, where the

@@ -10,7 +10,7 @@ the epoch's finished threads runs ``threading``'s weakref callbacks (the ``WeakS
 threads). A Ctrl-C that came in then was dropped and training went on to its last epoch.
 
 What. While :func:`ctrl_c_latch` is held (``train()``, and every pool of worker threads,
-:class:`hsw2v.running._threads.Workers`), the SIGINT handler is :func:`_on_sigint`: it
+:class:`hsw2v.running.threads.Workers`), the SIGINT handler is :func:`_on_sigint`: it
 records the Ctrl-C, then raises KeyboardInterrupt exactly as the default handler does. A
 KeyboardInterrupt that reaches the latch's owner clears the record (:func:`delivered`); one
 that CPython dropped leaves it, and :func:`raise_if_dropped` (called where training waits:
@@ -24,7 +24,7 @@ meanwhile.
 An interrupt can land at the start of any Python function, ``__exit__`` included, and skip
 it. So the latch's bookkeeping is a list of weak references to the latches held: one whose
 ``__exit__`` was skipped is forgotten once its ``with`` block is gone, and ``__exit__`` can
-be called again after an interrupt cut it short (:class:`hsw2v.running._threads.Workers`
+be called again after an interrupt cut it short (:class:`hsw2v.running.threads.Workers`
 does). A handler left in place that way acts as the default one while no latch is held.
 
 A KeyboardInterrupt caught and swallowed by the user's own code inside a training call (a

@@ -11,7 +11,7 @@ a fixed seed reproduces bit for bit.
 
 The users of one :class:`Schedule`:
 
-* :func:`hsw2v.running._train.run_epoch` (a corpus iterable on worker threads, and the layer's fit):
+* :func:`hsw2v.running.epochs.run_epoch` (a corpus iterable on worker threads, and the layer's fit):
   :meth:`Schedule.job_alphas` and :meth:`Schedule.job_seed` for each job, in corpus order;
 * :class:`hsw2v._kernels._corpus_file.FileTrainer` (``corpus_file`` mode): takes the schedule whole
   and computes the same values without the GIL, with the formula compiled once in
@@ -62,7 +62,7 @@ class Schedule:
         )
 
     def units(self, job) -> int:
-        """How far a job (:class:`hsw2v.running._train.Job`) moves the schedule."""
+        """How far a job (:class:`hsw2v.running.epochs.Job`) moves the schedule."""
         return job.raw_words if self.by_words else job.n_sentences
 
     def job_alphas(self, epoch: int, done_units: int, units: int) -> tuple[float, float]:

@@ -9,15 +9,15 @@ current job) before re-raising, so the model stays consistent and usable. A job 
 back non-finite (the kernels' divergence check, :mod:`hsw2v.divergence`) stops the epoch the
 same way with :class:`~hsw2v.divergence.TrainingDivergedError`. A Ctrl-C whose
 KeyboardInterrupt CPython dropped in a finalizer is raised at the next job
-(:mod:`hsw2v.running._ctrl_c`).
+(:mod:`hsw2v.running.ctrl_c`).
 
 Every epoch reads the corpus, as gensim's do, the producer mapping each batch of sentences to
 ids in Cython (:func:`hsw2v._kernels._inner.encode_sentences`) while the workers train earlier jobs.
 Only a corpus proven unchanged (:func:`hsw2v.corpora.corpus_identity`) that holds at most
 ``cache_words`` in-vocabulary tokens (4 bytes each) is read once per ``train()`` call, later
-epochs reusing its id-encoded jobs (:class:`hsw2v.word2vec.Word2Vec` decides which).
+epochs reusing its id-encoded jobs (:mod:`hsw2v.running.passes` decides which).
 
-The learning-rate schedule and the jobs' seeds are one :class:`hsw2v.running._schedule.Schedule`
+The learning-rate schedule and the jobs' seeds are one :class:`hsw2v.running.schedule.Schedule`
 (re-exported here), given whole to :func:`run_epoch`.
 """
 
@@ -33,8 +33,8 @@ import numpy as np
 
 from hsw2v._kernels._inner import Trainer, encode_sentences
 from hsw2v.divergence import TrainingDivergedError
-from hsw2v.running._schedule import Schedule
-from hsw2v.running._threads import _POLL_SECONDS, StopFlag, Workers, run_jobs
+from hsw2v.running.schedule import Schedule
+from hsw2v.running.threads import _POLL_SECONDS, StopFlag, Workers, run_jobs
 from hsw2v.vocab import check_sentence
 
 logger = logging.getLogger(__name__)
@@ -199,7 +199,7 @@ def run_epoch(
             next_progress = now + progress_delay
 
     # one producer reads the user's corpus into jobs, `workers` threads train them; any
-    # error or interrupt stops them all, waited for (hsw2v.running._threads)
+    # error or interrupt stops them all, waited for (hsw2v.running.threads)
     run_jobs(
         produced(),
         train_job,
@@ -300,7 +300,7 @@ def run_file_epoch(
     file_trainer.begin_epoch(epoch)
     try:
         # file_trainer.stop() sets the flag every range polls between jobs; leaving the
-        # block waits for them all (hsw2v.running._threads), whatever was raised.
+        # block waits for them all (hsw2v.running.threads), whatever was raised.
         with Workers(file_trainer.stop) as pool:
             for k, (start, end) in enumerate(ranges):
                 pool.start(work, k, start, end, name=f"hsw2v-file-{k}")

@@ -39,7 +39,7 @@ Finally each thread is joined for a moment, so that none is still listed by
    one, when the user's iterator returns; it is a daemon thread, so it never keeps the
    interpreter alive.
 
-6. A Ctrl-C that CPython drops is not lost (:mod:`hsw2v.running._ctrl_c`). The pool holds
+6. A Ctrl-C that CPython drops is not lost (:mod:`hsw2v.running.ctrl_c`). The pool holds
    the Ctrl-C latch from ``__enter__`` to the end of ``__exit__``: every ``wait`` first
    raises a Ctrl-C whose KeyboardInterrupt was dropped in a finalizer, and ``__exit__``
    frees the finished threads (whose weakref callbacks run Python code on the main thread,
@@ -62,7 +62,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from hsw2v.running._ctrl_c import as_ctrl_c, ctrl_c_latch, delivered, raise_if_dropped
+from hsw2v.running.ctrl_c import as_ctrl_c, ctrl_c_latch, delivered, raise_if_dropped
 
 _POLL_SECONDS = 0.1  # how often a wait re-checks `stop` or workers whose start() was interrupted
 _TIDY_SECONDS = 1.0  # how long the final joins wait for threads already marked finished
@@ -416,7 +416,7 @@ def run_jobs(
         for i in range(workers):
             pool.start(work, name=f"{worker}-{i}")
         while finished < workers:
-            raise_if_dropped()  # a Ctrl-C CPython dropped stops the pool too (_ctrl_c)
+            raise_if_dropped()  # a Ctrl-C CPython dropped stops the pool too (ctrl_c)
             try:
                 result = done.get(timeout=_POLL_SECONDS)
             except queue.Empty:

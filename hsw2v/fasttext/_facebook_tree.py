@@ -1,0 +1,104 @@
+"""The tree of fastText's hierarchical softmax (``-loss hs``), built as fastText builds it.
+
+:func:`facebook_hs_tree` ports ``HierarchicalSoftmaxLoss::buildTree`` into hsw2v's flat
+arrays (:mod:`hsw2v.huffman`), so that a ``.bin`` model's output matrix keeps its rows
+(:mod:`hsw2v.fasttext._facebook_model`); :mod:`hsw2v.fasttext._facebook` re-exports it.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+import numpy as np
+
+__all__ = ["facebook_hs_tree"]
+
+
+def facebook_hs_tree(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tree of fastText's hierarchical softmax (``-loss hs``) over ``counts``, as flat
+    arrays in hsw2v's convention (:mod:`hsw2v.huffman`): ``codes`` (uint8, ``V x max_len``),
+    ``points`` (int32, ``V x max_len``) and ``lengths`` (int32, ``V``), root first.
+
+    A port of fastText's ``HierarchicalSoftmaxLoss::buildTree``: the counts are taken in
+    the order given (fastText passes the dictionary's, words most frequent first, and does
+    not sort them); the rarest unmerged leaf is the last one not taken, and on equal counts
+    the inner node is taken before the leaf. Of the two nodes merged, the second gets code
+    bit 1. Inner node ``k`` (the ``k``-th created; fastText's node ``V + k``) is row ``k`` of
+    the output matrix; the root is ``V - 2``. fastText stores each path leaf first; here it
+    is reversed, root first. For counts in descending order this is exactly the tree
+    :func:`hsw2v.huffman.build_huffman_tree` builds (same codes, same points); that one
+    sorts the counts first, so for counts in another order the two differ. A single word
+    (``V = 1``) has an empty path: ``lengths == [0]``, ``codes`` of shape ``(1, 0)``.
+    (fastText marks unmerged inner nodes with a count of 1e15, so its tree goes wrong for
+    counts at or above that; here it does not.)
+
+    Sign convention. fastText's ``binaryLogistic`` trains ``sigmoid(output[point] . h)`` as
+    the probability that the code bit is 1; word2vec.c, gensim and hsw2v train
+    ``sigmoid(syn1[point] . h)`` as the probability that the bit is 0. With the same tree,
+    ``syn1 = -output`` gives the same probabilities (``sigmoid(-x) = 1 - sigmoid(x)``):
+
+    ``P(w | h) = prod_j sigmoid((2 codes[w, j] - 1) * output[points[w, j]] . h)``
+    ``         = prod_j sigmoid((1 - 2 codes[w, j]) * syn1[points[w, j]] . h)``.
+
+    fastText's output matrix has ``V`` rows with hs too; the tree uses the first ``V - 1``
+    (the last is never trained and stays zero), so ``syn1 = -output[:-1]``.
+
+    Examples
+    --------
+    >>> codes, points, lengths = facebook_hs_tree([5, 3, 1, 1])
+    >>> lengths.tolist(), points[3].tolist(), codes[3].tolist(), codes[0].tolist()
+    ([1, 2, 3, 3], [2, 1, 0], [0, 0, 0], [1, 0, 0])
+    """
+    raw = np.asarray(counts)
+    if raw.ndim != 1 or not (np.issubdtype(raw.dtype, np.integer) or raw.dtype == bool):
+        raise ValueError(f"counts must be a 1-D sequence of integers, got {raw.dtype} {raw.shape}")
+    n_leaves = len(raw)
+    if n_leaves == 0:
+        raise ValueError("cannot build a tree over no words")
+    if raw.min() < 0:
+        raise ValueError("counts must be >= 0")
+    if raw.astype(np.float64).sum() > 2**62:
+        raise ValueError("the counts sum to more than 2**62, which int64 cannot add safely")
+    n_nodes = 2 * n_leaves - 1
+    node_count = array("q", raw.astype(np.int64).tobytes())
+    node_count.extend(bytes(8 * (n_leaves - 1)))
+    parent = array("q", bytes(8 * n_nodes))
+    bit = array("b", bytes(n_nodes))
+    leaf = n_leaves - 1  # the last leaf not merged yet
+    node = n_leaves  # the oldest inner node not merged yet
+    for new in range(n_leaves, n_nodes):
+        picked = [0, 0]
+        for j in range(2):
+            if leaf >= 0 and (node >= new or node_count[leaf] < node_count[node]):
+                picked[j] = leaf
+                leaf -= 1
+            else:
+                picked[j] = node
+                node += 1
+        node_count[new] = node_count[picked[0]] + node_count[picked[1]]
+        parent[picked[0]] = new
+        parent[picked[1]] = new
+        bit[picked[1]] = 1
+    # Every node is created before its parent: walking ids downward visits parents first.
+    depth = array("i", bytes(4 * n_nodes))
+    for n in range(n_nodes - 2, -1, -1):
+        depth[n] = depth[parent[n]] + 1
+    lengths = np.frombuffer(depth, dtype=np.int32)[:n_leaves].copy()
+    max_length = int(lengths.max())
+    parent_of = np.frombuffer(parent, dtype=np.int64)
+    bit_of = np.frombuffer(bit, dtype=np.int8)
+    codes = np.zeros((n_leaves, max_length), dtype=np.uint8)
+    points = np.zeros((n_leaves, max_length), dtype=np.int32)
+    rows = np.arange(n_leaves, dtype=np.int64)  # the leaves whose paths are not filled yet
+    at = rows.copy()  # the node each is at
+    pos = lengths.astype(np.int64) - 1
+    keep = pos >= 0
+    rows, at, pos = rows[keep], at[keep], pos[keep]
+    while rows.size:  # all leaves one step up at a time, filling paths from the end
+        codes[rows, pos] = bit_of[at]
+        at = parent_of[at]
+        points[rows, pos] = at - n_leaves
+        pos -= 1
+        keep = pos >= 0
+        rows, at, pos = rows[keep], at[keep], pos[keep]
+    return codes, points, lengths

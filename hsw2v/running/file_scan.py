@@ -1,0 +1,86 @@
+"""A ``corpus_file`` read by the workers themselves, one byte range each.
+
+:func:`file_mode_path` says whether a ``corpus_file`` can be read that way (a local,
+uncompressed file) or must be streamed through :class:`hsw2v.corpora.LineSentence`;
+:func:`count_file` is the vocabulary scan over the ranges, one thread each, through the
+``corpus_file`` kernel (:mod:`hsw2v._kernels._corpus_file`). The epochs over the same ranges
+are :class:`hsw2v.running.passes.FilePasses`.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+
+import numpy as np
+
+from hsw2v._kernels._corpus_file import byte_ranges, count_range
+from hsw2v.corpora import COMPRESSED_SUFFIXES
+from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
+from hsw2v.running.threads import Workers
+
+logger = logging.getLogger(__name__)
+
+
+def file_mode_path(corpus_file) -> str | None:
+    """The path of a ``corpus_file`` the workers can read by byte ranges themselves, or None
+    when it must be streamed through :class:`hsw2v.corpora.LineSentence` instead (compressed
+    files, which cannot be split by bytes, and URLs). A local path that does not exist or is
+    a directory is an error."""
+    if corpus_file is None:
+        return None
+    if not isinstance(corpus_file, (str, os.PathLike)):
+        raise TypeError(
+            f"corpus_file must be a path (str or os.PathLike), got {type(corpus_file).__name__}"
+        )
+    path = os.fspath(corpus_file)
+    if "://" in path:
+        return None
+    if os.path.isdir(path):
+        raise IsADirectoryError(
+            errno.EISDIR,
+            "corpus_file is a directory; it must be one LineSentence file (for a directory "
+            "of files, pass corpus_iterable=PathLineSentences(directory))",
+            path,
+        )
+    if not os.path.isfile(path):
+        raise FileNotFoundError(
+            errno.ENOENT, "corpus_file does not exist (or is not a regular file)", path
+        )
+    if path.lower().endswith(COMPRESSED_SUFFIXES):
+        return None
+    return path
+
+
+def count_file(path: str, workers: int) -> tuple[dict, int, int]:
+    """Counts, raw words and sentences of a corpus file, as LineSentence would give them: one
+    thread per byte range, merged in file order (so first-seen order is the file's)."""
+    ranges = byte_ranges(os.path.getsize(path), max(1, workers))
+    results: list = [None] * len(ranges)
+    stop = np.zeros(1, dtype=np.int64)  # polled by every range between lines
+
+    def count(k: int, start: int, end: int) -> None:
+        results[k] = count_range(path, start, end, LINE_SENTENCE_MAX, stop)
+
+    def halt() -> None:
+        stop[0] = 1
+
+    # On an error or Ctrl-C every range stops; leaving the block waits for them all.
+    with Workers(halt) as pool:
+        for k, (start, end) in enumerate(ranges):
+            pool.start(count, k, start, end, name=f"hsw2v-scan-{k}")
+    counts: dict = {}
+    total_words = sentences = 0
+    for part, raw, n in results:
+        for word, c in part.items():
+            counts[word] = counts.get(word, 0) + c
+        total_words += raw
+        sentences += n
+    logger.info(
+        "collected %i word types from a corpus of %i raw words and %i sentences",
+        len(counts),
+        total_words,
+        sentences,
+    )
+    return counts, total_words, sentences
