@@ -34,15 +34,15 @@ D. Tokens, exactly as :class:`hsw2v.corpora.LineSentence` gives them. Lines end 
    sentences of that many tokens (``LineSentence``'s chunks: no token is ever dropped).
    Unknown tokens are dropped after counting as raw words, as in the iterable path.
 
-E. Jobs, as ``hsw2v.running._train.iter_jobs`` makes them: whole sentences are added until the
+E. Jobs, as ``hsw2v.running.epochs.iter_jobs`` makes them: whole sentences are added until the
    job holds at least ``batch_words`` raw tokens. The job's learning rates come from
    ``hsw2v._kernels._rates.schedule_alpha`` (the one schedule formula, compiled with strict flags;
-   ``hsw2v.running._schedule.Schedule``, which ``FileTrainer`` takes whole, calls its twin) and its
+   ``hsw2v.running.schedule.Schedule``, which ``FileTrainer`` takes whole, calls its twin) and its
    random stream from ``job_seed(seed, epoch, thread * 2**40 + job)``; with one worker the
    jobs, rates and seeds are those of the iterable path, so training is bit-identical to it.
    A job whose loss comes back non-finite (the kernel's divergence check, design note G of
    ``hsw2v._kernels._inner``) sets the stop flag, so every range stops after its current job,
-   and its range's loss is NaN, which ``hsw2v.running._train.run_file_epoch`` turns into an error.
+   and its range's loss is NaN, which ``hsw2v.running.epochs.run_file_epoch`` turns into an error.
 
 F. Later epochs. Unless ``cache_words`` is 0 (or too small), each range keeps the jobs it
    made in the first epoch as ids (4 bytes a token) and later epochs train those again
@@ -351,7 +351,7 @@ cdef class FileTrainer:
 
     def __init__(self, path, Trainer trainer, Vocab vocab, int workers, int64_t batch_words,
                  int64_t max_sentence_length, schedule, int64_t cache_words=0):
-        """``schedule``: the run's :class:`hsw2v.running._schedule.Schedule`, taken whole (its rates,
+        """``schedule``: the run's :class:`hsw2v.running.schedule.Schedule`, taken whole (its rates,
         epochs, units and seed are copied into the nogil ``Run``). ``cache_words``: the ids of
         the ranges are kept after the first epoch, and later epochs train from them instead
         of reading the file again, while all ranges together hold at most this many ids (4

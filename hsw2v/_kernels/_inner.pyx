@@ -6,7 +6,7 @@ Design note
 A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of whole sentences,
    already mapped to word ids, with their end offsets), releases the GIL and runs: subsampling,
    window reduction, the path walks and the weight updates. Python prepares jobs, the schedule
-   and the threads (``hsw2v.running._train``); the nogil block sees only pointers and integers.
+   and the threads (``hsw2v.running.epochs``); the nogil block sees only pointers and integers.
    ``train_job_nogil`` (declared in ``_inner.pxd``) is that block, for C callers that make
    their jobs without the GIL (``hsw2v._kernels._corpus_file``), which take it and the model's view
    from a cimported ``Trainer`` (``trainer.job``, ``trainer.m``: typed, no ``void*``).
@@ -124,7 +124,7 @@ G. NaN safety and the divergence check. The table sigmoid is ``_vec.h``'s (via
    context row it updated, once per block: a NaN ``f`` at any node makes that row all NaN
    (an infinity is seen once it has produced a NaN, as inf - inf or 0 * inf do). A job
    whose check is non-finite reports its loss as NaN (with or without ``compute_loss``), and
-   the epoch drivers (``hsw2v.running._train``) stop training on it with
+   the epoch drivers (``hsw2v.running.epochs``) stop training on it with
    ``hsw2v.divergence.TrainingDivergedError``.
 
 H. Lock factors (gensim's ``wv.vectors_lockf``, "lockf"). Every update of a syn0 row (the

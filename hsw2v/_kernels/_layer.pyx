@@ -7,7 +7,7 @@ A. What runs without the GIL. Each public function here checks shapes and ranges
    then runs one nogil loop over a whole batch: ``path_batch`` (log-probabilities, gradients
    and the SGD step of a batch of paths), ``fill_log_proba`` (every class's log-probability
    from precomputed node scores) and ``FitTrainer.train_job`` (one job of a supervised
-   classifier, run by the threads of :func:`hsw2v.running._train.run_epoch`). The best-first top-k
+   classifier, run by the threads of :func:`hsw2v.running.epochs.run_epoch`). The best-first top-k
    search lives in :mod:`hsw2v._kernels._query` (``top_leaves_batch``), shared with Word2Vec.
 
 B. What is shared. ``FitTrainer`` jobs on several threads write the input matrix ``W_in`` and
@@ -70,7 +70,7 @@ F. Row-wise AdaGrad (``FitTrainer`` with accumulators; Duchi et al. 2011, in the
 G. The step size inside a job falls linearly from the job's first rate to its last
    (``FitTrainer.train_job``): the one formula of every kernel, ``job_alpha`` of
    ``_rates.pxd`` (inline, compiled here with this module's flags); the rates at a job's ends
-   come from :class:`hsw2v.running._schedule.Schedule`.
+   come from :class:`hsw2v.running.schedule.Schedule`.
 
 The inline nogil routines live in two modules this one cimports: ``_layer_path.pxd`` (one
 example's path: ``path_step``, ``path_loss``, the top-down pass ``fill_row``, the bounds
@@ -255,7 +255,7 @@ def fill_log_proba(const float[:, ::1] S, const float[:, ::1] LS,
 
 cdef class FitTrainer:
     """Borrows the classifier's arrays for the nogil job kernel; one instance serves all
-    threads. Has the ``train_job`` signature :func:`hsw2v.running._train.run_epoch` expects, with
+    threads. Has the ``train_job`` signature :func:`hsw2v.running.epochs.run_epoch` expects, with
     example ids in place of word ids."""
 
     cdef FitView v

@@ -1,7 +1,7 @@
 """One range: read its lines, map tokens to ids, group whole sentences into jobs and train
 each job (or count the tokens instead) (inline).
 
-Design note: a job is made as hsw2v.running._train.iter_jobs makes it (``_corpus_file`` design note
+Design note: a job is made as hsw2v.running.epochs.iter_jobs makes it (``_corpus_file`` design note
 E): whole sentences until it holds at least batch_words raw tokens; its learning rates come
 from ``_rates.schedule_alpha`` over the shared count of units handed out (atomic), its random
 stream from (seed, epoch, thread * 2**40 + job). A full batch goes to ``run.sink``:

@@ -7,7 +7,7 @@ Two formulas, one home (word2vec.c's and gensim's linear decay):
   ``end``. Compiled once, in ``_rates.pyx``, with the strict floating-point flags of
   ``setup.py`` (``GCC_STRICT``: no contraction, no reassociation), so every caller gets the
   same bits: ``_corpus_file`` per job (a call through this module's C API) and Python's
-  :class:`hsw2v.running._schedule.Schedule` through the twin ``linear_alpha``.
+  :class:`hsw2v.running.schedule.Schedule` through the twin ``linear_alpha``.
 * ``job_alpha``: the rate at kept token ``i`` of ``total`` inside one job, falling linearly
   from the job's first rate ``alpha0`` to its last ``alpha1``,
   ``alpha0 + (alpha1 - alpha0) * (i / total)`` in float32. It runs once per token in the

@@ -7,7 +7,7 @@ A. What it holds. ``schedule_alpha`` (declared in ``_rates.pxd``), the run-level
    of word2vec.c and gensim (Mikolov et al. 2013; gensim's ``_get_next_alpha`` /
    ``_update_alpha``), and the Python twins of both formulas of ``_rates.pxd``. Nothing else
    computes a rate: ``_corpus_file`` cimports ``schedule_alpha`` (one call through this
-   module's C API per job), :class:`hsw2v.running._schedule.Schedule` calls ``linear_alpha``, and
+   module's C API per job), :class:`hsw2v.running.schedule.Schedule` calls ``linear_alpha``, and
    the kernels inline ``job_alpha`` (``_rates.pxd``) for the rate inside a job.
 B. Flags. Built once at the baseline level with ``GCC_STRICT`` (``setup.py``): no fused
    multiply-add, no reassociation, so a rate has the same bits on every CPU and in every
