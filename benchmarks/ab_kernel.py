@@ -103,8 +103,11 @@ def prepare(corpus: str, words: int, setting: str, size: int):
 
     try:
         from hsw2v.running.epochs import iter_jobs
-    except ImportError:  # a build of the flat layout, before the running layer had a folder
-        from hsw2v._train import iter_jobs
+    except ImportError:
+        try:  # a build before the running layer's modules had public names
+            from hsw2v.running._train import iter_jobs
+        except ImportError:  # a build of the flat layout, before the running layer's folder
+            from hsw2v._train import iter_jobs
 
     sg, hs, negative = SETTINGS[setting]
     sentences, n = [], 0
