@@ -29,6 +29,7 @@ OPTIONAL_PARTS = {
     # the test extra's packages, where a test imports one with pytest.importorskip
     "test_extras": re.compile(
         r"could not import '(gensim|sklearn|ot|dask|matplotlib|tqdm|Cython)\b"
+        r"|needs Facebook's fasttext"
     ),
     # system packages (.ci/run installs them with apt): qemu-user, MinGW-w64 and Wine
     "qemu": re.compile(r"qemu-x86_64 is not installed"),
