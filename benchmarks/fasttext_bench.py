@@ -86,11 +86,17 @@ def child(spec: dict) -> dict:
     if system == "hsw2v" and spec.get("shared") is not None:
         kwargs["shared_negatives"] = bool(spec["shared"])
     model = FastText(**kwargs)
+    if system == "gensim" and spec.get("gensim_mode") == "iter":  # gensim's LineSentence
+        from gensim.models.word2vec import LineSentence
+
+        corpus = {"corpus_iterable": LineSentence(path)}
+    else:
+        corpus = {"corpus_file": path}
     start = time.perf_counter()
-    model.build_vocab(corpus_file=path)
+    model.build_vocab(**corpus)
     out["setup_s"] = time.perf_counter() - start
     start = time.perf_counter()
-    model.train(corpus_file=path, total_words=model.corpus_total_words, epochs=epochs,
+    model.train(**corpus, total_words=model.corpus_total_words, epochs=epochs,
                 total_examples=model.corpus_count)  # fmt: skip
     out["train_s"] = time.perf_counter() - start
     if spec.get("oov"):
@@ -189,7 +195,8 @@ def quality(args) -> None:
                     spec = {"system": system, "corpus": str(args.corpus), "mode": mode,
                             "objective": obj, "workers": args.workers[0],
                             "epochs": args.epochs, "seed": seed, "quality": True,
-                            "shared": args.shared_negatives}  # fmt: skip
+                            "shared": args.shared_negatives,
+                            "gensim_mode": args.gensim_mode}  # fmt: skip
                     rows.append(run_child(spec))
                     print(f"  {mode} {obj} {system} seed {seed}: "
                           f"analogy {rows[-1]['analogy_pct']:.2f} % "
@@ -220,8 +227,11 @@ def oov(args) -> None:
                         scores.append(res["oov_spearman"])
                         print(f"  {mode} {obj} {system} seed {seed}: {res['oov_pairs']} pairs, "
                               f"Spearman {res['oov_spearman']:.3f}", flush=True)  # fmt: skip
-                    print(f"{mode:4s} {obj} {system}: mean OOV Spearman "
-                          f"{statistics.mean(scores):.3f} ({len(scores)} seeds)", flush=True)
+                    print(
+                        f"{mode:4s} {obj} {system}: mean OOV Spearman "
+                        f"{statistics.mean(scores):.3f} ({len(scores)} seeds)",
+                        flush=True,
+                    )
 
 
 def main(argv=None) -> int:
@@ -239,8 +249,19 @@ def main(argv=None) -> int:
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seeds", default="1,2,3")
-    parser.add_argument("--shared-negatives", type=int, choices=(0, 1), default=None,
-                        help="hsw2v's shared_negatives (default: the library's, 1)")
+    parser.add_argument(
+        "--gensim-mode",
+        choices=("file", "iter"),
+        default="file",
+        help="gensim's corpus_file (default) or its iterable mode over its LineSentence",
+    )
+    parser.add_argument(
+        "--shared-negatives",
+        type=int,
+        choices=(0, 1),
+        default=None,
+        help="hsw2v's shared_negatives (default: the library's, 1)",
+    )
     args = parser.parse_args(argv)
     args.corpus = ensure_corpus(args.corpus)
     args.modes = args.modes.split(",")

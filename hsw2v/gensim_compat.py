@@ -88,7 +88,8 @@ def load_gensim_pickle(path, *, trusted=False, mmap=None):
     """Load a file written by gensim's ``save()`` (a pickle, with gensim's side ``.npy``
     files) through gensim itself, and convert it: a gensim ``Word2Vec`` becomes an hsw2v
     :class:`~hsw2v.word2vec.Word2Vec` (:func:`from_gensim`), a ``KeyedVectors`` an hsw2v
-    :class:`~hsw2v.keyedvectors.KeyedVectors` (:func:`kv_from_gensim`).
+    :class:`~hsw2v.keyedvectors.KeyedVectors` (:func:`kv_from_gensim`), a ``FastText`` and
+    its ``FastTextKeyedVectors`` hsw2v's (their ``from_gensim``).
 
     Unpickling runs whatever code the file holds, so this is an explicit opt-in for files you
     made or trust: ``trusted=True`` is required. hsw2v's own ``load()`` never unpickles.
@@ -115,10 +116,23 @@ def load_gensim_pickle(path, *, trusted=False, mmap=None):
     from gensim.utils import SaveLoad
 
     loaded = SaveLoad.load(str(path), mmap=mmap)
+    # gensim's FastText classes subclass its Word2Vec and KeyedVectors: they come first
+    from gensim.models.fasttext import FastText as GensimFastText
+    from gensim.models.fasttext import FastTextKeyedVectors as GensimFastTextKeyedVectors
+
+    if isinstance(loaded, GensimFastText):
+        from hsw2v.fasttext import FastText
+
+        return FastText.from_gensim(loaded)
+    if isinstance(loaded, GensimFastTextKeyedVectors):
+        from hsw2v.fasttext import FastTextKeyedVectors
+
+        return FastTextKeyedVectors.from_gensim(loaded)
     if isinstance(loaded, GensimWord2Vec):
         return from_gensim(loaded)
     if isinstance(loaded, GensimKeyedVectors):
         return kv_from_gensim(loaded)
     raise TypeError(
-        f"{str(path)!r} holds a gensim {type(loaded).__name__}, not a Word2Vec or KeyedVectors"
+        f"{str(path)!r} holds a gensim {type(loaded).__name__}, not a Word2Vec, FastText or "
+        "KeyedVectors"
     )

@@ -147,6 +147,7 @@ def test_gensim_round_trip():
     for word in ("cat", "catz", "walkingg"):
         assert np.allclose(g.wv[word], model.wv[word], atol=1e-6)
     back = FastText.from_gensim(g)
+    assert (back.min_n, back.max_n, back.bucket) == (3, 6, 500)
     assert (back.wv.input_matrix == model.wv.input_matrix).all()
     assert (back.syn1neg == model.syn1neg).all() and (back.syn1 == model.syn1).all()
     back.train(corpus(), total_examples=600, epochs=1)
@@ -186,3 +187,31 @@ def test_no_ngram_lengths_means_no_buckets():
     model = FastText(corpus(), vector_size=8, min_count=1, min_n=5, max_n=3, workers=1)
     assert model.bucket == 0 and model.wv.input_matrix.shape == (len(model.wv), 8)
     assert np.allclose(model.wv["cat"], model.wv.vectors_vocab[model.wv.get_index("cat")])
+
+
+def test_memory_estimate_has_gensims_keys():
+    gensim = pytest.importorskip("gensim.models")
+    settings = dict(vector_size=8, min_count=1, bucket=1000, workers=1, hs=1, negative=5)
+    ours = small(**settings).estimate_memory()
+    theirs = gensim.FastText(corpus(), **settings).estimate_memory()
+    assert set(ours) == set(theirs)
+    for key in ("vocab", "syn0_vocab", "syn1", "syn1neg", "syn0_ngrams"):
+        assert ours[key] == theirs[key], key
+
+
+def test_a_gensim_fasttext_pickle_converts_to_fasttext(tmp_path):
+    gensim = pytest.importorskip("gensim.models")
+    from hsw2v.gensim_compat import load_gensim_pickle
+
+    path = tmp_path / "gensim.model"
+    g = gensim.FastText(corpus(), vector_size=8, min_count=1, bucket=500, workers=1, epochs=1)
+    g.save(str(path))
+    with pytest.raises(ValueError, match=r"FastText\.from_gensim\(gensim\.models\.FastText\.load"):
+        FastText.load(path)  # never unpickled; the message names the way through gensim
+    model = load_gensim_pickle(path, trusted=True)
+    assert type(model) is FastText and model.bucket == 500
+    assert np.allclose(model.wv["walkingg"], g.wv["walkingg"], atol=1e-6)
+    g.wv.save(str(tmp_path / "gensim.kv"))
+    kv = load_gensim_pickle(tmp_path / "gensim.kv", trusted=True)
+    assert type(kv) is FastTextKeyedVectors
+    assert np.allclose(kv["walkingg"], g.wv["walkingg"], atol=1e-6)

@@ -34,7 +34,7 @@ def not_a_bundle_error(exc: ValueError, path, cls_name: str) -> ValueError:
     bundle: for a gensim pickle it names the ways out (through gensim, which the user runs)."""
     if not is_pickle(path):
         return exc
-    gensim_cls = "Word2Vec" if cls_name == "Word2Vec" else "KeyedVectors"
+    gensim_cls = cls_name if cls_name in ("Word2Vec", "FastText") else "KeyedVectors"
     return ValueError(
         f"{exc}: it is a pickle, as gensim's save() writes, and hsw2v never unpickles files "
         "(loading a pickle can run any code it holds). With gensim installed, load it through "

@@ -230,6 +230,26 @@ class FastText(Word2Vec):
                 self.wv.adjust_vectors()
                 self._weights_changed()
 
+    def estimate_memory(self, vocab_size=None, report=None):
+        """gensim's estimate, in bytes, under gensim's keys: ``vocab``, ``syn0_vocab`` (the
+        word rows), ``syn1`` / ``syn1neg``, ``syn0_ngrams`` (the n-gram rows) and
+        ``buckets_word`` (each word's n-gram list: hsw2v's table of 4-byte row ids, 8 bytes
+        a word plus 4 an n-gram), and ``total``. Like gensim's, it counts the current
+        vocabulary whatever ``vocab_size`` says."""
+        words, row = len(self.wv), self.vector_size * np.dtype(np.float32).itemsize
+        report = report or {}
+        report["vocab"] = words * (700 if self.hs else 500)
+        report["syn0_vocab"] = words * row
+        for name in ("syn1", "syn1neg"):
+            if getattr(self, "hs" if name == "syn1" else "negative"):
+                report[name] = words * row
+        if self.bucket:
+            report["syn0_ngrams"] = self.bucket * row
+            ptr, rows = self.wv.subword_table() if words else (np.zeros(1), np.zeros(0))
+            report["buckets_word"] = 8 * (words + 1) + 4 * len(rows)
+        report["total"] = sum(v for k, v in report.items() if k != "total")
+        return report
+
     # ---------------------------------------------------------------- gensim
     def to_gensim(self):
         """A ``gensim.models.FastText`` equal to this model (vocabulary, counts, word and
@@ -256,7 +276,9 @@ class FastText(Word2Vec):
                 f"expected a gensim FastText, got {type(gensim_model).__name__}: use "
                 "hsw2v.Word2Vec.from_gensim for a Word2Vec"
             )
-        model = from_gensim(gensim_model, cls, ("min_n", "max_n", "bucket"), ftkv_from_gensim)
+        model = from_gensim(gensim_model, cls, (), ftkv_from_gensim)
+        # gensim keeps the n-gram settings on its wv only
+        model.min_n, model.max_n, model.bucket = model.wv.min_n, model.wv.max_n, model.wv.bucket
         model.wv.adjust_vectors()
         return model
 
