@@ -21,7 +21,7 @@ import numpy as np
 
 from hsw2v._guard import refuse_while_training
 from hsw2v.fasttext._keyedvectors import FastTextKeyedVectors
-from hsw2v.running.params import INT32_MAX, _p, param_error
+from hsw2v.running.params import ARGUMENTS, INT32_MAX, _p, param_error
 from hsw2v.word2vec import MAX_WORDS_IN_BATCH, Word2Vec
 
 # FastText's parameters beyond Word2Vec's (the same rows as hsw2v.running.params.PARAMS).
@@ -139,16 +139,9 @@ class FastText(Word2Vec):
         # no n-gram length between min_n and max_n: no buckets either (gensim's rule)
         self.bucket = 0 if max_n < min_n else int(bucket)
         self.word_ngrams = int(word_ngrams)
-        super().__init__(
-            vector_size=vector_size, alpha=alpha, window=window, min_count=min_count,
-            max_vocab_size=max_vocab_size, sample=sample, seed=seed, workers=workers,
-            min_alpha=min_alpha, sg=sg, hs=hs, negative=negative, ns_exponent=ns_exponent,
-            cbow_mean=cbow_mean, hashfxn=hashfxn, epochs=epochs, null_word=null_word,
-            trim_rule=trim_rule, sorted_vocab=sorted_vocab, batch_words=batch_words,
-            compute_loss=compute_loss, callbacks=callbacks, comment=comment,
-            max_final_vocab=max_final_vocab, shrink_windows=shrink_windows,
-            cache_words=cache_words, tree=tree, shared_negatives=shared_negatives,
-        )  # fmt: skip
+        # Word2Vec's arguments, passed on by name; the corpus comes after wv is FastText's
+        given = {k: v for k, v in locals().items() if k in ARGUMENTS}
+        super().__init__(**{**given, "sentences": None, "corpus_file": None})
         self.wv = self._new_keyed_vectors()
         self._build_and_train(sentences, corpus_file, trim_rule)
 
