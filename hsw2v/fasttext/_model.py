@@ -21,6 +21,7 @@ import numpy as np
 
 from hsw2v._guard import refuse_while_training
 from hsw2v.fasttext._keyedvectors import FastTextKeyedVectors
+from hsw2v.running.objectives import active
 from hsw2v.running.params import ARGUMENTS, INT32_MAX, _p, param_error
 from hsw2v.word2vec import MAX_WORDS_IN_BATCH, Word2Vec
 
@@ -233,9 +234,8 @@ class FastText(Word2Vec):
         report = report or {}
         report["vocab"] = words * (700 if self.hs else 500)
         report["syn0_vocab"] = words * row
-        for name in ("syn1", "syn1neg"):
-            if getattr(self, "hs" if name == "syn1" else "negative"):
-                report[name] = words * row
+        for objective in active(self):  # each output matrix, as the table names it
+            report[objective.matrix] = words * row
         if self.bucket:
             report["syn0_ngrams"] = self.bucket * row
             ptr, rows = self.wv.subword_table() if words else (np.zeros(1), np.zeros(0))
