@@ -66,9 +66,10 @@ class FastText(Word2Vec):
     What differs from gensim on purpose (``docs/fasttext.md``): skip-gram's hidden vector is
     the mean of the centre word's rows (its own row and its n-gram rows, divided by their
     count, as fastText and as gensim's own ``adjust_vectors``; gensim's training divides by
-    the number of n-grams alone); hierarchical softmax continues training after
-    ``build_vocab(update=True)`` (gensim cannot: gensim issue #2884); ``word_ngrams`` must be
-    1 (gensim ignores other values but warns; hsw2v refuses them).
+    the number of n-grams alone); after ``build_vocab(update=True)`` hierarchical softmax
+    keeps every old word's path under its trained rows and grafts the new words on (gensim
+    builds a new tree, so old paths change under the trained ``syn1`` rows; gensim issue
+    #2884 is the older form of that defect). ``word_ngrams`` must be 1, as in gensim.
 
     Parameters
     ----------
@@ -246,9 +247,8 @@ class FastText(Word2Vec):
     # ---------------------------------------------------------------- gensim
     def to_gensim(self):
         """A ``gensim.models.FastText`` equal to this model (vocabulary, counts, word and
-        n-gram rows, output layers, tree, settings), which gensim can query or train on.
-        gensim cannot train it further with ``hs=1`` after a vocabulary update (gensim issue
-        #2884); hsw2v can."""
+        n-gram rows, output layers, tree, settings), which gensim can query or train on
+        (after a vocabulary update with ``hs=1`` gensim builds a new tree, unlike hsw2v)."""
         from gensim.models import FastText as GensimFastText
 
         from hsw2v._gensim.convert import to_gensim
