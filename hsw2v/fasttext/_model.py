@@ -196,7 +196,7 @@ class FastText(Word2Vec):
         if update:
             from hsw2v.vocab_update import grow_weights
 
-            n_old = wv.input_matrix.shape[0] - (self.bucket if wv.vectors_ngrams is not None else 0)
+            n_old = len(wv.vectors_vocab)
             grow_weights(self)  # wv.vectors (seeded rows for new words) and the outputs
             n = len(wv.index_to_key)
             if n != n_old:
@@ -206,12 +206,9 @@ class FastText(Word2Vec):
             self._weights_changed()
             return None
         super().prepare_weights()  # wv.vectors seeded as Word2Vec's, the outputs reset
-        words = np.array(wv.vectors, copy=True)
-        wv.input_matrix = np.zeros((0, self.vector_size), dtype=np.float32)
-        wv._vocab_rows, wv._ngrams_allocated = 0, False
-        wv.resize_vectors(seed=self.seed)
-        wv.vectors_vocab = words  # the word rows are Word2Vec's seeded rows
-        wv.adjust_vectors()
+        wv.vectors_ngrams = None  # start the n-gram rows afresh
+        wv.vectors_vocab = wv.vectors  # the word rows are Word2Vec's seeded rows
+        wv.resize_vectors(seed=self.seed)  # n-gram rows as gensim's; composes wv.vectors
         self._weights_changed()
         return None
 
