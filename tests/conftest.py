@@ -347,3 +347,47 @@ def run_cli(*args: str, cwd=None, timeout: float = 120) -> subprocess.CompletedP
         cwd=cwd,
         timeout=timeout,
     )
+
+
+# ------------------------------------------------------------- Facebook's fastText tool
+def fasttext_tool():
+    """Facebook's ``fasttext`` module (the test extra's ``fasttext-wheel``), or a skip."""
+    return pytest.importorskip("fasttext", reason="needs Facebook's fasttext (fasttext-wheel)")
+
+
+def demo_lines(start=0, stop=600) -> list[str]:
+    """Lines ``start:stop`` of the bundled demo corpus (the King James Bible), stripped."""
+    import gzip
+
+    from hsw2v.datasets import demo_corpus_path
+
+    with gzip.open(demo_corpus_path(), "rt", encoding="utf-8") as fh:
+        lines = [next(fh).strip() for _ in range(stop)]
+    return lines[start:]
+
+
+def facebook_models(folder, **more) -> dict:
+    """Small models trained by fastText on the demo corpus's first 600 lines, each saved as a
+    ``.bin`` in ``folder``: ``{kind: (path, model)}`` for "skipgram-hs" and "cbow-ns", and
+    for each of ``more`` (a kind and a function of the tool returning its model)."""
+    fasttext = fasttext_tool()
+    text = Path(folder) / "corpus.txt"
+    text.write_text("\n".join(demo_lines()) + "\n", encoding="utf-8")
+    unsup = dict(dim=10, epoch=2, thread=1, verbose=0, ws=3, minCount=2, minn=2, maxn=4,
+                 bucket=2000)  # fmt: skip
+    makers = {
+        "skipgram-hs": lambda ft: ft.train_unsupervised(
+            str(text), model="skipgram", loss="hs", **unsup
+        ),
+        "cbow-ns": lambda ft: ft.train_unsupervised(
+            str(text), model="cbow", loss="ns", neg=3, **unsup
+        ),
+        **more,
+    }
+    out = {}
+    for kind, make in makers.items():
+        model = make(fasttext)
+        path = Path(folder) / f"{kind}.bin"
+        model.save_model(str(path))
+        out[kind] = (path, model)
+    return out

@@ -24,8 +24,8 @@ import textwrap
 
 import numpy as np
 import pytest
+from conftest import demo_lines, facebook_models, fasttext_tool
 
-from hsw2v.datasets import demo_corpus_path
 from hsw2v.exceptions import FacebookFormatError, FacebookTruncatedError, TruncatedFileError
 from hsw2v.fasttext import _facebook
 from hsw2v.fasttext._facebook import (
@@ -53,15 +53,6 @@ SIZE_AT, NWORDS_AT, NLABELS_AT, NTOKENS_AT, PRUNE_AT = (
 ENTRIES_AT = DICT_AT + 28
 
 
-def fasttext_module():
-    return pytest.importorskip("fasttext", reason="needs Facebook's fasttext (fasttext-wheel)")
-
-
-def corpus_lines(n=600):
-    with gzip.open(demo_corpus_path(), "rt", encoding="utf-8") as fh:
-        return [next(fh).strip() for _ in range(n)]
-
-
 def supervised_lines():
     """Lines with exact label counts, ties included, so the label tree has ties to break."""
     rng = random.Random(0)
@@ -78,34 +69,23 @@ def supervised_lines():
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """fastText models trained on a little text: {kind: (path of the .bin, loaded model)}."""
-    fasttext = fasttext_module()
     folder = tmp_path_factory.mktemp("fbbin")
-    text = folder / "corpus.txt"
-    text.write_text("\n".join(corpus_lines()) + "\n", encoding="utf-8")
     labelled = folder / "labelled.txt"
     labelled.write_text("\n".join(supervised_lines()) + "\n", encoding="utf-8")
-    common = dict(dim=10, epoch=2, thread=1, verbose=0)
-    unsup = dict(common, ws=3, minCount=2, minn=2, maxn=4, bucket=2000)
-    models = {
-        "skipgram-hs": fasttext.train_unsupervised(str(text), model="skipgram", loss="hs", **unsup),
-        "cbow-ns": fasttext.train_unsupervised(str(text), model="cbow", loss="ns", neg=3, **unsup),
-        "supervised-hs": fasttext.train_supervised(str(labelled), loss="hs", minCount=1, **common),
-    }
-    out = {}
-    for kind, model in models.items():
-        path = folder / f"{kind}.bin"
-        model.save_model(str(path))
-        out[kind] = (path, model)
-    return out
+    return facebook_models(folder, **{
+        "supervised-hs": lambda ft: ft.train_supervised(
+            str(labelled), loss="hs", minCount=1, dim=10, epoch=2, thread=1, verbose=0
+        ),
+    })  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def tiny_bin(tmp_path_factory):
     """The bytes of a very small skip-gram + hs model, for the crafted and fuzzed files."""
-    fasttext = fasttext_module()
+    fasttext = fasttext_tool()
     folder = tmp_path_factory.mktemp("fbtiny")
     text = folder / "tiny.txt"
-    text.write_text("\n".join(corpus_lines(40)) + "\n", encoding="utf-8")
+    text.write_text("\n".join(demo_lines(0, 40)) + "\n", encoding="utf-8")
     model = fasttext.train_unsupervised(
         str(text), model="skipgram", loss="hs", dim=3, epoch=1, minCount=8, minn=2, maxn=3,
         bucket=20, thread=1, verbose=0,
@@ -121,7 +101,7 @@ KINDS = ["skipgram-hs", "cbow-ns", "supervised-hs"]
 # ------------------------------------------------------------------- against fastText
 @pytest.mark.parametrize("kind", KINDS)
 def test_read_equals_what_fasttext_loads(trained, kind):
-    fasttext = fasttext_module()
+    fasttext = fasttext_tool()
     path, _ = trained[kind]
     ours = read_facebook_bin(path)
     theirs = fasttext.load_model(str(path))
@@ -214,7 +194,7 @@ def test_full_model_false_skips_the_output(trained):
 
 @pytest.mark.parametrize("kind", ["skipgram-hs", "cbow-ns"])
 def test_written_file_loads_in_fasttext_and_gensim(trained, kind, tmp_path):
-    fasttext = fasttext_module()
+    fasttext = fasttext_tool()
     gensim_fasttext = pytest.importorskip("gensim.models.fasttext")
     path, _ = trained[kind]
     model = read_facebook_bin(path)
@@ -288,7 +268,7 @@ def test_words_that_are_not_utf8(trained, tmp_path):
 
 
 def test_quantized_model_is_refused(tmp_path):
-    fasttext = fasttext_module()
+    fasttext = fasttext_tool()
     text = tmp_path / "labelled.txt"
     text.write_text("\n".join(supervised_lines()) + "\n", encoding="utf-8")
     model = fasttext.train_supervised(

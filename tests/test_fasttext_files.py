@@ -12,13 +12,11 @@ same names:
 
 from __future__ import annotations
 
-import gzip
-
 import numpy as np
 import pytest
+from conftest import demo_lines, facebook_models, fasttext_tool
 
 from hsw2v import Word2Vec
-from hsw2v.datasets import demo_corpus_path
 from hsw2v.fasttext import (  # not hsw2v.FastText, which tests/test_package.py stands in for
     FastText,
     FastTextKeyedVectors,
@@ -32,42 +30,14 @@ from hsw2v.validation import check_model_for_training
 OOV = ["catastrophically", "zzyzx", "réunion", "thee", "a", "xq"]
 
 
-def fasttext_module():
-    return pytest.importorskip("fasttext", reason="needs Facebook's fasttext (fasttext-wheel)")
-
-
 def gensim_fasttext():
     return pytest.importorskip("gensim.models.fasttext")
-
-
-def corpus_lines(start=0, stop=600):
-    with gzip.open(demo_corpus_path(), "rt", encoding="utf-8") as fh:
-        lines = [next(fh).strip() for _ in range(stop)]
-    return lines[start:]
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """fastText models trained on a little text: {kind: (path of the .bin, loaded model)}."""
-    fasttext = fasttext_module()
-    folder = tmp_path_factory.mktemp("ftfiles")
-    text = folder / "corpus.txt"
-    text.write_text("\n".join(corpus_lines()) + "\n", encoding="utf-8")
-    common = dict(dim=10, epoch=2, thread=1, verbose=0, ws=3, minCount=2, minn=2, maxn=4)
-    models = {
-        "skipgram-hs": fasttext.train_unsupervised(
-            str(text), model="skipgram", loss="hs", bucket=2000, **common
-        ),
-        "cbow-ns": fasttext.train_unsupervised(
-            str(text), model="cbow", loss="ns", neg=3, bucket=2000, **common
-        ),
-    }
-    out = {}
-    for kind, model in models.items():
-        path = folder / f"{kind}.bin"
-        model.save_model(str(path))
-        out[kind] = (path, model)
-    return out
+    return facebook_models(tmp_path_factory.mktemp("ftfiles"))
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +180,7 @@ def test_loaded_model_continues_training(trained, kind):
     model.workers = 1
     before = model.wv.input_matrix.copy()
     old_words = list(model.wv.index_to_key)
-    more = [line.split() for line in corpus_lines(600, 800)]
+    more = [line.split() for line in demo_lines(600, 800)]
     more += [["brandnewword", "anotherfreshword"] + s[:5] for s in more[:20]]
     model.build_vocab(more, update=True)
     assert model.wv.index_to_key[: len(old_words)] == old_words
@@ -234,7 +204,7 @@ def test_loaded_model_continues_training(trained, kind):
 
 # ------------------------------------------------------------------------- saving
 def hsw2v_model(**settings):
-    sentences = [line.split() for line in corpus_lines(0, 300)]
+    sentences = [line.split() for line in demo_lines(0, 300)]
     params = dict(vector_size=8, min_count=2, window=3, min_n=2, max_n=4, bucket=2000,
                   workers=1, epochs=1, seed=3)  # fmt: skip
     params.update(settings)
@@ -243,7 +213,7 @@ def hsw2v_model(**settings):
 
 @pytest.mark.parametrize("sg,objective", [(1, "hs"), (0, "hs"), (1, "ns"), (0, "ns")])
 def test_saved_model_loads_in_fasttext_and_gensim(sg, objective, tmp_path):
-    fasttext = fasttext_module()
+    fasttext = fasttext_tool()
     switches = {"hs": 1, "negative": 0} if objective == "hs" else {"hs": 0, "negative": 4}
     model = hsw2v_model(sg=sg, **switches)
     path = tmp_path / "hsw2v.bin"
@@ -294,7 +264,7 @@ def test_save_refuses_other_models(tmp_path):
 
 
 def test_supervised_model_is_refused(tmp_path):
-    fasttext = fasttext_module()
+    fasttext = fasttext_tool()
     text = tmp_path / "labelled.txt"
     lines = [
         f"__label__{i % 3} " + " ".join(f"w{(i * j) % 7}" for j in range(5)) for i in range(60)
