@@ -6,10 +6,8 @@
 2
 """
 
-import dis
 import importlib
 import logging
-import sys
 from typing import TYPE_CHECKING
 
 # First: importing hsw2v._cpu chooses the CPU level whose kernels hsw2v._kernels._inner, _query and
@@ -26,12 +24,14 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and docume
     from hsw2v.classifier import HierarchicalSoftmaxClassifier  # noqa: F401 (not in __all__)
     from hsw2v.corpora import FixedCorpus, LineSentence, PathLineSentences, Text8Corpus
     from hsw2v.divergence import TrainingDivergedError
+    from hsw2v.doc2vec import Doc2Vec, TaggedDocument, TaggedLineDocument
     from hsw2v.fasttext import FastText, FastTextKeyedVectors
     from hsw2v.keyedvectors import KeyedVectors
     from hsw2v.layer import HierarchicalSoftmax
     from hsw2v.word2vec import Word2Vec
 
 _PUBLIC = {
+    "Doc2Vec": "hsw2v.doc2vec",
     "FastText": "hsw2v.fasttext",
     "FastTextKeyedVectors": "hsw2v.fasttext",
     "FixedCorpus": "hsw2v.corpora",
@@ -41,50 +41,17 @@ _PUBLIC = {
     "KeyedVectors": "hsw2v.keyedvectors",
     "LineSentence": "hsw2v.corpora",
     "PathLineSentences": "hsw2v.corpora",
+    "TaggedDocument": "hsw2v.doc2vec",
+    "TaggedLineDocument": "hsw2v.doc2vec",
     "Text8Corpus": "hsw2v.corpora",
     "TrainingDivergedError": "hsw2v.divergence",
     "Word2Vec": "hsw2v.word2vec",
 }
 
 
-# gensim's other models, not in hsw2v yet (docs/gensim.md, "Which gensim models hsw2v covers"):
-# asking for one says what exists instead of a bare "cannot import name". A model that lands
-# is added to _PUBLIC, which is looked up first, and its line here goes.
-_NOT_YET = {
-    "Doc2Vec": "paragraph and document vectors",
-}
-_IMPORT_FROM = dis.opmap["IMPORT_FROM"]
-
-
-def _asked_by_import() -> bool:
-    """Whether ``__getattr__`` runs for a ``from hsw2v import NAME`` statement: Python
-    replaces an AttributeError raised there by a bare "cannot import name", so the message
-    is given as an ImportError there, and as an AttributeError to ``hsw2v.NAME`` (and to
-    ``hasattr``)."""
-    frame = sys._getframe(2)  # the code that asked: 0 is this function, 1 __getattr__
-    try:
-        return frame.f_code.co_code[frame.f_lasti] == _IMPORT_FROM
-    except (AttributeError, IndexError):
-        return False
-
-
-def _not_yet(name: str) -> str:
-    return (
-        f"hsw2v has no {name} ({_NOT_YET[name]}) yet: it has gensim's Word2Vec and "
-        "FastText and KeyedVectors (from hsw2v import Word2Vec, FastText, KeyedVectors), the "
-        "corpus readers, and the "
-        "hierarchical-softmax layer and classifier. Use gensim's for now (from gensim.models "
-        f"import {name}); which gensim models hsw2v covers and which are planned is listed in "
-        'docs/gensim.md ("Which gensim models hsw2v covers").'
-    )
-
-
 def __getattr__(name: str):
-    """Load a public class on first use (``from hsw2v import Word2Vec`` works as before); a
-    gensim model that hsw2v does not have yet gets a message that says so."""
+    """Load a public class on first use (``from hsw2v import Word2Vec`` works as before)."""
     if name not in _PUBLIC:
-        if name in _NOT_YET:
-            raise (ImportError if _asked_by_import() else AttributeError)(_not_yet(name))
         raise AttributeError(f"module 'hsw2v' has no attribute {name!r}")
     value = getattr(importlib.import_module(_PUBLIC[name]), name)
     globals()[name] = value
@@ -104,6 +71,7 @@ def show_config() -> None:
 
 
 __all__ = [
+    "Doc2Vec",
     "FastText",
     "FastTextKeyedVectors",
     "FixedCorpus",
@@ -111,6 +79,8 @@ __all__ = [
     "KeyedVectors",
     "LineSentence",
     "PathLineSentences",
+    "TaggedDocument",
+    "TaggedLineDocument",
     "Text8Corpus",
     "TrainingDivergedError",
     "Word2Vec",

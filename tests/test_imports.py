@@ -180,7 +180,8 @@ def test_the_model_file_schema_lives_beside_the_model():
 # The running layer (docs/architecture.md) imports the kernels, the ground and its own
 # modules, never a model or a face; and nothing it imports from below imports it back, so
 # the layer sits wholly above the ground (its checks, validation, live inside it).
-ABOVE_RUNNING = ("word2vec", "keyedvectors", "layer", "fasttext", "classifier", "distributed",
+ABOVE_RUNNING = ("word2vec", "keyedvectors", "layer", "fasttext", "doc2vec", "classifier",
+                 "distributed",
                  "_dist_tasks", "cli", "demo", "gensim_compat")  # fmt: skip
 
 
@@ -300,7 +301,7 @@ def test_the_owner_check_sees_a_second_writer():
 # with; the layout may move a module into a folder, never take one of these names away.
 PUBLIC_MODULES = (
     "callbacks", "classifier", "cli", "corpora", "datasets", "demo", "distributed",
-    "divergence", "exceptions", "fasttext", "gensim_compat", "huffman", "keyedvectors",
+    "divergence", "doc2vec", "exceptions", "fasttext", "gensim_compat", "huffman", "keyedvectors",
     "label_trees",
     "layer", "negative", "params", "persist", "plot", "progress", "scoring", "torch", "trees",
     "validation", "vocab", "vocab_update", "word2vec",

@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import tomllib
-import types
 from pathlib import Path
 
 import pytest
@@ -28,23 +27,17 @@ def run_python(code: str) -> subprocess.CompletedProcess:
                           text=True, timeout=120)  # fmt: skip
 
 
-# ------------------------------------------------------------------ models not here yet
-@pytest.mark.parametrize("name", ["Doc2Vec"])
-def test_a_gensim_model_not_here_yet_says_what_exists(name):
-    with pytest.raises(ImportError) as raised:
-        exec(f"from hsw2v import {name}", {})
-    message = str(raised.value)
-    assert f"hsw2v has no {name}" in message
-    assert "from hsw2v import Word2Vec, FastText" in message  # what exists
-    assert f"from gensim.models import {name}" in message  # what to use meanwhile
-    assert "docs/gensim.md" in message  # where to follow
-    assert "cannot import name" not in message
-    # as an attribute: the same message, as the AttributeError that hasattr() and getattr()
-    # with a default expect
-    with pytest.raises(AttributeError, match=f"hsw2v has no {name}"):
-        getattr(hsw2v, name)
-    assert not hasattr(hsw2v, name)
-    assert getattr(hsw2v, name, None) is None
+# ------------------------------------------------------------------ the gensim models
+@pytest.mark.parametrize(
+    "name,module",
+    [("Word2Vec", "hsw2v.word2vec"), ("FastText", "hsw2v.fasttext"), ("Doc2Vec", "hsw2v.doc2vec"),
+     ("TaggedDocument", "hsw2v.doc2vec")],
+)  # fmt: skip
+def test_each_gensim_model_imports_from_the_package_root(name, module):
+    namespace: dict = {}
+    exec(f"from hsw2v import {name}", namespace)
+    assert namespace[name].__module__.startswith(module)
+    assert name in hsw2v.__all__
 
 
 def test_other_missing_names_keep_the_plain_errors():
@@ -54,30 +47,12 @@ def test_other_missing_names_keep_the_plain_errors():
         exec("from hsw2v import Word3Vec", {})
 
 
-def test_a_model_that_lands_replaces_the_message(monkeypatch):
-    """Adding the real class to the package's public names is all it takes: the lookup of
-    _PUBLIC comes first."""
-    landed = types.ModuleType("hsw2v_doc2vec_stand_in")
-
-    class Doc2Vec:
-        pass
-
-    landed.Doc2Vec = Doc2Vec
-    monkeypatch.setitem(sys.modules, landed.__name__, landed)
-    monkeypatch.setitem(hsw2v._PUBLIC, "Doc2Vec", landed.__name__)
-    try:
-        namespace: dict = {}
-        exec("from hsw2v import Doc2Vec", namespace)
-        assert namespace["Doc2Vec"] is Doc2Vec
-    finally:
-        vars(hsw2v).pop("Doc2Vec", None)  # __getattr__ caches what it loaded
-
-
-def test_the_gensim_page_lists_the_models_not_here_yet():
+def test_the_gensim_page_lists_every_model():
     page = (ROOT / "docs" / "gensim.md").read_text(encoding="utf-8")
     assert "## Which gensim models hsw2v covers" in page
-    for name in hsw2v._NOT_YET:
-        assert f"| `gensim.models.{name}` | not yet" in page, name
+    for name in ("Word2Vec", "FastText", "Doc2Vec"):
+        assert f"| `gensim.models.{name}`" in page, name
+    assert "not yet" not in page
 
 
 # ------------------------------------------------------------------ the version

@@ -21,6 +21,7 @@ cdef class Trainer:
     cdef readonly object lockf  # the lock factors in use (float32), None when all are 1
     cdef Py_ssize_t n_hot
     cdef _subwords(self, subwords, Py_ssize_t n_rows)
+    cdef _docs(self, docs)
     cdef _tree_output(self, Output *o, dict spec, float[:, ::1] syn0)
     cdef _draw_output(self, Output *o, dict spec, float[:, ::1] syn0)
 

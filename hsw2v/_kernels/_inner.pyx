@@ -165,7 +165,8 @@ from hsw2v._kernels._inner_job cimport run_job
 from hsw2v._kernels._inner_state cimport JobRoutines, JobState, flush_hot
 from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, sigmoid, sigmoid_table_init
 from hsw2v._kernels._inner_model cimport (
-    INPUT_CONTEXT, INPUT_SUBWORD_CENTRE, INPUT_SUBWORD_WINDOW, INPUT_WINDOW, MAX_OUTPUTS,
+    INPUT_CONTEXT, INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW, INPUT_SUBWORD_CENTRE,
+    INPUT_SUBWORD_WINDOW, INPUT_WINDOW, MAX_OUTPUTS,
     OUTPUT_HS, OUTPUT_NS, HotSet, ModelView, NegTable, Output,
 )
 from hsw2v._kernels._inner_rng cimport (
@@ -266,13 +267,24 @@ cdef class Trainer:
     its own row first. Skip-gram then forms h as the mean of the centre word's rows and
     predicts each context word from it (fastText's and gensim's direction), CBOW as the mean
     (or sum) of every context word's rows; each step goes back to every row.
+
+    ``docs=(rows, lockf, doc_words)`` trains Doc2Vec's input (Le & Mikolov 2014,
+    "Distributed Representations of Sentences and Documents"): ``rows`` (D x d) are the
+    document rows, which a job names by tag tokens, negative ids ``-(row + 1)`` before each
+    document's words (``lockf``: their factors, gensim's ``dv.vectors_lockf``, or None).
+    Skip-gram is then PV-DBOW: each document row is an h that predicts every word (with
+    ``doc_words``, after skip-gram's own step for the word's window); CBOW is PV-DM: h is
+    the mean (or sum) of the window's rows and the document's. With ``frozen`` (inference)
+    only the document rows are written: every output row and word row is read through a
+    job's scratch copy, so several threads may infer at once over a trained model
+    (``infer_job``, each call its own document rows).
     """
 
     def __init__(self, float[:, ::1] syn0, const uint32_t[::1] sample_int, int window,
                  bint sg, outputs, *, bint cbow_mean=True, bint shrink_windows=True,
                  bint compute_loss=False, str kernel="fused", bint prefetch=True,
                  int hot_sync=1000, int hot_visits=2**30, float hot_scale=1.0, int block=4,
-                 lockf=None, subwords=None):
+                 lockf=None, subwords=None, docs=None, bint frozen=False):
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
         cdef Py_ssize_t V = sample_int.shape[0]
@@ -319,6 +331,18 @@ cdef class Trainer:
         self.m.sub_rows = NULL
         self.m.sub_coef = NULL
         self.m.max_sub = 1
+        self.m.docs = NULL
+        self.m.n_docs = 0
+        self.m.doc_lockf = NULL
+        self.m.doc_words = False
+        self.m.frozen = frozen
+        if docs is not None and subwords is not None:
+            raise ValueError("docs and subwords are two input kinds: give one")
+        if docs is not None:
+            self._docs(docs)
+            self.m.input = INPUT_DOC_CONTEXT if sg else INPUT_DOC_WINDOW
+        elif frozen:
+            raise ValueError("frozen (inference) trains document rows: give docs")
         if subwords is not None:
             self._subwords(subwords, syn0.shape[0])
             self.m.input = INPUT_SUBWORD_CENTRE if sg else INPUT_SUBWORD_WINDOW
@@ -355,6 +379,36 @@ cdef class Trainer:
         if not 1 <= block <= MAX_BLOCK:
             raise ValueError(f"block must be in 1..{MAX_BLOCK}, got {block}")
         self.m.block = block
+        if frozen:  # every output row read through a scratch copy (``ring_copy``)
+            for k in range(self.m.n_outputs):
+                self.m.outputs[k].hot.slot = NULL
+                self.m.outputs[k].hot.lo = 0
+                self.m.outputs[k].hot.n = <int>V
+                self.m.outputs[k].hot.frozen = True
+
+    cdef _docs(self, docs):
+        """Take the document rows ``(rows, lockf, doc_words)`` (see the class docstring)."""
+        try:
+            rows, lockf, doc_words = docs
+        except (TypeError, ValueError):
+            raise ValueError("docs must be a triple (rows, lockf, doc_words)") from None
+        cdef float[:, ::1] rows_view = rows
+        cdef const float[::1] lock_view
+        if rows_view.shape[1] != self.m.d:
+            raise ValueError(f"docs: the document rows must have {self.m.d} columns, got "
+                             f"{rows_view.shape[1]}")
+        self._keep_alive.append(rows)
+        self.m.docs = &rows_view[0, 0] if rows_view.shape[0] else NULL
+        self.m.n_docs = rows_view.shape[0]
+        self.m.doc_words = bool(doc_words)
+        if lockf is not None:
+            lockf = np.ascontiguousarray(lockf, dtype=np.float32).ravel()
+            if len(lockf) != rows_view.shape[0] or not np.isfinite(lockf).all():
+                raise ValueError("docs: lockf must hold one finite factor per document row")
+            if not (lockf == 1.0).all():
+                lock_view = lockf
+                self._keep_alive.append(lockf)
+                self.m.doc_lockf = &lock_view[0]
 
     cdef _subwords(self, subwords, Py_ssize_t n_rows):
         """Take the subword input rows ``(ptr, rows)``: word w's input rows are
@@ -506,9 +560,43 @@ cdef class Trainer:
             raise ValueError("the last sentence end must equal the number of ids")
         if n_ids == 0:
             return 0, 0.0
+        if self.m.input == INPUT_DOC_CONTEXT or self.m.input == INPUT_DOC_WINDOW:
+            if self.m.docs == NULL:
+                raise ValueError("a Doc2Vec job needs document rows (docs holds none)")
+            _check_tag_tokens(ids, self.m.n_docs)
         with nogil:
             rc = self.job(&self.m, &ids[0], &ends[0], n_ids, n_sentences, alpha0, alpha1,
                           seed, &kept, &loss)
+        if rc != 0:
+            raise MemoryError("could not allocate a training job's buffers")
+        return kept, loss
+
+    def infer_job(self, const int32_t[::1] ids, const int64_t[::1] ends, float[:, ::1] rows,
+                  float alpha0, float alpha1, uint64_t seed):
+        """``train_job`` over other document rows ``rows`` (inference: a Trainer made with
+        ``frozen=True`` writes only them). Each call trains its own rows over a copy of the
+        model's view, so calls from several threads run at once, without the GIL."""
+        cdef ModelView view = self.m
+        cdef int64_t n_ids = ids.shape[0]
+        cdef int64_t n_sentences = ends.shape[0]
+        cdef int64_t kept = 0
+        cdef double loss = 0.0
+        cdef int rc
+        if not self.m.frozen:
+            raise ValueError("infer_job needs a Trainer made with frozen=True")
+        if rows.shape[1] != self.m.d or rows.shape[0] < 1:
+            raise ValueError(f"infer_job: rows must be at least one row of {self.m.d} floats")
+        if n_sentences and ends[n_sentences - 1] != n_ids:
+            raise ValueError("the last sentence end must equal the number of ids")
+        if n_ids == 0:
+            return 0, 0.0
+        _check_tag_tokens(ids, rows.shape[0])
+        view.docs = &rows[0, 0]
+        view.n_docs = rows.shape[0]
+        view.doc_lockf = NULL
+        with nogil:
+            rc = self.job(&view, &ids[0], &ends[0], n_ids, n_sentences, alpha0, alpha1, seed,
+                          &kept, &loss)
         if rc != 0:
             raise MemoryError("could not allocate a training job's buffers")
         return kept, loss
@@ -522,6 +610,15 @@ cdef class Trainer:
         for r in range(n):
             out[r] = is_private(&self.m.outputs[self.m.hs].hot, <int32_t>r)
         return out
+
+
+def _check_tag_tokens(ids, Py_ssize_t n_docs):
+    """A ValueError unless every tag token of a Doc2Vec job (a negative id) names one of the
+    ``n_docs`` document rows: the kernel follows them unchecked."""
+    low = np.asarray(ids).min()
+    if low < -n_docs:
+        raise ValueError(f"a tag token names document row {-low - 1}, past the "
+                         f"{n_docs} rows of docs")
 
 
 cdef int train_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *ends,

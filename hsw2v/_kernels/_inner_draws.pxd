@@ -14,7 +14,9 @@ from libc.string cimport memcpy
 from hsw2v._kernels._inner_hot cimport is_private
 from hsw2v._kernels._inner_inputs cimport cbow_spread
 from hsw2v._kernels._inner_loops cimport SIGMOID, prefetch_row
-from hsw2v._kernels._inner_model cimport INPUT_CONTEXT, INPUT_SUBWORD_CENTRE, ModelView, Output
+from hsw2v._kernels._inner_model cimport (
+    INPUT_CONTEXT, INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW, INPUT_SUBWORD_CENTRE, ModelView, Output,
+)
 from hsw2v._kernels._inner_rng cimport draw_negatives, lend_negatives, next_random
 from hsw2v._kernels._inner_state cimport JobState, job_tally, output_row
 from hsw2v._kernels._inner_walks cimport KERNEL_FUSED, KERNEL_WINDOW, RefWalks, ns_path_fused
@@ -40,6 +42,44 @@ cdef inline int64_t pairs_max(const ModelView *m, int64_t n_ids) noexcept nogil:
     return pairs if pairs < n_ids else n_ids
 
 
+cdef inline void draw_document(const ModelView *m, JobState *st, int64_t start, int64_t end,
+                               int64_t i, int slot) noexcept nogil:
+    """``draw_centre`` for the document kinds, in gensim's order: the reduced window (PV-DM,
+    and PV-DBOW with ``doc_words``; PV-DBOW alone has none, the window is the centre), then
+    with negative sampling PV-DBOW's sets (one per context of the window, then one per
+    document row, each for the centre word) or PV-DM's one set."""
+    cdef int64_t lo = i, hi = i + 1, j
+    cdef int b = 0, p = 0, t, stride
+    cdef int32_t *negs
+    cdef int *counts
+    cdef const Output *o
+    if m.input == INPUT_DOC_WINDOW or m.doc_words:
+        if m.shrink_windows:
+            b = <int>(next_random(&st.rng) % <uint32_t>m.window)
+        lo = max(i - m.window + b, start)
+        hi = min(i + m.window + 1 - b, end)
+    st.win_lo[slot] = lo
+    st.win_hi[slot] = hi
+    if m.ns < 0:
+        return
+    o = &m.outputs[m.ns]
+    stride = o.negative + 1
+    negs = st.negs + <int64_t>slot * st.pairs * stride
+    counts = st.neg_counts + <int64_t>slot * st.pairs
+    if m.input == INPUT_DOC_CONTEXT:
+        for j in range(lo, hi):
+            if j != i:
+                counts[p] = draw_negatives(&o.neg, st.kept[i], o.negative,
+                                           negs + <int64_t>p * stride, &st.rng)
+                p += 1
+        for t in range(st.ntags):
+            counts[p] = draw_negatives(&o.neg, st.kept[i], o.negative,
+                                       negs + <int64_t>p * stride, &st.rng)
+            p += 1
+    elif hi - lo > 1 or st.ntags > 0:
+        counts[0] = draw_negatives(&o.neg, st.kept[i], o.negative, negs, &st.rng)
+
+
 cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, int64_t end,
                              int64_t i, int slot) noexcept nogil:
     """Draw what centre ``i`` of kept[start:end] needs from the job's stream, in the order
@@ -49,7 +89,10 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
     (skip-gram), or CBOW's set drawn or taken from the ring ``st.share_negs`` (``_inner.pyx``'s
     design note D'). The draws do not depend on the weights, so drawing a centre ahead of
     training the one before it changes no result; the kernels then prefetch the rows
-    (``prefetch_negs``)."""
+    (``prefetch_negs``). The document kinds draw theirs in ``draw_document``."""
+    if m.docs != NULL:
+        draw_document(m, st, start, end, i, slot)
+        return
     cdef int b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0
     cdef int64_t lo = i - m.window + b, hi = i + m.window + 1 - b, j
     cdef int p = 0, stride, k

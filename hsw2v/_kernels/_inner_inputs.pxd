@@ -3,17 +3,19 @@
 Design note: see ``_inner`` design notes A-H. An input kind (``ModelView.input``) says which
 rows of ``syn0`` form the hidden vector h: skip-gram's contexts are rows each (read in
 place by the steps), CBOW gathers the window's rows (``gather_window``), FastText each
-word's own row and n-gram rows (``gather_subwords``, ``gather_subword_window``). CBOW's
+word's own row and n-gram rows (``gather_subwords``, ``gather_subword_window``), Doc2Vec's
+PV-DM the window's rows and the document's (``gather_doc_window``). CBOW's
 h is their sum or mean (``cbow_hidden``) and its step goes to each row (``cbow_spread``);
 FastText's skip-gram moves h as the mean of the stepped rows (``take_step``). Nogil, on a
 job's ``JobState``.
 """
 
 from libc.stdint cimport int32_t, int64_t
+from libc.string cimport memcpy
 
 from hsw2v._kernels._inner_loops cimport prefetch_row
 from hsw2v._kernels._inner_model cimport ModelView
-from hsw2v._kernels._inner_state cimport JobState, lock_of
+from hsw2v._kernels._inner_state cimport JobState, doc_lock, lock_of
 from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum
 from hsw2v._kernels._vecops cimport hsw2v_axpy
 
@@ -64,6 +66,25 @@ cdef inline int gather_subword_window(const ModelView *m, JobState *st, int64_t 
     for j in range(lo, hi):
         if j != i:
             count = gather_subwords(m, st, st.kept[j], count)
+    return count
+
+
+cdef inline int gather_doc_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                                  int64_t i, const int32_t *tags, int ntags) noexcept nogil:
+    """PV-DM's input rows (``INPUT_DOC_WINDOW``): the window's rows (``gather_window``), then
+    the document's rows (``m.docs``), into st.crows / st.clock, as gensim sums them. In
+    inference (``m.frozen``) the word rows are copies in st.scratch with a lock factor of 0:
+    the step writes only the document's row. Returns their count."""
+    cdef int count = gather_window(m, st, lo, hi, i), k
+    if m.frozen:  # copies that take no step: h stays theirs for each output
+        for k in range(count):
+            memcpy(st.scratch + <int64_t>k * m.d, st.crows[k], m.d * sizeof(float))
+            st.crows[k] = st.scratch + <int64_t>k * m.d
+            st.clock[k] = 0.0
+    for k in range(ntags):
+        st.crows[count] = m.docs + <int64_t>tags[k] * m.d
+        st.clock[count] = doc_lock(m, tags[k])
+        count += 1
     return count
 
 

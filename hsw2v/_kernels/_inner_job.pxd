@@ -24,21 +24,22 @@ from libc.string cimport memset
 from hsw2v._kernels._inner_draws cimport (
     NS_BLOCK_MAX_D, draw_centre, ns_pair, ns_shared_centre, pairs_max, prefetch_negs,
 )
-from hsw2v._kernels._inner_hot cimport alloc_hot_copy
+from hsw2v._kernels._inner_hot cimport alloc_hot_copy, alloc_ring
 from hsw2v._kernels._inner_inputs cimport (
-    cbow_hidden, cbow_inv, distinct_run, gather_subword_window, gather_window,
+    cbow_hidden, cbow_inv, distinct_run, gather_doc_window, gather_subword_window, gather_window,
     prefetch_subwords,
 )
 from hsw2v._kernels._inner_loops cimport MAX_BLOCK, prefetch_row
 from hsw2v._kernels._inner_model cimport (
-    INPUT_CONTEXT, INPUT_SUBWORD_CENTRE, INPUT_WINDOW, ModelView, Output,
+    INPUT_CONTEXT, INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW, INPUT_SUBWORD_CENTRE, INPUT_WINDOW,
+    ModelView, Output,
 )
 from hsw2v._kernels._inner_state cimport (
-    JobRoutines, JobState, flush_hot, free_job_state, has_hot_rows, ns_negative, output_row,
-    subsample,
+    JobRoutines, JobState, flush_hot, free_job_state, has_hot_rows, max_tags, ns_negative,
+    output_row, subsample, subsample_docs,
 )
 from hsw2v._kernels._inner_steps cimport (
-    cbow_hs, hs_contexts, ns_contexts, prefetch_path, subword_centre,
+    cbow_hs, doc_contexts, hs_contexts, ns_contexts, prefetch_path, subword_centre,
 )
 from hsw2v._kernels._rates cimport job_alpha
 from hsw2v._kernels._tree_view cimport path_code, path_point
@@ -47,6 +48,7 @@ from hsw2v._kernels._vecops cimport loss_init, loss_total
 
 cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                                 int64_t end, int64_t total, float alpha0, float alpha1,
+                                const int32_t *tags, int ntags,
                                 const JobRoutines *rt) noexcept nogil:
     """Train every centre position of kept[start:end]; alpha falls linearly from alpha0 at the
     job's first kept token to alpha1 after its last (``total`` kept tokens).
@@ -61,7 +63,10 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     over runs of positions with distinct words (``distinct_run``), which gives the updates of gensim's order
     (each context's hs step, then its ns step) bit for bit, as the two outputs write disjoint
     matrices. CBOW (``INPUT_WINDOW``) forms h as the window's mean or sum again for each
-    output, from the rows the one before moved (gensim's order).
+    output, from the rows the one before moved (gensim's order). The document kinds (Doc2Vec)
+    add the document's rows (``tags``, ``ntags`` rows of ``m.docs``): PV-DBOW
+    (``INPUT_DOC_CONTEXT``) as contexts of their own, after the window's (``doc_contexts``),
+    PV-DM (``INPUT_DOC_WINDOW``) to the window's list (``gather_doc_window``).
 
     With negative sampling each centre's draws are made while the centre before it trains
     (``draw_centre``), and each pair prefetches the rows of the next pair's set. The
@@ -88,6 +93,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     cdef int *next_counts = NULL
     if m.hs >= 0:
         tree_out = &m.outputs[m.hs]
+    st.ntags = ntags
     for i in range(start, end):
         alpha = job_alpha(alpha0, alpha1, i, total)
         fresh = not drawn
@@ -110,7 +116,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 prefetch_negs(m, st, negs, counts[0])
         # the next centre's first set, when it has one (prefetched by this centre's last pair)
         next_count = 0
-        if m.prefetch and drawn and st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1:
+        if m.prefetch and drawn and (st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1 or ntags):
             next_count = next_counts[0]
         centre = st.kept[i]
         if m.input == INPUT_SUBWORD_CENTRE:  # its targets are the contexts (their paths)
@@ -129,7 +135,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
             else:
                 prefetch_subwords(m, st.kept[hi])
-        if m.input == INPUT_CONTEXT:  # the contexts are the positions kept[lo:hi] but i
+        if m.input == INPUT_CONTEXT or m.input == INPUT_DOC_CONTEXT:
+            # the contexts are the positions kept[lo:hi] but i (then the document's rows)
             npairs = <int>(hi - lo - 1)
             if npairs > 0 and shared:  # every context against the centre's one set
                 if m.hs >= 0:
@@ -145,12 +152,17 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                     if m.hs >= 0:  # the outputs in their order (the Trainer's: hs first)
                         hs_contexts(m, st, r, e, i, code, length, alpha, rt)
                     if m.ns >= 0:
-                        ns_contexts(m, st, r, e, i, <int>(r - lo - (i < r)), npairs, negs,
-                                    counts, next_negs, next_count, alpha, rt)
+                        ns_contexts(m, st, r, e, i, <int>(r - lo - (i < r)), npairs + ntags,
+                                    negs, counts, next_negs, next_count, alpha, rt)
                     r = e
+            if ntags:  # PV-DBOW: each document row predicts the centre
+                doc_contexts(m, st, tags, ntags, code, length, npairs, npairs + ntags, negs,
+                             counts, next_negs, next_count, alpha, rt)
         elif m.input != INPUT_SUBWORD_CENTRE:
             if m.input == INPUT_WINDOW:
                 n = gather_window(m, st, lo, hi, i)
+            elif m.input == INPUT_DOC_WINDOW:
+                n = gather_doc_window(m, st, lo, hi, i, tags, ntags)
             else:  # INPUT_SUBWORD_WINDOW: every context word's rows
                 n = gather_subword_window(m, st, lo, hi, i)
             if n == 0:
@@ -188,8 +200,10 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     n_ids``; ``r``: what the loop calls out of line (``JobRoutines``). Writes the kept
     (effective) tokens and the loss; returns 0, or -1 if its buffers could not be
     allocated."""
-    cdef int64_t s, start, total
+    cdef int64_t s, start, total, tag_start
     cdef int b, k
+    cdef bint docs = m.docs != NULL
+    cdef int most_tags = max_tags(ids, ends, n_sentences) if docs else 0
     cdef int rc_hot = 0
     cdef int negative = ns_negative(m)
     cdef int cbow_run = m.outputs[m.ns].cbow_run if m.ns >= 0 else 1
@@ -201,6 +215,8 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     cdef JobState st
     if m.sub_ptr != NULL:  # subwords: at most max_sub rows a word, and the job's rows in all
         window_rows = <size_t>min(<int64_t>window_rows * m.max_sub, job_rows(m, ids, n_ids))
+    elif docs:  # the window's words and the document's rows
+        window_rows = <size_t>min(2 * <int64_t>m.window + most_tags, n_ids)
     kept[0] = 0
     loss[0] = 0.0
     if n_ids == 0:
@@ -220,6 +236,13 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.W = <float *>malloc(MAX_BLOCK * m.d * sizeof(float))
     st.xlock = <float *>malloc(MAX_BLOCK * sizeof(float))
     st.pairs = pairs_max(m, n_ids)
+    if docs and m.input == INPUT_DOC_CONTEXT:  # the window's contexts, then the document's
+        st.pairs = max(1, min((2 * <int64_t>m.window if m.doc_words else 0) + most_tags, n_ids))
+    if docs:
+        st.tags = <int32_t *>malloc(max(n_ids, 1) * sizeof(int32_t))
+        st.tag_ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
+    if m.frozen:  # inference: the window's word rows are read through copies
+        st.scratch = <float *>malloc(max(window_rows, 1) * m.d * sizeof(float))
     st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (negative + 1) * sizeof(int32_t))
     st.neg_counts = <int *>malloc(2 * <size_t>st.pairs * sizeof(int))
     if cbow_run > 1:
@@ -236,24 +259,40 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.crows = <float **>malloc(window_rows * sizeof(float *))
     st.clock = <float *>malloc(window_rows * sizeof(float))
     for k in range(m.n_outputs):
-        rc_hot |= alloc_hot_copy(&st.hot[k], m.outputs[k].hot.n, m.d)
+        if m.outputs[k].hot.frozen:  # a ring of scratch rows: one path, or one drawn set
+            rc_hot |= alloc_ring(&st.hot[k], max_length if k == m.hs else negative + 1, m.d)
+        else:
+            rc_hot |= alloc_hot_copy(&st.hot[k], m.outputs[k].hot.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.acc == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
             or st.yrows == NULL or st.W == NULL or rc_hot or st.negs == NULL
             or st.neg_counts == NULL or st.nrows == NULL or st.ahead == NULL or st.xlock == NULL
             or st.nlive == NULL or st.nscore == NULL or st.crows == NULL or st.clock == NULL
             or (cbow_run > 1 and (st.share_negs == NULL or st.share_n == NULL))
-            or (shared_draw and st.share_negs == NULL)):
+            or (shared_draw and st.share_negs == NULL)
+            or (docs and (st.tags == NULL or st.tag_ends == NULL))
+            or (m.frozen and st.scratch == NULL)):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):
         st.wrows[b] = st.W + b * m.d
-    total = subsample(m, &st, ids, ends, n_sentences)
-    start = 0
-    for s in range(n_sentences):
-        if st.ends[s] - start > 1:
-            train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1, r)
-        start = st.ends[s]
+    if docs:  # a document trains from its first word: its rows predict it
+        total = subsample_docs(m, &st, ids, ends, n_sentences)
+        start = 0
+        tag_start = 0
+        for s in range(n_sentences):
+            if st.ends[s] > start:
+                train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1,
+                               st.tags + tag_start, <int>(st.tag_ends[s] - tag_start), r)
+            start = st.ends[s]
+            tag_start = st.tag_ends[s]
+    else:
+        total = subsample(m, &st, ids, ends, n_sentences)
+        start = 0
+        for s in range(n_sentences):
+            if st.ends[s] - start > 1:
+                train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1, NULL, 0, r)
+            start = st.ends[s]
     if has_hot_rows(m):
         flush_hot(m, &st)
     kept[0] = total

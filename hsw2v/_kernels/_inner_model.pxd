@@ -30,11 +30,14 @@ cdef struct HotSet:  # which rows (of syn1 or syn1neg) each job trains a private
     int lo            # when slot is NULL: the private rows are rows lo .. lo + n - 1
     const int32_t *ids   # n: the shared row of each private row
     const int32_t *slot  # per shared row: its private row, -1 for none; or NULL (see lo)
+    bint frozen       # inference: every row is read through a scratch copy, never written
 
 
 # The input kinds: how a step forms its hidden vector ``h`` from input rows (syn0), and where
 # h's step goes back. FastText (a word's row plus its n-gram rows) and Doc2Vec (a document's
 # row, alone or with the window) are further kinds of the same step.
+# A document's rows (Doc2Vec) are rows of their own matrix (``docs``); a job names them by
+# tag tokens, negative ids ``-(row + 1)`` leading each document's words.
 cdef enum:
     INPUT_CONTEXT = 0  # skip-gram: each context row of the window is its own h (and its step)
     INPUT_WINDOW = 1   # CBOW: h is the mean (cbow_mean) or the sum of the window's rows, and its
@@ -43,6 +46,10 @@ cdef enum:
                               # word row and its n-gram rows, ``sub_rows``); it predicts each
                               # context word in turn, and each step goes to every one of them
     INPUT_SUBWORD_WINDOW = 3  # FastText CBOW: as INPUT_WINDOW over every context word's rows
+    INPUT_DOC_CONTEXT = 4  # Doc2Vec PV-DBOW: each of the document's rows is its own h and
+                           # predicts every word of it (with ``doc_words``, after the
+                           # skip-gram step of the word's window, INPUT_CONTEXT's)
+    INPUT_DOC_WINDOW = 5   # Doc2Vec PV-DM: INPUT_WINDOW's window rows and the document's rows
 
 # The output kinds: what one (h, centre) pair is trained to predict, each over its own matrix.
 cdef enum:
@@ -92,6 +99,14 @@ cdef struct ModelView:
     int64_t hot_sync  # trained centre words between two flushes of the private hot rows
     int hot_visits    # a private row is synced alone after this many visits
     float hot_scale   # a job adds hot_scale x its change of the hot rows back at a sync
+    # the document kinds: the document rows (D x d) a job's tag tokens name, their lock
+    # factors (gensim's dv.vectors_lockf, NULL when all 1), and PV-DBOW's dbow_words
+    float *docs
+    int64_t n_docs
+    const float *doc_lockf
+    bint doc_words
+    bint frozen       # inference (infer_vector): only the document rows are written; every
+                      # output row and word row is read through a job's scratch copy
     const float *lockf  # gensim's vectors_lockf: word w's syn0 updates are scaled by
                         # lockf[w % lockf_len]; NULL when every factor is 1 (design note H)
     int64_t lockf_len

@@ -13,7 +13,9 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memcpy
 
-from hsw2v._kernels._inner_hot cimport HotCopy, free_hot_copy, private_slot, sync_hot
+from hsw2v._kernels._inner_hot cimport (
+    HotCopy, free_hot_copy, private_slot, ring_copy, sync_hot,
+)
 from hsw2v._kernels._inner_loops cimport MAX_BLOCK
 from hsw2v._kernels._inner_model cimport MAX_OUTPUTS, HotSet, ModelView
 from hsw2v._kernels._inner_rng cimport next_random
@@ -42,6 +44,10 @@ cdef struct JobState:
                       # ids) pointers): CBOW's h, skip-gram's contexts with shared negatives
     float *clock      # their lock factors (as many)
     int64_t since     # centre words trained since the last flush of the hot rows
+    int32_t *tags     # the document kinds: the job's document rows, each document's in order
+    int64_t *tag_ends  # their ends per sentence (document), as ``ends`` for ``kept``
+    int ntags         # the rows of the document being trained (draw_centre's extra pairs)
+    float *scratch    # frozen word rows (inference): their copies, 2 x window x d floats
     int32_t *kept     # the job's ids that survived subsampling
     int64_t *ends     # sentence ends in ``kept``
     int32_t *negs     # negative sampling: the words of two centres' (target, negatives)
@@ -86,6 +92,53 @@ cdef inline int64_t subsample(const ModelView *m, JobState *st, const int32_t *i
     return k
 
 
+cdef inline int64_t subsample_docs(const ModelView *m, JobState *st, const int32_t *ids,
+                                   const int64_t *ends, int64_t n_sentences) noexcept nogil:
+    """``subsample`` for the document kinds: each document's leading tag tokens (negative
+    ids, ``-(row + 1)``) go to st.tags (ending at st.tag_ends[s]), never subsampled; its
+    words are kept with their keep probability. Returns the number of words kept."""
+    cdef int64_t s, i, start = 0, k = 0, t = 0
+    cdef int32_t w
+    for s in range(n_sentences):
+        for i in range(start, ends[s]):
+            w = ids[i]
+            if w < 0:
+                st.tags[t] = -(w + 1)
+                t += 1
+                continue
+            if m.sample_int[w] < next_random(&st.rng):
+                continue
+            st.kept[k] = w
+            k += 1
+        st.ends[s] = k
+        st.tag_ends[s] = t
+        start = ends[s]
+    return k
+
+
+cdef inline int max_tags(const int32_t *ids, const int64_t *ends,
+                         int64_t n_sentences) noexcept nogil:
+    """The most tag tokens of one document of a job (``subsample_docs``)."""
+    cdef int64_t s, i, start = 0
+    cdef int most = 0, n
+    for s in range(n_sentences):
+        n = 0
+        for i in range(start, ends[s]):
+            if ids[i] < 0:
+                n += 1
+        if n > most:
+            most = n
+        start = ends[s]
+    return most
+
+
+cdef inline float doc_lock(const ModelView *m, int32_t row) noexcept nogil:
+    """The factor of document row ``row``'s updates (gensim's ``dv.vectors_lockf``)."""
+    if m.doc_lockf == NULL:
+        return 1.0
+    return m.doc_lockf[row]
+
+
 cdef inline float *private_row(const ModelView *m, float *matrix, const HotSet *rows,
                                HotCopy *c, int32_t r) noexcept nogil:
     """The row ``r`` of ``matrix`` (syn1 or syn1neg) this job trains for one visit: the shared
@@ -97,6 +150,8 @@ cdef inline float *private_row(const ModelView *m, float *matrix, const HotSet *
     cdef float *shared = matrix + <int64_t>r * m.d
     if k < 0:
         return shared
+    if rows.frozen:  # inference: a scratch copy, never written back
+        return ring_copy(c, shared, m.d)
     at = <int64_t>k * m.d
     v = c.count[k]
     if v == 0:
@@ -200,3 +255,6 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
     free(st.neg_counts)
     free(st.share_negs)
     free(st.share_n)
+    free(st.tags)
+    free(st.tag_ends)
+    free(st.scratch)

@@ -4,7 +4,8 @@ Design note: see ``_inner`` design notes A-H. Skip-gram: each context row is h, 
 centre's path (``hs_contexts``; in blocks, ``sg_window``) and its drawn set
 (``ns_contexts``). CBOW: the window's h walks the centre's path (``cbow_hs``, over
 ``hidden_hs``). FastText's skip-gram: the centre's rows form one h that predicts each
-context (``subword_centre``). Every walk is one of ``_inner_walks.pxd`` /
+context (``subword_centre``). Doc2Vec's PV-DBOW: each document row is an h that predicts the
+centre (``doc_contexts``, over ``hs_row``). Every walk is one of ``_inner_walks.pxd`` /
 ``_window.h``'s; these functions choose and feed them. Nogil, on a job's ``JobState``.
 """
 
@@ -21,7 +22,7 @@ from hsw2v._kernels._inner_loops cimport (
 )
 from hsw2v._kernels._inner_model cimport INPUT_SUBWORD_CENTRE, ModelView, Output
 from hsw2v._kernels._inner_state cimport (
-    JobRoutines, JobState, job_tally, lock_of, ns_negative, output_row,
+    JobRoutines, JobState, doc_lock, job_tally, lock_of, ns_negative, output_row,
 )
 from hsw2v._kernels._inner_walks cimport KERNEL_FUSED, KERNEL_WINDOW, hs_path_fused
 from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum
@@ -71,6 +72,29 @@ cdef inline void prefetch_path(const ModelView *m, const Output *o,
             prefetch_row(o.matrix + <int64_t>point[j] * m.d, m.d)
 
 
+cdef inline void hs_row(const ModelView *m, JobState *st, float *ctx, float lock, bint locked,
+                        const uint8_t *code, int length, float alpha,
+                        const JobRoutines *rt) noexcept nogil:
+    """One input row ``ctx`` is h and predicts the centre's path (rows in st.yrows); its step
+    goes back to it times ``lock`` (``locked``: lock factors are on): the fused walk, the
+    reference walk ``rt.walks.hs``, or the window walk as a block of one."""
+    cdef int walk = m.outputs[m.hs].walk
+    if walk == KERNEL_WINDOW:
+        hsw2v_sg_block_tally(1, m.d, &ctx, st.wrows, length, st.yrows, code, alpha, &SIGMOID,
+                             job_tally(m, st), &st.check, &lock if locked else NULL)
+    elif walk != KERNEL_FUSED:
+        st.loss += rt.walks.hs(ctx, st.work, st.yrows, code, length, alpha, m.d,
+                               m.compute_loss, &st.check)
+        hsw2v_axpy(m.d, lock, st.work, ctx)
+    elif not locked:  # the last node's update of ctx fused in
+        hs_path_fused(ctx, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
+                      True, &st.check)
+    else:
+        hs_path_fused(ctx, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
+                      False, &st.check)
+        hsw2v_axpy(m.d, lock, st.work, ctx)
+
+
 cdef inline void hs_contexts(const ModelView *m, JobState *st, int64_t r, int64_t e,
                              int64_t i, const uint8_t *code, int length, float alpha,
                              const JobRoutines *rt) noexcept nogil:
@@ -78,27 +102,14 @@ cdef inline void hs_contexts(const ModelView *m, JobState *st, int64_t r, int64_
     ``i``) is an h, its syn0 row, that predicts the centre's path (rows in st.yrows), and its
     step goes back to its row: in blocks (the window walk, ``sg_window``), or context by
     context (the fused walk, or the reference walk ``rt.walks.hs``)."""
-    cdef int walk = m.outputs[m.hs].walk
     cdef int64_t p
-    cdef float *ctx
-    if walk == KERNEL_WINDOW:
+    if m.outputs[m.hs].walk == KERNEL_WINDOW:
         sg_window(m, st, r, e, i, code, length, alpha)
         return
     for p in range(r, e):
-        if p == i:
-            continue
-        ctx = m.syn0 + <int64_t>st.kept[p] * m.d
-        if walk != KERNEL_FUSED:
-            st.loss += rt.walks.hs(ctx, st.work, st.yrows, code, length, alpha, m.d,
-                                   m.compute_loss, &st.check)
-            hsw2v_axpy(m.d, lock_of(m, st.kept[p]), st.work, ctx)
-        elif m.lockf == NULL:  # the last node's update of ctx fused in
-            hs_path_fused(ctx, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
-                          True, &st.check)
-        else:
-            hs_path_fused(ctx, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
-                          False, &st.check)
-            hsw2v_axpy(m.d, lock_of(m, st.kept[p]), st.work, ctx)
+        if p != i:
+            hs_row(m, st, m.syn0 + <int64_t>st.kept[p] * m.d, lock_of(m, st.kept[p]),
+                   m.lockf != NULL, code, length, alpha, rt)
 
 
 cdef inline void ns_contexts(const ModelView *m, JobState *st, int64_t r, int64_t e,
@@ -210,3 +221,29 @@ cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, in
         q += 1
     for k in range(n):
         hsw2v_axpy(m.d, st.clock[k], st.acc, st.crows[k])
+
+
+cdef inline void doc_contexts(const ModelView *m, JobState *st, const int32_t *tags, int ntags,
+                              const uint8_t *code, int length, int q, int npairs,
+                              const int32_t *negs, const int *counts, const int32_t *next_negs,
+                              int next_count, float alpha, const JobRoutines *rt) noexcept nogil:
+    """Doc2Vec's PV-DBOW step for one centre (``INPUT_DOC_CONTEXT``): each of the document's
+    rows (``tags``, rows of ``m.docs``) is an h that predicts the centre word, as gensim's
+    ``train_document_dbow``: hierarchical softmax along its path (st.yrows), negative
+    sampling against its own drawn set (the ``q``-th of the centre's ``npairs``, after the
+    window's), and the step goes back to the document's row. The walks are skip-gram's."""
+    cdef int stride = ns_negative(m) + 1, n_ahead, t
+    cdef const int32_t *ahead
+    cdef float *ctx
+    cdef float lock
+    for t in range(ntags):
+        ctx = m.docs + <int64_t>tags[t] * m.d
+        lock = doc_lock(m, tags[t])
+        if m.hs >= 0:
+            hs_row(m, st, ctx, lock, m.doc_lockf != NULL, code, length, alpha, rt)
+        if m.ns >= 0:
+            n_ahead = set_after(m, q, npairs, negs, counts, stride, next_negs, next_count,
+                                &ahead)
+            st.loss += ns_pair(m, st, ctx, negs + <int64_t>q * stride, counts[q], alpha,
+                               &rt.walks, &ctx, &lock, 1, 1.0, False, ahead, n_ahead)
+        q += 1

@@ -21,7 +21,7 @@ import os
 from hsw2v._kernels._corpus_file import FileTrainer, Vocab, byte_ranges
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.corpora import corpus_identity, file_identity
-from hsw2v.running.epochs import Job, iter_jobs, jobs_from_recording, run_epoch, run_file_epoch
+from hsw2v.running.epochs import Job, jobs_from_recording, run_epoch, run_file_epoch
 from hsw2v.running.schedule import Schedule
 
 
@@ -159,7 +159,7 @@ class CorpusPasses:
         else:
             cache.reset()
             cache.identity = kept_identity(self.corpus, model.cache_words)  # taken before the read
-            jobs = iter_jobs(self.corpus, model.wv.key_to_index, model.batch_words, self.n_words)
+            jobs = model._corpus_jobs(self.corpus, self.n_words)
             on_job = cache.add if cache.identity is not None else None
         report = run_epoch(
             self.trainer,

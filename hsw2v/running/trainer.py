@@ -57,16 +57,20 @@ class TrainerSettings:
     # the input kind's extra rows: None (a word is its row), or FastText's (ptr, rows), word
     # w's input rows rows[ptr[w]:ptr[w + 1]] (its row, then its n-gram buckets')
     subwords: tuple | None = None
+    # Doc2Vec's document rows: None, or (rows, lockf, dbow_words), the rows a job's tag
+    # tokens name (hsw2v._kernels._inner.Trainer's ``docs``)
+    docs: tuple | None = None
 
     def output(self, kind: str) -> dict | None:
         """The kernel output of kind ``"hs"`` or ``"ns"``, or None when its objective is
         off."""
         return next((o for o in self.outputs if o["kind"] == kind), None)
 
-    def build(self, syn0: np.ndarray, *outputs: np.ndarray) -> Trainer:
+    def build(self, syn0: np.ndarray, *outputs: np.ndarray, frozen: bool = False) -> Trainer:
         """The trainer over these weights (borrowed, trained in place): ``syn0`` and the
         output matrices in :data:`hsw2v.running.objectives.OUTPUTS` order (``syn1``,
-        ``syn1neg``), 0 rows for an objective that is off."""
+        ``syn1neg``), 0 rows for an objective that is off. ``frozen``: Doc2Vec's inference,
+        which writes only the document rows."""
         return trainer_class(self.kernel)(
             syn0,
             self.sample_int,
@@ -82,6 +86,8 @@ class TrainerSettings:
             hot_scale=self.hot_scale,
             lockf=self.lockf,
             subwords=self.subwords,
+            docs=self.docs,
+            frozen=frozen,
         )
 
 
@@ -189,6 +195,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
         hot_scale=hot_scale(threads),
         lockf=model._input_lockf(),
         subwords=model._input_subwords(),
+        docs=model._input_docs(),
     )
 
 

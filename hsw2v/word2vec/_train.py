@@ -21,7 +21,7 @@ from hsw2v._guard import Guard, training
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows, describe_rows
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.running.ctrl_c import ctrl_c_latch, raise_if_dropped
-from hsw2v.running.epochs import warn_count_mismatch
+from hsw2v.running.epochs import iter_jobs, warn_count_mismatch
 from hsw2v.running.file_scan import file_mode_path
 from hsw2v.running.objectives import active, tree_hot_rows
 from hsw2v.running.passes import FilePasses, epoch_passes
@@ -317,7 +317,8 @@ class TrainingMixin:
         return tree_hot_rows(self, self.workers)
 
     # The input side of the training step (``docs/architecture.md``, "Adding an input kind"):
-    # Word2Vec's input rows are its word vectors; FastText overrides these three.
+    # Word2Vec's input rows are its word vectors; FastText overrides the first three,
+    # Doc2Vec the document rows and the jobs that name them.
     def _input_matrix(self):
         """The matrix the kernel's input rows are rows of (trained in place)."""
         return self.wv.vectors
@@ -329,6 +330,15 @@ class TrainingMixin:
     def _input_lockf(self):
         """The lock factors of the input rows (gensim's ``vectors_lockf``), by row."""
         return getattr(self.wv, "vectors_lockf", None)
+
+    def _input_docs(self):
+        """The document rows of the input: None (Doc2Vec gives ``(rows, lockf, dbow_words)``)."""
+        return None
+
+    def _corpus_jobs(self, corpus, n_words: int):
+        """The jobs of one pass over a corpus iterable (:func:`hsw2v.running.epochs.iter_jobs`;
+        Doc2Vec's carry each document's tag tokens)."""
+        return iter_jobs(corpus, self.wv.key_to_index, self.batch_words, n_words)
 
     def _nonfinite_rows(self) -> dict:
         trained = {o.matrix: getattr(self, o.matrix) for o in active(self)}  # syn1, syn1neg

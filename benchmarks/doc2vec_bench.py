@@ -1,0 +1,234 @@
+"""Doc2Vec against gensim 4.4's Doc2Vec: speed, infer_vector speed and document quality.
+
+Every run trains in a fresh subprocess (its own threads and memory), vector_size 100,
+window 5, min_count 5, sample 1e-3, on a corpus with one document per line (gcide: one
+dictionary entry per line), the line number the tag:
+
+- ``speed``: ``train()`` seconds only (the vocabulary scan excluded), hsw2v against gensim
+  in both of gensim's modes (an in-memory list of ``TaggedDocument``, and ``corpus_file``),
+  alternated within each repetition; medians and paired ratios (gensim / hsw2v), against
+  each gensim mode and against the faster of the two.
+- ``quality``: document classification without any download. gcide's entries whose second
+  token is a part of speech (``n``, ``v``, ``a``, ``adv``) are documents labelled by it, their
+  headword and part-of-speech tokens removed. A model trains on all but a held-out share;
+  scikit-learn's ``LogisticRegression`` learns the labels from the trained vectors
+  (``model.dv``) of 80 % of the training documents and is scored on the other 20 % (trained
+  vectors) and on the held-out documents (``infer_vector``). Per seed and the mean.
+- ``infer``: seconds per ``infer_vector`` call (model.epochs passes each) over the
+  held-out documents, hsw2v against gensim, each on its own model trained as in
+  ``quality``; alternated; medians and the paired ratio.
+
+Usage:
+    python3 benchmarks/doc2vec_bench.py speed --corpus /path/gcide.txt \\
+        --modes dbow,dm --objectives hs,ns --workers 1,2 --epochs 1 --repeats 3
+    python3 benchmarks/doc2vec_bench.py quality --corpus /path/gcide.txt \\
+        --modes dbow,dm --objectives hs --workers 2 --seeds 1,2,3
+    python3 benchmarks/doc2vec_bench.py infer --corpus /path/gcide.txt --modes dbow,dm \\
+        --objectives hs --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import REPO_ROOT, child_env, count_words, ensure_corpus  # noqa: E402
+
+SETTINGS = {"vector_size": 100, "window": 5, "min_count": 5, "sample": 1e-3}
+POS = ("n", "v", "a", "adv")
+
+
+def objective(name: str) -> dict:
+    return {"hs": {"hs": 1, "negative": 0}, "ns": {"hs": 0, "negative": 5}}[name]
+
+
+def classes(corpus: str, limit: int) -> tuple[list, list]:
+    """gcide entries labelled by part of speech: (words, label), the first ``limit``."""
+    docs, labels = [], []
+    with open(corpus, encoding="utf-8") as f:
+        for line in f:
+            tokens = line.split()
+            if len(tokens) < 5 or tokens[1] not in POS:
+                continue
+            rest = tokens[2:]
+            while rest and rest[0] in ("t", "i"):  # "v t", "v i": the label again
+                rest = rest[1:]
+            if len(rest) < 3:
+                continue
+            docs.append(rest)
+            labels.append(POS.index(tokens[1]))
+            if len(docs) >= limit:
+                break
+    return docs, labels
+
+
+def model_class(system: str):
+    if system == "hsw2v":
+        sys.path.insert(0, str(REPO_ROOT))
+        from hsw2v import Doc2Vec, TaggedDocument
+    else:
+        from gensim.models.doc2vec import Doc2Vec, TaggedDocument
+    return Doc2Vec, TaggedDocument
+
+
+def child(spec: dict) -> dict:
+    system, path, epochs = spec["system"], spec["corpus"], spec["epochs"]
+    Doc2Vec, TaggedDocument = model_class(system)
+    kwargs = dict(SETTINGS, dm=1 if spec["mode"] == "dm" else 0, workers=spec["workers"],
+                  seed=spec["seed"], **objective(spec["objective"]))  # fmt: skip
+    if epochs is not None:
+        kwargs["epochs"] = epochs
+    out: dict = {}
+    if spec["task"] == "speed":
+        model = Doc2Vec(**kwargs)
+        if spec["gensim_mode"] == "file":
+            corpus = {"corpus_file": path}
+        else:
+            with open(path, encoding="utf-8") as f:
+                corpus = {"corpus_iterable": [TaggedDocument(line.split(), [n])
+                                              for n, line in enumerate(f)]}  # fmt: skip
+        model.build_vocab(**corpus)
+        start = time.perf_counter()
+        model.train(**corpus, total_examples=model.corpus_count,
+                    total_words=model.corpus_total_words, epochs=model.epochs)  # fmt: skip
+        out["train_s"] = time.perf_counter() - start
+        out["words"] = model.corpus_total_words
+        return out
+    docs, labels = classes(path, spec["limit"])
+    held = spec["held"]
+    train_docs = [TaggedDocument(words, [n]) for n, words in enumerate(docs[:-held])]
+    model = Doc2Vec(train_docs, **kwargs)
+    start = time.perf_counter()
+    inferred = np.array([model.infer_vector(words) for words in docs[-held:]])
+    out["infer_s_per_doc"] = (time.perf_counter() - start) / held
+    if spec["task"] == "infer":
+        return out
+    from sklearn.linear_model import LogisticRegression
+
+    y = np.array(labels)
+    n = len(train_docs)
+    X = np.array([model.dv[k] for k in range(n)])
+    cut = int(0.8 * n)
+    clf = LogisticRegression(max_iter=2000).fit(X[:cut], y[:cut])
+    out["accuracy_trained"] = float(clf.score(X[cut:], y[cut:n]))
+    out["accuracy_inferred"] = float(clf.score(inferred, y[-held:]))
+    out["majority"] = float(np.bincount(y[cut:n]).max() / (n - cut))
+    return out
+
+
+def run_child(spec: dict) -> dict:
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", json.dumps(spec)],
+        capture_output=True, text=True, env=child_env(), check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise RuntimeError(f"{spec['system']} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def speed(args) -> None:
+    words = count_words(args.corpus)
+    runs = [("hsw2v", "iter"), ("gensim", "iter"), ("gensim", "file")]
+    print(f"corpus {Path(args.corpus).name}: {words} words; epochs {args.epochs}; "
+          f"{args.repeats} alternated repetitions; train seconds only")  # fmt: skip
+    for mode in args.modes:
+        for obj in args.objectives:
+            for workers in args.workers:
+                times: dict = {run: [] for run in runs}
+                for _ in range(args.repeats):
+                    for system, gmode in runs:
+                        spec = {"task": "speed", "system": system, "gensim_mode": gmode,
+                                "corpus": str(args.corpus), "mode": mode, "objective": obj,
+                                "workers": workers, "epochs": args.epochs, "seed": 1}  # fmt: skip
+                        times[(system, gmode)].append(run_child(spec)["train_s"])
+                base = times[("hsw2v", "iter")]
+                faster = [min(a, b) for a, b in zip(times[("gensim", "iter")],
+                                                    times[("gensim", "file")], strict=True)]  # fmt: skip
+                cells = []
+                for label, series in (("hsw2v", base), ("gensim list", times[("gensim", "iter")]),
+                                      ("gensim corpus_file", times[("gensim", "file")]),
+                                      ("gensim faster", faster)):  # fmt: skip
+                    med = statistics.median(series)
+                    ratio = statistics.median(t / h for t, h in zip(series, base, strict=True))
+                    cells.append(f"{label} {med:.2f}s ({words * args.epochs / med / 1e3:.0f}k "
+                                 f"w/s, /hsw2v {ratio:.2f})")  # fmt: skip
+                print(f"{mode:4s} {obj} workers={workers}: " + "; ".join(cells), flush=True)
+
+
+def quality(args) -> None:
+    for mode in args.modes:
+        for obj in args.objectives:
+            for system in ("hsw2v", "gensim"):
+                rows = []
+                for seed in args.seeds:
+                    spec = {"task": "quality", "system": system, "corpus": str(args.corpus),
+                            "mode": mode, "objective": obj, "workers": args.workers[0],
+                            "epochs": args.epochs, "seed": seed, "limit": args.limit,
+                            "held": args.held}  # fmt: skip
+                    rows.append(run_child(spec))
+                trained = [r["accuracy_trained"] for r in rows]
+                inferred = [r["accuracy_inferred"] for r in rows]
+                print(f"{mode:4s} {obj} {system:6s}: trained "
+                      + " ".join(f"{100 * a:.2f}" for a in trained)
+                      + f" mean {100 * np.mean(trained):.2f}; inferred "
+                      + " ".join(f"{100 * a:.2f}" for a in inferred)
+                      + f" mean {100 * np.mean(inferred):.2f}; majority "
+                      f"{100 * rows[0]['majority']:.1f}", flush=True)  # fmt: skip
+
+
+def infer(args) -> None:
+    for mode in args.modes:
+        for obj in args.objectives:
+            times: dict = {"hsw2v": [], "gensim": []}
+            for _ in range(args.repeats):
+                for system in times:
+                    spec = {"task": "infer", "system": system, "corpus": str(args.corpus),
+                            "mode": mode, "objective": obj, "workers": args.workers[0],
+                            "epochs": args.epochs, "seed": 1, "limit": args.limit,
+                            "held": args.held}  # fmt: skip
+                    times[system].append(run_child(spec)["infer_s_per_doc"])
+            ratio = statistics.median(
+                g / h for g, h in zip(times["gensim"], times["hsw2v"], strict=True)
+            )
+            print(f"{mode:4s} {obj}: hsw2v {1e6 * statistics.median(times['hsw2v']):.0f} us/doc, "
+                  f"gensim {1e6 * statistics.median(times['gensim']):.0f} us/doc, "
+                  f"gensim/hsw2v {ratio:.2f}", flush=True)  # fmt: skip
+
+
+def main(argv=None) -> int:
+    if argv is None and len(sys.argv) > 2 and sys.argv[1] == "--child":
+        print(json.dumps(child(json.loads(sys.argv[2]))))
+        return 0
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("task", choices=("speed", "quality", "infer"))
+    p.add_argument("--corpus", required=True)
+    p.add_argument("--modes", default="dbow,dm")
+    p.add_argument("--objectives", default="hs,ns")
+    p.add_argument("--workers", default="1,2")
+    p.add_argument("--epochs", type=int, default=None, help="default: Doc2Vec's (10)")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--seeds", default="1,2,3")
+    p.add_argument("--limit", type=int, default=60000, help="labelled documents read")
+    p.add_argument("--held", type=int, default=2000, help="of them held out for inference")
+    args = p.parse_args(argv)
+    args.corpus = ensure_corpus(args.corpus)
+    args.modes = args.modes.split(",")
+    args.objectives = args.objectives.split(",")
+    args.workers = [int(w) for w in args.workers.split(",")]
+    args.seeds = [int(s) for s in args.seeds.split(",")]
+    if args.task == "speed" and args.epochs is None:
+        args.epochs = 1
+    {"speed": speed, "quality": quality, "infer": infer}[args.task](args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""Documents for Doc2Vec: ``TaggedDocument``, ``TaggedLineDocument``, their tags and jobs.
+
+A document is its words and its tags, gensim's ``TaggedDocument(words, tags)``; a tag is an
+int (its own row of ``model.dv``: gensim's "plain int" tags) or any other hashable key
+(str, usually), which gets the next row after the ints. :class:`TagScan` collects the tags
+of one corpus pass as gensim's ``Doc2Vec.scan_vocab`` does. :func:`iter_doc_jobs` turns
+documents into the kernel's jobs: each document's word ids, led by its tag tokens (negative
+ids ``-(row + 1)``, see ``hsw2v._kernels._inner.Trainer``'s ``docs``).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+
+from hsw2v._kernels._inner import encode_sentences
+from hsw2v._sources import is_path, open_source
+from hsw2v.corpora import _file_lines, _to_str
+from hsw2v.running.epochs import Job
+
+
+class TaggedDocument(namedtuple("TaggedDocument", "words tags")):
+    """One document: ``words`` (a list of str tokens) and ``tags`` (a list of int or str
+    keys: the rows of ``model.dv`` it trains), as gensim's ``TaggedDocument``.
+
+    >>> TaggedDocument(["the", "cat"], [0])
+    TaggedDocument<['the', 'cat'], [0]>
+    """
+
+    __slots__ = ()
+
+    def __str__(self):
+        return f"{self.__class__.__name__}<{self.words}, {self.tags}>"
+
+    __repr__ = __str__
+
+
+class TaggedLineDocument:
+    """Documents of a text file, one per line, tokens separated by whitespace: the line's
+    number (from 0) is its tag, as gensim's ``TaggedLineDocument`` (and Doc2Vec's
+    ``corpus_file``)."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def __iter__(self) -> Iterator[TaggedDocument]:
+        # a blank line is an empty document: the line numbers stay the tags
+        if is_path(self.source):
+            with open_source(self.source, "rb") as fin:
+                for number, line in enumerate(_file_lines(fin, self.source)):
+                    yield TaggedDocument(line.split(), [number])
+        else:
+            self.source.seek(0)
+            for number, line in enumerate(self.source):
+                yield TaggedDocument(_to_str(line).split(), [number])
+
+    def __repr__(self) -> str:
+        return f"TaggedLineDocument({self.source!r})"
+
+
+def _document_parts(document, index: int):
+    """``(words, tags)`` of one corpus item, or a TypeError that says what a document is."""
+    try:
+        words, tags = document.words, document.tags
+    except AttributeError:
+        raise TypeError(
+            f"document #{index} is a {type(document).__name__}, not a TaggedDocument: a "
+            "Doc2Vec corpus yields TaggedDocument(words, tags) items (or objects with "
+            "`words` and `tags`), e.g. TaggedDocument(['a', 'b'], [0])"
+        ) from None
+    if isinstance(words, (str, bytes)):
+        raise TypeError(
+            f"document #{index}'s words are a string: they must be a list of str tokens "
+            "(split the text first)"
+        )
+    if isinstance(tags, (str, bytes, int, np.integer)):
+        raise TypeError(
+            f"document #{index}'s tags are {tags!r}, not a list: give a list of tags, e.g. "
+            f"[{tags!r}]"
+        )
+    return words, tags
+
+
+def is_int_tag(tag) -> bool:
+    """Whether ``tag`` is a plain-int tag (its own row), as gensim tells them apart."""
+    return isinstance(tag, (int, np.integer)) and not isinstance(tag, bool)
+
+
+class TagScan:
+    """The tags of one corpus pass, gensim's way: int tags ``0..max`` are rows ``0..max``,
+    every other tag a row after them in first-seen order; ``doc_count`` counts the
+    documents that carry each row's tag."""
+
+    def __init__(self) -> None:
+        self.max_int = -1
+        self.keys: dict = {}  # other tags, first-seen order
+        self.int_docs: dict = {}
+        self.documents = 0
+
+    def add(self, tags, index: int) -> None:
+        for tag in tags:
+            if is_int_tag(tag):
+                if tag < 0:
+                    raise ValueError(
+                        f"document #{index} has the tag {tag}: an int tag is a row of "
+                        "model.dv and must be >= 0 (use a str tag for other keys)"
+                    )
+                tag = int(tag)
+                self.max_int = max(self.max_int, tag)
+                self.int_docs[tag] = self.int_docs.get(tag, 0) + 1
+            else:
+                try:
+                    self.keys[tag] = self.keys.get(tag, 0) + 1
+                except TypeError:
+                    raise TypeError(
+                        f"document #{index} has the unhashable tag {tag!r}: tags are ints or strs"
+                    ) from None
+        self.documents += 1
+
+    def index_to_key(self) -> list:
+        """The keys of ``model.dv`` in row order."""
+        return list(range(self.max_int + 1)) + list(self.keys)
+
+    def doc_counts(self) -> np.ndarray:
+        counts = np.zeros(self.max_int + 1 + len(self.keys), dtype=np.int64)
+        for tag, n in self.int_docs.items():
+            counts[tag] = n
+        counts[self.max_int + 1 :] = list(self.keys.values())
+        return counts
+
+
+def words_of(corpus: Iterable, scan: TagScan) -> Iterator[list]:
+    """The words of each document of ``corpus``, its tags going to ``scan`` on the way."""
+    for index, document in enumerate(corpus):
+        words, tags = _document_parts(document, index)
+        scan.add(tags, index)
+        yield words if type(words) is list else list(words)
+
+
+def tag_rows(tags, dv_index: dict, n_rows: int) -> list:
+    """The rows of ``model.dv`` a document's tags name; a tag the vocabulary scan did not
+    see is skipped, as gensim's training skips it."""
+    rows = []
+    for tag in tags:
+        row = dv_index.get(tag, -1) if not is_int_tag(tag) else int(tag)
+        if 0 <= row < n_rows:
+            rows.append(row)
+    return rows
+
+
+def iter_doc_jobs(
+    corpus: Iterable,
+    key_to_index: dict,
+    dv_index: dict,
+    n_docs: int,
+    batch_words: int,
+    n_words: int = -1,
+) -> Iterator[Job]:
+    """Group documents into jobs of about ``batch_words`` raw words, whole documents only
+    (a long one is trained whole: gensim reads only its first 10,000 words); each
+    document's word ids are led by its tag tokens ``-(row + 1)``."""
+    words_batch: list = []
+    rows_batch: list = []
+    raw = 0
+    for index, document in enumerate(corpus):
+        words, tags = _document_parts(document, index)
+        if type(words) is not list:
+            words = list(words)
+        words_batch.append(words)
+        rows_batch.append(tag_rows(tags, dv_index, n_docs))
+        raw += len(words)
+        if raw >= batch_words:
+            yield doc_job(words_batch, rows_batch, key_to_index, n_words)
+            words_batch, rows_batch, raw = [], [], 0
+    if words_batch:
+        yield doc_job(words_batch, rows_batch, key_to_index, n_words)
+
+
+def doc_job(words_batch: list, rows_batch: list, key_to_index: dict, n_words: int = -1) -> Job:
+    """One job of documents: their word ids (unknown words dropped), each document's led by
+    its tag tokens."""
+    ids, ends, raw = encode_sentences(words_batch, key_to_index, n_words)
+    n_tags = np.fromiter((len(rows) for rows in rows_batch), dtype=np.int64, count=len(rows_batch))
+    tags_before = np.cumsum(n_tags)  # tags up to and including each document
+    out = np.empty(len(ids) + int(tags_before[-1] if len(n_tags) else 0), dtype=np.int32)
+    starts = np.concatenate(([0], ends[:-1]))
+    lengths = ends - starts
+    # a word keeps its order, moved right by the tags of its document and those before it
+    out[np.arange(len(ids)) + np.repeat(tags_before, lengths)] = ids
+    flat = np.fromiter(
+        (row for rows in rows_batch for row in rows), dtype=np.int64, count=int(n_tags.sum())
+    )
+    tag_at = np.repeat(starts + tags_before - n_tags, n_tags) + (
+        np.arange(len(flat)) - np.repeat(tags_before - n_tags, n_tags)
+    )
+    out[tag_at] = -(flat + 1)
+    return Job(ids=out, ends=ends + tags_before, raw_words=raw, n_sentences=len(words_batch))

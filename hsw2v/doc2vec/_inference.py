@@ -1,0 +1,110 @@
+"""Doc2Vec's ``infer_vector``: a new document's row, trained with every other weight frozen.
+
+The kernel's inference (``hsw2v._kernels._inner.Trainer(frozen=True)``) is the training step
+itself over a frozen model: the document's row is the only row written; every output row
+and word row a step reads is a copy in the job's scratch (gensim's ``learn_words=False,
+learn_hidden=False``). One call is one job: the document's words ``epochs`` times over, each
+pass led by the tag token of the new row, the rate falling from ``alpha`` to ``min_alpha``
+word by word. The trainer is built once per model state and shared: each call trains its own
+row (``Trainer.infer_job``), without the GIL, so threads infer at once.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import replace
+
+import numpy as np
+
+from hsw2v._kernels._inner import encode_sentences
+from hsw2v.running.objectives import outputs_of
+from hsw2v.running.trainer import trainer_settings
+
+
+def _state_key(model) -> tuple:
+    """What an inference trainer was built over: the arrays it borrows and the settings."""
+    arrays = (
+        model.wv.vectors,
+        *outputs_of(model).values(),
+        model.cum_table,
+        model.wv.expandos.get("sample_int"),
+    )
+    return (
+        *(id(a) for a in arrays),
+        model.window,
+        model.sg,
+        model.cbow_mean,
+        model.hs,
+        model.negative,
+        model.shrink_windows,
+    )
+
+
+def inference_trainer(model):
+    """The model's frozen trainer (built at the first call, again after the model's arrays
+    or settings change)."""
+    key = _state_key(model)
+    cached = model._inference
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    if model.tree is None:
+        raise RuntimeError("infer_vector needs a trained model: build the vocabulary and train")
+    settings = trainer_settings(model, threads=1)
+    d = model.vector_size
+    # PV-DBOW infers without the words' skip-gram step (gensim's infer_vector too)
+    settings = replace(
+        settings,
+        compute_loss=False,
+        docs=(np.zeros((1, d), dtype=np.float32), None, False),
+        lockf=None,
+    )
+    trainer = settings.build(model._input_matrix(), *outputs_of(model).values(), frozen=True)
+    model._inference = (key, trainer)
+    return trainer
+
+
+def _words_seed(doc_words: list, seed: int) -> int:
+    """A 64-bit seed from the model's ``seed`` and the words (stable across processes)."""
+    text = "\x1f".join(doc_words).encode("utf-8", "surrogatepass")
+    return ((int(seed) & 0xFFFFFFFF) << 32) | zlib.crc32(text)
+
+
+def infer_vector(model, doc_words, alpha=None, min_alpha=None, epochs=None) -> np.ndarray:
+    """See :meth:`hsw2v.Doc2Vec.infer_vector`."""
+    if isinstance(doc_words, (str, bytes)):
+        raise TypeError(
+            "doc_words is a string: give the document's words as a list of str tokens, e.g. "
+            "text.split()"
+        )
+    words = list(doc_words)
+    alpha = model.alpha if alpha is None else float(alpha)
+    min_alpha = model.min_alpha if min_alpha is None else float(min_alpha)
+    epochs = model.epochs if epochs is None else int(epochs)
+    if epochs < 0 or not np.isfinite(alpha) or not np.isfinite(min_alpha):
+        raise ValueError(
+            f"infer_vector needs epochs >= 0 and finite rates, got epochs={epochs}, "
+            f"alpha={alpha}, min_alpha={min_alpha}"
+        )
+    trainer = inference_trainer(model)
+    d = model.vector_size
+    seed = _words_seed([str(w) for w in words], model.seed)
+    rng = np.random.default_rng(seed)
+    row = rng.random((1, d), dtype=np.float32)
+    row *= 2.0
+    row -= 1.0
+    row /= d
+    ids, _, _ = encode_sentences([words], model.wv.key_to_index, len(model.wv.vectors))
+    if epochs == 0 or not len(ids):
+        return row[0]
+    one = np.concatenate(([-1], ids)).astype(np.int32)
+    job = np.tile(one, epochs)
+    ends = np.arange(1, epochs + 1, dtype=np.int64) * len(one)
+    _, loss = trainer.infer_job(job, ends, row, alpha, min_alpha, seed)
+    if not np.isfinite(row).all():
+        from hsw2v.divergence import TrainingDivergedError
+
+        raise TrainingDivergedError(
+            f"infer_vector diverged (alpha={alpha}): the new document's vector is not finite; "
+            "use a smaller alpha"
+        )
+    return row[0]

@@ -1,0 +1,409 @@
+"""Doc2Vec: Word2Vec with one more input row, the document's.
+
+Model: Le & Mikolov, "Distributed Representations of Sentences and Documents" (ICML 2014),
+as gensim 4.4's ``Doc2Vec`` trains it. Every document has a row of its own (one per tag, in
+``model.dv``); PV-DBOW (``dm=0``) trains each document row to predict each of its words
+(with ``dbow_words=1`` skip-gram's word training in the same pass, word by word, as gensim),
+PV-DM (``dm=1``) trains the mean (``dm_mean=1``, the default) or the sum of the document's
+rows and the window's word rows to predict the centre word.
+
+Everything else is Word2Vec's: the vocabulary, the trees, the objectives (hierarchical
+softmax, negative sampling), the schedule, the threads. The kernel trains the document's
+rows as one more input kind of the one training step
+(``hsw2v._kernels._inner.Trainer(docs=...)``); this class only says which rows those are
+(:meth:`Doc2Vec._input_docs`), makes the jobs that name them (each document's tag tokens,
+:func:`hsw2v.doc2vec._documents.iter_doc_jobs`) and keeps the document vectors (``dv``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+
+from hsw2v._guard import refuse_while_training
+from hsw2v.doc2vec._documents import TaggedLineDocument, TagScan, iter_doc_jobs, words_of
+from hsw2v.doc2vec._inference import infer_vector
+from hsw2v.exceptions import EmptyCorpusError
+from hsw2v.keyedvectors import KeyedVectors
+from hsw2v.running.file_scan import file_mode_path
+from hsw2v.running.passes import epoch_passes
+from hsw2v.vocab import scan_counts
+from hsw2v.word2vec import MAX_WORDS_IN_BATCH, Word2Vec
+
+logger = logging.getLogger("hsw2v.doc2vec")
+
+# what a Doc2Vec file holds beyond a Word2Vec file's settings
+DOC2VEC_SAVED = ("dbow_words", "dm_tag_count")
+
+
+def _refuse_concat(dm_concat, dv, dv_mapfile) -> None:
+    if dm_concat:
+        raise NotImplementedError(
+            "dm_concat=1 is not supported: its input layer is (2 x window + dm_tag_count) x "
+            "vector_size wide, a model many times larger and slower that gensim's own "
+            "documentation says has not beaten the mean in its tests. Use dm=1 with "
+            "dm_mean=1 (the mean of the document's and the window's rows, the default) or "
+            "dm_mean=0 (their sum), or dm=0 (PV-DBOW)"
+        )
+    if dv is not None or dv_mapfile is not None:
+        raise NotImplementedError(
+            "dv= and dv_mapfile= are not supported: Doc2Vec builds model.dv from the "
+            "documents' tags (save() and load(mmap='r') keep and map it)"
+        )
+
+
+def _doc_rows(n: int, d: int, seed: int) -> np.ndarray:
+    """Fresh document rows, uniform in [-1/d, 1/d) as the word rows, from their own stream of
+    ``seed``."""
+    rng = np.random.default_rng(seed=(seed, 0xD0C))
+    rows = rng.random((n, d), dtype=np.float32)
+    rows *= 2.0
+    rows -= 1.0
+    rows /= d
+    return rows
+
+
+class Doc2Vec(Word2Vec):
+    """Train document vectors (paragraph vectors) with hierarchical softmax, negative
+    sampling or both: gensim 4.4's ``Doc2Vec``.
+
+    The parameters and methods are gensim's ``Doc2Vec``, with the objective chosen as
+    :class:`hsw2v.Word2Vec` chooses it: hierarchical softmax alone (``hs=1, negative=0``) when
+    neither ``hs`` nor ``negative`` is given (gensim: ``hs=0, negative=5``), gensim's default
+    for the other when one is named. ``model.dv`` holds a vector per tag, ``model.wv`` the
+    word vectors (trained by PV-DM, and by PV-DBOW with ``dbow_words=1``);
+    :meth:`infer_vector` trains a vector for a new document.
+
+    What differs from gensim on purpose (``docs/doc2vec.md``): ``dm_concat=1`` is refused
+    (see the error); a document longer than 10,000 words is trained whole (gensim trains
+    its first 10,000); the learning rate falls word by word (gensim: job by job, and in
+    :meth:`infer_vector` epoch by epoch); :meth:`infer_vector` starts from a vector seeded by
+    the model's ``seed`` and the words (gensim hashes them with Python's ``hash``, which
+    changes from process to process), so it is deterministic;
+    ``build_vocab(update=True)`` is refused.
+
+    Parameters
+    ----------
+    documents : iterable of TaggedDocument, optional
+        The corpus: ``TaggedDocument(words, tags)`` items, re-iterable.
+    corpus_file : str or os.PathLike, optional
+        A text file with one document per line, its line number (from 0) its tag
+        (:class:`TaggedLineDocument`).
+    dm : {1, 0}, optional
+        1 (the default): PV-DM; 0: PV-DBOW.
+    dm_mean : {None, 1, 0}, optional
+        PV-DM's hidden vector: the mean (1; None takes ``cbow_mean``, 1 by default) or the
+        sum (0) of the document's and the window's rows.
+    dbow_words : {0, 1}, optional
+        PV-DBOW: also train the word vectors, skip-gram over each word's window (slower).
+    dm_concat : {0}, optional
+        Only 0: the concatenating PV-DM is refused (see above).
+    dm_tag_count : int, optional
+        Kept for gensim's signature (it sizes ``dm_concat``'s layer).
+    dv, dv_mapfile : None
+        Kept for gensim's signature; anything else is refused.
+    epochs : int, optional
+        10, as gensim's Doc2Vec.
+    vector_size, window, alpha, min_alpha, min_count, max_vocab_size, sample, seed, workers,
+    hs, negative, ns_exponent, cbow_mean, hashfxn, null_word, sorted_vocab, trim_rule,
+    batch_words, callbacks, max_final_vocab, shrink_windows, compute_loss, comment,
+    cache_words, tree :
+        As :class:`hsw2v.Word2Vec`.
+
+    Examples
+    --------
+    >>> from hsw2v import Doc2Vec, TaggedDocument
+    >>> docs = [TaggedDocument(["the", "cat", "sat"], [0]),
+    ...         TaggedDocument(["the", "dog", "ran"], ["dog"])] * 20
+    >>> model = Doc2Vec(docs, vector_size=8, min_count=1, workers=1, epochs=2)
+    >>> model.dv.index_to_key, model.dv["dog"].shape
+    ([0, 'dog'], (8,))
+    >>> model.infer_vector(["the", "cat"]).shape
+    (8,)
+    """
+
+    FILE_KIND = "Doc2Vec"
+
+    def __init__(
+        self,
+        documents=None,
+        corpus_file=None,
+        vector_size=100,
+        dm_mean=None,
+        dm=1,
+        dbow_words=0,
+        dm_concat=0,
+        dm_tag_count=1,
+        dv=None,
+        dv_mapfile=None,
+        comment=None,
+        trim_rule=None,
+        callbacks=(),
+        window=5,
+        epochs=10,
+        shrink_windows=True,
+        **kwargs,
+    ):
+        _refuse_concat(dm_concat, dv, dv_mapfile)
+        for name in ("sentences", "sg"):
+            if name in kwargs:
+                raise TypeError(
+                    f"Doc2Vec() got the Word2Vec argument {name!r}: give documents= (an "
+                    "iterable of TaggedDocument) and dm= (1: PV-DM, 0: PV-DBOW)"
+                )
+        self.dbow_words = int(bool(dbow_words))
+        self.dm_concat = 0
+        self.dm_tag_count = int(dm_tag_count)
+        self._tag_scan: TagScan | None = None
+        self._inference = None
+        super().__init__(
+            sentences=None,
+            corpus_file=None,
+            vector_size=vector_size,
+            sg=0 if dm else 1,
+            window=window,
+            epochs=epochs,
+            shrink_windows=shrink_windows,
+            callbacks=callbacks,
+            comment=comment,
+            **kwargs,
+        )
+        if dm_mean is not None:
+            self.cbow_mean = int(bool(dm_mean))
+        self.dv = KeyedVectors(self.vector_size)
+        self.dv.vectors_lockf = np.ones(1, dtype=np.float32)
+        self._build_and_train(documents, corpus_file, trim_rule)
+
+    @property
+    def dm(self) -> bool:
+        """PV-DM (True) or PV-DBOW (False), as gensim's property."""
+        return not self.sg
+
+    @property
+    def dbow(self) -> bool:
+        """PV-DBOW (True) or PV-DM (False), as gensim's property."""
+        return bool(self.sg)
+
+    # ---------------------------------------------------------------- the input side
+    def _input_docs(self):
+        """The document rows (``dv.vectors``), their lock factors (``dv.vectors_lockf``,
+        None when all 1) and ``dbow_words``: the kernel's ``docs``."""
+        lockf = np.asarray(getattr(self.dv, "vectors_lockf", np.ones(1)), dtype=np.float32)
+        n = len(self.dv.vectors)
+        if (lockf == 1.0).all():
+            lockf = None
+        elif len(lockf) != n:
+            lockf = lockf.reshape(-1)[np.arange(n) % max(len(lockf.reshape(-1)), 1)]
+        return self.dv.vectors, lockf, bool(self.dbow_words)
+
+    def _corpus_jobs(self, corpus, n_words: int):
+        """Each document's word ids, led by its tags' rows (:func:`iter_doc_jobs`)."""
+        return iter_doc_jobs(
+            corpus,
+            self.wv.key_to_index,
+            self.dv.key_to_index,
+            len(self.dv.vectors),
+            self.batch_words,
+            n_words,
+        )
+
+    def _epoch_passes(self, corpus, corpus_file, trainer, schedule):
+        """Every epoch reads the documents (a ``corpus_file`` through
+        :class:`TaggedLineDocument`): the tags travel with the words."""
+        self._take_recording()
+        return epoch_passes(self, corpus, None, trainer, schedule, None)
+
+    def _nonfinite_rows(self) -> dict:
+        rows = super()._nonfinite_rows()
+        from hsw2v.divergence import count_nonfinite_rows
+
+        rows.update(count_nonfinite_rows({"dv.vectors": self.dv.vectors}))
+        return rows
+
+    # ---------------------------------------------------------------- the corpus
+    @staticmethod
+    def _corpus(corpus_iterable, corpus_file):
+        if corpus_iterable is not None and corpus_file is not None:
+            raise TypeError("pass either documents or corpus_file, not both")
+        if corpus_file is not None:
+            file_mode_path(corpus_file)  # checks that a local file exists
+            return TaggedLineDocument(corpus_file)
+        if corpus_iterable is None or isinstance(corpus_iterable, (str, bytes)):
+            raise TypeError(
+                "the documents must be an iterable of TaggedDocument(words, tags), e.g. "
+                "[TaggedDocument(['a', 'b'], [0]), ...], or corpus_file= a file with one "
+                f"document per line; got {type(corpus_iterable).__name__}"
+            )
+        return corpus_iterable
+
+    def scan_vocab(
+        self,
+        corpus_iterable=None,
+        corpus_file=None,
+        progress_per=10000,
+        workers=None,
+        trim_rule=None,
+    ):
+        """Count the documents' words and collect their tags (one streaming pass); returns
+        ``(total_words, corpus_count)``, the raw words and documents read, as gensim's."""
+        refuse_while_training(self, "scan_vocab()")
+        corpus = self._corpus(corpus_iterable, corpus_file)
+        started = time.perf_counter()
+        tags = TagScan()
+        self.raw_vocab, total_words, corpus_count, _ = scan_counts(
+            words_of(corpus, tags), self.max_vocab_size, trim_rule, progress_per
+        )
+        self._recording = None
+        if corpus_count == 0:
+            raise EmptyCorpusError("the corpus is empty: it yielded no documents")
+        self.corpus_count = corpus_count
+        self.corpus_total_words = total_words
+        self._tag_scan = tags
+        logger.info(
+            "collected %i document tags and %i word types from %i documents in %.2fs",
+            len(tags.index_to_key()),
+            len(self.raw_vocab),
+            corpus_count,
+            time.perf_counter() - started,
+        )
+        return total_words, corpus_count
+
+    def build_vocab(self, corpus_iterable=None, corpus_file=None, update=False, **kwargs):
+        """Scan the documents once: the words' vocabulary, tree and weights, as
+        :meth:`hsw2v.Word2Vec.build_vocab`, and a fresh row per tag in ``dv``."""
+        if update:
+            raise NotImplementedError(
+                "build_vocab(update=True) is not supported by Doc2Vec: build a new model on "
+                "the whole corpus, or use infer_vector() for new documents"
+            )
+        return super().build_vocab(corpus_iterable, corpus_file, **kwargs)
+
+    def build_vocab_from_freq(self, *args, **kwargs):
+        raise NotImplementedError(
+            "Doc2Vec needs the documents' tags: use build_vocab(documents) instead of "
+            "build_vocab_from_freq()"
+        )
+
+    def prepare_weights(self, update=False):
+        """Initialise the word rows and output matrices as :meth:`hsw2v.Word2Vec.prepare_weights`
+        and one row per tag in ``dv``, uniform in [-1/d, 1/d) from ``seed``."""
+        super().prepare_weights(update=update)
+        scan = self._tag_scan
+        if scan is None:
+            return
+        keys = scan.index_to_key()
+        dv = KeyedVectors(self.vector_size)
+        dv.index_to_key = keys
+        dv.key_to_index = {key: i for i, key in enumerate(keys)}
+        dv.next_index = len(keys)
+        dv.vectors = _doc_rows(len(keys), self.vector_size, self.seed)
+        dv.expandos = {"doc_count": scan.doc_counts()}
+        dv.vectors_lockf = np.ones(1, dtype=np.float32)
+        self.dv = dv
+        self._inference = None
+
+    def reset_from(self, other_model):
+        raise NotImplementedError("Doc2Vec.reset_from is not supported: build a new model")
+
+    # ---------------------------------------------------------------- queries
+    def infer_vector(self, doc_words, alpha=None, min_alpha=None, epochs=None):
+        """A vector for a new document (its words, a list of str): its own row trained on it
+        with every other weight frozen, ``epochs`` passes (default ``model.epochs``) with
+        the rate falling from ``alpha`` to ``min_alpha`` (default the model's), as gensim's.
+
+        Deterministic for a given model, words and ``seed``; the kernel runs without the
+        GIL and writes only the new row, so several threads may infer at once.
+
+        Examples
+        --------
+        >>> from hsw2v import Doc2Vec, TaggedDocument
+        >>> docs = [TaggedDocument(["a", "b", "c"], [0])] * 30
+        >>> model = Doc2Vec(docs, vector_size=4, min_count=1, workers=1, epochs=1)
+        >>> v = model.infer_vector(["a", "b"])
+        >>> bool((v == model.infer_vector(["a", "b"])).all())
+        True
+        """
+        return infer_vector(self, doc_words, alpha, min_alpha, epochs)
+
+    def similarity_unseen_docs(
+        self, doc_words1, doc_words2, alpha=None, min_alpha=None, epochs=None
+    ):
+        """The cosine similarity of the inferred vectors of two word lists, as gensim's."""
+        a = self.infer_vector(doc_words1, alpha, min_alpha, epochs)
+        b = self.infer_vector(doc_words2, alpha, min_alpha, epochs)
+        norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+        return float(np.dot(a, b) / norm) if norm else 0.0
+
+    # ---------------------------------------------------------------- files
+    def _file_state(self) -> tuple[dict, dict]:
+        meta = {name: getattr(self, name) for name in DOC2VEC_SAVED}
+        meta["dv_keys"] = list(self.dv.index_to_key)
+        arrays = {
+            "dv_vectors": self.dv.vectors,
+            "dv_doc_count": np.asarray(
+                self.dv.expandos.get("doc_count", np.zeros(len(self.dv), np.int64)), np.int64
+            ),
+            "dv_lockf": np.asarray(self.dv.vectors_lockf, dtype=np.float32).reshape(-1),
+        }
+        return meta, arrays
+
+    def _restore_file_state(self, meta: dict, arrays: dict, fname) -> None:
+        for name in DOC2VEC_SAVED:
+            value = meta.get(name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{fname!r}: a Doc2Vec file with {name}={value!r}")
+            setattr(self, name, value)
+        keys = meta.get("dv_keys")
+        vectors = arrays.get("dv_vectors")
+        if not isinstance(keys, list) or any(
+            not isinstance(k, (int, str)) or isinstance(k, bool) for k in keys
+        ):
+            raise ValueError(f"{fname!r}: a Doc2Vec file whose dv_keys are not ints and strs")
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"{fname!r}: a Doc2Vec file with repeated dv_keys")
+        if (
+            vectors is None
+            or vectors.dtype != np.float32
+            or vectors.shape != (len(keys), self.vector_size)
+        ):
+            raise ValueError(
+                f"{fname!r}: its dv_vectors should be float32 of shape ({len(keys)}, "
+                f"{self.vector_size})"
+            )
+        lockf = np.array(arrays.get("dv_lockf", np.ones(1, np.float32)), dtype=np.float32)
+        if lockf.ndim != 1 or not len(lockf) or not np.isfinite(lockf).all():
+            raise ValueError(f"{fname!r}: dv_lockf must hold finite factors")
+        counts = arrays.get("dv_doc_count")
+        if counts is None or counts.shape != (len(keys),) or counts.dtype.kind not in "iu":
+            raise ValueError(f"{fname!r}: dv_doc_count must hold one count per dv key")
+        dv = KeyedVectors(self.vector_size)
+        dv.index_to_key = keys
+        dv.key_to_index = {key: i for i, key in enumerate(keys)}
+        dv.next_index = len(keys)
+        dv.vectors = vectors
+        dv.expandos = {"doc_count": counts}
+        dv.vectors_lockf = lockf
+        self.dv = dv
+        self._tag_scan = None
+        self._inference = None
+
+    def __str__(self):
+        mode = (
+            "dbow" + ("+w" if self.dbow_words else "")
+            if self.sg
+            else ("dm/m" if self.cbow_mean else "dm/s")
+        )
+        parts = [mode, f"d{self.vector_size}"]
+        if self.negative:
+            parts.append(f"n{self.negative}")
+        if self.hs:
+            parts.append("hs")
+        if not self.sg or self.dbow_words:
+            parts.append(f"w{self.window}")
+        parts += [f"mc{self.min_count}", f"s{self.sample}", f"t{self.workers}"]
+        return f"{type(self).__name__}<{','.join(parts)}>"
+
+
+__all__ = ["Doc2Vec", "MAX_WORDS_IN_BATCH"]
