@@ -119,7 +119,7 @@ cdef int train_job_loop(const ModelView *m, const int32_t *ids, const int64_t *e
                         uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
     """The shipped job loop (``run_job``) with the plain-loop walks."""
     return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
-                   &LOOP_ROUTINES)
+                   &LOOP_ROUTINES, m.docs != NULL)
 
 
 cdef int train_job_blas(const ModelView *m, const int32_t *ids, const int64_t *ends,
@@ -127,7 +127,7 @@ cdef int train_job_blas(const ModelView *m, const int32_t *ids, const int64_t *e
                         uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
     """The shipped job loop (``run_job``) with the BLAS walks."""
     return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
-                   &BLAS_ROUTINES)
+                   &BLAS_ROUTINES, m.docs != NULL)
 
 
 cdef class Trainer(ShippedTrainer):

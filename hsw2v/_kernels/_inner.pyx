@@ -351,7 +351,7 @@ cdef class Trainer:
         self.m.shrink_windows = shrink_windows
         self.m.compute_loss = compute_loss
         self.m.prefetch = prefetch
-        self.job = train_job_nogil
+        self.job = train_doc_job_nogil if docs is not None else train_job_nogil
         # The outputs (each kind steps at its place: hs, then ns). Each output's walk is
         # chosen here, once: the window walk is hs-only (its blocks move a window's contexts
         # together, which would reorder the ns steps), so beside negative sampling both take
@@ -629,7 +629,16 @@ cdef int train_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *
     n_ids``. Writes the kept (effective) tokens and the loss; returns 0, or -1 if its buffers
     could not be allocated."""
     return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
-                   &ROUTINES)
+                   &ROUTINES, False)
+
+
+cdef int train_doc_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *ends,
+                             int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
+                             uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
+    """``train_job_nogil`` for the document kinds (Doc2Vec): the job's tag tokens name rows
+    of ``m.docs``."""
+    return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
+                   &ROUTINES, True)
 
 
 include "_inner_arrays.pxi"

@@ -61,6 +61,71 @@ def encode_sentences(list sentences, dict key_to_index, Py_ssize_t n_words=-1):
     return ids[:k], ends, total
 
 
+def encode_documents(documents, dict key_to_index, dict tag_index, Py_ssize_t n_docs,
+                     Py_ssize_t n_words, Py_ssize_t batch_words, check, Py_ssize_t first):
+    """Read documents from the iterator ``documents`` until they hold ``batch_words`` raw
+    words (or it ends) and map them to one Doc2Vec job: ``(ids int32, ends int64,
+    raw_words, n_documents)``, each document's ids led by its tag tokens ``-(row + 1)`` (an
+    int tag is its row, another tag ``tag_index[tag]``; a tag outside the ``n_docs`` rows, or
+    unknown, is skipped), unknown words dropped; ``n_documents`` is 0 once the iterator is
+    done. ``check(document, index)`` returns ``(words, tags)`` or raises the error a bad
+    document gets (numbered from ``first``); it is called for what is not plainly a
+    document (a ``words`` list and a ``tags`` list)."""
+    cdef list docs = [], tag_lists = []
+    cdef Py_ssize_t raw = 0, total = 0, k = 0, s = 0, id_, row
+    cdef object document, words, tags, tag, index
+    for document in documents:
+        try:
+            words = document.words
+            tags = document.tags
+        except AttributeError:
+            words, tags = check(document, first + len(docs))
+        if type(words) is not list or type(tags) is not list:
+            words, tags = check(document, first + len(docs))
+            if type(words) is not list:
+                words = list(words)
+            if type(tags) is not list:
+                tags = list(tags)
+        docs.append(words)
+        tag_lists.append(tags)
+        raw += len(<list>words)
+        total += len(<list>words) + len(<list>tags)
+        if raw >= batch_words:
+            break
+    ids = np.empty(total, dtype=np.int32)
+    ends = np.empty(len(docs), dtype=np.int64)
+    cdef int32_t[::1] ids_view = ids
+    cdef int64_t[::1] ends_view = ends
+    for words in docs:
+        for tag in <list>tag_lists[s]:
+            if isinstance(tag, (int, np.integer)) and not isinstance(tag, bool):
+                row = tag if 0 <= tag < n_docs else -1
+            else:
+                index = tag_index.get(tag)
+                row = index if index is not None else -1
+            if row >= 0 and k < total:
+                ids_view[k] = <int32_t>(-row - 1)
+                k += 1
+        for token in <list>words:
+            index = key_to_index.get(token)
+            if index is not None:
+                id_ = index
+                if k >= total:
+                    raise RuntimeError(
+                        f"document #{first + s} changed while its words were read: do not "
+                        "change the corpus while training reads it")
+                if n_words >= 0 and not 0 <= id_ < n_words:
+                    raise RuntimeError(
+                        f"the vocabulary maps token {token!r} to id {id_}, outside the "
+                        f"{n_words} rows of the weights: do not change wv.key_to_index while "
+                        "training runs")
+                ids_view[k] = <int32_t>id_
+                k += 1
+        ends_view[s] = k
+        s += 1
+    return ids[:k], ends, raw, len(docs)
+
+
 # --------------------------------------------------------------------------------------------
 # The random streams' seeds, the negative draw's bucket index and the private rows' tables
 # (Python level, for the Trainer and the twins).

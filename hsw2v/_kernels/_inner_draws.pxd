@@ -81,7 +81,7 @@ cdef inline void draw_document(const ModelView *m, JobState *st, int64_t start, 
 
 
 cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, int64_t end,
-                             int64_t i, int slot) noexcept nogil:
+                             int64_t i, int slot, bint docs) noexcept nogil:
     """Draw what centre ``i`` of kept[start:end] needs from the job's stream, in the order
     gensim's loops would: its reduced window (into ``win_lo/win_hi[slot]``), then with
     negative sampling the negatives of each of its pairs (skip-gram: one per context, in
@@ -90,7 +90,7 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
     design note D'). The draws do not depend on the weights, so drawing a centre ahead of
     training the one before it changes no result; the kernels then prefetch the rows
     (``prefetch_negs``). The document kinds draw theirs in ``draw_document``."""
-    if m.docs != NULL:
+    if docs:
         draw_document(m, st, start, end, i, slot)
         return
     cdef int b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0

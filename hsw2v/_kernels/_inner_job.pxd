@@ -39,7 +39,8 @@ from hsw2v._kernels._inner_state cimport (
     output_row, subsample, subsample_docs,
 )
 from hsw2v._kernels._inner_steps cimport (
-    cbow_hs, doc_contexts, hs_contexts, ns_contexts, prefetch_path, subword_centre,
+    cbow_hs, doc_contexts, hs_contexts, ns_contexts, prefetch_path, prefetch_tree_rows,
+    subword_centre,
 )
 from hsw2v._kernels._rates cimport job_alpha
 from hsw2v._kernels._tree_view cimport path_code, path_point
@@ -48,8 +49,8 @@ from hsw2v._kernels._vecops cimport loss_init, loss_total
 
 cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                                 int64_t end, int64_t total, float alpha0, float alpha1,
-                                const int32_t *tags, int ntags,
-                                const JobRoutines *rt) noexcept nogil:
+                                const int32_t *tags, int ntags, const JobRoutines *rt,
+                                bint docs) noexcept nogil:
     """Train every centre position of kept[start:end]; alpha falls linearly from alpha0 at the
     job's first kept token to alpha1 after its last (``total`` kept tokens).
 
@@ -91,6 +92,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     cdef int32_t *next_negs = NULL
     cdef int *counts = NULL
     cdef int *next_counts = NULL
+    # PV-DBOW alone reads no word row of the window
+    cdef bint window_words = not docs or m.input != INPUT_DOC_CONTEXT or m.doc_words
     if m.hs >= 0:
         tree_out = &m.outputs[m.hs]
     st.ntags = ntags
@@ -100,7 +103,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
         if drawn:  # drawn ahead, while centre i - 1 trained
             slot = 1 - slot
         else:
-            draw_centre(m, st, start, end, i, slot)
+            draw_centre(m, st, start, end, i, slot, docs)
         lo = st.win_lo[slot]
         hi = st.win_hi[slot]
         drawn = False
@@ -108,7 +111,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             negs = st.negs + <int64_t>slot * st.pairs * stride
             counts = st.neg_counts + <int64_t>slot * st.pairs
             if i + 1 < end:
-                draw_centre(m, st, start, end, i + 1, 1 - slot)
+                draw_centre(m, st, start, end, i + 1, 1 - slot, docs)
                 drawn = True
                 next_negs = st.negs + <int64_t>(1 - slot) * st.pairs * stride
                 next_counts = st.neg_counts + <int64_t>(1 - slot) * st.pairs
@@ -116,7 +119,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 prefetch_negs(m, st, negs, counts[0])
         # the next centre's first set, when it has one (prefetched by this centre's last pair)
         next_count = 0
-        if m.prefetch and drawn and (st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1 or ntags):
+        if m.prefetch and drawn and (st.win_hi[1 - slot] - st.win_lo[1 - slot] > 1
+                                       or (docs and ntags)):
             next_count = next_counts[0]
         centre = st.kept[i]
         if m.input == INPUT_SUBWORD_CENTRE:  # its targets are the contexts (their paths)
@@ -130,12 +134,14 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 st.yrows[k] = output_row(m, st, m.hs, point[k])
             if m.prefetch and i + 1 < end:
                 prefetch_path(m, tree_out, st.kept[i + 1])
-        if m.prefetch and i + 1 < end and hi < end:  # the word coming into the window
+            if m.prefetch and i + 2 < end:  # the tree rows that prefetch reads next
+                prefetch_tree_rows(&tree_out.tree, st.kept[i + 2])
+        if m.prefetch and i + 1 < end and hi < end and window_words:  # the word coming in
             if m.sub_ptr == NULL:
                 prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
             else:
                 prefetch_subwords(m, st.kept[hi])
-        if m.input == INPUT_CONTEXT or m.input == INPUT_DOC_CONTEXT:
+        if m.input == INPUT_CONTEXT or (docs and m.input == INPUT_DOC_CONTEXT):
             # the contexts are the positions kept[lo:hi] but i (then the document's rows)
             npairs = <int>(hi - lo - 1)
             if npairs > 0 and shared:  # every context against the centre's one set
@@ -155,13 +161,13 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                         ns_contexts(m, st, r, e, i, <int>(r - lo - (i < r)), npairs + ntags,
                                     negs, counts, next_negs, next_count, alpha, rt)
                     r = e
-            if ntags:  # PV-DBOW: each document row predicts the centre
+            if docs and ntags:  # PV-DBOW: each document row predicts the centre
                 doc_contexts(m, st, tags, ntags, code, length, npairs, npairs + ntags, negs,
                              counts, next_negs, next_count, alpha, rt)
         elif m.input != INPUT_SUBWORD_CENTRE:
             if m.input == INPUT_WINDOW:
                 n = gather_window(m, st, lo, hi, i)
-            elif m.input == INPUT_DOC_WINDOW:
+            elif docs and m.input == INPUT_DOC_WINDOW:
                 n = gather_doc_window(m, st, lo, hi, i, tags, ntags)
             else:  # INPUT_SUBWORD_WINDOW: every context word's rows
                 n = gather_subword_window(m, st, lo, hi, i)
@@ -195,14 +201,15 @@ cdef inline int64_t job_rows(const ModelView *m, const int32_t *ids,
 cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *ends,
                         int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
                         uint64_t seed, int64_t *kept, double *loss,
-                        const JobRoutines *r) noexcept nogil:
+                        const JobRoutines *r, bint docs) noexcept nogil:
     """One job without the GIL (``_inner.Trainer.train_job``): ``ends[n_sentences - 1] ==
-    n_ids``; ``r``: what the loop calls out of line (``JobRoutines``). Writes the kept
+    n_ids``; ``r``: what the loop calls out of line (``JobRoutines``); ``docs``: the job
+    names document rows (the document kinds, ``m.docs``), a constant of each job entry, so
+    that the compiler drops their code from Word2Vec's and FastText's. Writes the kept
     (effective) tokens and the loss; returns 0, or -1 if its buffers could not be
     allocated."""
     cdef int64_t s, start, total, tag_start
     cdef int b, k
-    cdef bint docs = m.docs != NULL
     cdef int most_tags = max_tags(ids, ends, n_sentences) if docs else 0
     cdef int rc_hot = 0
     cdef int negative = ns_negative(m)
@@ -283,7 +290,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
         for s in range(n_sentences):
             if st.ends[s] > start:
                 train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1,
-                               st.tags + tag_start, <int>(st.tag_ends[s] - tag_start), r)
+                               st.tags + tag_start, <int>(st.tag_ends[s] - tag_start), r, True)
             start = st.ends[s]
             tag_start = st.tag_ends[s]
     else:
@@ -291,7 +298,8 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
         start = 0
         for s in range(n_sentences):
             if st.ends[s] - start > 1:
-                train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1, NULL, 0, r)
+                train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1, NULL, 0, r,
+                               False)
             start = st.ends[s]
     if has_hot_rows(m):
         flush_hot(m, &st)

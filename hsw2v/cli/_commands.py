@@ -40,7 +40,7 @@ _FASTTEXT_ONLY = {
 
 
 def _run_train(args: argparse.Namespace) -> int:
-    from hsw2v import FastText, Word2Vec
+    from hsw2v import Doc2Vec, FastText, TaggedLineDocument, Word2Vec
     from hsw2v.corpora import LineSentence
 
     corpus_path = args.corpus or args.train_file
@@ -49,6 +49,9 @@ def _run_train(args: argparse.Namespace) -> int:
     if not corpus_path:
         raise UsageError("the following arguments are required: CORPUS")
     fasttext = args.model == "fasttext"
+    doc2vec = args.model == "doc2vec"
+    if args.dbow_words and not doc2vec:
+        raise UsageError("--dbow-words: only Doc2Vec has document vectors; add --model doc2vec")
     if not fasttext:
         given = [
             "/".join(flags)
@@ -98,22 +101,35 @@ def _run_train(args: argparse.Namespace) -> int:
         for param in FASTTEXT_PARAMS:  # the ones not given: FastText's defaults
             if param.name in _FASTTEXT_ONLY and getattr(args, param.name) is not None:
                 values[param.name] = getattr(args, param.name)
-    model = (FastText if fasttext else Word2Vec)(**values)
+    if doc2vec:  # PV-DBOW for skip-gram (--sg 1), PV-DM for CBOW
+        values["dm"] = 1 - values.pop("sg")
+        values["dbow_words"] = int(bool(args.dbow_words))
+        model = Doc2Vec(**values)
+    else:
+        model = (FastText if fasttext else Word2Vec)(**values)
     if args.kernel is not None:
         _note("--kernel is deprecated and ignored: the fastest path walk is chosen")
-    corpus = LineSentence(corpus_path, max_sentence_length=args.max_sentence_length)
+    if doc2vec:  # one document per line, its line number (from 0) the tag
+        corpus = TaggedLineDocument(corpus_path)
+    else:
+        corpus = LineSentence(corpus_path, max_sentence_length=args.max_sentence_length)
     started = time.perf_counter()
     model.build_vocab(corpus)
     callbacks = []
     try:  # from the line that says training starts, Ctrl-C gets the training's message
         what = "skip-gram" if sg else "CBOW"
+        if doc2vec:
+            what = "Doc2Vec " + ("PV-DBOW" if sg else "PV-DM") + (
+                " with skip-gram words" if args.dbow_words else ""
+            )
         if fasttext:
             what = (
                 f"FastText {what} (character {model.min_n}- to {model.max_n}-grams in "
                 f"{model.bucket:,} buckets)"
             )
         _note(
-            f"{model.corpus_count:,} sentences, {model.corpus_total_words:,} words, "
+            f"{model.corpus_count:,} {'documents' if doc2vec else 'sentences'}, "
+            f"{model.corpus_total_words:,} words, "
             f"vocabulary of {len(model.wv):,} (min_count={args.min_count}); training "
             f"{what} for {args.epochs} epochs on {workers} threads"
         )
@@ -264,7 +280,9 @@ def _have(module: str) -> bool:
 
 
 def _run_similar(args: argparse.Namespace) -> int:
-    _, kv, _ = _load(args.model)
+    model, kv, _ = _load(args.model)
+    if args.docs:
+        return _similar_documents(model, args)
     _check_words(kv, args.words, args.model)
     _note_subword_words(kv, args.words, args.model)
     for n, word in enumerate(args.words):
@@ -272,6 +290,26 @@ def _run_similar(args: argparse.Namespace) -> int:
             _say()
         _say(f"{word}:")
         _print_pairs(kv.most_similar(word, topn=args.topn))
+    return 0
+
+
+def _similar_documents(model: Any, args: argparse.Namespace) -> int:
+    """``similar --docs``: the nearest documents of each tag of a Doc2Vec model (a tag that
+    is a number is the document of that line)."""
+    dv = getattr(model, "dv", None)
+    if dv is None:
+        raise CommandError(f"{args.model}: --docs needs a Doc2Vec model ('hsw2v train --model "
+                           "doc2vec'); this file holds word vectors")  # fmt: skip
+    tags = [int(t) if t.isdigit() and t not in dv.key_to_index else t for t in args.words]
+    missing = [t for t in tags if t not in dv]
+    if missing:
+        raise CommandError(f"document tags not in {args.model}: "
+                           + ", ".join(repr(t) for t in missing))  # fmt: skip
+    for n, tag in enumerate(tags):
+        if n:
+            _say()
+        _say(f"document {tag}:")
+        _print_pairs(dv.most_similar(tag, topn=args.topn))
     return 0
 
 

@@ -236,8 +236,8 @@ def _detect_format(path: str) -> str:
 
 def _load(path: str, fmt: str | None = None) -> tuple[Any, Any, str]:
     """``(model or None, keyed vectors, format)`` of a native or word2vec file; a native model
-    is loaded as the class its file's kind names (Word2Vec or FastText)."""
-    from hsw2v import FastText, KeyedVectors, Word2Vec, persist
+    is loaded as the class its file's kind names (Word2Vec, FastText or Doc2Vec)."""
+    from hsw2v import Doc2Vec, FastText, KeyedVectors, Word2Vec, persist
     from hsw2v.exceptions import WrongFileKindError
 
     fmt = fmt or _detect_format(path)
@@ -250,7 +250,7 @@ def _load(path: str, fmt: str | None = None) -> tuple[Any, Any, str]:
     except ValueError as exc:
         raise CommandError(f"{path}: cannot read it as an hsw2v file: {exc}") from None
     del meta
-    for model_class in (Word2Vec, FastText):
+    for model_class in (Word2Vec, FastText, Doc2Vec):
         try:
             model = model_class.load(path, mmap="r")
         except WrongFileKindError:

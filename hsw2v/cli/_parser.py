@@ -168,13 +168,22 @@ hsw2v train corpus.txt -o m.hsw2v --word2vec vectors.bin --binary
 hsw2v train -train corpus.txt -output vectors.bin -binary 1 -cbow 0 -size 200 -window 8 -iter 15
 hsw2v train corpus.txt -output vectors.txt -cbow 1 -size 100 --model-out m.hsw2v
 hsw2v train --model fasttext -input corpus.txt -output ft -minn 3 -maxn 6 -dim 100
+hsw2v train --model doc2vec docs.txt -o docs.hsw2v --sg 1
 """,
     )
     train.add_argument(
         "--model",
-        choices=("word2vec", "fasttext"),
+        choices=("word2vec", "fasttext", "doc2vec"),
         default="word2vec",
-        help="what to train: Word2Vec, or FastText (word vectors from character n-grams too)",
+        help="what to train: Word2Vec, FastText (word vectors from character n-grams too), "
+        "or Doc2Vec (a vector per line of the corpus, its tag the line number from 0: "
+        "PV-DM, or PV-DBOW with --sg 1)",
+    )
+    train.add_argument(
+        "--dbow-words",
+        action="store_true",
+        help="Doc2Vec PV-DBOW (--sg 1): train the word vectors too (skip-gram), as gensim's "
+        "dbow_words=1",
     )
     _add_training_options(train)
 
@@ -312,11 +321,18 @@ def _add_queries(commands: Any) -> None:
         examples="""
 hsw2v similar corpus.hsw2v king
 hsw2v similar vectors.bin king queen --topn 5
+hsw2v similar docs.hsw2v 0 17 --docs
 """,
     )
     similar.add_argument("model", metavar="MODEL", help="native model or word2vec file")
     similar.add_argument("words", metavar="WORD", nargs="+")
     similar.add_argument("-n", "--topn", type=_positive_int, default=10, help="neighbours shown")
+    similar.add_argument(
+        "--docs",
+        action="store_true",
+        help="the WORDs are document tags of a Doc2Vec model (a line number, from 0, for "
+        "'hsw2v train --model doc2vec'): print their nearest documents",
+    )
     similar.set_defaults(handler=_run_similar)
 
     analogy = _add_command(

@@ -5,7 +5,8 @@ int (its own row of ``model.dv``: gensim's "plain int" tags) or any other hashab
 (str, usually), which gets the next row after the ints. :class:`TagScan` collects the tags
 of one corpus pass as gensim's ``Doc2Vec.scan_vocab`` does. :func:`iter_doc_jobs` turns
 documents into the kernel's jobs: each document's word ids, led by its tag tokens (negative
-ids ``-(row + 1)``, see ``hsw2v._kernels._inner.Trainer``'s ``docs``).
+ids ``-(row + 1)``, see ``hsw2v._kernels._inner.Trainer``'s ``docs``); a tag the vocabulary
+scan did not see is skipped, as gensim's training skips it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from hsw2v._kernels._inner import encode_sentences
+from hsw2v._kernels._inner import encode_documents
 from hsw2v._sources import is_path, open_source
 from hsw2v.corpora import _file_lines, _to_str
 from hsw2v.running.epochs import Job
@@ -139,17 +140,6 @@ def words_of(corpus: Iterable, scan: TagScan) -> Iterator[list]:
         yield words if type(words) is list else list(words)
 
 
-def tag_rows(tags, dv_index: dict, n_rows: int) -> list:
-    """The rows of ``model.dv`` a document's tags name; a tag the vocabulary scan did not
-    see is skipped, as gensim's training skips it."""
-    rows = []
-    for tag in tags:
-        row = dv_index.get(tag, -1) if not is_int_tag(tag) else int(tag)
-        if 0 <= row < n_rows:
-            rows.append(row)
-    return rows
-
-
 def iter_doc_jobs(
     corpus: Iterable,
     key_to_index: dict,
@@ -160,40 +150,16 @@ def iter_doc_jobs(
 ) -> Iterator[Job]:
     """Group documents into jobs of about ``batch_words`` raw words, whole documents only
     (a long one is trained whole: gensim reads only its first 10,000 words); each
-    document's word ids are led by its tag tokens ``-(row + 1)``."""
-    words_batch: list = []
-    rows_batch: list = []
-    raw = 0
-    for index, document in enumerate(corpus):
-        words, tags = _document_parts(document, index)
-        if type(words) is not list:
-            words = list(words)
-        words_batch.append(words)
-        rows_batch.append(tag_rows(tags, dv_index, n_docs))
-        raw += len(words)
-        if raw >= batch_words:
-            yield doc_job(words_batch, rows_batch, key_to_index, n_words)
-            words_batch, rows_batch, raw = [], [], 0
-    if words_batch:
-        yield doc_job(words_batch, rows_batch, key_to_index, n_words)
-
-
-def doc_job(words_batch: list, rows_batch: list, key_to_index: dict, n_words: int = -1) -> Job:
-    """One job of documents: their word ids (unknown words dropped), each document's led by
-    its tag tokens."""
-    ids, ends, raw = encode_sentences(words_batch, key_to_index, n_words)
-    n_tags = np.fromiter((len(rows) for rows in rows_batch), dtype=np.int64, count=len(rows_batch))
-    tags_before = np.cumsum(n_tags)  # tags up to and including each document
-    out = np.empty(len(ids) + int(tags_before[-1] if len(n_tags) else 0), dtype=np.int32)
-    starts = np.concatenate(([0], ends[:-1]))
-    lengths = ends - starts
-    # a word keeps its order, moved right by the tags of its document and those before it
-    out[np.arange(len(ids)) + np.repeat(tags_before, lengths)] = ids
-    flat = np.fromiter(
-        (row for rows in rows_batch for row in rows), dtype=np.int64, count=int(n_tags.sum())
-    )
-    tag_at = np.repeat(starts + tags_before - n_tags, n_tags) + (
-        np.arange(len(flat)) - np.repeat(tags_before - n_tags, n_tags)
-    )
-    out[tag_at] = -(flat + 1)
-    return Job(ids=out, ends=ends + tags_before, raw_words=raw, n_sentences=len(words_batch))
+    document's word ids are led by its tag tokens ``-(row + 1)`` (read and mapped in the
+    kernel module: ``encode_documents``)."""
+    documents = iter(corpus)
+    first = 0
+    while True:
+        ids, ends, raw, n = encode_documents(
+            documents, key_to_index, dv_index, n_docs, n_words, batch_words,
+            _document_parts, first,
+        )  # fmt: skip
+        if n == 0:
+            return
+        first += n
+        yield Job(ids=ids, ends=ends, raw_words=raw, n_sentences=n)

@@ -336,6 +336,21 @@ class Doc2Vec(Word2Vec):
         norm = float(np.linalg.norm(a) * np.linalg.norm(b))
         return float(np.dot(a, b) / norm) if norm else 0.0
 
+    # ---------------------------------------------------------------- gensim
+    def to_gensim(self):
+        """A ``gensim.models.Doc2Vec`` equal to this model (words, document vectors, output
+        layers, tree, settings), which gensim can query, infer with or train on."""
+        from hsw2v._gensim.convert_doc2vec import doc2vec_to_gensim
+
+        return doc2vec_to_gensim(self)
+
+    @classmethod
+    def from_gensim(cls, gensim_model):
+        """A Doc2Vec equal to a ``gensim.models.Doc2Vec`` (copies of its arrays)."""
+        from hsw2v._gensim.convert_doc2vec import doc2vec_from_gensim
+
+        return doc2vec_from_gensim(cls, gensim_model)
+
     # ---------------------------------------------------------------- files
     def _file_state(self) -> tuple[dict, dict]:
         meta = {name: getattr(self, name) for name in DOC2VEC_SAVED}
