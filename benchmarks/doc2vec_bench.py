@@ -14,6 +14,13 @@ dictionary entry per line), the line number the tag:
   scikit-learn's ``LogisticRegression`` learns the labels from the trained vectors
   (``model.dv``) of 80 % of the training documents and is scored on the other 20 % (trained
   vectors) and on the held-out documents (``infer_vector``). Per seed and the mean.
+- ``lee``: gensim's own Doc2Vec tutorial data in its wheel: a model trained on
+  ``lee_background.cor`` (300 documents; the tutorial's settings: vector_size 50,
+  min_count 2, epochs 40) infers the 50 documents of ``lee.cor``; the Spearman correlation of
+  the 1,225 pairwise cosine similarities of hsw2v's inferred vectors with gensim's, against
+  that of gensim with another seed (how far gensim is from itself), and the tutorial's
+  self-rank check (how often a training document's inferred vector has its own trained
+  vector as nearest).
 - ``infer``: seconds per ``infer_vector`` call (model.epochs passes each) over the
   held-out documents, hsw2v against gensim, each on its own model trained as in
   ``quality``; alternated; medians and the paired ratio.
@@ -23,6 +30,7 @@ Usage:
         --modes dbow,dm --objectives hs,ns --workers 1,2 --epochs 1 --repeats 3
     python3 benchmarks/doc2vec_bench.py quality --corpus /path/gcide.txt \\
         --modes dbow,dm --objectives hs --workers 2 --seeds 1,2,3
+    python3 benchmarks/doc2vec_bench.py lee --modes dbow,dm --seeds 1,2,3
     python3 benchmarks/doc2vec_bench.py infer --corpus /path/gcide.txt --modes dbow,dm \\
         --objectives hs --repeats 3
 """
@@ -80,6 +88,8 @@ def model_class(system: str):
 
 
 def child(spec: dict) -> dict:
+    if spec["task"] == "lee":
+        return lee_child(spec)
     system, path, epochs = spec["system"], spec["corpus"], spec["epochs"]
     Doc2Vec, TaggedDocument = model_class(system)
     kwargs = dict(SETTINGS, dm=1 if spec["mode"] == "dm" else 0, workers=spec["workers"],
@@ -122,6 +132,61 @@ def child(spec: dict) -> dict:
     out["accuracy_inferred"] = float(clf.score(inferred, y[-held:]))
     out["majority"] = float(np.bincount(y[cut:n]).max() / (n - cut))
     return out
+
+
+def lee_child(spec: dict) -> dict:
+    """Train on lee_background.cor, infer lee.cor; the similarities and the self-ranks."""
+    from gensim.test.utils import datapath
+    from gensim.utils import simple_preprocess
+
+    Doc2Vec, TaggedDocument = model_class(spec["system"])
+
+    def read(name):
+        with open(datapath(name), encoding="latin-1") as f:
+            return [simple_preprocess(line) for line in f]
+
+    train = [TaggedDocument(words, [n]) for n, words in enumerate(read("lee_background.cor"))]
+    model = Doc2Vec(train, vector_size=50, min_count=2, epochs=40, workers=1,
+                    seed=spec["seed"], dm=1 if spec["mode"] == "dm" else 0,
+                    **objective(spec["objective"]))  # fmt: skip
+    test = np.array([model.infer_vector(words) for words in read("lee.cor")])
+    test /= np.linalg.norm(test, axis=1, keepdims=True)
+    upper = np.triu_indices(len(test), 1)
+    ranks = []
+    for doc in train:
+        inferred = model.infer_vector(doc.words)
+        top = [k for k, _ in model.dv.most_similar([inferred], topn=len(model.dv))]
+        ranks.append(top.index(doc.tags[0]))
+    return {"similarities": (test @ test.T)[upper].tolist(),
+            "self_rank_0": float(np.mean(np.array(ranks) == 0))}  # fmt: skip
+
+
+def lee(args) -> None:
+    from scipy.stats import spearmanr
+
+    for mode in args.modes:
+        for obj in args.objectives:
+            rows = {}
+            for system in ("hsw2v", "gensim"):
+                for seed in args.seeds:
+                    spec = {"system": system, "mode": mode, "objective": obj, "seed": seed,
+                            "task": "lee"}  # fmt: skip
+                    rows[(system, seed)] = run_child(spec)
+            cross = [spearmanr(rows[("hsw2v", s)]["similarities"],
+                               rows[("gensim", s)]["similarities"])[0] for s in args.seeds]  # fmt: skip
+            seeds = args.seeds[1:] + args.seeds[:1]
+            itself = [spearmanr(rows[("gensim", a)]["similarities"],
+                                rows[("gensim", b)]["similarities"])[0]
+                      for a, b in zip(args.seeds, seeds, strict=True)]  # fmt: skip
+            ours = [spearmanr(rows[("hsw2v", a)]["similarities"],
+                              rows[("hsw2v", b)]["similarities"])[0]
+                    for a, b in zip(args.seeds, seeds, strict=True)]  # fmt: skip
+            ranks = {system: np.mean([rows[(system, s)]["self_rank_0"] for s in args.seeds])
+                     for system in ("hsw2v", "gensim")}  # fmt: skip
+            print(f"{mode:4s} {obj}: Spearman hsw2v~gensim {np.mean(cross):.3f} "
+                  f"({' '.join(f'{c:.3f}' for c in cross)}); gensim~gensim (other seed) "
+                  f"{np.mean(itself):.3f}; hsw2v~hsw2v {np.mean(ours):.3f}; self-rank 0: hsw2v {100 * ranks['hsw2v']:.1f} %, "
+                  f"gensim {100 * ranks['gensim']:.1f} %", flush=True)  # fmt: skip
 
 
 def run_child(spec: dict) -> dict:
@@ -208,8 +273,8 @@ def main(argv=None) -> int:
         print(json.dumps(child(json.loads(sys.argv[2]))))
         return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("task", choices=("speed", "quality", "infer"))
-    p.add_argument("--corpus", required=True)
+    p.add_argument("task", choices=("speed", "quality", "infer", "lee"))
+    p.add_argument("--corpus", help="one document per line (all but lee)")
     p.add_argument("--modes", default="dbow,dm")
     p.add_argument("--objectives", default="hs,ns")
     p.add_argument("--workers", default="1,2")
@@ -219,14 +284,17 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int, default=60000, help="labelled documents read")
     p.add_argument("--held", type=int, default=2000, help="of them held out for inference")
     args = p.parse_args(argv)
-    args.corpus = ensure_corpus(args.corpus)
+    if args.task != "lee":
+        if not args.corpus:
+            p.error(f"{args.task} needs --corpus")
+        args.corpus = ensure_corpus(args.corpus)
     args.modes = args.modes.split(",")
     args.objectives = args.objectives.split(",")
     args.workers = [int(w) for w in args.workers.split(",")]
     args.seeds = [int(s) for s in args.seeds.split(",")]
     if args.task == "speed" and args.epochs is None:
         args.epochs = 1
-    {"speed": speed, "quality": quality, "infer": infer}[args.task](args)
+    {"speed": speed, "quality": quality, "infer": infer, "lee": lee}[args.task](args)
     return 0
 
 

@@ -253,3 +253,34 @@ def test_tag_tokens_and_doc_arguments_are_checked():
     with pytest.raises(ValueError, match="frozen=True"):
         trainer.infer_job(np.array([-1, 1], np.int32), np.array([2], np.int64), docs, 0.1,
                           0.1, 1)  # fmt: skip
+
+
+def test_infer_doc_is_infer_job_over_the_repeated_document():
+    """``infer_doc`` (``infer_vector``'s one call): its start row (0 epochs) is uniform in
+    [-1/d, 1/d) from the seed, and its training equals ``infer_job`` over the document
+    repeated once per epoch, each pass led by the row's tag token."""
+    r = np.random.default_rng(4)
+    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
+    syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
+    syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
+    sample_int = (np.linspace(0.2, 1.0, V) * (2**32 - 1)).astype(np.uint32)
+    trainer = word2vec_trainer(
+        _inner.Trainer, syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int,
+        window=WINDOW, sg=0, docs=(np.zeros((1, D), np.float32), None, False), frozen=True,
+    )  # fmt: skip
+    words = r.integers(0, V, size=15).astype(np.int32)
+    start = np.empty(D, np.float32)
+    assert trainer.infer_doc(words, 0, start, 0.1, 0.01, 21) == (0, 0.0)
+    assert np.abs(start).max() < 1.0 / D and len(np.unique(start)) == D
+    other = np.empty(D, np.float32)
+    trainer.infer_doc(words, 0, other, 0.1, 0.01, 22)
+    assert not np.array_equal(start, other)  # another seed, another start
+    row = np.empty(D, np.float32)
+    kept, _ = trainer.infer_doc(words, 4, row, 0.1, 0.01, 21)
+    ids = np.tile(np.r_[-1, words], 4).astype(np.int32)
+    ends = np.arange(1, 5, dtype=np.int64) * 16
+    rows = start.reshape(1, D).copy()
+    assert trainer.infer_job(ids, ends, rows, 0.1, 0.01, 21)[0] == kept
+    assert np.array_equal(row, rows[0])
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        trainer.infer_doc(np.array([V], np.int32), 1, row, 0.1, 0.01, 1)

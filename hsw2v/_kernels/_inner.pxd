@@ -22,6 +22,10 @@ cdef class Trainer:
     cdef Py_ssize_t n_hot
     cdef _subwords(self, subwords, Py_ssize_t n_rows)
     cdef _docs(self, docs)
+    cdef _check_inference(self, float[:, ::1] rows)
+    cdef _infer(self, const int32_t *ids, const int64_t *ends, int64_t n_ids,
+                int64_t n_sentences, float[:, ::1] rows, float alpha0, float alpha1,
+                uint64_t seed)
     cdef _tree_output(self, Output *o, dict spec, float[:, ::1] syn0)
     cdef _draw_output(self, Output *o, dict spec, float[:, ::1] syn0)
 

@@ -170,7 +170,7 @@ from hsw2v._kernels._inner_model cimport (
     OUTPUT_HS, OUTPUT_NS, HotSet, ModelView, NegTable, Output,
 )
 from hsw2v._kernels._inner_rng cimport (
-    NEG_INDEX_BITS, draw_negatives, draw_word_bisect, job_seed_nogil,
+    NEG_INDEX_BITS, draw_negatives, draw_word_bisect, job_seed_nogil, next_random,
 )
 from hsw2v._kernels._inner_walks cimport (
     KERNEL_FUSED, KERNEL_REFERENCE, KERNEL_WINDOW, hs_path, hs_path_fused, ns_path,
@@ -576,27 +576,76 @@ cdef class Trainer:
         """``train_job`` over other document rows ``rows`` (inference: a Trainer made with
         ``frozen=True`` writes only them). Each call trains its own rows over a copy of the
         model's view, so calls from several threads run at once, without the GIL."""
-        cdef ModelView view = self.m
         cdef int64_t n_ids = ids.shape[0]
         cdef int64_t n_sentences = ends.shape[0]
-        cdef int64_t kept = 0
-        cdef double loss = 0.0
-        cdef int rc
-        if not self.m.frozen:
-            raise ValueError("infer_job needs a Trainer made with frozen=True")
-        if rows.shape[1] != self.m.d or rows.shape[0] < 1:
-            raise ValueError(f"infer_job: rows must be at least one row of {self.m.d} floats")
+        self._check_inference(rows)
         if n_sentences and ends[n_sentences - 1] != n_ids:
             raise ValueError("the last sentence end must equal the number of ids")
         if n_ids == 0:
             return 0, 0.0
         _check_tag_tokens(ids, rows.shape[0])
+        return self._infer(&ids[0], &ends[0], n_ids, n_sentences, rows, alpha0, alpha1, seed)
+
+    def infer_doc(self, const int32_t[::1] words, int epochs, float[::1] row, float alpha0,
+                  float alpha1, uint64_t seed):
+        """Doc2Vec's ``infer_vector`` in one call: ``row`` (d floats, written) starts uniform
+        in [-1/d, 1/d) from ``seed`` and trains on the word ids ``words`` for ``epochs``
+        passes (one job: each pass a document led by the row's tag token), the rate falling
+        from ``alpha0`` to ``alpha1``. Returns ``(kept, loss)`` as ``train_job``."""
+        cdef int64_t n = words.shape[0], k, e, at
+        cdef int d = self.m.d
+        cdef uint64_t state = job_seed_nogil(seed, 0, 0)
+        cdef float[:, ::1] rows = np.asarray(row).reshape(1, -1)
+        self._check_inference(rows)
+        for k in range(d):  # uniform in [-1/d, 1/d), as the trained rows start
+            rows[0, k] = (next_random(&state) * (1.0 / 4294967296.0) * 2.0 - 1.0) / d
+        if epochs < 1 or n == 0:
+            return 0, 0.0
+        if n > (2**62) // (epochs * 2):
+            raise ValueError("infer_doc: too many words x epochs")
+        for k in range(n):
+            if words[k] < 0 or words[k] >= self.m.n_words:
+                raise ValueError(f"infer_doc: word id {words[k]} outside the vocabulary")
+        cdef int32_t *ids = <int32_t *>malloc((n + 1) * epochs * sizeof(int32_t))
+        cdef int64_t *ends = <int64_t *>malloc(epochs * sizeof(int64_t))
+        if ids == NULL or ends == NULL:
+            free(ids)
+            free(ends)
+            raise MemoryError("could not allocate an inference job")
+        at = 0
+        for e in range(epochs):
+            ids[at] = -1
+            at += 1
+            for k in range(n):
+                ids[at] = words[k]
+                at += 1
+            ends[e] = at
+        try:
+            return self._infer(ids, ends, at, epochs, rows, alpha0, alpha1, seed)
+        finally:
+            free(ids)
+            free(ends)
+
+    cdef _check_inference(self, float[:, ::1] rows):
+        if not self.m.frozen:
+            raise ValueError("inference needs a Trainer made with frozen=True")
+        if rows.shape[1] != self.m.d or rows.shape[0] < 1:
+            raise ValueError(f"inference: rows must be at least one row of {self.m.d} floats")
+
+    cdef _infer(self, const int32_t *ids, const int64_t *ends, int64_t n_ids,
+                int64_t n_sentences, float[:, ::1] rows, float alpha0, float alpha1,
+                uint64_t seed):
+        """One inference job over ``rows`` and a copy of the model's view."""
+        cdef ModelView view = self.m
+        cdef int64_t kept = 0
+        cdef double loss = 0.0
+        cdef int rc
         view.docs = &rows[0, 0]
         view.n_docs = rows.shape[0]
         view.doc_lockf = NULL
         with nogil:
-            rc = self.job(&view, &ids[0], &ends[0], n_ids, n_sentences, alpha0, alpha1, seed,
-                          &kept, &loss)
+            rc = self.job(&view, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, &kept,
+                          &loss)
         if rc != 0:
             raise MemoryError("could not allocate a training job's buffers")
         return kept, loss

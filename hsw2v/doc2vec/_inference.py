@@ -3,14 +3,16 @@
 The kernel's inference (``hsw2v._kernels._inner.Trainer(frozen=True)``) is the training step
 itself over a frozen model: the document's row is the only row written; every output row
 and word row a step reads is a copy in the job's scratch (gensim's ``learn_words=False,
-learn_hidden=False``). One call is one job: the document's words ``epochs`` times over, each
-pass led by the tag token of the new row, the rate falling from ``alpha`` to ``min_alpha``
-word by word. The trainer is built once per model state and shared: each call trains its own
+learn_hidden=False``). One call is one job (``Trainer.infer_doc``): the new row starts uniform in
+[-1/d, 1/d) from the model's seed and the words, then trains on the document's words
+``epochs`` times over, each pass led by the tag token of the new row, the rate falling from
+``alpha`` to ``min_alpha`` word by word. The trainer is built once per model state and shared: each call trains its own
 row (``Trainer.infer_job``), without the GIL, so threads infer at once.
 """
 
 from __future__ import annotations
 
+import math
 import zlib
 from dataclasses import replace
 
@@ -65,7 +67,7 @@ def inference_trainer(model):
 
 def _words_seed(doc_words: list, seed: int) -> int:
     """A 64-bit seed from the model's ``seed`` and the words (stable across processes)."""
-    text = "\x1f".join(doc_words).encode("utf-8", "surrogatepass")
+    text = "\x1f".join(map(str, doc_words)).encode("utf-8", "surrogatepass")
     return ((int(seed) & 0xFFFFFFFF) << 32) | zlib.crc32(text)
 
 
@@ -80,26 +82,16 @@ def infer_vector(model, doc_words, alpha=None, min_alpha=None, epochs=None) -> n
     alpha = model.alpha if alpha is None else float(alpha)
     min_alpha = model.min_alpha if min_alpha is None else float(min_alpha)
     epochs = model.epochs if epochs is None else int(epochs)
-    if epochs < 0 or not np.isfinite(alpha) or not np.isfinite(min_alpha):
+    if epochs < 0 or not math.isfinite(alpha) or not math.isfinite(min_alpha):
         raise ValueError(
             f"infer_vector needs epochs >= 0 and finite rates, got epochs={epochs}, "
             f"alpha={alpha}, min_alpha={min_alpha}"
         )
     trainer = inference_trainer(model)
-    d = model.vector_size
-    seed = _words_seed([str(w) for w in words], model.seed)
-    rng = np.random.default_rng(seed)
-    row = rng.random((1, d), dtype=np.float32)
-    row *= 2.0
-    row -= 1.0
-    row /= d
     ids, _, _ = encode_sentences([words], model.wv.key_to_index, len(model.wv.vectors))
-    if epochs == 0 or not len(ids):
-        return row[0]
-    one = np.concatenate(([-1], ids)).astype(np.int32)
-    job = np.tile(one, epochs)
-    ends = np.arange(1, epochs + 1, dtype=np.int64) * len(one)
-    _, loss = trainer.infer_job(job, ends, row, alpha, min_alpha, seed)
+    row = np.empty(model.vector_size, dtype=np.float32)
+    # the start row from the model's seed and the words, then the training (infer_doc)
+    trainer.infer_doc(ids, epochs, row, alpha, min_alpha, _words_seed(words, model.seed))
     if not np.isfinite(row).all():
         from hsw2v.divergence import TrainingDivergedError
 
@@ -107,4 +99,4 @@ def infer_vector(model, doc_words, alpha=None, min_alpha=None, epochs=None) -> n
             f"infer_vector diverged (alpha={alpha}): the new document's vector is not finite; "
             "use a smaller alpha"
         )
-    return row[0]
+    return row

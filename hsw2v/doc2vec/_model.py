@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -230,13 +231,21 @@ class Doc2Vec(Word2Vec):
         if corpus_file is not None:
             file_mode_path(corpus_file)  # checks that a local file exists
             return TaggedLineDocument(corpus_file)
-        if corpus_iterable is None or isinstance(corpus_iterable, (str, bytes)):
+        if corpus_iterable is None or isinstance(corpus_iterable, (str, bytes)) or not isinstance(
+            corpus_iterable, Iterable
+        ):
             raise TypeError(
                 "the documents must be an iterable of TaggedDocument(words, tags), e.g. "
                 "[TaggedDocument(['a', 'b'], [0]), ...], or corpus_file= a file with one "
                 f"document per line; got {type(corpus_iterable).__name__}"
             )
         return corpus_iterable
+
+    def _check_train_call(self, corpus_iterable, corpus_file, total_examples, total_words, epochs):
+        self._corpus(corpus_iterable, corpus_file)  # what the documents are, first (gensim's)
+        return super()._check_train_call(
+            corpus_iterable, corpus_file, total_examples, total_words, epochs
+        )
 
     def scan_vocab(
         self,
@@ -326,6 +335,31 @@ class Doc2Vec(Word2Vec):
         True
         """
         return infer_vector(self, doc_words, alpha, min_alpha, epochs)
+
+    def __getitem__(self, tag):
+        """gensim's lookup: a word's vector when ``tag`` is a word of ``wv``, else the
+        document vector of ``tag``; a list of them gives their rows stacked."""
+        if isinstance(tag, (str, int, np.integer)):
+            return self.wv[tag] if tag in self.wv else self.dv[tag]
+        return np.vstack([self[t] for t in tag])
+
+    def save_word2vec_format(
+        self, fname, doctag_vec=False, word_vec=True, prefix="*dt_", fvocab=None, binary=False
+    ):
+        """Write the word vectors and/or the document vectors (their keys prefixed by
+        ``prefix``) to one file in word2vec's format, as gensim's: words first."""
+        keys, rows = [], []
+        if word_vec:
+            keys += list(self.wv.index_to_key)
+            rows.append(self.wv.vectors)
+        if doctag_vec:
+            keys += [f"{prefix}{key}" for key in self.dv.index_to_key]
+            rows.append(self.dv.vectors)
+        if not keys:
+            raise ValueError("nothing to write: give word_vec=True and/or doctag_vec=True")
+        both = KeyedVectors(self.vector_size)
+        both.add_vectors(keys, np.vstack(rows))
+        both.save_word2vec_format(fname, fvocab=fvocab, binary=binary)
 
     def similarity_unseen_docs(
         self, doc_words1, doc_words2, alpha=None, min_alpha=None, epochs=None
