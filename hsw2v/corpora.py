@@ -1,7 +1,8 @@
 """Streaming corpora: iterate sentences (lists of str tokens) straight from files.
 
-The classes here behave like their namesakes in ``gensim.models.word2vec`` and
-can be used with either library. Every file is opened through :func:`open_source`
+The classes here behave like their namesakes in ``gensim.models.word2vec`` (and
+``TaggedDocument`` / ``TaggedLineDocument``, Doc2Vec's documents, like
+``gensim.models.doc2vec``'s) and can be used with either library. Every file is opened through :func:`open_source`
 (:mod:`hsw2v._sources`, whose names this module re-exports): plain local files directly,
 and compressed files (``.gz``, ``.bz2``, ...) and any URL that smart_open understands
 (``s3://``, ``https://``, ...) through :func:`smart_open.open`, with compression inferred
@@ -25,6 +26,7 @@ from __future__ import annotations
 import errno
 import itertools
 import os
+from collections import namedtuple
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
@@ -48,6 +50,8 @@ __all__ = [  # with the names of hsw2v._sources (opening and identifying a file)
     "FixedCorpus",
     "LineSentence",
     "PathLineSentences",
+    "TaggedDocument",
+    "TaggedLineDocument",
     "Text8Corpus",
     "corpus_identity",
     "file_identity",
@@ -462,14 +466,53 @@ class FixedCorpus:
         return f"{type(self).__name__}({self.corpus!r})"
 
 
+class TaggedDocument(namedtuple("TaggedDocument", "words tags")):
+    """One document: ``words`` (a list of str tokens) and ``tags`` (a list of int or str
+    keys: the rows of ``model.dv`` it trains), as gensim's ``TaggedDocument``.
+
+    >>> TaggedDocument(["the", "cat"], [0])
+    TaggedDocument<['the', 'cat'], [0]>
+    """
+
+    __slots__ = ()
+
+    def __str__(self):
+        return f"{self.__class__.__name__}<{self.words}, {self.tags}>"
+
+    __repr__ = __str__
+
+
+class TaggedLineDocument:
+    """Documents of a text file, one per line, tokens separated by whitespace: the line's
+    number (from 0) is its tag, as gensim's ``TaggedLineDocument`` (and Doc2Vec's
+    ``corpus_file``)."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def __iter__(self) -> Iterator[TaggedDocument]:
+        # a blank line is an empty document: the line numbers stay the tags
+        if is_path(self.source):
+            with open_source(self.source, "rb") as fin:
+                for number, line in enumerate(_file_lines(fin, self.source)):
+                    yield TaggedDocument(line.split(), [number])
+        else:
+            self.source.seek(0)
+            for number, line in enumerate(self.source):
+                yield TaggedDocument(_to_str(line).split(), [number])
+
+    def __repr__(self) -> str:
+        return f"TaggedLineDocument({self.source!r})"
+
+
 def corpus_identity(corpus) -> tuple | None:
     """A value that is equal for two passes over ``corpus`` only if they yield the same
     sentences, or None when that cannot be proven (then the corpus must be read every pass).
 
     Proven: a :class:`FixedCorpus` (by the user's promise: its identity is the object it
     wraps, which the caller keeps alive while the identity is in use), and
-    :class:`LineSentence` (over a path), :class:`PathLineSentences` and :class:`Text8Corpus`,
-    with their own ``__iter__``, over files whose :func:`file_identity` is known: their
+    :class:`LineSentence` and :class:`TaggedLineDocument` (over a path),
+    :class:`PathLineSentences` and :class:`Text8Corpus`, with their own ``__iter__``, over files whose :func:`file_identity` is known: their
     identity is their class, settings and files.
 
     Parameters
@@ -510,6 +553,11 @@ def corpus_identity(corpus) -> tuple | None:
     elif isinstance(corpus, Text8Corpus) and kind.__iter__ is Text8Corpus.__iter__:
         files = [corpus.fname]
         settings = (corpus.max_sentence_length,)
+    elif isinstance(corpus, TaggedLineDocument) and kind.__iter__ is TaggedLineDocument.__iter__:
+        if not is_path(corpus.source):
+            return None
+        files = [corpus.source]
+        settings = ()
     else:
         return None
     identities = []

@@ -181,3 +181,10 @@ def test_refusals_and_gensim_names():
         model.infer_vector("cat dog")
     sim = model.similarity_unseen_docs(["cat", "dog"], ["cat", "dog"])
     assert sim == pytest.approx(1.0)
+    report = model.estimate_memory()  # gensim's keys for the document vectors
+    assert report["doctag_syn0"] == len(model.dv) * 4 * 4
+    assert report["total"] == sum(v for k, v in report.items() if k != "total")
+    # gensim's lookup: a word's vector, else a tag's (an int in range is a word row first,
+    # as gensim's `in` takes it)
+    assert np.array_equal(model["cat"], model.wv["cat"])
+    assert np.array_equal(model[["cat", "dog"]][1], model.wv["dog"])

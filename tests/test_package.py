@@ -31,7 +31,7 @@ def run_python(code: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     "name,module",
     [("Word2Vec", "hsw2v.word2vec"), ("FastText", "hsw2v.fasttext"), ("Doc2Vec", "hsw2v.doc2vec"),
-     ("TaggedDocument", "hsw2v.doc2vec")],
+     ("TaggedDocument", "hsw2v.corpora")],
 )  # fmt: skip
 def test_each_gensim_model_imports_from_the_package_root(name, module):
     namespace: dict = {}

@@ -6,7 +6,7 @@ step (:mod:`hsw2v.doc2vec._model`), with gensim 4.4's API; ``docs/doc2vec.md`` s
 choose PV-DBOW or PV-DM and what differs from gensim.
 """
 
-from hsw2v.doc2vec._documents import TaggedDocument, TaggedLineDocument
+from hsw2v.corpora import TaggedDocument, TaggedLineDocument
 from hsw2v.doc2vec._model import Doc2Vec
 
 __all__ = ["Doc2Vec", "TaggedDocument", "TaggedLineDocument"]

@@ -1,4 +1,5 @@
-"""Documents for Doc2Vec: ``TaggedDocument``, ``TaggedLineDocument``, their tags and jobs.
+"""Documents for Doc2Vec: their tags and jobs (``TaggedDocument`` and ``TaggedLineDocument``
+are the corpus readers', :mod:`hsw2v.corpora`).
 
 A document is its words and its tags, gensim's ``TaggedDocument(words, tags)``; a tag is an
 int (its own row of ``model.dv``: gensim's "plain int" tags) or any other hashable key
@@ -11,54 +12,12 @@ scan did not see is skipped, as gensim's training skips it.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Iterable, Iterator
 
 import numpy as np
 
 from hsw2v._kernels._inner import encode_documents
-from hsw2v._sources import is_path, open_source
-from hsw2v.corpora import _file_lines, _to_str
 from hsw2v.running.epochs import Job
-
-
-class TaggedDocument(namedtuple("TaggedDocument", "words tags")):
-    """One document: ``words`` (a list of str tokens) and ``tags`` (a list of int or str
-    keys: the rows of ``model.dv`` it trains), as gensim's ``TaggedDocument``.
-
-    >>> TaggedDocument(["the", "cat"], [0])
-    TaggedDocument<['the', 'cat'], [0]>
-    """
-
-    __slots__ = ()
-
-    def __str__(self):
-        return f"{self.__class__.__name__}<{self.words}, {self.tags}>"
-
-    __repr__ = __str__
-
-
-class TaggedLineDocument:
-    """Documents of a text file, one per line, tokens separated by whitespace: the line's
-    number (from 0) is its tag, as gensim's ``TaggedLineDocument`` (and Doc2Vec's
-    ``corpus_file``)."""
-
-    def __init__(self, source):
-        self.source = source
-
-    def __iter__(self) -> Iterator[TaggedDocument]:
-        # a blank line is an empty document: the line numbers stay the tags
-        if is_path(self.source):
-            with open_source(self.source, "rb") as fin:
-                for number, line in enumerate(_file_lines(fin, self.source)):
-                    yield TaggedDocument(line.split(), [number])
-        else:
-            self.source.seek(0)
-            for number, line in enumerate(self.source):
-                yield TaggedDocument(_to_str(line).split(), [number])
-
-    def __repr__(self) -> str:
-        return f"TaggedLineDocument({self.source!r})"
 
 
 def _document_parts(document, index: int):

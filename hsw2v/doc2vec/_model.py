@@ -24,7 +24,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from hsw2v._guard import refuse_while_training
-from hsw2v.doc2vec._documents import TaggedLineDocument, TagScan, iter_doc_jobs, words_of
+from hsw2v.corpora import TaggedLineDocument
+from hsw2v.doc2vec._documents import TagScan, iter_doc_jobs, words_of
 from hsw2v.doc2vec._inference import infer_vector
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.keyedvectors import KeyedVectors
@@ -312,6 +313,17 @@ class Doc2Vec(Word2Vec):
         dv.vectors_lockf = np.ones(1, dtype=np.float32)
         self.dv = dv
         self._inference = None
+
+    def estimate_memory(self, vocab_size=None, report=None):
+        """gensim's estimate, in bytes: Word2Vec's (:meth:`hsw2v.Word2Vec.estimate_memory`)
+        and the document vectors, ``doctag_lookup`` (gensim's 200 bytes a tag) and
+        ``doctag_syn0`` (``4 * vector_size`` a tag), for the tags scanned so far."""
+        scan = self._tag_scan
+        n_tags = len(scan.index_to_key()) if scan is not None else len(self.dv)
+        report = dict(report or {})
+        report["doctag_lookup"] = 200 * n_tags
+        report["doctag_syn0"] = n_tags * self.vector_size * np.dtype(np.float32).itemsize
+        return super().estimate_memory(vocab_size, report)
 
     def reset_from(self, other_model):
         raise NotImplementedError("Doc2Vec.reset_from is not supported: build a new model")

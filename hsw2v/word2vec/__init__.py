@@ -382,7 +382,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         report["vectors"] = vocab_size * self.vector_size * np.dtype(np.float32).itemsize
         for objective in active(self):  # syn1, syn1neg
             report[objective.matrix] = vocab_size * self.vector_size * 4  # float32
-        report["total"] = sum(report.values())
+        report["total"] = sum(v for k, v in report.items() if k != "total")
         logger.info(
             "estimated required memory for %i words and %i dimensions: %i bytes",
             vocab_size,
