@@ -42,13 +42,27 @@ cdef inline int64_t pairs_max(const ModelView *m, int64_t n_ids) noexcept nogil:
     return pairs if pairs < n_ids else n_ids
 
 
+cdef inline int draw_per_context(const Output *o, JobState *st, int64_t lo, int64_t hi,
+                                 int64_t i, int32_t *negs, int *counts) noexcept nogil:
+    """Skip-gram's sets for centre ``i``: one per context of kept[lo:hi] (but ``i``), each
+    for the centre word, in order, into ``negs`` / ``counts``; returns their number."""
+    cdef int64_t j
+    cdef int p = 0, stride = o.negative + 1
+    for j in range(lo, hi):
+        if j != i:
+            counts[p] = draw_negatives(&o.neg, st.kept[i], o.negative,
+                                       negs + <int64_t>p * stride, &st.rng)
+            p += 1
+    return p
+
+
 cdef inline void draw_document(const ModelView *m, JobState *st, int64_t start, int64_t end,
                                int64_t i, int slot) noexcept nogil:
     """``draw_centre`` for the document kinds, in gensim's order: the reduced window (PV-DM,
     and PV-DBOW with ``doc_words``; PV-DBOW alone has none, the window is the centre), then
     with negative sampling PV-DBOW's sets (one per context of the window, then one per
     document row, each for the centre word) or PV-DM's one set."""
-    cdef int64_t lo = i, hi = i + 1, j
+    cdef int64_t lo = i, hi = i + 1
     cdef int b = 0, p = 0, t, stride
     cdef int32_t *negs
     cdef int *counts
@@ -67,11 +81,7 @@ cdef inline void draw_document(const ModelView *m, JobState *st, int64_t start, 
     negs = st.negs + <int64_t>slot * st.pairs * stride
     counts = st.neg_counts + <int64_t>slot * st.pairs
     if m.input == INPUT_DOC_CONTEXT:
-        for j in range(lo, hi):
-            if j != i:
-                counts[p] = draw_negatives(&o.neg, st.kept[i], o.negative,
-                                           negs + <int64_t>p * stride, &st.rng)
-                p += 1
+        p = draw_per_context(o, st, lo, hi, i, negs, counts)
         for t in range(st.ntags):
             counts[p] = draw_negatives(&o.neg, st.kept[i], o.negative,
                                        negs + <int64_t>p * stride, &st.rng)
@@ -117,11 +127,7 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
         if hi - lo > 1:
             counts[0] = draw_negatives(&o.neg, st.kept[i], o.negative, negs, &st.rng)
     elif m.input == INPUT_CONTEXT:
-        for j in range(lo, hi):
-            if j != i:
-                counts[p] = draw_negatives(&o.neg, st.kept[i], o.negative,
-                                           negs + <int64_t>p * stride, &st.rng)
-                p += 1
+        draw_per_context(o, st, lo, hi, i, negs, counts)
     elif hi - lo > 1 and o.cbow_run > 1:  # CBOW, shared
         q = st.share_t % o.cbow_stride
         kept_draws = st.share_negs + q * o.negative
