@@ -10,9 +10,6 @@ A. What runs without the GIL. ``Trainer.train_job`` takes one job (a batch of wh
    ``train_job_nogil`` (declared in ``_inner.pxd``) is that block, for C callers that make
    their jobs without the GIL (``hsw2v._kernels._corpus_file``), which take it and the model's view
    from a cimported ``Trainer`` (``trainer.job``, ``trainer.m``: typed, no ``void*``).
-   A job that ends asks for the GIL back through ``_handoff.h``: the thread that maps the
-   corpus to ids (``encode_sentences``, ``encode_documents``, holding the GIL) lets it go at
-   the next sentence, instead of after its whole batch.
 
 B. What is shared. Only the weight matrices ``syn0``, ``syn1`` and ``syn1neg`` are written by
    several threads at once, without locks (Hogwild, Recht et al. 2011), as word2vec.c and
@@ -188,14 +185,6 @@ from hsw2v._kernels._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, loss_init, loss_total, neg_log_sigmoid_sum,
     sigmoid_residual,
 )
-
-
-cdef extern from "_handoff.h" nogil:  # the GIL handed back to a worker that asks for it
-    void hsw2v_gil_waiting()
-    void hsw2v_gil_taken()
-    bint hsw2v_gil_wanted()
-    void hsw2v_gil_pause()
-
 
 sigmoid_table_init()  # this module's table (_walk.h), read by every job
 
@@ -578,8 +567,6 @@ cdef class Trainer:
         with nogil:
             rc = self.job(&self.m, &ids[0], &ends[0], n_ids, n_sentences, alpha0, alpha1,
                           seed, &kept, &loss)
-            hsw2v_gil_waiting()  # the producer lets the GIL go (_handoff.h)
-        hsw2v_gil_taken()
         if rc != 0:
             raise MemoryError("could not allocate a training job's buffers")
         return kept, loss

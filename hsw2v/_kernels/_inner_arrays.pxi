@@ -15,15 +15,6 @@ def bench_walks_missing(str kernel):
 # Corpus to ids (holds the GIL: dictionary lookups), and exact log-probabilities.
 # --------------------------------------------------------------------------------------------
 
-cdef void hand_over_gil() noexcept:
-    """Let go of the GIL until every worker thread waiting to take it back has it
-    (``_handoff.h``): a job's ids are read holding it, and a worker whose job ended would
-    otherwise wait for the whole batch."""
-    with nogil:
-        while hsw2v_gil_wanted():
-            hsw2v_gil_pause()
-
-
 def encode_sentences(list sentences, dict key_to_index, Py_ssize_t n_words=-1):
     """Map a list of token lists to ``(ids int32, ends int64, raw_words)``; unknown tokens are
     dropped (as gensim does), sentences are kept whole however long.
@@ -50,8 +41,6 @@ def encode_sentences(list sentences, dict key_to_index, Py_ssize_t n_words=-1):
     cdef int32_t[::1] ids_view = ids
     cdef int64_t[::1] ends_view = ends
     for sentence in read:
-        if hsw2v_gil_wanted():
-            hand_over_gil()
         for token in <list>sentence:
             index = key_to_index.get(token)
             if index is not None:
@@ -108,8 +97,6 @@ def encode_documents(documents, dict key_to_index, dict tag_index, Py_ssize_t n_
     cdef int32_t[::1] ids_view = ids
     cdef int64_t[::1] ends_view = ends
     for words in docs:
-        if hsw2v_gil_wanted():
-            hand_over_gil()
         for tag in <list>tag_lists[s]:
             if isinstance(tag, (int, np.integer)) and not isinstance(tag, bool):
                 row = tag if 0 <= tag < n_docs else -1
