@@ -72,7 +72,6 @@ from hsw2v._shards import (
     Piece,
     count_and_mark_range,
     merge_counts,
-    range_sentences,
 )
 from hsw2v.running.epochs import iter_jobs
 from hsw2v.running.objectives import MATRICES, touched_rows
@@ -368,11 +367,7 @@ def _jobs(spec: RunSpec, piece: Piece, cache_key: tuple) -> list:
         jobs = _JOBS.get(cache_key)
     if jobs is not None:
         return jobs
-    sentences = (
-        sentence
-        for byte_range in piece.ranges
-        for sentence in range_sentences(byte_range, spec.max_sentence_length)
-    )
+    sentences = piece.read(spec.max_sentence_length)
     jobs = list(iter_jobs(sentences, _key_to_index(spec), spec.batch_words))
     tokens = sum(len(job.ids) for job in jobs)
     with _LOCK:
@@ -447,7 +442,7 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
     if read != piece.words:  # a file changed in a way its stamp did not show (or a URL's)
         raise CorpusChangedError(
             f"corpus changed since the vocabulary pass: a piece of "
-            f"{', '.join(sorted({r.path for r in piece.ranges}))} held {piece.words:,} words "
+            f"{piece.source()} held {piece.words:,} words "
             f"then and {read:,} now. Keep the corpus files unchanged until training ends, "
             "then train again"
         )

@@ -181,6 +181,7 @@ def test_the_model_file_schema_lives_beside_the_model():
 # modules, never a model or a face; and nothing it imports from below imports it back, so
 # the layer sits wholly above the ground (its checks, validation, live inside it).
 ABOVE_RUNNING = ("word2vec", "keyedvectors", "layer", "fasttext", "classifier", "distributed",
+                 "_dist_core", "spark",
                  "_dist_tasks", "cli", "demo", "gensim_compat")  # fmt: skip
 
 
@@ -233,7 +234,7 @@ OWNED |= {name: "word2vec._train" for name in TRAINING_RECORD}
 # norms.)
 MODEL_FILES = ("word2vec", "word2vec._train", "word2vec._vocab", "word2vec._query",
                "word2vec._schema", "vocab_update", "distributed", "_gensim.convert",
-               "running.trainer", "_dist_tasks")
+               "running.trainer", "_dist_tasks", "_dist_core")
 
 
 def _writers(source: str) -> dict[str, set[str]]:
