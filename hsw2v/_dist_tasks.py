@@ -354,6 +354,28 @@ def forget_run(run_id: str) -> int:
     return len(keys)
 
 
+def forget_other_runs(run_id: str) -> None:
+    """Drop the caches of every run but ``run_id`` from this worker process (a Spark Python
+    worker outlives the fits it serves)."""
+    with _LOCK:
+        others = {k[0] for k in list(_REPLICAS) + list(_JOBS)} | set(_KEY_TO_INDEX)
+    for other in others - {run_id}:
+        forget_run(other)
+
+
+def has_jobs(cache_key: tuple) -> bool:
+    """Whether this worker process holds the id-encoded jobs of a piece."""
+    with _LOCK:
+        return cache_key in _JOBS
+
+
+def cache_jobs(spec: RunSpec, piece: Piece, cache_key: tuple) -> bool:
+    """Encode a piece and keep its jobs (for a later task of this run); False when they did
+    not fit ``cache_words`` (nothing kept)."""
+    _jobs(spec, piece, cache_key)
+    return has_jobs(cache_key)
+
+
 def _key_to_index(spec: RunSpec) -> dict:
     with _LOCK:
         table = _KEY_TO_INDEX.get(spec.run_id)

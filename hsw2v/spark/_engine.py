@@ -1,0 +1,251 @@
+"""Spark's engine for the distributed core (:mod:`hsw2v._dist_core`), and the vocabulary pass
+over a DataFrame's partitions.
+
+The data stays in the partitions of an RDD of sentences (one per row of the input column):
+
+* **Vocabulary.** Each partition counts its own words (:class:`hsw2v._dist_core.PositionedCounts`,
+  with marks every few thousand words where it can later be cut into pieces); the counts are
+  merged on the executors by ``treeReduce`` and only the merged counts reach the driver, which
+  builds the vocabulary, the Huffman tree and the initial weights once, as on one machine.
+* **Rounds.** Each round is one Spark job over the partitions: the task of partition ``k``
+  trains that partition's piece of the round (:func:`hsw2v._dist_tasks.train_task`) and
+  returns only the rows it changed. The driver merges them (the core's merge rules) and the
+  merged update travels to the next round's tasks as a broadcast variable, as does every
+  snapshot of the model and the run's settings. A Python worker keeps, keyed by the run, its
+  replica of a shard's weights and the id-encoded pieces of the partitions it has read
+  (:mod:`hsw2v._dist_tasks`): a task that lands where its partition was read before does not
+  read it again, and one that lands elsewhere reads it once and rebuilds its replica from the
+  snapshot, with the same result bit for bit.
+
+A task that fails stops the fit with :class:`hsw2v._dist_core.DistributedTrainingError`
+naming the round and the task's own error (after Spark's own retries,
+``spark.task.maxFailures``); no partial model is returned.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import weakref
+from dataclasses import dataclass, field
+
+from hsw2v import _dist_tasks as tasks
+from hsw2v._dist_core import DistributedTrainingError, PositionedCounts
+from hsw2v._shards import ByteRange, RangeCount, cut_shard
+
+
+def chunked(rows, max_sentence_length: int):
+    """The sentences of a partition's rows: each row's words cut into chunks of at most
+    ``max_sentence_length`` (as MLlib's ``maxSentenceLength`` and hsw2v's LineSentence); empty
+    and null rows give none."""
+    for row in rows:
+        if not row:
+            continue
+        words = list(row)
+        for i in range(0, len(words), max_sentence_length):
+            yield words[i : i + max_sentence_length]
+
+
+@dataclass
+class PartitionCount:
+    """What counting one partition found (its counts, totals and marks ``(sentence index,
+    words before, sentences before)``); combined by :func:`merge_partition_counts`."""
+
+    counts: PositionedCounts
+    shapes: dict = field(default_factory=dict)  # partition -> (words, sentences, marks)
+
+
+def count_partition(index: int, rows, max_sentence_length: int, mark_every: int):
+    """A partition's :class:`PartitionCount` (one pass over its rows)."""
+    counts = PositionedCounts()
+    words = sentences = since_mark = 0
+    marks = []
+    tally, first = counts.counts, counts.first
+    for sentence in chunked(rows, max_sentence_length):
+        if since_mark >= mark_every:
+            marks.append((sentences, words, sentences))
+            since_mark = 0
+        for word in sentence:
+            if word in tally:
+                tally[word] += 1
+            else:
+                tally[word] = 1
+                first[word] = (index, words)
+            words += 1
+        since_mark += len(sentence)
+        sentences += 1
+    yield PartitionCount(counts, {index: (words, sentences, marks)})
+
+
+def merge_partition_counts(a: PartitionCount, b: PartitionCount) -> PartitionCount:
+    """Two partitions' (or merged) counts together, in any order."""
+    a.counts = a.counts.merge(b.counts)
+    a.shapes.update(b.shapes)
+    return a
+
+
+@dataclass
+class PartitionPiece:
+    """Round ``round``'s piece of partition ``partition``: its sentences ``[start, stop)`` of
+    the partition, and the pieces of every round (``plan``: their ``(start, stop)``), so the
+    task that reads the partition once encodes them all (:func:`run_shard`)."""
+
+    partition: int
+    round: int
+    start: int
+    stop: int
+    words: int
+    sentences: int
+    plan: list
+    rows: object = field(default=None, repr=False, compare=False)
+
+    def read(self, max_sentence_length: int):
+        if self.rows is None:
+            raise RuntimeError("a partition piece is read inside its Spark task only")
+        return iter(self.rows)
+
+    def source(self) -> str:
+        return f"partition {self.partition}"
+
+
+def plan_partition(partition: int, words: int, sentences: int, marks: list, n_rounds: int):
+    """Partition ``partition`` cut into ``n_rounds`` pieces of about equal words, at its marks
+    (the cutting of :func:`hsw2v._shards.cut_shard`, over sentence indices)."""
+    whole = ByteRange(f"partition {partition}", 0, sentences)
+    cut = cut_shard([whole], [RangeCount({}, words, sentences, marks)], n_rounds)
+    bounds, at = [], 0
+    for piece in cut:
+        bounds.append((at, at + piece.sentences))
+        at += piece.sentences
+    return [
+        PartitionPiece(partition, r, lo, hi, piece.words, piece.sentences, bounds)
+        for r, ((lo, hi), piece) in enumerate(zip(bounds, cut, strict=True))
+    ]
+
+
+def run_shard(fn, args: tuple, kwargs: dict, rows):
+    """Inside a Spark task: call the training function on this partition's piece, its
+    sentences read from ``rows`` unless this Python worker has the piece's jobs already. The
+    partition is read once for all rounds' pieces while they fit ``cache_words``."""
+    spec, piece = args[0], args[3]
+    tasks.forget_other_runs(spec.run_id)
+    k, n_rounds = piece.partition, len(piece.plan)
+    key = lambda r: (spec.run_id, kwargs["shard"], k * n_rounds + r)  # noqa: E731
+    if not tasks.has_jobs(key(piece.round)):
+        stream = chunked(rows, spec.max_sentence_length)
+        room = True
+        for r, (lo, hi) in enumerate(piece.plan):
+            if r > piece.round and not room:
+                break  # the cache is full: later rounds read the partition again
+            sentences = list(itertools.islice(stream, hi - lo))
+            if r == piece.round:
+                piece.rows = sentences
+            elif room and not tasks.has_jobs(key(r)):
+                other = PartitionPiece(k, r, lo, hi, -1, hi - lo, piece.plan, sentences)
+                room = tasks.cache_jobs(spec, other, key(r))
+    return fn(*args, **kwargs)
+
+
+class _Held:
+    """A value the driver holds; sent to tasks as a broadcast variable, made at the first
+    need and removed from the executors when the handle is dropped."""
+
+    __slots__ = ("value", "broadcast", "__weakref__")
+
+    def __init__(self, value):
+        self.value, self.broadcast = value, None
+
+    def shipped(self, sc):
+        if self.broadcast is None:
+            self.broadcast = sc.broadcast(self.value)
+            weakref.finalize(self, _unpersist, self.broadcast)
+        return self.broadcast
+
+
+def _unpersist(broadcast) -> None:
+    try:
+        broadcast.unpersist(blocking=False)
+    except Exception:  # noqa: BLE001 - the context may be gone; nothing is left to free
+        pass
+
+
+def _resolve(value):
+    """A task's argument: a broadcast variable's value, a list's items resolved."""
+    if isinstance(value, list):
+        return [_resolve(v) for v in value]
+    return value.value if hasattr(value, "value") and hasattr(value, "unpersist") else value
+
+
+def _local(value):
+    if isinstance(value, list):
+        return [_local(v) for v in value]
+    return value.value if isinstance(value, _Held) else value
+
+
+_PY_ERROR = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)): (.*)$", re.M)
+
+
+def task_error(exc: BaseException) -> str:
+    """The Python error a failed Spark task raised, as ``"Name: message"`` (the last one in
+    the JVM's report), else the exception's first line."""
+    text = str(exc)
+    found = [m for m in _PY_ERROR.finditer(text) if "py4j" not in m.group(1).lower()]
+    if found:
+        name, message = found[-1].groups()
+        return f"{name.rsplit('.', 1)[-1]}: {message.strip()}"
+    return f"{type(exc).__name__}: {text.strip().splitlines()[0] if text.strip() else ''}"
+
+
+class SparkEngine:
+    """The round loop's engine (:class:`hsw2v._dist_core.Engine`) over an RDD of sentences
+    (see the module docstring): handles are values held by the driver, ``submit`` runs on
+    the driver, ``submit_shards`` runs one Spark job with a task per partition."""
+
+    lookahead = 0  # each round is awaited before the next is submitted
+
+    def __init__(self, sc, rdd):
+        self.sc, self.rdd = sc, rdd
+        self.held: list = []
+
+    def put(self, value, name: str):
+        return _Held(value)
+
+    def submit(self, fn, *args, name: str, **kwargs):
+        args = tuple(_local(a) for a in args)
+        kwargs = {key: _local(v) for key, v in kwargs.items()}
+        try:
+            return _Held(fn(*args, **kwargs))
+        except Exception as exc:
+            raise DistributedTrainingError(f"{name} failed: {type(exc).__name__}: {exc}") from exc
+
+    def submit_shards(self, fn, calls: list, name: str) -> list:
+        sc = self.sc
+
+        def ship(value):
+            if isinstance(value, list):
+                return [ship(v) for v in value]
+            return value.shipped(sc) if isinstance(value, _Held) else value
+
+        payload = [(tuple(ship(a) for a in args), kwargs) for args, kwargs in calls]
+
+        def run(index, rows):
+            args, kwargs = payload[index]
+            args = tuple(_resolve(a) for a in args)
+            yield run_shard(fn, args, kwargs, rows)
+
+        sc.setJobDescription(f"hsw2v {name}")
+        try:
+            results = self.rdd.mapPartitionsWithIndex(run).collect()
+        except Exception as exc:
+            raise DistributedTrainingError(
+                f"{name.replace('-', ' round ', 1)} failed in a Spark task: {task_error(exc)}"
+            ) from exc
+        finally:
+            sc.setJobDescription(None)
+        return [_Held(r) for r in results]
+
+    def result(self, handle, what: str):
+        return handle.value
+
+    def cancel(self, handles: list) -> None:
+        pass  # nothing runs in the background; broadcasts go with their handles

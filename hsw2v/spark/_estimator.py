@@ -1,0 +1,101 @@
+"""``hsw2v.spark.Word2Vec``: the pyspark.ml Estimator (see :mod:`hsw2v.spark`)."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+import uuid
+
+from pyspark import StorageLevel
+from pyspark.ml import Estimator
+from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
+
+from hsw2v import _dist_tasks as tasks
+from hsw2v._dist_core import (
+    check_request,
+    install_vocabulary,
+    run_spec,
+    train_rounds,
+    vocabulary_options,
+)
+from hsw2v.spark._engine import (
+    SparkEngine,
+    count_partition,
+    merge_partition_counts,
+    plan_partition,
+)
+from hsw2v.spark._model import Word2VecModel
+from hsw2v.spark._params import _Word2VecParams, sentences_of
+
+logger = logging.getLogger(__name__)
+
+SNAPSHOT_EVERY = 8  # rounds between two full snapshots of the model (broadcast once each)
+MARK_EVERY = 10_000  # words between two places a partition can be cut into pieces
+
+
+class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsWritable):
+    """Word2Vec on Spark with hsw2v's kernels: a drop-in for ``pyspark.ml.feature.Word2Vec``
+    (see :mod:`hsw2v.spark`).
+
+    Example (a local Spark session):
+
+    >>> from pyspark.sql import SparkSession  # doctest: +SKIP
+    >>> spark = SparkSession.builder.master("local[2]").getOrCreate()  # doctest: +SKIP
+    >>> df = spark.createDataFrame([("a b c a b".split(),)] * 100, ["text"])  # doctest: +SKIP
+    >>> model = Word2Vec(inputCol="text", vectorSize=8, minCount=1).fit(df)  # doctest: +SKIP
+    >>> model.findSynonymsArray("a", 2)  # doctest: +SKIP
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        self._set(**kwargs)
+
+    def setParams(self, **kwargs) -> Word2Vec:
+        return self._set(**kwargs)
+
+    def _fit(self, dataset):
+        column = self.getInputCol()
+        rdd = sentences_of(dataset, column)
+        get = self.getOrDefault
+        model = check_request(self.word2vec_params(), get("sync_every"), get("merge"), 1)
+        n = get("numPartitions")
+        if n < 1:
+            raise ValueError(f"numPartitions must be a positive integer, got {n}")
+        max_len = get("maxSentenceLength")
+        if max_len < 1:
+            raise ValueError(f"maxSentenceLength must be a positive integer, got {max_len}")
+        sc = dataset.sparkSession.sparkContext
+        if rdd.getNumPartitions() != n:
+            rdd = rdd.repartition(n)
+        rdd = rdd.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            started = time.perf_counter()
+            counted = rdd.mapPartitionsWithIndex(
+                lambda k, rows: count_partition(k, rows, max_len, MARK_EVERY)
+            ).treeReduce(merge_partition_counts, depth=2)
+            counts = counted.counts.ordered()
+            vocab, n_raw = tasks.vocabulary_task(counts, vocabulary_options(model, None))
+            shapes = [counted.shapes[k] for k in range(n)]
+            words = sum(w for w, _, _ in shapes)
+            install_vocabulary(model, vocab, n_raw, words, sum(s for _, s, _ in shapes))
+            vocab_seconds = time.perf_counter() - started
+            logger.info(
+                "spark vocabulary: %i words kept of %i, %i raw words in %i partitions, %.1fs",
+                len(vocab.index_to_key), n_raw, words, n, vocab_seconds,
+            )  # fmt: skip
+            n_rounds = max(1, math.ceil(words / get("sync_every")))
+            pieces = [plan_partition(k, *shapes[k], n_rounds) for k in range(n)]
+            spec = run_spec(model, uuid.uuid4().hex[:12], max_len)
+            train_rounds(
+                SparkEngine(sc, rdd),
+                model,
+                pieces,
+                spec,
+                merge=get("merge"),
+                snapshot_every=SNAPSHOT_EVERY,
+                vocab_seconds=vocab_seconds,
+            )
+        finally:
+            rdd.unpersist()
+        return self._copyValues(Word2VecModel(model))
