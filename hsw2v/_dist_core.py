@@ -174,9 +174,10 @@ def install_vocabulary(model: Word2Vec, vocab, n_raw: int, words: int, sentences
 
 
 class PositionedCounts:
-    """Word counts with each word's first position, ``(part, offset)``: merged in any order
-    and grouping (:meth:`merge` is commutative and associative), they still give the counts in
-    the first-seen order of the parts in their order (:meth:`ordered`).
+    """Word counts with each word's first position, ``(part, offset)`` (any position that
+    grows along a part does, e.g. the word's rank in the part's first-seen order): merged in
+    any order and grouping (:meth:`merge` is commutative and associative), they still give the
+    counts in the first-seen order of the parts in their order (:meth:`ordered`).
 
     >>> a = PositionedCounts.of(["b", "a", "a"], part=1)
     >>> b = PositionedCounts.of(["c", "a"], part=0)

@@ -363,19 +363,6 @@ def forget_other_runs(run_id: str) -> None:
         forget_run(other)
 
 
-def has_jobs(cache_key: tuple) -> bool:
-    """Whether this worker process holds the id-encoded jobs of a piece."""
-    with _LOCK:
-        return cache_key in _JOBS
-
-
-def cache_jobs(spec: RunSpec, piece: Piece, cache_key: tuple) -> bool:
-    """Encode a piece and keep its jobs (for a later task of this run); False when they did
-    not fit ``cache_words`` (nothing kept)."""
-    _jobs(spec, piece, cache_key)
-    return has_jobs(cache_key)
-
-
 def _key_to_index(spec: RunSpec) -> dict:
     with _LOCK:
         table = _KEY_TO_INDEX.get(spec.run_id)
@@ -385,6 +372,9 @@ def _key_to_index(spec: RunSpec) -> dict:
 
 
 def _jobs(spec: RunSpec, piece: Piece, cache_key: tuple) -> list:
+    encoded = getattr(piece, "encoded", None)
+    if encoded is not None:  # a piece that comes encoded (hsw2v.spark: from its partition)
+        return encoded
     with _LOCK:
         jobs = _JOBS.get(cache_key)
     if jobs is not None:

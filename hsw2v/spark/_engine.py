@@ -27,11 +27,13 @@ from __future__ import annotations
 import itertools
 import re
 import weakref
+from collections import Counter
 from dataclasses import dataclass, field
 
 from hsw2v import _dist_tasks as tasks
 from hsw2v._dist_core import DistributedTrainingError, PositionedCounts
 from hsw2v._shards import ByteRange, RangeCount, cut_shard
+from hsw2v.running.epochs import iter_jobs
 
 
 def chunked(rows, max_sentence_length: int):
@@ -56,24 +58,23 @@ class PartitionCount:
 
 
 def count_partition(index: int, rows, max_sentence_length: int, mark_every: int):
-    """A partition's :class:`PartitionCount` (one pass over its rows)."""
-    counts = PositionedCounts()
+    """A partition's :class:`PartitionCount` (one pass over its rows). A word's position is
+    ``(partition, its rank in the partition's first-seen order)``: enough to order the
+    merged counts as the whole corpus's first-seen order."""
+    tally: Counter = Counter()
     words = sentences = since_mark = 0
     marks = []
-    tally, first = counts.counts, counts.first
     for sentence in chunked(rows, max_sentence_length):
         if since_mark >= mark_every:
             marks.append((sentences, words, sentences))
             since_mark = 0
-        for word in sentence:
-            if word in tally:
-                tally[word] += 1
-            else:
-                tally[word] = 1
-                first[word] = (index, words)
-            words += 1
+        tally.update(sentence)
+        words += len(sentence)
         since_mark += len(sentence)
         sentences += 1
+    counts = PositionedCounts()
+    counts.counts = dict(tally)
+    counts.first = {word: (index, rank) for rank, word in enumerate(counts.counts)}
     yield PartitionCount(counts, {index: (words, sentences, marks)})
 
 
@@ -86,9 +87,9 @@ def merge_partition_counts(a: PartitionCount, b: PartitionCount) -> PartitionCou
 
 @dataclass
 class PartitionPiece:
-    """Round ``round``'s piece of partition ``partition``: its sentences ``[start, stop)`` of
-    the partition, and the pieces of every round (``plan``: their ``(start, stop)``), so the
-    task that reads the partition once encodes them all (:func:`run_shard`)."""
+    """Round ``round``'s piece of partition ``partition``: its sentences ``[start, stop)``.
+    Inside its task it holds the piece's id-encoded jobs (``encoded``, from the encoded
+    partition, :func:`encode_partition`), which the training task trains."""
 
     partition: int
     round: int
@@ -96,13 +97,10 @@ class PartitionPiece:
     stop: int
     words: int
     sentences: int
-    plan: list
-    rows: object = field(default=None, repr=False, compare=False)
+    encoded: list | None = field(default=None, repr=False, compare=False)
 
     def read(self, max_sentence_length: int):
-        if self.rows is None:
-            raise RuntimeError("a partition piece is read inside its Spark task only")
-        return iter(self.rows)
+        raise RuntimeError("a partition piece is trained from its encoded jobs only")
 
     def source(self) -> str:
         return f"partition {self.partition}"
@@ -113,36 +111,37 @@ def plan_partition(partition: int, words: int, sentences: int, marks: list, n_ro
     (the cutting of :func:`hsw2v._shards.cut_shard`, over sentence indices)."""
     whole = ByteRange(f"partition {partition}", 0, sentences)
     cut = cut_shard([whole], [RangeCount({}, words, sentences, marks)], n_rounds)
-    bounds, at = [], 0
-    for piece in cut:
-        bounds.append((at, at + piece.sentences))
+    pieces, at = [], 0
+    for r, piece in enumerate(cut):
+        pieces.append(
+            PartitionPiece(partition, r, at, at + piece.sentences, piece.words, piece.sentences)
+        )
         at += piece.sentences
-    return [
-        PartitionPiece(partition, r, lo, hi, piece.words, piece.sentences, bounds)
-        for r, ((lo, hi), piece) in enumerate(zip(bounds, cut, strict=True))
-    ]
+    return pieces
+
+
+def encode_partition(rows, spec, pieces: list):
+    """A partition's sentences as id-encoded jobs (:func:`hsw2v.running.epochs.iter_jobs`, as
+    every task encodes), one ``(round, jobs)`` item per piece: what the rounds' tasks read
+    (numeric arrays, cheap to keep and to read again)."""
+    key_to_index = {key: i for i, key in enumerate(spec.index_to_key)}
+    stream = chunked(rows, spec.max_sentence_length)
+    for piece in pieces:
+        sentences = itertools.islice(stream, piece.sentences)
+        yield piece.round, list(iter_jobs(sentences, key_to_index, spec.batch_words))
+    for _ in stream:  # none are left (the counts said so); read to the end all the same
+        pass
 
 
 def run_shard(fn, args: tuple, kwargs: dict, rows):
-    """Inside a Spark task: call the training function on this partition's piece, its
-    sentences read from ``rows`` unless this Python worker has the piece's jobs already. The
-    partition is read once for all rounds' pieces while they fit ``cache_words``."""
-    spec, piece = args[0], args[3]
-    tasks.forget_other_runs(spec.run_id)
-    k, n_rounds = piece.partition, len(piece.plan)
-    key = lambda r: (spec.run_id, kwargs["shard"], k * n_rounds + r)  # noqa: E731
-    if not tasks.has_jobs(key(piece.round)):
-        stream = chunked(rows, spec.max_sentence_length)
-        room = True
-        for r, (lo, hi) in enumerate(piece.plan):
-            if r > piece.round and not room:
-                break  # the cache is full: later rounds read the partition again
-            sentences = list(itertools.islice(stream, hi - lo))
-            if r == piece.round:
-                piece.rows = sentences
-            elif room and not tasks.has_jobs(key(r)):
-                other = PartitionPiece(k, r, lo, hi, -1, hi - lo, piece.plan, sentences)
-                room = tasks.cache_jobs(spec, other, key(r))
+    """Inside a Spark task: call the training function on this partition's piece, its jobs
+    taken from the encoded partition ``rows``. The partition is read to its end (a Python
+    worker that leaves input unread is not reused, and its replica would be lost)."""
+    piece = args[3]
+    tasks.forget_other_runs(args[0].run_id)
+    for r, jobs in rows:
+        if r == piece.round:
+            piece.encoded = jobs
     return fn(*args, **kwargs)
 
 

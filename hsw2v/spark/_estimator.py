@@ -22,6 +22,7 @@ from hsw2v._dist_core import (
 from hsw2v.spark._engine import (
     SparkEngine,
     count_partition,
+    encode_partition,
     merge_partition_counts,
     plan_partition,
 )
@@ -69,6 +70,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         if rdd.getNumPartitions() != n:
             rdd = rdd.repartition(n)
         rdd = rdd.persist(StorageLevel.MEMORY_AND_DISK)
+        encoded = None
         try:
             started = time.perf_counter()
             counted = rdd.mapPartitionsWithIndex(
@@ -79,16 +81,25 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
             shapes = [counted.shapes[k] for k in range(n)]
             words = sum(w for w, _, _ in shapes)
             install_vocabulary(model, vocab, n_raw, words, sum(s for _, s, _ in shapes))
-            vocab_seconds = time.perf_counter() - started
-            logger.info(
-                "spark vocabulary: %i words kept of %i, %i raw words in %i partitions, %.1fs",
-                len(vocab.index_to_key), n_raw, words, n, vocab_seconds,
-            )  # fmt: skip
             n_rounds = max(1, math.ceil(words / get("sync_every")))
             pieces = [plan_partition(k, *shapes[k], n_rounds) for k in range(n)]
             spec = run_spec(model, uuid.uuid4().hex[:12], max_len)
+            # the sentences as id-encoded jobs, once: what every round's tasks read
+            spec_b = sc.broadcast(spec)
+            encoded = rdd.mapPartitionsWithIndex(
+                lambda k, rows: encode_partition(rows, spec_b.value, pieces[k])
+            ).persist(StorageLevel.MEMORY_AND_DISK)
+            encoded.count()
+            rdd.unpersist()
+            spec_b.unpersist()
+            vocab_seconds = time.perf_counter() - started
+            logger.info(
+                "spark vocabulary: %i words kept of %i, %i raw words in %i partitions, "
+                "encoded in %i rounds' pieces, %.1fs",
+                len(vocab.index_to_key), n_raw, words, n, n_rounds, vocab_seconds,
+            )  # fmt: skip
             train_rounds(
-                SparkEngine(sc, rdd),
+                SparkEngine(sc, encoded),
                 model,
                 pieces,
                 spec,
@@ -98,4 +109,6 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
             )
         finally:
             rdd.unpersist()
+            if encoded is not None:
+                encoded.unpersist()
         return self._copyValues(Word2VecModel(model))
