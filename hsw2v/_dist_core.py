@@ -225,11 +225,15 @@ class PositionedCounts:
 
 
 # ---------------------------------------------------------------------------- the rounds
-def run_spec(model: Word2Vec, run_id: str, max_sentence_length: int) -> tasks.RunSpec:
+def run_spec(
+    model: Word2Vec, run_id: str, max_sentence_length: int, threads: int = 1
+) -> tasks.RunSpec:
     """What every training task needs besides the weights, from a model with a vocabulary:
-    the model's trainer settings (:func:`hsw2v.running.trainer.trainer_settings`, one thread per
-    task), so every setting trains as ``Word2Vec.train`` trains it on one machine, and the
-    run's learning-rate schedule and seed (:class:`hsw2v.running.schedule.Schedule`)."""
+    the model's trainer settings (:func:`hsw2v.running.trainer.trainer_settings` for one
+    thread: no private hot rows), so every setting trains as ``Word2Vec.train`` trains it on
+    one machine, the run's learning-rate schedule and seed
+    (:class:`hsw2v.running.schedule.Schedule`), and how many threads train each task's piece
+    (several share the task's copy, as gensim's workers share one model)."""
     settings = trainer_settings(model, threads=1)
     logger.info("distributed training: %s", describe(model))
     return tasks.RunSpec(
@@ -246,6 +250,7 @@ def run_spec(model: Word2Vec, run_id: str, max_sentence_length: int) -> tasks.Ru
         ),
         max_sentence_length=max_sentence_length,
         **{name: getattr(model, name) for name in TASK},
+        threads=int(threads),
     )
 
 

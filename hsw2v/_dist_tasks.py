@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, make_dataclass
+from dataclasses import dataclass, field, make_dataclass
 
 import numpy as np
 
@@ -90,13 +90,14 @@ RunSpec = make_dataclass(
         ("max_sentence_length", int),
         # the model's parameters a task reads itself: the table's ``task`` column
         *((name, object) for name in TASK),
+        ("threads", int, field(default=1)),  # threads training each task's piece (Hogwild)
     ],
 )
 RunSpec.__module__ = __name__  # pickled by name, as a class defined here
 RunSpec.__doc__ = """Everything a training task needs besides the weights, scattered once to every
 worker: the run's id, the vocabulary, the trainer settings, the schedule (rates and seeds),
-the corpus reader's longest sentence and the parameters :data:`hsw2v.running.params.TASK` names
-(``batch_words``, ``cache_words``)."""
+the corpus reader's longest sentence, the parameters :data:`hsw2v.running.params.TASK` names
+(``batch_words``, ``cache_words``) and the threads that train each task's piece."""
 
 
 # The weights, in the order of every tuple of them: syn0, then each objective's output matrix
@@ -443,6 +444,26 @@ def train_task(
             raise
 
 
+def _train_threads(settings, weights, plan, threads: int) -> list:
+    """Train the jobs of ``plan`` on ``threads`` threads sharing the replica's weights (each
+    its own trainer over them, as gensim's workers share one model: Hogwild, Recht et al.
+    2011); the kernel runs without the GIL. Each job keeps its rates and seed; the result
+    depends on the threads' interleaving (``threads=1`` is bit for bit reproducible)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    local = threading.local()
+
+    def train(item):
+        trainer = getattr(local, "trainer", None)
+        if trainer is None:
+            trainer = local.trainer = settings.build(*weights)
+        job, a0, a1, seed = item
+        return trainer.train_job(job.ids, job.ends, a0, a1, seed)
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(train, plan))
+
+
 def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1):
     started = time.perf_counter()
     settings = spec.trainer
@@ -470,18 +491,20 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
     candidates = [(words, occurrences.astype(np.float64))]
     candidates += touched_rows(settings, occurrences, outputs)  # per objective (syn1, syn1neg)
     before = [matrix[rows] for matrix, (rows, _) in zip(weights, candidates, strict=True)]
-    trainer = settings.build(*weights)
     total = max(sum(job.raw_words for job in jobs), 1)
-    done = kept = 0
-    loss = 0.0
+    plan, done = [], 0  # each job with its rates and seed, as one thread trains them in turn
     for j, job in enumerate(jobs):
         a0 = within(alpha0, alpha1, done, total)
         done += job.raw_words
         a1 = within(alpha0, alpha1, done, total)
-        seed = spec.schedule.job_seed(epoch, (piece_index << 20) + j)
-        job_kept, job_loss = trainer.train_job(job.ids, job.ends, a0, a1, seed)
-        kept += job_kept
-        loss += job_loss
+        plan.append((job, a0, a1, spec.schedule.job_seed(epoch, (piece_index << 20) + j)))
+    if spec.threads > 1 and len(plan) > 1:
+        trained = _train_threads(settings, weights, plan, spec.threads)
+    else:
+        trainer = settings.build(*weights)
+        trained = [trainer.train_job(job.ids, job.ends, a0, a1, seed) for job, a0, a1, seed in plan]
+    kept = sum(job_kept for job_kept, _ in trained)
+    loss = sum(job_loss for _, job_loss in trained)
     parts, undo = {}, []
     for name, matrix, (rows, row_weight), old in zip(
         MATRICES, weights, candidates, before, strict=True

@@ -95,7 +95,7 @@ def test_vocabulary_and_tree_equal_one_machine(spark):
     single = LocalWord2Vec(**params, workers=1)
     single.build_vocab([s[i : i + 5] for s in sentences for i in range(0, len(s), 5)])
     est = Word2Vec(inputCol="text", vectorSize=8, minCount=3, sample=1e-2, seed=1,
-                   maxSentenceLength=5, numPartitions=3, sync_every=1000)  # fmt: skip
+                   maxSentenceLength=5, numPartitions=3, sync_every=1000, workers=2)  # fmt: skip
     model = est.fit(frame(spark, sentences, partitions=3)).to_word2vec()
     assert model.wv.index_to_key == single.wv.index_to_key
     for name in ("count", "sample_int"):
@@ -106,6 +106,7 @@ def test_vocabulary_and_tree_equal_one_machine(spark):
     assert model.corpus_total_words == single.corpus_total_words
     assert model.distributed_report.raw_words == single.corpus_total_words
     assert model.distributed_report.shards == 3
+    assert np.isfinite(model.wv.vectors).all()  # trained by two threads per task
 
 
 # ------------------------------------------------------------------ a trained model

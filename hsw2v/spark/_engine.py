@@ -27,13 +27,15 @@ from __future__ import annotations
 import itertools
 import re
 import weakref
-from collections import Counter
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from hsw2v import _dist_tasks as tasks
 from hsw2v._dist_core import DistributedTrainingError, PositionedCounts
 from hsw2v._shards import ByteRange, RangeCount, cut_shard
-from hsw2v.running.epochs import iter_jobs
+from hsw2v.running.epochs import iter_jobs, jobs_from_recording
+from hsw2v.vocab import TokenRecording, scan_counts
 
 
 def chunked(rows, max_sentence_length: int):
@@ -49,33 +51,62 @@ def chunked(rows, max_sentence_length: int):
 
 
 @dataclass
+class PartitionScan:
+    """One partition read once (:func:`scan_partition`): its counts in first-seen order, its
+    sentences as a :class:`hsw2v.vocab.TokenRecording` (provisional ids; None when the
+    partition holds more than ``record_tokens`` words), totals, and marks ``(sentence index,
+    words before, sentences before)`` where it can be cut into pieces."""
+
+    index: int
+    counts: dict
+    recording: TokenRecording | None
+    words: int
+    sentences: int
+    marks: list
+
+
+def scan_partition(index: int, rows, max_sentence_length: int, mark_every: int, record_tokens):
+    """Count and record a partition's sentences in one pass (:func:`hsw2v.vocab.scan_counts`,
+    what ``Word2Vec.build_vocab`` runs on one machine); the marks come every ``mark_every``
+    words or so."""
+    marks: list = []
+    shape = [0, 0, 0]  # words, sentences, words since the last mark
+
+    def sentences():
+        for sentence in chunked(rows, max_sentence_length):
+            if shape[2] >= mark_every:
+                marks.append((shape[1], shape[0], shape[1]))
+                shape[2] = 0
+            shape[0] += len(sentence)
+            shape[1] += 1
+            shape[2] += len(sentence)
+            yield sentence
+
+    counts, words, n_sentences, recording = scan_counts(
+        sentences(), progress_per=0, record_tokens=record_tokens
+    )
+    return PartitionScan(index, counts, recording, words, n_sentences, marks)
+
+
+@dataclass
 class PartitionCount:
-    """What counting one partition found (its counts, totals and marks ``(sentence index,
-    words before, sentences before)``); combined by :func:`merge_partition_counts`."""
+    """Partitions' counts with each word's first position (their merge is free of order,
+    :class:`hsw2v._dist_core.PositionedCounts`), and each partition's ``(words, sentences,
+    marks, recorded)``; combined by :func:`merge_partition_counts`."""
 
     counts: PositionedCounts
-    shapes: dict = field(default_factory=dict)  # partition -> (words, sentences, marks)
+    shapes: dict = field(default_factory=dict)
 
-
-def count_partition(index: int, rows, max_sentence_length: int, mark_every: int):
-    """A partition's :class:`PartitionCount` (one pass over its rows). A word's position is
-    ``(partition, its rank in the partition's first-seen order)``: enough to order the
-    merged counts as the whole corpus's first-seen order."""
-    tally: Counter = Counter()
-    words = sentences = since_mark = 0
-    marks = []
-    for sentence in chunked(rows, max_sentence_length):
-        if since_mark >= mark_every:
-            marks.append((sentences, words, sentences))
-            since_mark = 0
-        tally.update(sentence)
-        words += len(sentence)
-        since_mark += len(sentence)
-        sentences += 1
-    counts = PositionedCounts()
-    counts.counts = dict(tally)
-    counts.first = {word: (index, rank) for rank, word in enumerate(counts.counts)}
-    yield PartitionCount(counts, {index: (words, sentences, marks)})
+    @classmethod
+    def of(cls, scan: PartitionScan) -> PartitionCount:
+        """A scan's counts; a word's position is ``(partition, its rank in the partition's
+        first-seen order)``, enough to order the merged counts as the corpus's first-seen
+        order."""
+        counts = PositionedCounts()
+        counts.counts = scan.counts
+        counts.first = {word: (scan.index, rank) for rank, word in enumerate(scan.counts)}
+        shape = (scan.words, scan.sentences, scan.marks, scan.recording is not None)
+        return cls(counts, {scan.index: shape})
 
 
 def merge_partition_counts(a: PartitionCount, b: PartitionCount) -> PartitionCount:
@@ -131,6 +162,30 @@ def encode_partition(rows, spec, pieces: list):
         yield piece.round, list(iter_jobs(sentences, key_to_index, spec.batch_words))
     for _ in stream:  # none are left (the counts said so); read to the end all the same
         pass
+
+
+def encode_scan(scan: PartitionScan, spec, pieces: list):
+    """:func:`encode_partition` from a partition's recording, without reading its rows again:
+    the recording's ids are made final for the run's vocabulary and each piece's jobs are
+    views of them (:func:`hsw2v.running.epochs.jobs_from_recording`, the jobs
+    :func:`~hsw2v.running.epochs.iter_jobs` makes from the same sentences)."""
+    index_of = {key: i for i, key in enumerate(spec.index_to_key)}
+    to_final = np.fromiter((index_of.get(w, -1) for w in scan.counts), np.int32, len(scan.counts))
+    recording = scan.recording
+    recording.finalize(to_final, spec.index_to_key)
+    kept_at = np.concatenate([[0], np.cumsum(recording.kept_lengths)])
+    for piece in pieces:
+        lo, hi = piece.start, piece.stop
+        part = TokenRecording(
+            ids=recording.ids[kept_at[lo] : kept_at[hi]],
+            lengths=recording.lengths[lo:hi],
+            n_keys=recording.n_keys,
+            kept_lengths=recording.kept_lengths[lo:hi],
+            n_kept=int(kept_at[hi] - kept_at[lo]),
+            vocabulary=recording.vocabulary,
+            vocabulary_size=recording.vocabulary_size,
+        )
+        yield piece.round, jobs_from_recording(part, spec.batch_words)
 
 
 def run_shard(fn, args: tuple, kwargs: dict, rows):

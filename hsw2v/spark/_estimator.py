@@ -20,11 +20,13 @@ from hsw2v._dist_core import (
     vocabulary_options,
 )
 from hsw2v.spark._engine import (
+    PartitionCount,
     SparkEngine,
-    count_partition,
     encode_partition,
+    encode_scan,
     merge_partition_counts,
     plan_partition,
+    scan_partition,
 )
 from hsw2v.spark._model import Word2VecModel
 from hsw2v.spark._params import _Word2VecParams, sentences_of
@@ -57,7 +59,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
 
     def _fit(self, dataset):
         column = self.getInputCol()
-        rdd = sentences_of(dataset, column)
+        frame = sentences_of(dataset, column)
         get = self.getOrDefault
         model = check_request(self.word2vec_params(), get("sync_every"), get("merge"), 1)
         n = get("numPartitions")
@@ -67,30 +69,39 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         if max_len < 1:
             raise ValueError(f"maxSentenceLength must be a positive integer, got {max_len}")
         sc = dataset.sparkSession.sparkContext
-        if rdd.getNumPartitions() != n:
-            rdd = rdd.repartition(n)
-        rdd = rdd.persist(StorageLevel.MEMORY_AND_DISK)
+        if frame.rdd.getNumPartitions() != n:  # in the JVM, before the rows reach Python
+            frame = frame.repartition(n)
+        rdd = frame.rdd.map(lambda row: row[0])
+        record = model.cache_words  # words a partition may hold to be recorded as it is read
+        scans = rdd.mapPartitionsWithIndex(
+            lambda k, rows: [scan_partition(k, rows, max_len, MARK_EVERY, record)]
+        ).persist(StorageLevel.MEMORY_AND_DISK)
         encoded = None
         try:
             started = time.perf_counter()
-            counted = rdd.mapPartitionsWithIndex(
-                lambda k, rows: count_partition(k, rows, max_len, MARK_EVERY)
-            ).treeReduce(merge_partition_counts, depth=2)
+            counted = scans.map(PartitionCount.of).treeReduce(merge_partition_counts, depth=2)
             counts = counted.counts.ordered()
             vocab, n_raw = tasks.vocabulary_task(counts, vocabulary_options(model, None))
             shapes = [counted.shapes[k] for k in range(n)]
-            words = sum(w for w, _, _ in shapes)
-            install_vocabulary(model, vocab, n_raw, words, sum(s for _, s, _ in shapes))
+            words = sum(shape[0] for shape in shapes)
+            install_vocabulary(model, vocab, n_raw, words, sum(shape[1] for shape in shapes))
             n_rounds = max(1, math.ceil(words / get("sync_every")))
-            pieces = [plan_partition(k, *shapes[k], n_rounds) for k in range(n)]
-            spec = run_spec(model, uuid.uuid4().hex[:12], max_len)
-            # the sentences as id-encoded jobs, once: what every round's tasks read
+            pieces = [plan_partition(k, *shapes[k][:3], n_rounds) for k in range(n)]
+            spec = run_spec(model, uuid.uuid4().hex[:12], max_len, threads=get("workers"))
+            # each round's pieces as id-encoded jobs, once: what the rounds' tasks read; from
+            # the partitions' recordings, or (a partition too large to record) from the rows
             spec_b = sc.broadcast(spec)
-            encoded = rdd.mapPartitionsWithIndex(
-                lambda k, rows: encode_partition(rows, spec_b.value, pieces[k])
-            ).persist(StorageLevel.MEMORY_AND_DISK)
+            if all(shape[3] for shape in shapes):
+                encoded = scans.mapPartitionsWithIndex(
+                    lambda k, it: encode_scan(next(iter(it)), spec_b.value, pieces[k])
+                )
+            else:
+                encoded = rdd.mapPartitionsWithIndex(
+                    lambda k, rows: encode_partition(rows, spec_b.value, pieces[k])
+                )
+            encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK)
             encoded.count()
-            rdd.unpersist()
+            scans.unpersist()
             spec_b.unpersist()
             vocab_seconds = time.perf_counter() - started
             logger.info(
@@ -108,7 +119,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 vocab_seconds=vocab_seconds,
             )
         finally:
-            rdd.unpersist()
+            scans.unpersist()
             if encoded is not None:
                 encoded.unpersist()
         return self._copyValues(Word2VecModel(model))

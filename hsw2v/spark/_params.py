@@ -132,8 +132,8 @@ class _Word2VecParams(HasInputCol, HasOutputCol, HasMaxIter, HasStepSize, HasSee
 
 
 def sentences_of(dataset, column: str):
-    """The RDD of a DataFrame's ``column``, an ``array<string>`` (one sentence per row), or
-    a clear error naming the column and its type."""
+    """The DataFrame's ``column`` alone, after checking it is an ``array<string>`` (one
+    sentence per row), or a clear error naming the column and its type."""
     fields = {f.name: f.dataType for f in dataset.schema.fields}
     if column not in fields:
         raise ValueError(
@@ -147,4 +147,4 @@ def sentences_of(dataset, column: str):
             f"per row), but it is {kind.simpleString()}; split text first, e.g. with "
             "pyspark.ml.feature.Tokenizer or pyspark.sql.functions.split"
         )
-    return dataset.select(column).rdd.map(lambda row: row[0])
+    return dataset.select(column)
