@@ -109,6 +109,16 @@ def test_vocabulary_and_tree_equal_one_machine(spark):
     assert np.isfinite(model.wv.vectors).all()  # trained by two threads per task
 
 
+def test_rows_reach_python_exactly(spark):
+    from hsw2v.spark._estimator import SEPARATOR, rows_to_python
+
+    rows = [["a", "b"], [], None, ["x" + SEPARATOR + "y", "z"], ["", "c"], ["d"]]
+    df = spark.createDataFrame([(r,) for r in rows], "text array<string>")
+    assert rows_to_python(df, "text").collect() == [
+        ["a", "b"], [], [], ["x" + SEPARATOR + "y", "z"], ["", "c"], ["d"],
+    ]  # fmt: skip
+
+
 # ------------------------------------------------------------------ a trained model
 def test_training_gives_finite_vectors_and_the_planted_neighbours(planted):
     model, clusters, _ = planted

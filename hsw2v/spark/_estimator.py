@@ -71,7 +71,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         sc = dataset.sparkSession.sparkContext
         if frame.rdd.getNumPartitions() != n:  # in the JVM, before the rows reach Python
             frame = frame.repartition(n)
-        rdd = frame.rdd.map(lambda row: row[0])
+        rdd = rows_to_python(frame, column)
         record = model.cache_words  # words a partition may hold to be recorded as it is read
         scans = rdd.mapPartitionsWithIndex(
             lambda k, rows: [scan_partition(k, rows, max_len, MARK_EVERY, record)]
@@ -123,3 +123,31 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
             if encoded is not None:
                 encoded.unpersist()
         return self._copyValues(Word2VecModel(model))
+
+
+SEPARATOR = "\x1f"  # ASCII's unit separator: joins a row's words on their way to Python
+
+
+def rows_to_python(frame, column: str):
+    """The RDD of the sentences (lists of str) of ``frame``'s ``array<string>`` column.
+
+    A row's words travel to Python joined into one string (about three times faster than
+    Spark's conversion of an array; 1.0-1.2 s against 3.4 s for the 4.5M words of the
+    benchmark corpus on two executors), split again there. A row whose words hold the
+    separator themselves travels as its array, so every row's words arrive exactly; a null
+    or empty row is an empty sentence (which trains nothing)."""
+    from pyspark.sql import functions as F
+
+    words = F.col(column)
+    joined = frame.select(
+        F.concat_ws(SEPARATOR, words),
+        F.when(F.exists(words, lambda w: w.contains(SEPARATOR)), words),
+    )
+    return joined.rdd.map(_sentence)
+
+
+def _sentence(row) -> list:
+    joined, words = row
+    if words is not None:
+        return list(words)
+    return joined.split(SEPARATOR) if joined else []
