@@ -96,7 +96,7 @@ def test_vocabulary_and_tree_equal_one_machine(spark):
     single.build_vocab([s[i : i + 5] for s in sentences for i in range(0, len(s), 5)])
     est = Word2Vec(inputCol="text", vectorSize=8, minCount=3, sample=1e-2, seed=1,
                    maxSentenceLength=5, numPartitions=3, sync_every=1000, workers=2)  # fmt: skip
-    model = est.fit(frame(spark, sentences, partitions=3)).to_word2vec()
+    model = est.fit(frame(spark, sentences, partitions=5)).to_word2vec()  # 5 joined in 3
     assert model.wv.index_to_key == single.wv.index_to_key
     for name in ("count", "sample_int"):
         assert (model.wv.expandos[name] == single.wv.expandos[name]).all(), name

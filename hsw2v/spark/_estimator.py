@@ -69,7 +69,13 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         if max_len < 1:
             raise ValueError(f"maxSentenceLength must be a positive integer, got {max_len}")
         sc = dataset.sparkSession.sparkContext
-        if frame.rdd.getNumPartitions() != n:  # in the JVM, before the rows reach Python
+        # in the JVM, before the rows reach Python; fewer partitions are joined in order (the
+        # corpus keeps its order, so one partition trains it as one machine does), more are
+        # dealt out round-robin, as MLlib does
+        have = frame.rdd.getNumPartitions()
+        if have > n:
+            frame = frame.coalesce(n)
+        elif have < n:
             frame = frame.repartition(n)
         rdd = rows_to_python(frame, column)
         record = model.cache_words  # words a partition may hold to be recorded as it is read
