@@ -33,6 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import numpy as np
+
 from hsw2v import _dist_tasks as tasks
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows
 from hsw2v.exceptions import EmptyCorpusError
@@ -226,7 +228,11 @@ class PositionedCounts:
 
 # ---------------------------------------------------------------------------- the rounds
 def run_spec(
-    model: Word2Vec, run_id: str, max_sentence_length: int, threads: int = 1
+    model: Word2Vec,
+    run_id: str,
+    max_sentence_length: int,
+    threads: int = 1,
+    delta_dtype: str = "float32",
 ) -> tasks.RunSpec:
     """What every training task needs besides the weights, from a model with a vocabulary:
     the model's trainer settings (:func:`hsw2v.running.trainer.trainer_settings` for one
@@ -251,6 +257,7 @@ def run_spec(
         max_sentence_length=max_sentence_length,
         **{name: getattr(model, name) for name in TASK},
         threads=int(threads),
+        delta_dtype=str(np.dtype(delta_dtype)),
     )
 
 
@@ -309,7 +316,11 @@ def train_rounds(
                 results = engine.submit_shards(tasks.train_task, calls, name=f"train-{g}")
                 started = time.perf_counter()
                 update = engine.submit(
-                    tasks.merge_round_task, *results, merge=merge, name=f"merge-round-{g}"
+                    tasks.merge_round_task,
+                    *results,
+                    merge=merge,
+                    dtype=spec.delta_dtype,
+                    name=f"merge-round-{g}",
                 )
                 watch.merge_seconds += time.perf_counter() - started  # 0 where it is deferred
                 watch.rounds.append(

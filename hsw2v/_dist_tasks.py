@@ -91,13 +91,16 @@ RunSpec = make_dataclass(
         # the model's parameters a task reads itself: the table's ``task`` column
         *((name, object) for name in TASK),
         ("threads", int, field(default=1)),  # threads training each task's piece (Hogwild)
+        # the dtype of the deltas a task sends and of the merged update ("float16": half)
+        ("delta_dtype", str, field(default="float32")),
     ],
 )
 RunSpec.__module__ = __name__  # pickled by name, as a class defined here
 RunSpec.__doc__ = """Everything a training task needs besides the weights, scattered once to every
 worker: the run's id, the vocabulary, the trainer settings, the schedule (rates and seeds),
 the corpus reader's longest sentence, the parameters :data:`hsw2v.running.params.TASK` names
-(``batch_words``, ``cache_words``) and the threads that train each task's piece."""
+(``batch_words``, ``cache_words``), the threads that train each task's piece and the dtype of
+the deltas it sends back."""
 
 
 # The weights, in the order of every tuple of them: syn0, then each objective's output matrix
@@ -107,8 +110,8 @@ the corpus reader's longest sentence, the parameters :data:`hsw2v.running.params
 @dataclass
 class PieceResult:
     """One shard's share of a round: per matrix (a name in :data:`MATRICES`), the rows it
-    changed (int32), their deltas (float32 ``[n, d]``: new value - old value) and weights
-    (float64 ``[n]``)."""
+    changed (int32), their deltas (``[n, d]``: new value - old value, in the run's
+    ``delta_dtype``: float32, or float16 to halve the bytes) and weights (float64 ``[n]``)."""
 
     parts: dict  # name -> (rows, deltas, weights)
     kept: int
@@ -274,10 +277,17 @@ def _adasum_rows(parts) -> tuple[np.ndarray, np.ndarray]:
     return rows.astype(np.int32), deltas.astype(np.float32)
 
 
-def merge_round_task(*results: PieceResult, merge: str) -> RowUpdate:
-    """Merge one round's results into the update every shard applies."""
+def merge_round_task(*results: PieceResult, merge: str, dtype: str = "float32") -> RowUpdate:
+    """Merge one round's results into the update every shard applies; its deltas in ``dtype``
+    (``"float16"``: half the bytes to send, the update every copy and snapshot adds is the
+    rounded one, so they all still agree bit for bit)."""
+
+    def merged(name):
+        rows, deltas = merge_rows([r.part(name) for r in results], merge)
+        return rows, deltas.astype(dtype, copy=False)
+
     return RowUpdate(
-        {name: merge_rows([r.part(name) for r in results], merge) for name in MATRICES},
+        {name: merged(name) for name in MATRICES},
         kept=sum(r.kept for r in results),
         raw=sum(r.raw for r in results),
         loss=sum(r.loss for r in results),
@@ -511,7 +521,8 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
     ):
         changed = (matrix[rows] != old).any(axis=1)
         rows, old = rows[changed], old[changed]
-        parts[name] = (rows, matrix[rows] - old, row_weight[rows].astype(np.float64))
+        delta = (matrix[rows] - old).astype(spec.delta_dtype, copy=False)
+        parts[name] = (rows, delta, row_weight[rows].astype(np.float64))
         undo.append((rows, old))
     result = PieceResult(
         parts,
