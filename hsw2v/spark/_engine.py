@@ -291,8 +291,11 @@ class SparkEngine:
         try:
             results = self.rdd.mapPartitionsWithIndex(run).collect()
         except Exception as exc:
+            what, _, number = name.partition("-")  # the core's names: train-<0-based round>
+            if what == "train" and number.isdigit():
+                what = f"training round {int(number) + 1}"
             raise DistributedTrainingError(
-                f"{name.replace('-', ' round ', 1)} failed in a Spark task: {task_error(exc)}"
+                f"{what} failed in a Spark task: {task_error(exc)}"
             ) from exc
         finally:
             sc.setJobDescription(None)
