@@ -66,7 +66,9 @@ def session(master: str):
     return spark
 
 
-def one_spark(system: str, partitions: int, epochs: int, corpus: str, master: str) -> dict:
+def one_spark(
+    system: str, partitions: int, epochs: int, corpus: str, master: str, sync_every=None
+) -> dict:
     from pyspark.sql import functions as F
 
     used = master
@@ -97,11 +99,14 @@ def one_spark(system: str, partitions: int, epochs: int, corpus: str, master: st
     else:
         from hsw2v.spark import Word2Vec
 
-        estimator = Word2Vec(**params, sg=1, hs=1, negative=0, sample=0.0)
+        extra = {"sync_every": sync_every} if sync_every else {}
+        estimator = Word2Vec(**params, sg=1, hs=1, negative=0, sample=0.0, **extra)
     started = time.perf_counter()
     model = estimator.fit(df)
     seconds = time.perf_counter() - started
     out = {"system": system, "partitions": partitions, "master": used, "seconds": seconds}
+    if system != "mllib":
+        out["sync_every"] = estimator.getOrDefault("sync_every")
     if system == "mllib":
         from hsw2v import KeyedVectors, Word2Vec
 
@@ -154,6 +159,7 @@ def main(argv=None) -> int:
     ap.add_argument("--local", default="", help="one-machine hsw2v with these workers, e.g. 1,2")
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--master", default="local-cluster[2,1,1536]")
+    ap.add_argument("--sync-every", type=int, default=None, help="hsw2v.spark's sync_every")
     ap.add_argument("--one", nargs=2, metavar=("SYSTEM", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     corpus = str(Path(args.corpus).resolve())
@@ -162,7 +168,7 @@ def main(argv=None) -> int:
         if system == "local":
             result = one_local(n, args.epochs, corpus)
         else:
-            result = one_spark(system, n, args.epochs, corpus, args.master)
+            result = one_spark(system, n, args.epochs, corpus, args.master, args.sync_every)
         print("RESULT " + json.dumps(result), flush=True)
         return 0
     runs = [("local", int(w)) for w in args.local.split(",") if w]
@@ -173,6 +179,8 @@ def main(argv=None) -> int:
     for system, n in runs:
         cmd = [sys.executable, __file__, "--corpus", corpus, "--epochs", str(args.epochs),
                "--master", args.master, "--one", system, str(n)]  # fmt: skip
+        if args.sync_every:
+            cmd += ["--sync-every", str(args.sync_every)]
         done = subprocess.run(cmd, capture_output=True, text=True, env=env)
         line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT ")), None)
         if line is None:
