@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import dataclass, make_dataclass
 
 import numpy as np
 
@@ -88,11 +88,10 @@ RunSpec = make_dataclass(
         ("trainer", TrainerSettings),  # the model's trainer, as on one machine (one thread)
         ("schedule", Schedule),  # the run's learning rates and job seeds
         ("max_sentence_length", int),
-        # the model's parameters a task reads itself: the table's ``task`` column
+        ("threads", int),  # threads training each task's piece (Hogwild when more than one)
+        ("delta_dtype", str),  # of the deltas a task sends and the merged update ("float16")
+        # the model's parameters a task reads itself: the table's ``task`` column, last
         *((name, object) for name in TASK),
-        ("threads", int, field(default=1)),  # threads training each task's piece (Hogwild)
-        # the dtype of the deltas a task sends and of the merged update ("float16": half)
-        ("delta_dtype", str, field(default="float32")),
     ],
 )
 RunSpec.__module__ = __name__  # pickled by name, as a class defined here
