@@ -72,7 +72,6 @@ from hsw2v._shards import (
     Piece,
     count_and_mark_range,
     merge_counts,
-    range_sentences,
 )
 from hsw2v.running.epochs import iter_jobs
 from hsw2v.running.objectives import MATRICES, touched_rows
@@ -89,15 +88,18 @@ RunSpec = make_dataclass(
         ("trainer", TrainerSettings),  # the model's trainer, as on one machine (one thread)
         ("schedule", Schedule),  # the run's learning rates and job seeds
         ("max_sentence_length", int),
-        # the model's parameters a task reads itself: the table's ``task`` column
+        ("threads", int),  # threads training each task's piece (Hogwild when more than one)
+        ("delta_dtype", str),  # of the deltas a task sends and the merged update ("float16")
+        # the model's parameters a task reads itself: the table's ``task`` column, last
         *((name, object) for name in TASK),
     ],
 )
 RunSpec.__module__ = __name__  # pickled by name, as a class defined here
 RunSpec.__doc__ = """Everything a training task needs besides the weights, scattered once to every
 worker: the run's id, the vocabulary, the trainer settings, the schedule (rates and seeds),
-the corpus reader's longest sentence and the parameters :data:`hsw2v.running.params.TASK` names
-(``batch_words``, ``cache_words``)."""
+the corpus reader's longest sentence, the parameters :data:`hsw2v.running.params.TASK` names
+(``batch_words``, ``cache_words``), the threads that train each task's piece and the dtype of
+the deltas it sends back."""
 
 
 # The weights, in the order of every tuple of them: syn0, then each objective's output matrix
@@ -107,8 +109,8 @@ the corpus reader's longest sentence and the parameters :data:`hsw2v.running.par
 @dataclass
 class PieceResult:
     """One shard's share of a round: per matrix (a name in :data:`MATRICES`), the rows it
-    changed (int32), their deltas (float32 ``[n, d]``: new value - old value) and weights
-    (float64 ``[n]``)."""
+    changed (int32), their deltas (``[n, d]``: new value - old value, in the run's
+    ``delta_dtype``: float32, or float16 to halve the bytes) and weights (float64 ``[n]``)."""
 
     parts: dict  # name -> (rows, deltas, weights)
     kept: int
@@ -274,10 +276,17 @@ def _adasum_rows(parts) -> tuple[np.ndarray, np.ndarray]:
     return rows.astype(np.int32), deltas.astype(np.float32)
 
 
-def merge_round_task(*results: PieceResult, merge: str) -> RowUpdate:
-    """Merge one round's results into the update every shard applies."""
+def merge_round_task(*results: PieceResult, merge: str, dtype: str = "float32") -> RowUpdate:
+    """Merge one round's results into the update every shard applies; its deltas in ``dtype``
+    (``"float16"``: half the bytes to send, the update every copy and snapshot adds is the
+    rounded one, so they all still agree bit for bit)."""
+
+    def merged(name):
+        rows, deltas = merge_rows([r.part(name) for r in results], merge)
+        return rows, deltas.astype(dtype, copy=False)
+
     return RowUpdate(
-        {name: merge_rows([r.part(name) for r in results], merge) for name in MATRICES},
+        {name: merged(name) for name in MATRICES},
         kept=sum(r.kept for r in results),
         raw=sum(r.raw for r in results),
         loss=sum(r.loss for r in results),
@@ -355,6 +364,15 @@ def forget_run(run_id: str) -> int:
     return len(keys)
 
 
+def forget_other_runs(run_id: str) -> None:
+    """Drop the caches of every run but ``run_id`` from this worker process (a Spark Python
+    worker outlives the fits it serves)."""
+    with _LOCK:
+        others = {k[0] for k in list(_REPLICAS) + list(_JOBS)} | set(_KEY_TO_INDEX)
+    for other in others - {run_id}:
+        forget_run(other)
+
+
 def _key_to_index(spec: RunSpec) -> dict:
     with _LOCK:
         table = _KEY_TO_INDEX.get(spec.run_id)
@@ -364,15 +382,14 @@ def _key_to_index(spec: RunSpec) -> dict:
 
 
 def _jobs(spec: RunSpec, piece: Piece, cache_key: tuple) -> list:
+    encoded = getattr(piece, "encoded", None)
+    if encoded is not None:  # a piece that comes encoded (hsw2v.spark: from its partition)
+        return encoded
     with _LOCK:
         jobs = _JOBS.get(cache_key)
     if jobs is not None:
         return jobs
-    sentences = (
-        sentence
-        for byte_range in piece.ranges
-        for sentence in range_sentences(byte_range, spec.max_sentence_length)
-    )
+    sentences = piece.read(spec.max_sentence_length)
     jobs = list(iter_jobs(sentences, _key_to_index(spec), spec.batch_words))
     tokens = sum(len(job.ids) for job in jobs)
     with _LOCK:
@@ -436,6 +453,26 @@ def train_task(
             raise
 
 
+def _train_threads(settings, weights, plan, threads: int) -> list:
+    """Train the jobs of ``plan`` on ``threads`` threads sharing the replica's weights (each
+    its own trainer over them, as gensim's workers share one model: Hogwild, Recht et al.
+    2011); the kernel runs without the GIL. Each job keeps its rates and seed; the result
+    depends on the threads' interleaving (``threads=1`` is bit for bit reproducible)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    local = threading.local()
+
+    def train(item):
+        trainer = getattr(local, "trainer", None)
+        if trainer is None:
+            trainer = local.trainer = settings.build(*weights)
+        job, a0, a1, seed = item
+        return trainer.train_job(job.ids, job.ends, a0, a1, seed)
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(train, plan))
+
+
 def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1):
     started = time.perf_counter()
     settings = spec.trainer
@@ -447,7 +484,7 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
     if read != piece.words:  # a file changed in a way its stamp did not show (or a URL's)
         raise CorpusChangedError(
             f"corpus changed since the vocabulary pass: a piece of "
-            f"{', '.join(sorted({r.path for r in piece.ranges}))} held {piece.words:,} words "
+            f"{piece.source()} held {piece.words:,} words "
             f"then and {read:,} now. Keep the corpus files unchanged until training ends, "
             "then train again"
         )
@@ -463,25 +500,28 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
     candidates = [(words, occurrences.astype(np.float64))]
     candidates += touched_rows(settings, occurrences, outputs)  # per objective (syn1, syn1neg)
     before = [matrix[rows] for matrix, (rows, _) in zip(weights, candidates, strict=True)]
-    trainer = settings.build(*weights)
     total = max(sum(job.raw_words for job in jobs), 1)
-    done = kept = 0
-    loss = 0.0
+    plan, done = [], 0  # each job with its rates and seed, as one thread trains them in turn
     for j, job in enumerate(jobs):
         a0 = within(alpha0, alpha1, done, total)
         done += job.raw_words
         a1 = within(alpha0, alpha1, done, total)
-        seed = spec.schedule.job_seed(epoch, (piece_index << 20) + j)
-        job_kept, job_loss = trainer.train_job(job.ids, job.ends, a0, a1, seed)
-        kept += job_kept
-        loss += job_loss
+        plan.append((job, a0, a1, spec.schedule.job_seed(epoch, (piece_index << 20) + j)))
+    if spec.threads > 1 and len(plan) > 1:
+        trained = _train_threads(settings, weights, plan, spec.threads)
+    else:
+        trainer = settings.build(*weights)
+        trained = [trainer.train_job(job.ids, job.ends, a0, a1, seed) for job, a0, a1, seed in plan]
+    kept = sum(job_kept for job_kept, _ in trained)
+    loss = sum(job_loss for _, job_loss in trained)
     parts, undo = {}, []
     for name, matrix, (rows, row_weight), old in zip(
         MATRICES, weights, candidates, before, strict=True
     ):
         changed = (matrix[rows] != old).any(axis=1)
         rows, old = rows[changed], old[changed]
-        parts[name] = (rows, matrix[rows] - old, row_weight[rows].astype(np.float64))
+        delta = (matrix[rows] - old).astype(spec.delta_dtype, copy=False)
+        parts[name] = (rows, delta, row_weight[rows].astype(np.float64))
         undo.append((rows, old))
     result = PieceResult(
         parts,

@@ -281,6 +281,15 @@ class Piece:
     words: int
     sentences: int
 
+    def read(self, max_sentence_length: int) -> Iterator[list[str]]:
+        """The piece's sentences, read from its ranges (what a training task trains)."""
+        for byte_range in self.ranges:
+            yield from range_sentences(byte_range, max_sentence_length)
+
+    def source(self) -> str:
+        """Where the piece's sentences come from, for messages."""
+        return ", ".join(sorted({r.path for r in self.ranges}))
+
 
 def cut_shard(ranges: list[ByteRange], counts: list[RangeCount], n_pieces: int) -> list[Piece]:
     """Cut a shard into ``n_pieces`` pieces of about equal words, at marks (line starts).

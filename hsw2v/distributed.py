@@ -30,6 +30,11 @@ For corpora too large for one machine. ``train(client, corpus_paths, sync_every=
 4. **Result.** Every ``snapshot_every`` rounds a worker folds the updates into a full
    snapshot (what a shard rebuilds from if its worker was lost); the last one is the model.
 
+The engine-free part (the checks, the vocabulary's installation, the round loop, the merge
+rules and the divergence checks) is :mod:`hsw2v._dist_core`, shared with the Spark adapter
+(:mod:`hsw2v.spark`); this module is Dask's engine for it (:class:`DaskEngine`) and the file
+shards' vocabulary pass.
+
 Faults: every task is pure (:mod:`hsw2v._dist_tasks`), so when a worker dies Dask runs its
 tasks again elsewhere and training completes with the same result it would have had. A task
 that keeps killing workers (``distributed.scheduler.allowed-failures``, 3 by default) or fails
@@ -54,6 +59,15 @@ from typing import Any
 
 from hsw2v import _dist_tasks as tasks
 from hsw2v import progress as _progress
+from hsw2v._dist_core import (
+    DistributedReport,
+    DistributedTrainingError,
+    check_request,
+    install_vocabulary,
+    run_spec,
+    train_rounds,
+    vocabulary_options,
+)
 from hsw2v._shards import (
     CorpusChangedError,
     cut_shard,
@@ -63,52 +77,12 @@ from hsw2v._shards import (
     splittable_size,
 )
 from hsw2v.corpora import MAX_WORDS_IN_BATCH
-from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows
 from hsw2v.exceptions import EmptyCorpusError
-from hsw2v.running.epochs import Progress
-from hsw2v.running.objectives import MATRICES, describe, outputs_of
-from hsw2v.running.params import TASK
-from hsw2v.running.schedule import Schedule
-from hsw2v.running.trainer import trainer_settings
 from hsw2v.word2vec import Word2Vec
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DistributedReport", "DistributedTrainingError", "train"]
-
-
-class DistributedTrainingError(RuntimeError):
-    """Distributed training stopped: a task failed, or kept killing the workers it ran on."""
-
-
-@dataclass
-class DistributedReport:
-    """What one distributed run did: ``model.distributed_report`` after :func:`train`.
-
-    ``bytes_in_per_round`` is the mean size of the rows the shards sent to be merged,
-    ``bytes_out_per_round`` the mean size of the merged update (each worker receives it
-    once), ``model_bytes`` the size of ``syn0``, ``syn1`` and ``syn1neg`` together, for
-    comparison; every worker also fetches each of the ``snapshots`` full models once
-    (``model_bytes`` each).
-    """
-
-    shards: int
-    rounds: int
-    epochs: int
-    raw_words: int
-    trained_words: int
-    seconds: float
-    vocab_seconds: float
-    rows_per_round: float
-    bytes_in_per_round: float
-    bytes_out_per_round: float
-    model_bytes: int
-    snapshots: int
-
-    @property
-    def words_per_second(self) -> float:
-        """Raw corpus words trained per second of training (vocabulary pass excluded)."""
-        return self.raw_words / max(self.seconds, 1e-9)
+__all__ = ["DaskEngine", "DistributedReport", "DistributedTrainingError", "run_spec", "train"]
 
 
 def train(
@@ -183,31 +157,7 @@ def train(
     >>> model.wv.index_to_key[:3], model.distributed_report.shards
     (['the', 'sat', 'on'], 2)
     """
-    for name in ("sentences", "corpus_file", "corpus_iterable"):
-        if name in word2vec_params:
-            raise TypeError(f"give the corpus as corpus_paths, not {name}=")
-    if word2vec_params.get("callbacks"):
-        raise ValueError(
-            "callbacks are not run by distributed training; use progress= to follow it"
-        )
-    if not isinstance(sync_every, int) or sync_every < 1:
-        raise ValueError(f"sync_every must be a positive number of words, got {sync_every!r}")
-    if merge not in tasks.MERGES:
-        raise ValueError(
-            f"merge must be one of {', '.join(map(repr, tasks.MERGES))}, got {merge!r}"
-        )
-    if not isinstance(snapshot_every, int) or snapshot_every < 1:
-        raise ValueError(f"snapshot_every must be a positive integer, got {snapshot_every!r}")
-    model = Word2Vec(**word2vec_params)  # checks the parameters
-    if model.epochs < 1:
-        raise ValueError(f"epochs must be >= 1 for training, got {model.epochs}")
-    if model.tree_type == "semantic":
-        # its second training over the rebuilt tree (Word2Vec.train) has no distributed form
-        raise ValueError(
-            "tree='semantic' is not trained distributed (it retrains over a tree rebuilt from "
-            "the first training's vectors): use tree='huffman' or 'balanced' here, or train "
-            "the semantic tree with Word2Vec on one machine"
-        )
+    model = check_request(word2vec_params, sync_every, merge, snapshot_every)
     paths = expand_paths(corpus_paths)
     try:
         client.wait_for_workers(1, timeout=timeout)
@@ -220,30 +170,71 @@ def train(
         n_shards = max(1, sum(client.nthreads().values()))
     if not isinstance(n_shards, int) or n_shards < 1:
         raise ValueError(f"n_shards must be a positive integer, got {n_shards!r}")
-    run = _Run(client, model, timeout, progress)
+    engine = DaskEngine(client, timeout)
+    on_progress = _progress.resolve(progress)
     try:
-        run.vocabulary(paths, n_shards, sync_every, max_sentence_length, trim_rule)
-        run.train(sync_every, merge, snapshot_every, max_sentence_length)
+        shards, marks, vocab_seconds = _vocabulary(
+            engine, model, paths, n_shards, sync_every, max_sentence_length, trim_rule
+        )
+        n_rounds = max(1, math.ceil(model.corpus_total_words / sync_every))
+        pieces, counts_iter = [], iter(marks)
+        for shard in shards:
+            shard_counts = [_Counted(*next(counts_iter)) for _ in shard]  # in shard order
+            pieces.append(cut_shard(shard, shard_counts, n_rounds))
+        spec = run_spec(model, engine.run_id, max_sentence_length)
+        train_rounds(
+            engine,
+            model,
+            pieces,
+            spec,
+            merge=merge,
+            snapshot_every=snapshot_every,
+            on_progress=on_progress,
+            vocab_seconds=vocab_seconds,
+        )
     finally:
-        run.close()
+        engine.close()
+        if hasattr(on_progress, "close"):
+            on_progress.close()
     return model
 
 
-class _Run:
-    """One call of :func:`train`: its futures, waiting and the pieces' plan."""
+class DaskEngine:
+    """The round loop's engine (:class:`hsw2v._dist_core.Engine`) on a Dask cluster: handles
+    are futures, the whole run is submitted ahead (the scheduler keeps what later tasks
+    still need), shard ``k``'s tasks prefer the ``k``-th worker, and a task lost with its
+    worker runs again elsewhere (``retries=1``, then the scheduler's ``allowed-failures``)."""
 
-    def __init__(self, client, model: Word2Vec, timeout: float, progress):
-        self.client, self.model, self.timeout = client, model, timeout
-        self.on_progress = _progress.resolve(progress)
+    lookahead = None  # the whole run is submitted, then watched
+
+    def __init__(self, client, timeout: float):
+        self.client, self.timeout = client, timeout
         self.run_id = uuid.uuid4().hex[:12]
-        self.futures: list = []
+        self.addresses: list | None = None
 
-    # -------------------------------------------------------------------- plumbing
-    def submit(self, fn, *args, name: str, **kwargs):
-        future = self.client.submit(
-            fn, *args, key=f"hsw2v-{name}-{self.run_id}", retries=1, **kwargs
-        )
+    def put(self, value, name: str):
+        # a list of one item: scatter would otherwise scatter a tuple's items one by one
+        [future] = self.client.scatter([value], broadcast=True, hash=False)
         return future
+
+    def submit(self, fn, *args, name: str, **kwargs):
+        return self.client.submit(fn, *args, key=f"hsw2v-{name}-{self.run_id}", retries=1, **kwargs)
+
+    def submit_shards(self, fn, calls: list, name: str) -> list:
+        if self.addresses is None:
+            self.addresses = sorted(self.client.scheduler_info()["workers"])
+        addresses = self.addresses
+        return [
+            self.submit(
+                fn,
+                *args,
+                name=f"{name}-{k}",
+                workers=[addresses[k % len(addresses)]],
+                allow_other_workers=True,
+                **kwargs,
+            )
+            for k, (args, kwargs) in enumerate(calls)
+        ]
 
     def result(self, future, what: str):
         """The future's value, or a clear error; never waits longer than the timeout."""
@@ -268,254 +259,89 @@ class _Run:
         except Exception as exc:
             raise DistributedTrainingError(f"{what} failed: {type(exc).__name__}: {exc}") from exc
 
+    def cancel(self, futures: list) -> None:
+        futures = [f for f in futures if f is not None]
+        if futures:
+            self.client.cancel(futures)
+
     def close(self) -> None:
-        for future in self.futures:
-            future.cancel()
-        self.futures = []
+        """Clear the run's caches on the workers (best effort)."""
         try:
             self.client.run(tasks.forget_run, self.run_id, on_error="ignore")
         except Exception:  # noqa: BLE001 - best effort: a dead worker has nothing to forget
             logger.debug("could not clear the workers' caches", exc_info=True)
-        if hasattr(self.on_progress, "close"):
-            self.on_progress.close()
 
-    # -------------------------------------------------------------------- vocabulary
-    def vocabulary(self, paths, n_shards, sync_every, max_sentence_length, trim_rule):
-        model, started = self.model, time.perf_counter()
-        sizes = [splittable_size(p) for p in paths]
-        # each local file's (size, mtime, inode) now: every later read (counting, training)
-        # refuses a file that no longer has it (CorpusChangedError)
-        stamps = [file_stamp(p) for p in paths]
-        self.shards = [s for s in plan_ranges(paths, n_shards, sizes, stamps) if s]
-        if not self.shards:  # every file empty: nothing to count (as Word2Vec's own error)
-            raise EmptyCorpusError(
-                f"the corpus is empty: no bytes in {', '.join(map(repr, paths))}; give "
-                "files with one sentence per line"
+
+def _vocabulary(engine, model, paths, n_shards, sync_every, max_sentence_length, trim_rule):
+    """Count the files' ranges on the workers, merge the counts in a tree there and build the
+    vocabulary on the worker holding them; install it (:func:`install_vocabulary`). Returns
+    the shards, each range's ``(words, sentences, marks)`` and the seconds it took."""
+    started = time.perf_counter()
+    sizes = [splittable_size(p) for p in paths]
+    # each local file's (size, mtime, inode) now: every later read (counting, training)
+    # refuses a file that no longer has it (CorpusChangedError)
+    stamps = [file_stamp(p) for p in paths]
+    shards = [s for s in plan_ranges(paths, n_shards, sizes, stamps) if s]
+    if not shards:  # every file empty: nothing to count (as Word2Vec's own error)
+        raise EmptyCorpusError(
+            f"the corpus is empty: no bytes in {', '.join(map(repr, paths))}; give "
+            "files with one sentence per line"
+        )
+    mark_every = max(1, min(10_000, sync_every // (4 * len(shards) or 1)))
+    counts, marks = [], []
+    for k, shard in enumerate(shards):
+        for i, byte_range in enumerate(shard):
+            count = engine.submit(
+                tasks.count_task,
+                byte_range,
+                max_sentence_length,
+                mark_every,
+                model.max_vocab_size,
+                trim_rule,
+                name=f"count-{k}-{i}",
             )
-        mark_every = max(1, min(10_000, sync_every // (4 * len(self.shards) or 1)))
-        counts, self.marks = [], []
-        for k, shard in enumerate(self.shards):
-            for i, byte_range in enumerate(shard):
-                count = self.submit(
-                    tasks.count_task,
-                    byte_range,
-                    max_sentence_length,
-                    mark_every,
-                    model.max_vocab_size,
-                    trim_rule,
-                    name=f"count-{k}-{i}",
-                )
-                counts.append(count)
-                self.marks.append(self.submit(tasks.marks_of, count, name=f"marks-{k}-{i}"))
-        merged = self._tree_merge(counts, model.max_vocab_size, trim_rule)
-        options = {
-            "min_count": model.min_count,
-            "sample": model.sample,
-            "max_final_vocab": model.max_final_vocab,
-            "trim_rule": trim_rule,
-            "sorted_vocab": bool(model.sorted_vocab),
-            "null_word": bool(model.null_word),
-        }
-        built = self.submit(tasks.vocabulary_task, merged, options, name="vocabulary")
-        self.futures += counts + self.marks + [built]
-        vocab, n_raw = self.result(built, "building the vocabulary")
-        self.marks = [self.result(f, "counting the corpus") for f in self.marks]
-        self.futures = []
-        if not vocab.index_to_key:
-            raise EmptyCorpusError(
-                f"the vocabulary is empty: no word occurs at least min_count={model.min_count} "
-                f"times in the corpus ({n_raw} distinct words seen); lower min_count or give a "
-                "larger corpus"
+            counts.append(count)
+            marks.append(engine.submit(tasks.marks_of, count, name=f"marks-{k}-{i}"))
+    merged, futures = _tree_merge(engine, counts, model.max_vocab_size, trim_rule)
+    options = vocabulary_options(model, trim_rule)
+    built = engine.submit(tasks.vocabulary_task, merged, options, name="vocabulary")
+    try:
+        vocab, n_raw = engine.result(built, "building the vocabulary")
+        marks = [engine.result(f, "counting the corpus") for f in marks]
+    finally:
+        engine.cancel(counts + futures + [built])
+    words = sum(w for w, _, _ in marks)
+    sentences = sum(s for _, s, _ in marks)
+    install_vocabulary(model, vocab, n_raw, words, sentences)
+    seconds = time.perf_counter() - started
+    logger.info(
+        "distributed vocabulary: %i words kept of %i, %i raw words in %i shards, %.1fs",
+        len(vocab.index_to_key),
+        n_raw,
+        words,
+        len(shards),
+        seconds,
+    )
+    return shards, marks, seconds
+
+
+def _tree_merge(engine, counts, max_vocab_size, trim_rule, fan_in=4):
+    """The counts merged in a tree of tasks, neighbours first (corpus order kept)."""
+    level, futures = 0, []
+    while len(counts) > 1 or level == 0:  # at least once: a RangeCount becomes a dict
+        counts = [
+            engine.submit(
+                tasks.merge_task,
+                *counts[i : i + fan_in],
+                max_vocab_size=max_vocab_size,
+                trim_rule=trim_rule,
+                name=f"merge-{level}-{i}",
             )
-        model.corpus_total_words = sum(w for w, _, _ in self.marks)
-        model.corpus_count = sum(s for _, s, _ in self.marks)
-        model.effective_min_count = vocab.effective_min_count
-        model._install_vocabulary(vocab)
-        model.prepare_weights()
-        self.vocab_seconds = time.perf_counter() - started
-        logger.info(
-            "distributed vocabulary: %i words kept of %i, %i raw words in %i shards, %.1fs",
-            len(vocab.index_to_key),
-            n_raw,
-            model.corpus_total_words,
-            len(self.shards),
-            self.vocab_seconds,
-        )
-
-    def _tree_merge(self, counts, max_vocab_size, trim_rule, fan_in=4):
-        level = 0
-        while len(counts) > 1 or level == 0:  # at least once: a RangeCount becomes a dict
-            counts = [
-                self.submit(
-                    tasks.merge_task,
-                    *counts[i : i + fan_in],
-                    max_vocab_size=max_vocab_size,
-                    trim_rule=trim_rule,
-                    name=f"merge-{level}-{i}",
-                )
-                for i in range(0, len(counts), fan_in)
-            ]
-            self.futures += counts
-            level += 1
-        return counts[0]
-
-    # -------------------------------------------------------------------- training
-    def train(self, sync_every, merge, snapshot_every, max_sentence_length):
-        model, client = self.model, self.client
-        n_rounds = max(1, math.ceil(model.corpus_total_words / sync_every))
-        pieces, counts_iter = [], iter(self.marks)
-        for shard in self.shards:
-            shard_counts = [_Counted(*next(counts_iter)) for _ in shard]  # in shard order
-            pieces.append(cut_shard(shard, shard_counts, n_rounds))
-        round_words = [sum(p[r].words for p in pieces) for r in range(n_rounds)]
-        spec = run_spec(model, self.run_id, max_sentence_length)
-        spec_f = client.scatter(spec, broadcast=True, hash=False)
-        # a list of one item: scatter would otherwise scatter the tuple's items one by one
-        weights = (model.wv.vectors, *outputs_of(model).values())  # in MATRICES order
-        [snapshot] = client.scatter([weights], broadcast=True, hash=False)
-        addresses = sorted(client.scheduler_info()["workers"])
-        schedule = spec.schedule
-        stats, first, updates, g = [], 0, [], 0
-        self.n_snapshots = 0
-        for epoch in range(model.epochs):
-            done = 0
-            for r in range(n_rounds):
-                if g - first == snapshot_every:
-                    snapshot = self.submit(tasks.snapshot_task, snapshot, updates, name=f"snap-{g}")
-                    self.n_snapshots += 1
-                    first, updates = g, []
-                alpha0, alpha1 = schedule.job_alphas(epoch, done, round_words[r])
-                done += round_words[r]
-                results = [
-                    self.submit(
-                        tasks.train_task,
-                        spec_f,
-                        snapshot,
-                        list(updates),
-                        piece[r],
-                        shard=k,
-                        piece_index=k * n_rounds + r,
-                        epoch=epoch,
-                        first_round=first,
-                        this_round=g,
-                        alpha0=alpha0,
-                        alpha1=alpha1,
-                        name=f"train-{g}-{k}",
-                        workers=[addresses[k % len(addresses)]],
-                        allow_other_workers=True,
-                    )
-                    for k, piece in enumerate(pieces)
-                ]
-                update = self.submit(
-                    tasks.merge_round_task, *results, merge=merge, name=f"merge-round-{g}"
-                )
-                stats.append((epoch, done, self.submit(tasks.stats_of, update, name=f"stats-{g}")))
-                updates.append(update)
-                g += 1
-        final = self.submit(tasks.snapshot_task, snapshot, updates, name="final")
-        self.futures = [s for _, _, s in stats] + [final]
-        del snapshot, updates  # the scheduler keeps what later tasks still need
-        self._watch(stats, schedule, len(self.shards))
-        trained = self.result(final, "collecting the trained model")
-        labels = ("wv.vectors", *MATRICES[1:])
-        rows = count_nonfinite_rows(dict(zip(labels, trained, strict=True)))
-        if any(rows.values()):  # a merge of finite deltas can still overflow
-            raise _diverged(model, model.epochs - 1, "when the rounds were merged", rows)
-        model.wv.vectors = trained[0]
-        for name, matrix in zip(MATRICES[1:], trained[1:], strict=True):  # syn1, syn1neg
-            setattr(model, name, matrix)
-        model._weights_changed()
-        client.cancel(spec_f)
-
-    def _watch(self, stats, schedule, n_shards):
-        model = self.model
-        started = time.perf_counter()
-        trained = raw = rows = bytes_in = bytes_out = 0
-        loss = 0.0
-        for g, (epoch, done, future) in enumerate(stats):
-            s = self.result(future, f"round {g + 1} of {len(stats)} (epoch {epoch + 1})")
-            if not math.isfinite(s["loss"]):  # a job met non-finite weights (the kernels' check)
-                raise _diverged(model, epoch, f"in round {g + 1} of {len(stats)}")
-            trained += s["kept"]
-            raw += s["raw"]
-            loss += s["loss"]
-            rows += s["rows"]
-            bytes_in += s["bytes_in"]
-            bytes_out += s["bytes_out"]
-            if self.on_progress is not None:
-                self.on_progress(
-                    Progress(
-                        epoch=epoch,
-                        epochs=model.epochs,
-                        fraction=min(done / model.corpus_total_words, 1.0),
-                        trained_words=trained,
-                        raw_words=raw,
-                        seconds=time.perf_counter() - started,
-                        alpha=schedule.alpha(epoch, done),
-                    )
-                )
-        seconds = time.perf_counter() - started
-        n = max(len(stats), 1)
-        alpha_reached = schedule.alpha(model.epochs - 1, schedule.total)
-        model._record_run(model.epochs, seconds, loss, alpha_reached)
-        model.distributed_report = DistributedReport(
-            shards=n_shards,
-            rounds=len(stats),
-            epochs=model.epochs,
-            raw_words=raw,
-            trained_words=trained,
-            seconds=seconds,
-            vocab_seconds=self.vocab_seconds,
-            rows_per_round=rows / n,
-            bytes_in_per_round=bytes_in / n,
-            bytes_out_per_round=bytes_out / n,
-            model_bytes=sum(m.nbytes for m in (model.wv.vectors, *outputs_of(model).values())),
-            snapshots=self.n_snapshots,
-        )
-        logger.info(
-            "distributed training: %i raw words in %.1fs (%.0f words/s), %i rounds",
-            raw,
-            seconds,
-            raw / max(seconds, 1e-9),
-            len(stats),
-        )
-
-
-def _diverged(model, epoch: int, where: str, rows: dict | None = None):
-    """The error of distributed training whose weights became NaN or infinite: the same
-    :class:`~hsw2v.divergence.TrainingDivergedError` one machine raises (no model is
-    returned)."""
-    return TrainingDivergedError(
-        f"distributed training diverged in epoch {epoch + 1} of {model.epochs} ({where}): the "
-        f"weights became NaN or infinite at alpha={model.alpha:g}. Train again with a lower "
-        f"alpha, e.g. alpha={model.alpha / 10:g}",
-        nonfinite_rows=rows,
-        epoch=epoch,
-    )
-
-
-def run_spec(model: Word2Vec, run_id: str, max_sentence_length: int) -> tasks.RunSpec:
-    """What every training task needs besides the weights, from a model with a vocabulary:
-    the model's trainer settings (:func:`hsw2v.running.trainer.trainer_settings`, one thread per
-    task), so every setting trains as ``Word2Vec.train`` trains it on one machine, and the
-    run's learning-rate schedule and seed (:class:`hsw2v.running.schedule.Schedule`)."""
-    settings = trainer_settings(model, threads=1)
-    logger.info("distributed training: %s", describe(model))
-    return tasks.RunSpec(
-        run_id=run_id,
-        index_to_key=list(model.wv.index_to_key),
-        trainer=settings,
-        schedule=Schedule(
-            model.alpha,
-            model.min_alpha,
-            model.epochs,
-            model.corpus_total_words,
-            by_words=True,
-            seed=model.seed,
-        ),
-        max_sentence_length=max_sentence_length,
-        **{name: getattr(model, name) for name in TASK},
-    )
+            for i in range(0, len(counts), fan_in)
+        ]
+        futures += counts
+        level += 1
+    return counts[0], futures
 
 
 @dataclass

@@ -31,6 +31,9 @@ OPTIONAL_PARTS = {
         r"could not import '(gensim|sklearn|ot|dask|matplotlib|tqdm|Cython)\b"
         r"|needs Facebook's fasttext"
     ),
+    # pyspark (the test extra) and the Java runtime Spark runs on (.ci/run requires it where
+    # java is on PATH)
+    "spark": re.compile(r"could not import 'pyspark'|Spark needs a Java runtime"),
     # system packages (.ci/run installs them with apt): qemu-user, MinGW-w64 and Wine
     "qemu": re.compile(r"qemu-x86_64 is not installed"),
     "wine": re.compile(r"the Windows twin needs x86_64-w64-mingw32-gcc and wine"),

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -181,7 +184,7 @@ def test_the_model_file_schema_lives_beside_the_model():
 # modules, never a model or a face; and nothing it imports from below imports it back, so
 # the layer sits wholly above the ground (its checks, validation, live inside it).
 ABOVE_RUNNING = ("word2vec", "keyedvectors", "layer", "fasttext", "doc2vec", "classifier",
-                 "distributed",
+                 "distributed", "_dist_core", "spark",
                  "_dist_tasks", "cli", "demo", "gensim_compat")  # fmt: skip
 
 
@@ -234,7 +237,7 @@ OWNED |= {name: "word2vec._train" for name in TRAINING_RECORD}
 # norms.)
 MODEL_FILES = ("word2vec", "word2vec._train", "word2vec._vocab", "word2vec._query",
                "word2vec._schema", "vocab_update", "distributed", "_gensim.convert",
-               "running.trainer", "_dist_tasks")
+               "running.trainer", "_dist_tasks", "_dist_core")
 
 
 def _writers(source: str) -> dict[str, set[str]]:
@@ -303,12 +306,13 @@ PUBLIC_MODULES = (
     "callbacks", "classifier", "cli", "corpora", "datasets", "demo", "distributed",
     "divergence", "doc2vec", "exceptions", "fasttext", "gensim_compat", "huffman", "keyedvectors",
     "label_trees",
-    "layer", "negative", "params", "persist", "plot", "progress", "scoring", "torch", "trees",
+    "layer", "negative", "params", "persist", "plot", "progress", "scoring", "spark", "torch",
+    "trees",
     "validation", "vocab", "vocab_update", "word2vec",
     "running",  # the running layer's folder (params' home)
 )  # fmt: skip
 # Public modules that import an optional extra at import time: their test skips without it.
-NEEDS = {"torch": "torch", "classifier": "sklearn"}
+NEEDS = {"torch": "torch", "classifier": "sklearn", "spark": "pyspark"}
 # Three public names are one module object with the module's home in a layer's folder.
 ALIASES = {"params": "running.params", "torch": "layer.torch", "validation": "running.validation"}
 # The public classes keep the module name a user (or a type check) sees.
@@ -360,3 +364,16 @@ def test_every_package_is_packaged():
     folders = {".".join(("hsw2v", *p.parent.relative_to(PACKAGE).parts)).rstrip(".")
                for p in PACKAGE.rglob("__init__.py")}  # fmt: skip
     assert folders <= set(packages), sorted(folders - set(packages))
+
+
+
+def test_importing_hsw2v_never_imports_pyspark():
+    # hsw2v.spark is the one module that imports pyspark, and only when it is imported itself
+    code = (
+        "import sys, hsw2v, hsw2v.distributed, hsw2v._dist_core\n"
+        "from hsw2v import Word2Vec, KeyedVectors\n"
+        "assert 'pyspark' not in sys.modules, sorted(m for m in sys.modules if 'spark' in m)"
+    )
+    paths = [str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)

@@ -1,0 +1,27 @@
+"""Word2Vec on Apache Spark: a pyspark.ml Estimator and Model trained with hsw2v's kernels.
+
+A drop-in for ``pyspark.ml.feature.Word2Vec`` (MLlib's): the same Params (``inputCol``,
+``outputCol``, ``vectorSize``, ``windowSize``, ``minCount``, ``maxIter``, ``stepSize``,
+``numPartitions``, ``maxSentenceLength``, ``seed``) with the same meanings, plus gensim's names
+for what MLlib lacks (``sg``, ``hs``, ``negative``, ``sample``, ``workers``, ``min_alpha``,
+``ns_exponent``) and the distributed core's ``sync_every`` and ``merge``. ``fit(df)`` trains on
+an ``array<string>`` column where the data lives: the vocabulary is counted on the executors,
+the tree and the initial weights are built once on the driver and broadcast, and training
+runs in rounds of Spark jobs whose tasks train their partition's next piece with the nogil
+kernel and send back only the rows they changed, merged by the rules of
+:mod:`hsw2v._dist_tasks` (:mod:`hsw2v._dist_core`, the engine-free core shared with the Dask
+trainer :mod:`hsw2v.distributed`; :mod:`hsw2v.spark._engine`, Spark's engine).
+
+The model (:class:`Word2VecModel`) has MLlib's ``getVectors``, ``findSynonyms``,
+``findSynonymsArray`` and ``transform``, and hsw2v's ``wv`` and ``to_word2vec()``. Its files
+(``save``/``load``) hold Spark's params metadata (JSON) and the weights in hsw2v's pickle-free
+format: :func:`load_without_spark` reads them as an :class:`hsw2v.Word2Vec`.
+
+pyspark is an optional dependency: ``pip install "pyspark>=3.5"``, or from a source checkout
+``pip install ".[spark]"``; Spark needs a Java runtime. See docs/spark.md.
+"""
+
+from hsw2v.spark._estimator import Word2Vec
+from hsw2v.spark._model import Word2VecModel, load_without_spark
+
+__all__ = ["Word2Vec", "Word2VecModel", "load_without_spark"]

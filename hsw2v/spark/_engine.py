@@ -1,0 +1,308 @@
+"""Spark's engine for the distributed core (:mod:`hsw2v._dist_core`), and the vocabulary pass
+over a DataFrame's partitions.
+
+The data stays in the partitions of an RDD of sentences (one per row of the input column):
+
+* **Vocabulary.** Each partition counts its own words (:class:`hsw2v._dist_core.PositionedCounts`,
+  with marks every few thousand words where it can later be cut into pieces); the counts are
+  merged on the executors by ``treeReduce`` and only the merged counts reach the driver, which
+  builds the vocabulary, the Huffman tree and the initial weights once, as on one machine.
+* **Rounds.** Each round is one Spark job over the partitions: the task of partition ``k``
+  trains that partition's piece of the round (:func:`hsw2v._dist_tasks.train_task`) and
+  returns only the rows it changed. The driver merges them (the core's merge rules) and the
+  merged update travels to the next round's tasks as a broadcast variable, as does every
+  snapshot of the model and the run's settings. A Python worker keeps, keyed by the run, its
+  replica of a shard's weights and the id-encoded pieces of the partitions it has read
+  (:mod:`hsw2v._dist_tasks`): a task that lands where its partition was read before does not
+  read it again, and one that lands elsewhere reads it once and rebuilds its replica from the
+  snapshot, with the same result bit for bit.
+
+A task that fails stops the fit with :class:`hsw2v._dist_core.DistributedTrainingError`
+naming the round and the task's own error (after Spark's own retries,
+``spark.task.maxFailures``); no partial model is returned.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import weakref
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hsw2v import _dist_tasks as tasks
+from hsw2v._dist_core import DistributedTrainingError, PositionedCounts
+from hsw2v._shards import ByteRange, RangeCount, cut_shard
+from hsw2v.running.epochs import iter_jobs, jobs_from_recording
+from hsw2v.vocab import TokenRecording, scan_counts
+
+
+def chunked(rows, max_sentence_length: int):
+    """The sentences of a partition's rows: each row's words cut into chunks of at most
+    ``max_sentence_length`` (as MLlib's ``maxSentenceLength`` and hsw2v's LineSentence); empty
+    and null rows give none."""
+    for row in rows:
+        if not row:
+            continue
+        words = list(row)
+        for i in range(0, len(words), max_sentence_length):
+            yield words[i : i + max_sentence_length]
+
+
+@dataclass
+class PartitionScan:
+    """One partition read once (:func:`scan_partition`): its counts in first-seen order, its
+    sentences as a :class:`hsw2v.vocab.TokenRecording` (provisional ids; None when the
+    partition holds more than ``record_tokens`` words), totals, and marks ``(sentence index,
+    words before, sentences before)`` where it can be cut into pieces."""
+
+    index: int
+    counts: dict
+    recording: TokenRecording | None
+    words: int
+    sentences: int
+    marks: list
+
+
+def scan_partition(index: int, rows, max_sentence_length: int, mark_every: int, record_tokens):
+    """Count and record a partition's sentences in one pass (:func:`hsw2v.vocab.scan_counts`,
+    what ``Word2Vec.build_vocab`` runs on one machine); the marks come every ``mark_every``
+    words or so."""
+    marks: list = []
+    shape = [0, 0, 0]  # words, sentences, words since the last mark
+
+    def sentences():
+        for sentence in chunked(rows, max_sentence_length):
+            if shape[2] >= mark_every:
+                marks.append((shape[1], shape[0], shape[1]))
+                shape[2] = 0
+            shape[0] += len(sentence)
+            shape[1] += 1
+            shape[2] += len(sentence)
+            yield sentence
+
+    counts, words, n_sentences, recording = scan_counts(
+        sentences(), progress_per=0, record_tokens=record_tokens
+    )
+    return PartitionScan(index, counts, recording, words, n_sentences, marks)
+
+
+@dataclass
+class PartitionCount:
+    """Partitions' counts with each word's first position (their merge is free of order,
+    :class:`hsw2v._dist_core.PositionedCounts`), and each partition's ``(words, sentences,
+    marks, recorded)``; combined by :func:`merge_partition_counts`."""
+
+    counts: PositionedCounts
+    shapes: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, scan: PartitionScan) -> PartitionCount:
+        """A scan's counts; a word's position is ``(partition, its rank in the partition's
+        first-seen order)``, enough to order the merged counts as the corpus's first-seen
+        order."""
+        counts = PositionedCounts()
+        counts.counts = scan.counts
+        counts.first = {word: (scan.index, rank) for rank, word in enumerate(scan.counts)}
+        shape = (scan.words, scan.sentences, scan.marks, scan.recording is not None)
+        return cls(counts, {scan.index: shape})
+
+
+def merge_partition_counts(a: PartitionCount, b: PartitionCount) -> PartitionCount:
+    """Two partitions' (or merged) counts together, in any order."""
+    a.counts = a.counts.merge(b.counts)
+    a.shapes.update(b.shapes)
+    return a
+
+
+@dataclass
+class PartitionPiece:
+    """Round ``round``'s piece of partition ``partition``: its sentences ``[start, stop)``.
+    Inside its task it holds the piece's id-encoded jobs (``encoded``, from the encoded
+    partition, :func:`encode_partition`), which the training task trains."""
+
+    partition: int
+    round: int
+    start: int
+    stop: int
+    words: int
+    sentences: int
+    encoded: list | None = field(default=None, repr=False, compare=False)
+
+    def read(self, max_sentence_length: int):
+        raise RuntimeError("a partition piece is trained from its encoded jobs only")
+
+    def source(self) -> str:
+        return f"partition {self.partition}"
+
+
+def plan_partition(partition: int, words: int, sentences: int, marks: list, n_rounds: int):
+    """Partition ``partition`` cut into ``n_rounds`` pieces of about equal words, at its marks
+    (the cutting of :func:`hsw2v._shards.cut_shard`, over sentence indices)."""
+    whole = ByteRange(f"partition {partition}", 0, sentences)
+    cut = cut_shard([whole], [RangeCount({}, words, sentences, marks)], n_rounds)
+    pieces, at = [], 0
+    for r, piece in enumerate(cut):
+        pieces.append(
+            PartitionPiece(partition, r, at, at + piece.sentences, piece.words, piece.sentences)
+        )
+        at += piece.sentences
+    return pieces
+
+
+def encode_partition(rows, spec, pieces: list):
+    """A partition's sentences as id-encoded jobs (:func:`hsw2v.running.epochs.iter_jobs`, as
+    every task encodes), one ``(round, jobs)`` item per piece: what the rounds' tasks read
+    (numeric arrays, cheap to keep and to read again)."""
+    key_to_index = {key: i for i, key in enumerate(spec.index_to_key)}
+    stream = chunked(rows, spec.max_sentence_length)
+    for piece in pieces:
+        sentences = itertools.islice(stream, piece.sentences)
+        yield piece.round, list(iter_jobs(sentences, key_to_index, spec.batch_words))
+    for _ in stream:  # none are left (the counts said so); read to the end all the same
+        pass
+
+
+def encode_scan(scan: PartitionScan, spec, pieces: list):
+    """:func:`encode_partition` from a partition's recording, without reading its rows again:
+    the recording's ids are made final for the run's vocabulary and each piece's jobs are
+    views of them (:func:`hsw2v.running.epochs.jobs_from_recording`, the jobs
+    :func:`~hsw2v.running.epochs.iter_jobs` makes from the same sentences)."""
+    index_of = {key: i for i, key in enumerate(spec.index_to_key)}
+    to_final = np.fromiter((index_of.get(w, -1) for w in scan.counts), np.int32, len(scan.counts))
+    recording = scan.recording
+    recording.finalize(to_final, spec.index_to_key)
+    kept_at = np.concatenate([[0], np.cumsum(recording.kept_lengths)])
+    for piece in pieces:
+        lo, hi = piece.start, piece.stop
+        part = TokenRecording(
+            ids=recording.ids[kept_at[lo] : kept_at[hi]],
+            lengths=recording.lengths[lo:hi],
+            n_keys=recording.n_keys,
+            kept_lengths=recording.kept_lengths[lo:hi],
+            n_kept=int(kept_at[hi] - kept_at[lo]),
+            vocabulary=recording.vocabulary,
+            vocabulary_size=recording.vocabulary_size,
+        )
+        yield piece.round, jobs_from_recording(part, spec.batch_words)
+
+
+def run_shard(fn, args: tuple, kwargs: dict, rows):
+    """Inside a Spark task: call the training function on this partition's piece, its jobs
+    taken from the encoded partition ``rows``. The partition is read to its end (a Python
+    worker that leaves input unread is not reused, and its replica would be lost)."""
+    piece = args[3]
+    tasks.forget_other_runs(args[0].run_id)
+    for r, jobs in rows:
+        if r == piece.round:
+            piece.encoded = jobs
+    return fn(*args, **kwargs)
+
+
+class _Held:
+    """A value the driver holds; sent to tasks as a broadcast variable, made at the first
+    need and removed from the executors when the handle is dropped."""
+
+    __slots__ = ("value", "broadcast", "__weakref__")
+
+    def __init__(self, value):
+        self.value, self.broadcast = value, None
+
+    def shipped(self, sc):
+        if self.broadcast is None:
+            self.broadcast = sc.broadcast(self.value)
+            weakref.finalize(self, _unpersist, self.broadcast)
+        return self.broadcast
+
+
+def _unpersist(broadcast) -> None:
+    try:
+        broadcast.unpersist(blocking=False)
+    except Exception:  # noqa: BLE001 - the context may be gone; nothing is left to free
+        pass
+
+
+def _resolve(value):
+    """A task's argument: a broadcast variable's value, a list's items resolved."""
+    if isinstance(value, list):
+        return [_resolve(v) for v in value]
+    return value.value if hasattr(value, "value") and hasattr(value, "unpersist") else value
+
+
+def _local(value):
+    if isinstance(value, list):
+        return [_local(v) for v in value]
+    return value.value if isinstance(value, _Held) else value
+
+
+_PY_ERROR = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)): (.*)$", re.M)
+
+
+def task_error(exc: BaseException) -> str:
+    """The Python error a failed Spark task raised, as ``"Name: message"`` (the last one in
+    the JVM's report), else the exception's first line."""
+    text = str(exc)
+    found = [m for m in _PY_ERROR.finditer(text) if "py4j" not in m.group(1).lower()]
+    if found:
+        name, message = found[-1].groups()
+        return f"{name.rsplit('.', 1)[-1]}: {message.strip()}"
+    return f"{type(exc).__name__}: {text.strip().splitlines()[0] if text.strip() else ''}"
+
+
+class SparkEngine:
+    """The round loop's engine (:class:`hsw2v._dist_core.Engine`) over an RDD of sentences
+    (see the module docstring): handles are values held by the driver, ``submit`` runs on
+    the driver, ``submit_shards`` runs one Spark job with a task per partition."""
+
+    lookahead = 0  # each round is awaited before the next is submitted
+
+    def __init__(self, sc, rdd):
+        self.sc, self.rdd = sc, rdd
+        self.held: list = []
+
+    def put(self, value, name: str):
+        return _Held(value)
+
+    def submit(self, fn, *args, name: str, **kwargs):
+        args = tuple(_local(a) for a in args)
+        kwargs = {key: _local(v) for key, v in kwargs.items()}
+        try:
+            return _Held(fn(*args, **kwargs))
+        except Exception as exc:
+            raise DistributedTrainingError(f"{name} failed: {type(exc).__name__}: {exc}") from exc
+
+    def submit_shards(self, fn, calls: list, name: str) -> list:
+        sc = self.sc
+
+        def ship(value):
+            if isinstance(value, list):
+                return [ship(v) for v in value]
+            return value.shipped(sc) if isinstance(value, _Held) else value
+
+        payload = [(tuple(ship(a) for a in args), kwargs) for args, kwargs in calls]
+
+        def run(index, rows):
+            args, kwargs = payload[index]
+            args = tuple(_resolve(a) for a in args)
+            yield run_shard(fn, args, kwargs, rows)
+
+        sc.setJobDescription(f"hsw2v {name}")
+        try:
+            results = self.rdd.mapPartitionsWithIndex(run).collect()
+        except Exception as exc:
+            what, _, number = name.partition("-")  # the core's names: train-<0-based round>
+            if what == "train" and number.isdigit():
+                what = f"training round {int(number) + 1}"
+            raise DistributedTrainingError(
+                f"{what} failed in a Spark task: {task_error(exc)}"
+            ) from exc
+        finally:
+            sc.setJobDescription(None)
+        return [_Held(r) for r in results]
+
+    def result(self, handle, what: str):
+        return handle.value
+
+    def cancel(self, handles: list) -> None:
+        pass  # nothing runs in the background; broadcasts go with their handles

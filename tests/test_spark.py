@@ -1,0 +1,207 @@
+"""hsw2v.spark in Spark's local mode: the estimator's contract, its files, the vocabulary and
+tree against one machine, training, and the errors."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import numpy as np
+import pytest
+from conftest import cluster_recovery, planted_corpus
+
+pytest.importorskip("pyspark")
+if not shutil.which("java"):
+    pytest.skip("Spark needs a Java runtime: no Java runtime found (java)", allow_module_level=True)
+
+from pyspark.ml.linalg import Vectors  # noqa: E402
+from pyspark.sql import SparkSession  # noqa: E402
+
+from hsw2v import Word2Vec as LocalWord2Vec  # noqa: E402
+from hsw2v import _dist_tasks  # noqa: E402
+from hsw2v._dist_core import check_request  # noqa: E402
+from hsw2v.distributed import DistributedTrainingError  # noqa: E402
+from hsw2v.spark import Word2Vec, Word2VecModel, load_without_spark  # noqa: E402
+
+MLLIB_DEFAULTS = dict(vectorSize=100, windowSize=5, minCount=5, maxIter=1, stepSize=0.025,
+                      numPartitions=1, maxSentenceLength=1000)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("hsw2v-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def frame(spark, sentences, partitions=2):
+    rdd = spark.sparkContext.parallelize([(s,) for s in sentences], partitions)
+    return spark.createDataFrame(rdd, "text array<string>")
+
+
+@pytest.fixture(scope="module")
+def planted(spark):
+    """One fit on planted clusters, shared by the tests that read a trained model."""
+    sentences, clusters = planted_corpus(n_sentences=2000, seed=4)
+    estimator = Word2Vec(inputCol="text", vectorSize=24, windowSize=4, minCount=1, maxIter=3,
+                         numPartitions=2, sync_every=5000, seed=3)  # fmt: skip
+    return estimator.fit(frame(spark, sentences)), clusters, sentences
+
+
+# ------------------------------------------------------------------ the params' contract
+def test_params_have_mllibs_names_defaults_and_meaning(spark):
+    from pyspark.ml.feature import Word2Vec as MLlibWord2Vec
+
+    ours, theirs = Word2Vec(), MLlibWord2Vec()
+    for name, value in MLLIB_DEFAULTS.items():
+        assert ours.getOrDefault(name) == value == theirs.getOrDefault(name), name
+    shared = {p.name for p in theirs.params} - {"seed"}  # MLlib's seed: a hash of its class name
+    assert shared <= {p.name for p in ours.params}
+    explained = ours.explainParams()
+    for name in (*MLLIB_DEFAULTS, "inputCol", "outputCol", "sg", "hs", "sync_every", "merge"):
+        assert f"{name}:" in explained, name
+    # MLlib's getters and a gensim parameter, set and copied
+    est = Word2Vec(inputCol="text", vectorSize=16, negative=3)
+    assert (est.getVectorSize(), est.getInputCol(), est.getOrDefault("negative")) == (16, "text", 3)
+    copy = est.copy({est.vectorSize: 8})
+    assert (copy.getVectorSize(), est.getVectorSize(), copy.getInputCol()) == (8, 16, "text")
+    assert copy.uid == est.uid
+    assert est.word2vec_params()["vector_size"] == 16
+    assert Word2Vec(seed=-5).word2vec_params()["seed"] == 2**64 - 5
+
+
+def test_estimator_save_and_load(spark, tmp_path):
+    est = Word2Vec(inputCol="words", vectorSize=12, merge="average", sample=1e-3)
+    est.save(str(tmp_path / "est"))
+    again = Word2Vec.load(str(tmp_path / "est"))
+    assert again.uid == est.uid
+    assert again.extractParamMap() == {again.getParam(p.name): v
+                                       for p, v in est.extractParamMap().items()}  # fmt: skip
+
+
+# ------------------------------------------------------------------ one machine's vocabulary
+@pytest.mark.parametrize("recorded", [True, False])
+def test_vocabulary_and_tree_equal_one_machine(spark, monkeypatch, recorded):
+    if not recorded:  # partitions too large to record as they are counted: read again
+        from hsw2v.spark import _estimator
+
+        def small_cache(*args):
+            model = check_request(*args)
+            model.cache_words = 10
+            return model
+
+        monkeypatch.setattr(_estimator, "check_request", small_cache)
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(40)]
+    sentences = [[str(w) for w in rng.choice(words, size=rng.integers(0, 12))] for _ in range(700)]
+    params = dict(vector_size=8, min_count=3, sample=1e-2, epochs=1, seed=1)
+    single = LocalWord2Vec(**params, workers=1)
+    single.build_vocab([s[i : i + 5] for s in sentences for i in range(0, len(s), 5)])
+    est = Word2Vec(inputCol="text", vectorSize=8, minCount=3, sample=1e-2, seed=1,
+                   maxSentenceLength=5, numPartitions=3, sync_every=1000, workers=2)  # fmt: skip
+    model = est.fit(frame(spark, sentences, partitions=5)).to_word2vec()  # 5 joined in 3
+    assert model.wv.index_to_key == single.wv.index_to_key
+    for name in ("count", "sample_int"):
+        assert (model.wv.expandos[name] == single.wv.expandos[name]).all(), name
+    assert (model.tree.codes == single.tree.codes).all()
+    assert (model.tree.points == single.tree.points).all()
+    assert model.corpus_count == single.corpus_count
+    assert model.corpus_total_words == single.corpus_total_words
+    assert model.distributed_report.raw_words == single.corpus_total_words
+    assert model.distributed_report.shards == 3
+    assert np.isfinite(model.wv.vectors).all()  # trained by two threads per task
+
+
+def test_rows_reach_python_exactly(spark):
+    from hsw2v.spark._estimator import SEPARATOR, rows_to_python
+
+    rows = [["a", "b"], [], None, ["x" + SEPARATOR + "y", "z"], ["", "c"], ["d"]]
+    df = spark.createDataFrame([(r,) for r in rows], "text array<string>")
+    assert rows_to_python(df, "text").collect() == [
+        ["a", "b"], [], [], ["x" + SEPARATOR + "y", "z"], ["", "c"], ["d"],
+    ]  # fmt: skip
+
+
+# ------------------------------------------------------------------ a trained model
+def test_training_gives_finite_vectors_and_the_planted_neighbours(planted):
+    model, clusters, _ = planted
+    assert np.isfinite(model.wv.vectors).all()
+    assert cluster_recovery(model.wv, clusters) >= 0.95
+    report = model.distributed_report
+    assert report.shards == 2 and report.epochs == 3 and report.rounds == 3 * 4
+    assert 0 < report.bytes_in_per_round and report.raw_words == 3 * 20000
+
+
+def test_mllibs_queries(planted, spark):
+    model, clusters, sentences = planted
+    word = clusters[0][0]
+    pairs = model.findSynonymsArray(word, 3)
+    assert [w for w, _ in pairs] == [w for w, _ in model.wv.most_similar(word, topn=3)]
+    assert word not in [w for w, _ in pairs]
+    table = model.findSynonyms(word, 3)
+    assert table.columns == ["word", "similarity"]
+    assert [tuple(r) for r in table.collect()] == pytest.approx(pairs)
+    by_vector = model.findSynonymsArray(Vectors.dense(model.wv[word]), 1)
+    assert by_vector[0][0] == word
+    vectors = model.getVectors()
+    assert vectors.columns == ["word", "vector"] and vectors.count() == len(model.wv)
+    row = vectors.filter(vectors.word == word).first()
+    assert np.allclose(row.vector.toArray(), model.wv[word])
+    # transform: the mean of the words' vectors over all the row's words (as MLlib)
+    docs = spark.createDataFrame([([word, "never-seen"],), ([],)], "text array<string>")
+    out = model.transform(docs).collect()
+    assert np.allclose(out[0].vector.toArray(), model.wv[word] / 2, atol=1e-6)
+    assert out[1].vector.toArray().tolist() == [0.0] * model.wv.vector_size
+
+
+def test_model_save_and_load(planted, tmp_path):
+    model, _, _ = planted
+    path = str(tmp_path / "model")
+    model.write().save(path)
+    again = Word2VecModel.load(path)
+    assert again.uid == model.uid and again.getInputCol() == "text"
+    assert again.getVectorSize() == 24
+    assert again.wv.index_to_key == model.wv.index_to_key
+    assert (again.wv.vectors == model.wv.vectors).all()
+    # without Spark: the weights are an hsw2v model file, the params one JSON line
+    local, params = load_without_spark(path)
+    assert (local.wv.vectors == model.wv.vectors).all()
+    assert params["vectorSize"] == 24 and params["inputCol"] == "text"
+    assert isinstance(model.to_word2vec(), LocalWord2Vec)
+
+
+# ------------------------------------------------------------------ errors
+def test_a_column_that_is_not_array_of_strings_is_refused(spark):
+    df = spark.createDataFrame([("a b c",)], ["text"])
+    with pytest.raises(TypeError, match=r"inputCol 'text' must be an array<string>.*it is string"):
+        Word2Vec(inputCol="text", minCount=1).fit(df)
+    with pytest.raises(ValueError, match=r"'nope' is not a column.*text"):
+        Word2Vec(inputCol="nope").fit(df)
+
+
+def failing_train_task(*args, **kwargs):
+    raise RuntimeError("planted failure in a training task")
+
+
+def test_a_failing_task_stops_the_fit_with_a_clear_error(spark, monkeypatch):
+    from pyspark import cloudpickle
+
+    # shipped by value: the executors' Python workers cannot import this test module
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    monkeypatch.setattr(_dist_tasks, "train_task", failing_train_task)
+    try:
+        est = Word2Vec(inputCol="text", vectorSize=8, minCount=1, numPartitions=2)
+        with pytest.raises(
+            DistributedTrainingError, match="training round 1 failed.*RuntimeError: planted failure"
+        ):
+            est.fit(frame(spark, [["a", "b", "c"]] * 50))
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
