@@ -201,7 +201,7 @@ def run_child(spec: dict) -> dict:
 
 def speed(args) -> None:
     words = count_words(args.corpus)
-    runs = [("hsw2v", "iter"), ("gensim", "iter"), ("gensim", "file")]
+    runs = [("hsw2v", "iter")] + [("gensim", mode) for mode in args.gensim_modes]
     print(f"corpus {Path(args.corpus).name}: {words} words; epochs {args.epochs}; "
           f"{args.repeats} alternated repetitions; train seconds only")  # fmt: skip
     for mode in args.modes:
@@ -215,12 +215,12 @@ def speed(args) -> None:
                                 "workers": workers, "epochs": args.epochs, "seed": 1}  # fmt: skip
                         times[(system, gmode)].append(run_child(spec)["train_s"])
                 base = times[("hsw2v", "iter")]
-                faster = [min(a, b) for a, b in zip(times[("gensim", "iter")],
-                                                    times[("gensim", "file")], strict=True)]  # fmt: skip
+                gensim = [times[("gensim", mode)] for mode in args.gensim_modes]
+                faster = [min(ts) for ts in zip(*gensim, strict=True)]
+                names = {"iter": "gensim list", "file": "gensim corpus_file"}
+                series_of = [(names[mode], times[("gensim", mode)]) for mode in args.gensim_modes]
                 cells = []
-                for label, series in (("hsw2v", base), ("gensim list", times[("gensim", "iter")]),
-                                      ("gensim corpus_file", times[("gensim", "file")]),
-                                      ("gensim faster", faster)):  # fmt: skip
+                for label, series in [("hsw2v", base), *series_of, ("gensim faster", faster)]:
                     med = statistics.median(series)
                     ratio = statistics.median(t / h for t, h in zip(series, base, strict=True))
                     cells.append(f"{label} {med:.2f}s ({words * args.epochs / med / 1e3:.0f}k "
@@ -280,6 +280,9 @@ def main(argv=None) -> int:
     p.add_argument("--workers", default="1,2")
     p.add_argument("--epochs", type=int, default=None, help="default: Doc2Vec's (10)")
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--gensim-modes", default="iter,file",
+                   help="speed: gensim's modes run (iter: a list of TaggedDocument; file: "
+                   "corpus_file)")  # fmt: skip
     p.add_argument("--seeds", default="1,2,3")
     p.add_argument("--limit", type=int, default=60000, help="labelled documents read")
     p.add_argument("--held", type=int, default=2000, help="of them held out for inference")
@@ -292,6 +295,7 @@ def main(argv=None) -> int:
     args.objectives = args.objectives.split(",")
     args.workers = [int(w) for w in args.workers.split(",")]
     args.seeds = [int(s) for s in args.seeds.split(",")]
+    args.gensim_modes = args.gensim_modes.split(",")
     if args.task == "speed" and args.epochs is None:
         args.epochs = 1
     {"speed": speed, "quality": quality, "infer": infer, "lee": lee}[args.task](args)

@@ -470,6 +470,8 @@ class TaggedDocument(namedtuple("TaggedDocument", "words tags")):
     """One document: ``words`` (a list of str tokens) and ``tags`` (a list of int or str
     keys: the rows of ``model.dv`` it trains), as gensim's ``TaggedDocument``.
 
+    Examples
+    --------
     >>> TaggedDocument(["the", "cat"], [0])
     TaggedDocument<['the', 'cat'], [0]>
     """

@@ -108,11 +108,14 @@ class Doc2Vec(Word2Vec):
         Kept for gensim's signature; anything else is refused.
     epochs : int, optional
         10, as gensim's Doc2Vec.
-    vector_size, window, alpha, min_alpha, min_count, max_vocab_size, sample, seed, workers,
-    hs, negative, ns_exponent, cbow_mean, hashfxn, null_word, sorted_vocab, trim_rule,
-    batch_words, callbacks, max_final_vocab, shrink_windows, compute_loss, comment,
-    cache_words, tree :
+    vector_size, window, trim_rule, callbacks, shrink_windows, comment :
         As :class:`hsw2v.Word2Vec`.
+    **kwargs
+        :class:`hsw2v.Word2Vec`'s other parameters, with its meaning (``alpha``,
+        ``min_alpha``, ``min_count``, ``max_vocab_size``, ``sample``, ``seed``, ``workers``,
+        ``hs``, ``negative``, ``ns_exponent``, ``cbow_mean``, ``hashfxn``, ``null_word``,
+        ``sorted_vocab``, ``batch_words``, ``max_final_vocab``, ``compute_loss``,
+        ``cache_words``, ``tree``), as gensim's Doc2Vec passes them on.
 
     Examples
     --------
