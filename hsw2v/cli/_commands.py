@@ -50,7 +50,8 @@ def _run_train(args: argparse.Namespace) -> int:
         raise UsageError("the following arguments are required: CORPUS")
     fasttext = args.model == "fasttext"
     doc2vec = args.model == "doc2vec"
-    if args.dbow_words and not doc2vec:
+    dbow_words = getattr(args, "dbow_words", False)  # train only (not skipgram/cbow)
+    if dbow_words and not doc2vec:
         raise UsageError("--dbow-words: only Doc2Vec has document vectors; add --model doc2vec")
     if not fasttext:
         given = [
@@ -103,7 +104,7 @@ def _run_train(args: argparse.Namespace) -> int:
                 values[param.name] = getattr(args, param.name)
     if doc2vec:  # PV-DBOW for skip-gram (--sg 1), PV-DM for CBOW
         values["dm"] = 1 - values.pop("sg")
-        values["dbow_words"] = int(bool(args.dbow_words))
+        values["dbow_words"] = int(bool(dbow_words))
         model = Doc2Vec(**values)
     else:
         model = (FastText if fasttext else Word2Vec)(**values)
@@ -120,7 +121,7 @@ def _run_train(args: argparse.Namespace) -> int:
         what = "skip-gram" if sg else "CBOW"
         if doc2vec:
             what = "Doc2Vec " + ("PV-DBOW" if sg else "PV-DM") + (
-                " with skip-gram words" if args.dbow_words else ""
+                " with skip-gram words" if dbow_words else ""
             )
         if fasttext:
             what = (
