@@ -178,7 +178,7 @@ from hsw2v._kernels._inner_walks cimport (
 )
 from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum, ns_pair_block, rows_distinct
 from hsw2v._kernels._ns_shared cimport ns_shared_block
-from hsw2v._kernels._path cimport hs_path_nll, hs_step, node_coef
+from hsw2v._kernels._path cimport hs_path_nll, hs_step, node_coef, node_step
 from hsw2v._kernels._rates cimport job_alpha
 from hsw2v._kernels._tree_view cimport fill_tree_view, tree_fits
 from hsw2v._kernels._vecops cimport (
@@ -209,6 +209,32 @@ cdef double ns_path_reference(int d, const float *h, float *work, float *const *
     return ns_path(d, h, work, rows, count, alpha, compute_loss, check)
 
 
+cdef double hs_path_frozen(const float *h, float *work, float **rows, const uint8_t *code,
+                           int length, float alpha, int d, bint compute_loss,
+                           double *check) noexcept nogil:
+    """Inference's hierarchical-softmax walk (``FROZEN_ROUTINES``): the reference step with
+    ``lr = 0``, so the path's rows are only read; h's step is ``hs_path``'s (gensim's
+    ``learn_hidden=False``)."""
+    memset(work, 0, d * sizeof(float))
+    return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, 0.0, &SIGMOID,
+                   NULL, NULL, compute_loss, NULL, check)
+
+
+cdef double ns_path_frozen(int d, const float *h, float *work, float *const *rows, int count,
+                           float alpha, bint compute_loss, double *check) noexcept nogil:
+    """Inference's negative-sampling walk: the one node step over the target (label 1) and
+    the negatives (label 0) with ``lr = 0`` and negative sampling's float32 ``g`` (``ns_path``'s
+    h step, the rows only read)."""
+    cdef int k
+    cdef double loss = 0.0, fsum = 0.0
+    memset(work, 0, d * sizeof(float))
+    for k in range(count):
+        node_step(d, h, work, -alpha, rows[k], NULL, 1.0 if k == 0 else 0.0, 0.0, &SIGMOID,
+                  NULL, NULL, compute_loss, True, NULL, &loss, &fsum)
+    check[0] += fsum
+    return loss
+
+
 cdef void flush_out_of_line(const ModelView *m, JobState *st) noexcept nogil:
     """``flush_hot`` out of line (``_inner_job.JobRoutines``)."""
     flush_hot(m, st)
@@ -218,6 +244,10 @@ cdef JobRoutines ROUTINES  # what the job loop calls out of line
 ROUTINES.walks.hs = hs_path_reference
 ROUTINES.walks.ns = ns_path_reference
 ROUTINES.flush = flush_out_of_line
+cdef JobRoutines FROZEN_ROUTINES  # inference: the walks that only read the output rows
+FROZEN_ROUTINES.walks.hs = hs_path_frozen
+FROZEN_ROUTINES.walks.ns = ns_path_frozen
+FROZEN_ROUTINES.flush = flush_out_of_line
 
 
 def tree_output(syn1, codes, points, lengths, hot_rows=None, int hot_nodes=0):
@@ -275,9 +305,10 @@ cdef class Trainer:
     Skip-gram is then PV-DBOW: each document row is an h that predicts every word (with
     ``doc_words``, after skip-gram's own step for the word's window); CBOW is PV-DM: h is
     the mean (or sum) of the window's rows and the document's. With ``frozen`` (inference)
-    only the document rows are written: every output row and word row is read through a
-    job's scratch copy, so several threads may infer at once over a trained model
-    (``infer_job``, each call its own document rows).
+    only the document rows are written: the outputs train through the reference walks with
+    ``lr = 0`` (``hs_path_frozen``, ``ns_path_frozen``), which only read their rows, and
+    PV-DM's word rows are read through a job's scratch copy; several threads may infer at
+    once over a trained model (``infer_job``, ``infer_doc``: each call its own rows).
     """
 
     def __init__(self, float[:, ::1] syn0, const uint32_t[::1] sample_int, int window,
@@ -352,6 +383,8 @@ cdef class Trainer:
         self.m.compute_loss = compute_loss
         self.m.prefetch = prefetch
         self.job = train_doc_job_nogil if docs is not None else train_job_nogil
+        if frozen:  # inference: the output rows are only read (the walks of lr 0)
+            self.job = train_infer_job_nogil
         # The outputs (each kind steps at its place: hs, then ns). Each output's walk is
         # chosen here, once: the window walk is hs-only (its blocks move a window's contexts
         # together, which would reorder the ns steps), so beside negative sampling both take
@@ -379,12 +412,11 @@ cdef class Trainer:
         if not 1 <= block <= MAX_BLOCK:
             raise ValueError(f"block must be in 1..{MAX_BLOCK}, got {block}")
         self.m.block = block
-        if frozen:  # every output row read through a scratch copy (``ring_copy``)
+        if frozen:  # inference: the reference walks of FROZEN_ROUTINES, no private rows
             for k in range(self.m.n_outputs):
+                self.m.outputs[k].walk = KERNEL_REFERENCE
+                self.m.outputs[k].hot.n = 0
                 self.m.outputs[k].hot.slot = NULL
-                self.m.outputs[k].hot.lo = 0
-                self.m.outputs[k].hot.n = <int>V
-                self.m.outputs[k].hot.frozen = True
 
     cdef _docs(self, docs):
         """Take the document rows ``(rows, lockf, doc_words)`` (see the class docstring)."""
@@ -679,6 +711,15 @@ cdef int train_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *
     could not be allocated."""
     return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
                    &ROUTINES, False)
+
+
+cdef int train_infer_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *ends,
+                               int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
+                               uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
+    """The document kinds' job in inference (``Trainer(frozen=True)``): the walks of
+    ``FROZEN_ROUTINES``, which write only the document rows."""
+    return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
+                   &FROZEN_ROUTINES, True)
 
 
 cdef int train_doc_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *ends,

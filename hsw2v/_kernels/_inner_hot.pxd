@@ -9,8 +9,7 @@ syn1neg (every thread draws them as negatives), and adds its change back (Vuuren
 them.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint32_t
-from libc.string cimport memcpy
+from libc.stdint cimport int32_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc
 
 from hsw2v._kernels._inner_model cimport HotSet
@@ -22,8 +21,6 @@ cdef struct HotCopy:  # one job's private copies of the HotSet's rows
     int32_t *count    # per private row: visits since its last pull (0: not pulled yet)
     int32_t *dirty    # the private rows pulled since the last flush (n_dirty of them)
     int n_dirty
-    int ring          # a frozen set (inference): ``hot`` is a ring of this many scratch rows
-    int ring_next     # the ring's next row
 
 
 cdef inline int32_t private_slot(const HotSet *hs, int32_t r) noexcept nogil:
@@ -62,36 +59,9 @@ cdef inline int alloc_hot_copy(HotCopy *c, int n, int d) noexcept nogil:
     c.count = <int32_t *>calloc(max(n, 1), sizeof(int32_t))
     c.dirty = <int32_t *>malloc(max(n, 1) * sizeof(int32_t))
     c.n_dirty = 0
-    c.ring = 0
-    c.ring_next = 0
     if c.hot == NULL or c.base == NULL or c.count == NULL or c.dirty == NULL:
         return -1
     return 0
-
-
-cdef inline int alloc_ring(HotCopy *c, int n, int d) noexcept nogil:
-    """A frozen set's scratch rows (inference): a ring of ``n`` rows, each visit's copy of a
-    row that is read and never written back; 0, or -1 when out of memory."""
-    c.hot = <float *>malloc(max(<size_t>n * d, 1) * sizeof(float))
-    c.base = NULL
-    c.count = NULL
-    c.dirty = NULL
-    c.n_dirty = 0
-    c.ring = n
-    c.ring_next = 0
-    return 0 if c.hot != NULL else -1
-
-
-cdef inline float *ring_copy(HotCopy *c, const float *shared, int d) noexcept nogil:
-    """A copy of ``shared`` in the ring's next row (frozen rows: the walk writes the copy).
-    A ring holds the rows of one path or one drawn set: a step's rows never overwrite
-    each other."""
-    cdef float *row = c.hot + <int64_t>c.ring_next * d
-    memcpy(row, shared, d * sizeof(float))
-    c.ring_next += 1
-    if c.ring_next == c.ring:
-        c.ring_next = 0
-    return row
 
 
 cdef inline void free_hot_copy(HotCopy *c) noexcept nogil:

@@ -24,7 +24,7 @@ from libc.string cimport memset
 from hsw2v._kernels._inner_draws cimport (
     NS_BLOCK_MAX_D, draw_centre, ns_pair, ns_shared_centre, pairs_max, prefetch_negs,
 )
-from hsw2v._kernels._inner_hot cimport alloc_hot_copy, alloc_ring
+from hsw2v._kernels._inner_hot cimport alloc_hot_copy
 from hsw2v._kernels._inner_inputs cimport (
     cbow_hidden, cbow_inv, distinct_run, gather_doc_window, gather_subword_window, gather_window,
     prefetch_subwords,
@@ -266,10 +266,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.crows = <float **>malloc(window_rows * sizeof(float *))
     st.clock = <float *>malloc(window_rows * sizeof(float))
     for k in range(m.n_outputs):
-        if m.outputs[k].hot.frozen:  # a ring of scratch rows: one path, or one drawn set
-            rc_hot |= alloc_ring(&st.hot[k], max_length if k == m.hs else negative + 1, m.d)
-        else:
-            rc_hot |= alloc_hot_copy(&st.hot[k], m.outputs[k].hot.n, m.d)
+        rc_hot |= alloc_hot_copy(&st.hot[k], m.outputs[k].hot.n, m.d)
     if (st.work == NULL or st.neu1 == NULL or st.acc == NULL or st.kept == NULL or st.ends == NULL
             or st.xrows == NULL or st.xwords == NULL or st.wrows == NULL
             or st.yrows == NULL or st.W == NULL or rc_hot or st.negs == NULL

@@ -30,7 +30,6 @@ cdef struct HotSet:  # which rows (of syn1 or syn1neg) each job trains a private
     int lo            # when slot is NULL: the private rows are rows lo .. lo + n - 1
     const int32_t *ids   # n: the shared row of each private row
     const int32_t *slot  # per shared row: its private row, -1 for none; or NULL (see lo)
-    bint frozen       # inference: every row is read through a scratch copy, never written
 
 
 # The input kinds: how a step forms its hidden vector ``h`` from input rows (syn0), and where
@@ -105,8 +104,8 @@ cdef struct ModelView:
     int64_t n_docs
     const float *doc_lockf
     bint doc_words
-    bint frozen       # inference (infer_vector): only the document rows are written; every
-                      # output row and word row is read through a job's scratch copy
+    bint frozen       # inference (infer_vector): only the document rows are written (the
+                      # outputs' walks only read; PV-DM's word rows are scratch copies)
     const float *lockf  # gensim's vectors_lockf: word w's syn0 updates are scaled by
                         # lockf[w % lockf_len]; NULL when every factor is 1 (design note H)
     int64_t lockf_len

@@ -14,7 +14,7 @@ from libc.stdlib cimport free
 from libc.string cimport memcpy
 
 from hsw2v._kernels._inner_hot cimport (
-    HotCopy, free_hot_copy, private_slot, ring_copy, sync_hot,
+    HotCopy, free_hot_copy, private_slot, sync_hot,
 )
 from hsw2v._kernels._inner_loops cimport MAX_BLOCK
 from hsw2v._kernels._inner_model cimport MAX_OUTPUTS, HotSet, ModelView
@@ -150,8 +150,6 @@ cdef inline float *private_row(const ModelView *m, float *matrix, const HotSet *
     cdef float *shared = matrix + <int64_t>r * m.d
     if k < 0:
         return shared
-    if rows.frozen:  # inference: a scratch copy, never written back
-        return ring_copy(c, shared, m.d)
     at = <int64_t>k * m.d
     v = c.count[k]
     if v == 0:

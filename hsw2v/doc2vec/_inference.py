@@ -1,8 +1,9 @@
 """Doc2Vec's ``infer_vector``: a new document's row, trained with every other weight frozen.
 
 The kernel's inference (``hsw2v._kernels._inner.Trainer(frozen=True)``) is the training step
-itself over a frozen model: the document's row is the only row written; every output row
-and word row a step reads is a copy in the job's scratch (gensim's ``learn_words=False,
+itself over a frozen model: the document's row is the only row written; the outputs train
+through the reference walks with a learning rate of 0 for their rows, which only read them,
+and PV-DM's word rows are copies in the job's scratch (gensim's ``learn_words=False,
 learn_hidden=False``). One call is one job (``Trainer.infer_doc``): the new row starts uniform in
 [-1/d, 1/d) from the model's seed and the words, then trains on the document's words
 ``epochs`` times over, each pass led by the tag token of the new row, the rate falling from
@@ -56,6 +57,7 @@ def inference_trainer(model):
     # PV-DBOW infers without the words' skip-gram step (gensim's infer_vector too)
     settings = replace(
         settings,
+        kernel="reference",  # the shipped Trainer (its frozen walks), whatever HSW2V_KERNEL says
         compute_loss=False,
         docs=(np.zeros((1, d), dtype=np.float32), None, False),
         lockf=None,
