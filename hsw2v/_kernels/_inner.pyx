@@ -194,89 +194,6 @@ KERNELS = {"fused": KERNEL_FUSED, "window": KERNEL_WINDOW, "reference": KERNEL_R
 BENCH_WALKS = ("loop", "blas")
 
 
-cdef double hs_path_reference(const float *h, float *work, float **rows, const uint8_t *code,
-                              int length, float alpha, int d, bint compute_loss,
-                              double *check) noexcept nogil:
-    """``hs_path`` out of line, so that the job loop stays small enough to inline the fast
-    walks (the "reference" variant calls it through ``ROUTINES``)."""
-    return hs_path(h, work, rows, code, length, alpha, d, compute_loss, check)
-
-
-cdef double ns_path_reference(int d, const float *h, float *work, float *const *rows,
-                              int count, float alpha, bint compute_loss,
-                              double *check) noexcept nogil:
-    """``ns_path`` out of line (see ``hs_path_reference``)."""
-    return ns_path(d, h, work, rows, count, alpha, compute_loss, check)
-
-
-cdef double hs_path_frozen(const float *h, float *work, float **rows, const uint8_t *code,
-                           int length, float alpha, int d, bint compute_loss,
-                           double *check) noexcept nogil:
-    """Inference's hierarchical-softmax walk (``FROZEN_ROUTINES``): the reference step with
-    ``lr = 0``, so the path's rows are only read; h's step is ``hs_path``'s (gensim's
-    ``learn_hidden=False``)."""
-    memset(work, 0, d * sizeof(float))
-    return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, 0.0, &SIGMOID,
-                   NULL, NULL, compute_loss, NULL, check)
-
-
-cdef double ns_path_frozen(int d, const float *h, float *work, float *const *rows, int count,
-                           float alpha, bint compute_loss, double *check) noexcept nogil:
-    """Inference's negative-sampling walk: the one node step over the target (label 1) and
-    the negatives (label 0) with ``lr = 0`` and negative sampling's float32 ``g`` (``ns_path``'s
-    h step, the rows only read)."""
-    cdef int k
-    cdef double loss = 0.0, fsum = 0.0
-    memset(work, 0, d * sizeof(float))
-    for k in range(count):
-        node_step(d, h, work, -alpha, rows[k], NULL, 1.0 if k == 0 else 0.0, 0.0, &SIGMOID,
-                  NULL, NULL, compute_loss, True, NULL, &loss, &fsum)
-    check[0] += fsum
-    return loss
-
-
-cdef void flush_out_of_line(const ModelView *m, JobState *st) noexcept nogil:
-    """``flush_hot`` out of line (``_inner_job.JobRoutines``)."""
-    flush_hot(m, st)
-
-
-cdef JobRoutines ROUTINES  # what the job loop calls out of line
-ROUTINES.walks.hs = hs_path_reference
-ROUTINES.walks.ns = ns_path_reference
-ROUTINES.flush = flush_out_of_line
-cdef JobRoutines FROZEN_ROUTINES  # inference: the walks that only read the output rows
-FROZEN_ROUTINES.walks.hs = hs_path_frozen
-FROZEN_ROUTINES.walks.ns = ns_path_frozen
-FROZEN_ROUTINES.flush = flush_out_of_line
-
-
-def tree_output(syn1, codes, points, lengths, hot_rows=None, int hot_nodes=0):
-    """Hierarchical softmax as an output of a :class:`Trainer`: the inner-node rows ``syn1``
-    (at least V - 1 rows of d, trained in place), the tree's paths as flat arrays (``codes``
-    uint8 and ``points`` int32, V x max_length; ``lengths`` int32, V) and the rows each job
-    trains a private copy of (``hot_rows``, inner-node ids; or the ``hot_nodes`` highest ids,
-    the last created; none by default)."""
-    return {"kind": "hs", "matrix": syn1, "codes": codes, "points": points,
-            "lengths": lengths, "hot_rows": hot_rows, "hot_nodes": hot_nodes}
-
-
-def draw_output(syn1neg, cum_table, int negative, hot_rows=None, bint shared=False,
-                int cbow_run=4, int cbow_stride=0):
-    """Negative sampling as an output of a :class:`Trainer`: the rows ``syn1neg`` (V x d,
-    trained in place), the cumulative draw table ``cum_table`` (uint32, V entries, the last
-    > 0), ``negative`` draws per step, the words whose rows each job trains a private copy of
-    (``hot_rows``; none by default), and the shared draws (design note D'): ``shared``
-    skip-gram draws one set per centre word, CBOW one set per ``cbow_run`` centre words, each
-    ``cbow_stride`` centres after the last (0: ``2 * window + 1``, windows that do not
-    overlap)."""
-    return {"kind": "ns", "matrix": syn1neg, "cum_table": cum_table, "negative": negative,
-            "hot_rows": hot_rows, "shared": shared, "cbow_run": cbow_run,
-            "cbow_stride": cbow_stride}
-
-
-OUTPUT_KINDS = {"hs": OUTPUT_HS, "ns": OUTPUT_NS}
-
-
 cdef class Trainer:
     """Holds the model's arrays for the nogil kernels; one instance serves all worker threads.
 
@@ -298,17 +215,13 @@ cdef class Trainer:
     predicts each context word from it (fastText's and gensim's direction), CBOW as the mean
     (or sum) of every context word's rows; each step goes back to every row.
 
-    ``docs=(rows, lockf, doc_words)`` trains Doc2Vec's input (Le & Mikolov 2014,
-    "Distributed Representations of Sentences and Documents"): ``rows`` (D x d) are the
-    document rows, which a job names by tag tokens, negative ids ``-(row + 1)`` before each
-    document's words (``lockf``: their factors, gensim's ``dv.vectors_lockf``, or None).
-    Skip-gram is then PV-DBOW: each document row is an h that predicts every word (with
-    ``doc_words``, after skip-gram's own step for the word's window); CBOW is PV-DM: h is
-    the mean (or sum) of the window's rows and the document's. With ``frozen`` (inference)
-    only the document rows are written: the outputs train through the reference walks with
-    ``lr = 0`` (``hs_path_frozen``, ``ns_path_frozen``), which only read their rows, and
-    PV-DM's word rows are read through a job's scratch copy; several threads may infer at
-    once over a trained model (``infer_job``, ``infer_doc``: each call its own rows).
+    ``docs=(rows, lockf, doc_words)`` trains Doc2Vec's input (Le & Mikolov 2014): the
+    document rows (D x d), named in a job by tag tokens ``-(row + 1)`` before each document's
+    words. Skip-gram is then PV-DBOW (each document row predicts every word; ``doc_words``:
+    after skip-gram's own step), CBOW PV-DM (h: the window's rows and the document's).
+    ``frozen`` (inference) writes only the document rows: the outputs take the walks of lr 0
+    (``hs_path_frozen``, ``ns_path_frozen``), PV-DM's word rows are scratch copies; threads
+    may infer at once (``infer_job``, ``infer_doc``: each call its own rows).
     """
 
     def __init__(self, float[:, ::1] syn0, const uint32_t[::1] sample_int, int window,
@@ -419,28 +332,17 @@ cdef class Trainer:
                 self.m.outputs[k].hot.slot = NULL
 
     cdef _docs(self, docs):
-        """Take the document rows ``(rows, lockf, doc_words)`` (see the class docstring)."""
-        try:
-            rows, lockf, doc_words = docs
-        except (TypeError, ValueError):
-            raise ValueError("docs must be a triple (rows, lockf, doc_words)") from None
+        """Take the document rows ``(rows, lockf, doc_words)`` (``checked_docs``)."""
+        rows, lockf, doc_words = checked_docs(docs, self.m.d)
         cdef float[:, ::1] rows_view = rows
         cdef const float[::1] lock_view
-        if rows_view.shape[1] != self.m.d:
-            raise ValueError(f"docs: the document rows must have {self.m.d} columns, got "
-                             f"{rows_view.shape[1]}")
-        self._keep_alive.append(rows)
+        self._keep_alive += [rows, lockf]
         self.m.docs = &rows_view[0, 0] if rows_view.shape[0] else NULL
         self.m.n_docs = rows_view.shape[0]
-        self.m.doc_words = bool(doc_words)
+        self.m.doc_words = doc_words
         if lockf is not None:
-            lockf = np.ascontiguousarray(lockf, dtype=np.float32).ravel()
-            if len(lockf) != rows_view.shape[0] or not np.isfinite(lockf).all():
-                raise ValueError("docs: lockf must hold one finite factor per document row")
-            if not (lockf == 1.0).all():
-                lock_view = lockf
-                self._keep_alive.append(lockf)
-                self.m.doc_lockf = &lock_view[0]
+            lock_view = lockf
+            self.m.doc_lockf = &lock_view[0]
 
     cdef _subwords(self, subwords, Py_ssize_t n_rows):
         """Take the subword input rows ``(ptr, rows)``: word w's input rows are
@@ -693,43 +595,6 @@ cdef class Trainer:
         return out
 
 
-def _check_tag_tokens(ids, Py_ssize_t n_docs):
-    """A ValueError unless every tag token of a Doc2Vec job (a negative id) names one of the
-    ``n_docs`` document rows: the kernel follows them unchecked."""
-    low = np.asarray(ids).min()
-    if low < -n_docs:
-        raise ValueError(f"a tag token names document row {-low - 1}, past the "
-                         f"{n_docs} rows of docs")
-
-
-cdef int train_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *ends,
-                         int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
-                         uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
-    """``Trainer.train_job`` without the GIL over a Trainer's view ``m`` (C callers take both
-    from a cimported ``Trainer``: ``trainer.m``, ``trainer.job``), ``ends[n_sentences - 1] ==
-    n_ids``. Writes the kept (effective) tokens and the loss; returns 0, or -1 if its buffers
-    could not be allocated."""
-    return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
-                   &ROUTINES, False)
-
-
-cdef int train_infer_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *ends,
-                               int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
-                               uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
-    """The document kinds' job in inference (``Trainer(frozen=True)``): the walks of
-    ``FROZEN_ROUTINES``, which write only the document rows."""
-    return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
-                   &FROZEN_ROUTINES, True)
-
-
-cdef int train_doc_job_nogil(const ModelView *m, const int32_t *ids, const int64_t *ends,
-                             int64_t n_ids, int64_t n_sentences, float alpha0, float alpha1,
-                             uint64_t seed, int64_t *kept, double *loss) noexcept nogil:
-    """``train_job_nogil`` for the document kinds (Doc2Vec): the job's tag tokens name rows
-    of ``m.docs``."""
-    return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
-                   &ROUTINES, True)
-
-
+include "_inner_entries.pxi"
 include "_inner_arrays.pxi"
 include "_inner_twins.pxi"
