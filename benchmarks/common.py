@@ -37,6 +37,22 @@ def child_env() -> dict:
     return env
 
 
+def run_json_child(script: str, spec: dict) -> dict:
+    """Run ``python3 SCRIPT --child JSON`` in a fresh process (``child_env``) and return the
+    JSON object its last line prints; a failed child raises with the end of its stderr."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, script, "--child", json.dumps(spec)],
+        capture_output=True, text=True, env=child_env(), check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise RuntimeError(f"{spec['system']} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def ensure_corpus(path: str | os.PathLike) -> Path:
     """Return ``path``; build the GCIDE corpus there first if it does not exist."""
     path = Path(path)

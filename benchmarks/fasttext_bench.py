@@ -32,7 +32,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO_ROOT, child_env, count_words, ensure_corpus  # noqa: E402
+from common import REPO_ROOT, count_words, ensure_corpus, run_json_child  # noqa: E402
 
 SETTINGS = {"vector_size": 100, "window": 5, "min_count": 5, "min_n": 3, "max_n": 6,
             "sample": 1e-3}  # fmt: skip
@@ -151,13 +150,7 @@ def held_out_corpus(src, dst) -> tuple[list[str], int, int]:
 
 
 def run_child(spec: dict) -> dict:
-    proc = subprocess.run(
-        [sys.executable, __file__, "--child", json.dumps(spec)],
-        capture_output=True, text=True, env=child_env(), check=False,
-    )  # fmt: skip
-    if proc.returncode != 0:
-        raise RuntimeError(f"{spec['system']} failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_json_child(__file__, spec)
 
 
 def speed(args) -> None:
