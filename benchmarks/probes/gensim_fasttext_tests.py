@@ -12,13 +12,10 @@ Usage:  python3 benchmarks/probes/gensim_fasttext_tests.py   (needs gensim 4.4.0
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from _gensim_tests import run_gensim_tests
+
 SWAPS = {
     "from gensim.models.fasttext import FastText as FT_gensim, FastTextKeyedVectors, _unpack": (
         "from gensim.models.fasttext import _unpack\n"
@@ -32,27 +29,7 @@ SWAPS = {
 
 
 def main() -> int:
-    import gensim.test
-
-    source = Path(gensim.test.__file__).parent / "test_fasttext.py"
-    text = source.read_text(encoding="utf-8")
-    for old, new in SWAPS.items():
-        if old not in text:
-            raise SystemExit(f"gensim's test file changed: {old!r} not found")
-        text = text.replace(old, new)
-    with tempfile.TemporaryDirectory() as folder:
-        target = Path(folder) / "test_fasttext_on_hsw2v.py"
-        target.write_text(text, encoding="utf-8")
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            filter(None, (str(REPO), os.environ.get("PYTHONPATH")))))  # fmt: skip
-        run = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE",
-             str(target)], cwd=folder, env=env, capture_output=True, text=True,
-        )  # fmt: skip
-    lines = run.stdout.splitlines()
-    print("\n".join(line for line in lines if line.startswith(("FAILED", "ERROR"))))
-    print(lines[-1] if lines else run.stderr[-2000:])
-    return 0
+    return run_gensim_tests("test_fasttext.py", SWAPS)
 
 
 if __name__ == "__main__":
