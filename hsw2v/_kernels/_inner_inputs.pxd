@@ -3,15 +3,28 @@
 Design note: see ``_inner`` design notes A-H. An input kind (``ModelView.input``) says which
 rows of ``syn0`` form the hidden vector h: skip-gram's contexts are rows each (read in
 place by the steps), CBOW gathers the window's rows (``gather_window``), FastText each
-word's own row and n-gram rows (``gather_subwords``, ``gather_subword_window``), Doc2Vec's
-PV-DM the window's rows and the document's (``gather_doc_window``). CBOW's
-h is their sum or mean (``cbow_hidden``) and its step goes to each row (``cbow_spread``);
-FastText's skip-gram moves h as the mean of the stepped rows (``take_step``). Nogil, on a
-job's ``JobState``.
+word's own row and n-gram rows (``gather_subwords``; CBOW through the span's sums,
+``span_enter``), Doc2Vec's PV-DM the window's rows and the document's
+(``gather_doc_window``). CBOW's h is their sum or mean (``cbow_hidden``) and its step goes to
+each row (``cbow_spread``); FastText's skip-gram moves h as the mean of the stepped rows
+(``take_step``). Nogil, on a job's ``JobState``.
+
+FastText's CBOW (``INPUT_SUBWORD_WINDOW``) keeps, for each position of the span
+[i - window, i + window] around the centre i, the sum of its word's input rows (S) and the
+steps its rows are owed (G), in the ring ``st.span`` (one slot of 2 x d floats a position).
+A position's rows are read once, when it comes into the span (``span_enter``), and written
+once, when it leaves (``span_leave``), instead of at every centre whose window holds it
+(each of a word's 10-40 n-gram rows, up to 2 x window times). Between the two the sums move
+exactly as the rows would (``span_step``): a step g of the centre's window adds g to G of
+each context position and n_w x sub_coef[w] x g (the change of the rows' sum) to S of every
+position of the span whose word w is in the window, as many times as w is. A word's own
+rows are therefore exact, whatever its repeats in the span; an n-gram row that two
+different words of the span share sees the other word's steps when that position leaves
+(at most 2 x window centres later), as a row another thread trains sees them anyway.
 """
 
 from libc.stdint cimport int32_t, int64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from hsw2v._kernels._inner_loops cimport prefetch_row
 from hsw2v._kernels._inner_model cimport ModelView
@@ -57,16 +70,81 @@ cdef inline int gather_subwords(const ModelView *m, JobState *st, int32_t word,
     return count
 
 
-cdef inline int gather_subword_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
-                                      int64_t i) noexcept nogil:
-    """FastText CBOW's input rows: every row of every word of kept[lo:hi] but the centre
-    ``i`` (``gather_subwords``), in order, into st.crows / st.clock. Returns their count."""
+cdef inline float *span_slot(const ModelView *m, const JobState *st, int64_t j) noexcept nogil:
+    """Position j's slot of the span ring: S (d floats, the sum of its word's input rows),
+    then G (d floats, the steps its rows are owed)."""
+    return st.span + ((j - st.span_start) % st.span_n) * 2 * <int64_t>m.d
+
+
+cdef inline float word_owed(const ModelView *m, int32_t w) noexcept nogil:
+    """How the sum of word w's input rows moves when each takes a step g (times g): n_w x
+    sub_coef[w], which counts a repeated row and the lock factors."""
+    return <float>(m.sub_ptr[w + 1] - m.sub_ptr[w]) * m.sub_coef[w]
+
+
+cdef inline void span_enter(const ModelView *m, JobState *st, int64_t j,
+                            int64_t live) noexcept nogil:
+    """Position j comes into the span (FastText's CBOW): S = the sum of its word's input
+    rows, plus the steps still owed to those rows by the positions live..j-1 of the same
+    word; G = 0. Uses st.crows / st.clock as scratch."""
+    cdef int32_t w = st.kept[j]
+    cdef float *s = span_slot(m, st, j)
+    cdef int n = gather_subwords(m, st, w, 0)
+    cdef int64_t p
+    hsw2v_rows_sum(m.d, st.crows, n, 1.0, s)
+    memset(s + m.d, 0, m.d * sizeof(float))
+    for p in range(live, j):
+        if st.kept[p] == w:
+            hsw2v_axpy(m.d, word_owed(m, w), span_slot(m, st, p) + m.d, s)
+
+
+cdef inline void span_leave(const ModelView *m, JobState *st, int64_t j) noexcept nogil:
+    """Position j leaves the span: each of its word's input rows takes its steps G, times
+    its lock factor (a repeated row once per listing, as each listing would)."""
+    cdef int32_t w = st.kept[j]
+    cdef const float *g = span_slot(m, st, j) + m.d
+    cdef int64_t k
+    cdef int32_t row
+    for k in range(m.sub_ptr[w], m.sub_ptr[w + 1]):
+        row = m.sub_rows[k]
+        hsw2v_axpy(m.d, lock_of(m, row), g, m.syn0 + <int64_t>row * m.d)
+
+
+cdef inline int span_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
+                            int64_t i, int *rows) noexcept nogil:
+    """FastText CBOW's h as a list: the sums S of kept[lo:hi] but the centre ``i`` into
+    st.crows; their words' input rows in all into ``rows``. Returns the list's length."""
     cdef int64_t j
     cdef int count = 0
+    rows[0] = 0
     for j in range(lo, hi):
         if j != i:
-            count = gather_subwords(m, st, st.kept[j], count)
+            st.crows[count] = span_slot(m, st, j)
+            rows[0] += <int>(m.sub_ptr[st.kept[j] + 1] - m.sub_ptr[st.kept[j]])
+            count += 1
     return count
+
+
+cdef inline void span_step(const ModelView *m, JobState *st, int64_t lo, int64_t hi, int64_t i,
+                           int64_t live, int64_t entered, const float *g) noexcept nogil:
+    """The window kept[lo:hi] (but ``i``) took the step ``g`` (every row of every context
+    word += g times its lock factor): G of each context position += g, and S of each
+    position of the span (live..entered-1) whose word is in the window moves as its rows
+    did, by word_owed x g for each time the word is there."""
+    cdef int64_t j, p
+    cdef int times
+    cdef int32_t w
+    for j in range(lo, hi):
+        if j != i:
+            hsw2v_axpy(m.d, 1.0, g, span_slot(m, st, j) + m.d)
+    for p in range(live, entered):
+        w = st.kept[p]
+        times = 0
+        for j in range(lo, hi):
+            if j != i and st.kept[j] == w:
+                times += 1
+        if times:
+            hsw2v_axpy(m.d, times * word_owed(m, w), g, span_slot(m, st, p))
 
 
 cdef inline int gather_doc_window(const ModelView *m, JobState *st, int64_t lo, int64_t hi,

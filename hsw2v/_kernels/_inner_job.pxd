@@ -26,24 +26,25 @@ from hsw2v._kernels._inner_draws cimport (
 )
 from hsw2v._kernels._inner_hot cimport alloc_hot_copy
 from hsw2v._kernels._inner_inputs cimport (
-    cbow_hidden, cbow_inv, distinct_run, gather_doc_window, gather_subword_window, gather_window,
-    prefetch_subwords,
+    cbow_hidden, cbow_inv, distinct_run, gather_doc_window, gather_window, prefetch_subwords,
+    span_enter, span_leave, span_step, span_window,
 )
 from hsw2v._kernels._inner_loops cimport MAX_BLOCK, prefetch_row
 from hsw2v._kernels._inner_model cimport (
-    INPUT_CONTEXT, INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW, INPUT_SUBWORD_CENTRE, INPUT_WINDOW,
-    ModelView, Output,
+    INPUT_CONTEXT, INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW, INPUT_SUBWORD_CENTRE,
+    INPUT_SUBWORD_WINDOW, INPUT_WINDOW, ModelView, Output,
 )
 from hsw2v._kernels._inner_state cimport (
     JobRoutines, JobState, flush_hot, free_job_state, has_hot_rows, max_tags, ns_negative,
     output_row, subsample, subsample_docs,
 )
 from hsw2v._kernels._inner_steps cimport (
-    cbow_hs, doc_contexts, hs_contexts, ns_contexts, prefetch_path, prefetch_tree_rows,
-    subword_centre,
+    cbow_hs, doc_contexts, hidden_hs, hs_contexts, ns_contexts, prefetch_path,
+    prefetch_tree_rows, subword_centre,
 )
 from hsw2v._kernels._rates cimport job_alpha
 from hsw2v._kernels._tree_view cimport path_code, path_point
+from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum
 from hsw2v._kernels._vecops cimport loss_init, loss_total
 
 
@@ -67,7 +68,10 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     output, from the rows the one before moved (gensim's order). The document kinds (Doc2Vec)
     add the document's rows (``tags``, ``ntags`` rows of ``m.docs``): PV-DBOW
     (``INPUT_DOC_CONTEXT``) as contexts of their own, after the window's (``doc_contexts``),
-    PV-DM (``INPUT_DOC_WINDOW``) to the window's list (``gather_doc_window``).
+    PV-DM (``INPUT_DOC_WINDOW``) to the window's list (``gather_doc_window``). FastText's
+    CBOW (``INPUT_SUBWORD_WINDOW``) forms h from the span's sums of each context word's rows
+    (``span_window``): a position's rows are read when it comes into the span and written
+    when it leaves it (``_inner_inputs.pxd``).
 
     With negative sampling each centre's draws are made while the centre before it trains
     (``draw_centre``), and each pair prefetches the rows of the next pair's set. The
@@ -88,6 +92,12 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     cdef const Output *tree_out = NULL
     cdef const uint8_t *code = NULL
     cdef const int32_t *point
+    # FastText's CBOW: positions start..entered-1 came into the span, live..entered-1 are in it
+    cdef bint spans = m.input == INPUT_SUBWORD_WINDOW
+    cdef int64_t live = start, entered = start
+    cdef float *acc_row = st.acc
+    cdef float acc_lock = 1.0
+    cdef int n_rows = 0
     cdef int32_t *negs = NULL
     cdef int32_t *next_negs = NULL
     cdef int *counts = NULL
@@ -97,8 +107,16 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     if m.hs >= 0:
         tree_out = &m.outputs[m.hs]
     st.ntags = ntags
+    st.span_start = start
     for i in range(start, end):
         alpha = job_alpha(alpha0, alpha1, i, total)
+        if spans:  # positions out of reach leave the span, the farthest in reach comes in
+            while live < i - m.window:
+                span_leave(m, st, live)
+                live += 1
+            while entered <= i + m.window and entered < end:
+                span_enter(m, st, entered, live)
+                entered += 1
         fresh = not drawn
         if drawn:  # drawn ahead, while centre i - 1 trained
             slot = 1 - slot
@@ -136,7 +154,10 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 prefetch_path(m, tree_out, st.kept[i + 1])
             if m.prefetch and i + 2 < end:  # the tree rows that prefetch reads next
                 prefetch_tree_rows(&tree_out.tree, st.kept[i + 2])
-        if m.prefetch and i + 1 < end and hi < end and window_words:  # the word coming in
+        if spans:  # the word coming into the span at the next centre
+            if m.prefetch and entered < end:
+                prefetch_subwords(m, st.kept[entered])
+        elif m.prefetch and i + 1 < end and hi < end and window_words:  # the word coming in
             if m.sub_ptr == NULL:
                 prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
             else:
@@ -164,13 +185,32 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             if docs and ntags:  # PV-DBOW: each document row predicts the centre
                 doc_contexts(m, st, tags, ntags, code, length, npairs, npairs + ntags, negs,
                              counts, next_negs, next_count, alpha, rt)
+        elif spans:  # FastText's CBOW: h from the span's sums, each output's step to them
+            n = span_window(m, st, lo, hi, i, &n_rows)
+            if n == 0:
+                continue
+            if m.hs >= 0:
+                hsw2v_rows_sum(d, st.crows, n, cbow_inv(n_rows) if m.cbow_mean else 1.0,
+                               st.neu1)
+                hidden_hs(m, st, code, length, alpha, rt)
+                if not m.cbow_mean:
+                    for k in range(d):
+                        st.work[k] *= cbow_inv(n_rows)
+                span_step(m, st, lo, hi, i, live, entered, st.work)
+            if m.ns >= 0:  # h again after hs: gensim's order
+                hsw2v_rows_sum(d, st.crows, n, cbow_inv(n_rows) if m.cbow_mean else 1.0,
+                               st.neu1)
+                memset(st.acc, 0, d * sizeof(float))
+                st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &rt.walks,
+                                   &acc_row, &acc_lock, 1,
+                                   1.0 if m.cbow_mean else cbow_inv(n_rows),
+                                   d <= NS_BLOCK_MAX_D, next_negs, next_count)
+                span_step(m, st, lo, hi, i, live, entered, st.acc)
         elif m.input != INPUT_SUBWORD_CENTRE:
             if m.input == INPUT_WINDOW:
                 n = gather_window(m, st, lo, hi, i)
-            elif docs and m.input == INPUT_DOC_WINDOW:
+            else:  # docs and INPUT_DOC_WINDOW
                 n = gather_doc_window(m, st, lo, hi, i, tags, ntags)
-            else:  # INPUT_SUBWORD_WINDOW: every context word's rows
-                n = gather_subword_window(m, st, lo, hi, i)
             if n == 0:
                 continue
             if m.hs >= 0:
@@ -186,6 +226,9 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             if st.since >= m.hot_sync:
                 rt.flush(m, st)
                 st.since = 0
+    while spans and live < entered:
+        span_leave(m, st, live)
+        live += 1
 
 
 cdef inline int64_t job_rows(const ModelView *m, const int32_t *ids,
@@ -248,6 +291,9 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     if docs:
         st.tags = <int32_t *>malloc(max(n_ids, 1) * sizeof(int32_t))
         st.tag_ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
+    if m.input == INPUT_SUBWORD_WINDOW:  # FastText's CBOW: the span's sums and owed steps
+        st.span_n = min(2 * <int64_t>m.window + 1, n_ids)
+        st.span = <float *>malloc(<size_t>st.span_n * 2 * m.d * sizeof(float))
     if m.frozen:  # inference: the window's word rows are read through copies
         st.scratch = <float *>malloc(max(window_rows, 1) * m.d * sizeof(float))
     st.negs = <int32_t *>malloc(2 * <size_t>st.pairs * (negative + 1) * sizeof(int32_t))
@@ -275,7 +321,8 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
             or (cbow_run > 1 and (st.share_negs == NULL or st.share_n == NULL))
             or (shared_draw and st.share_negs == NULL)
             or (docs and (st.tags == NULL or st.tag_ends == NULL))
-            or (m.frozen and st.scratch == NULL)):
+            or (m.frozen and st.scratch == NULL)
+            or (m.input == INPUT_SUBWORD_WINDOW and st.span == NULL)):
         free_job_state(&st)
         return -1
     for b in range(MAX_BLOCK):

@@ -44,6 +44,10 @@ cdef struct JobState:
                       # ids) pointers): CBOW's h, skip-gram's contexts with shared negatives
     float *clock      # their lock factors (as many)
     int64_t since     # centre words trained since the last flush of the hot rows
+    float *span       # FastText's CBOW: the span's ring, span_n slots of 2 x d floats (each
+                      # position's sum of input rows and owed steps; _inner_inputs.pxd)
+    int64_t span_n    # its slots: min(2 x window + 1, the job's ids)
+    int64_t span_start  # the position of slot 0 (the sentence's start)
     int32_t *tags     # the document kinds: the job's document rows, each document's in order
     int64_t *tag_ends  # their ends per sentence (document), as ``ends`` for ``kept``
     int ntags         # the rows of the document being trained (draw_centre's extra pairs)
@@ -256,3 +260,4 @@ cdef inline void free_job_state(JobState *st) noexcept nogil:
     free(st.tags)
     free(st.tag_ends)
     free(st.scratch)
+    free(st.span)
