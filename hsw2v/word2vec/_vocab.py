@@ -17,9 +17,9 @@ import numpy as np
 from hsw2v._guard import refuse_while_training
 from hsw2v.corpora import corpus_identity
 from hsw2v.exceptions import EmptyCorpusError
-from hsw2v.negative import make_cum_table
 from hsw2v.running.file_scan import count_file, file_mode_path
 from hsw2v.running.objectives import rebuild_lookups, reset_matrices
+from hsw2v.running.objectives.negative import make_cum_table
 from hsw2v.trees import word2vec_tree
 from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, check_keys, scan_counts
 
