@@ -29,7 +29,6 @@ from hsw2v.doc2vec._documents import TagScan, iter_doc_jobs, words_of
 from hsw2v.doc2vec._inference import infer_vector
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.keyedvectors import KeyedVectors
-from hsw2v.running.file_scan import file_mode_path
 from hsw2v.running.passes import epoch_passes
 from hsw2v.vocab import scan_counts
 from hsw2v.word2vec import MAX_WORDS_IN_BATCH, Word2Vec
@@ -228,13 +227,16 @@ class Doc2Vec(Word2Vec):
         return rows
 
     # ---------------------------------------------------------------- the corpus
+    _CORPUS_NAME = "documents"  # Word2Vec's _corpus reads them through the two hooks below
+
     @staticmethod
-    def _corpus(corpus_iterable, corpus_file):
-        if corpus_iterable is not None and corpus_file is not None:
-            raise TypeError("pass either documents or corpus_file, not both")
-        if corpus_file is not None:
-            file_mode_path(corpus_file)  # checks that a local file exists
-            return TaggedLineDocument(corpus_file)
+    def _file_corpus(corpus_file):
+        """The documents of a ``corpus_file``, one a line."""
+        return TaggedLineDocument(corpus_file)
+
+    @staticmethod
+    def _check_corpus(corpus_iterable) -> None:
+        """A TypeError unless ``corpus_iterable`` is an iterable of documents."""
         if corpus_iterable is None or isinstance(corpus_iterable, (str, bytes)) or not isinstance(
             corpus_iterable, Iterable
         ):
@@ -243,7 +245,6 @@ class Doc2Vec(Word2Vec):
                 "[TaggedDocument(['a', 'b'], [0]), ...], or corpus_file= a file with one "
                 f"document per line; got {type(corpus_iterable).__name__}"
             )
-        return corpus_iterable
 
     def _check_train_call(self, corpus_iterable, corpus_file, total_examples, total_words, epochs):
         self._corpus(corpus_iterable, corpus_file)  # what the documents are, first (gensim's)
