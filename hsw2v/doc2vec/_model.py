@@ -193,7 +193,12 @@ class Doc2Vec(Word2Vec):
     # ---------------------------------------------------------------- the input side
     def _input_docs(self):
         """The document rows (``dv.vectors``), their lock factors (``dv.vectors_lockf``,
-        None when all 1) and ``dbow_words``: the kernel's ``docs``."""
+        None when all 1) and ``dbow_words``: the kernel's ``docs``.
+
+        The kernel takes one factor per row (``checked_docs`` refuses other lengths); gensim's
+        ``vectors_lockf`` may be shorter, read as ``factors[row % len(factors)]``, so it is
+        spread to the rows here. Its "all 1 is None" rule the kernel applies too; here it
+        comes first so that the default single factor is never spread to every row."""
         lockf = np.asarray(getattr(self.dv, "vectors_lockf", np.ones(1)), dtype=np.float32)
         n = len(self.dv.vectors)
         if (lockf == 1.0).all():
