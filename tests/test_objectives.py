@@ -129,10 +129,11 @@ def _code_names(source: str, names: set) -> set:
 
 
 # The table, and the modules that use one objective's matrix each (hierarchical softmax's
-# scoring and its PyTorch output layer built from a model's syn1, negative sampling's softmax
-# over syn1neg, and fastText's .bin files, whose one output matrix is -syn1 with -loss hs and
-# syn1neg with -loss ns).
-READS_MATRICES = {"running/objectives.py", "scoring.py", "negative.py", "layer/torch.py",
+# scoring, beside the table, and its PyTorch output layer built from a model's syn1, negative
+# sampling's softmax over syn1neg, beside the table too, and fastText's .bin files, whose one
+# output matrix is -syn1 with -loss hs and syn1neg with -loss ns).
+READS_MATRICES = {"running/objectives/__init__.py", "running/objectives/hierarchical.py",
+                  "running/objectives/negative.py", "layer/torch.py",
                   "fasttext/_facebook_model.py"}  # fmt: skip
 
 

@@ -29,7 +29,6 @@ from hsw2v.doc2vec._documents import TagScan, iter_doc_jobs, words_of
 from hsw2v.doc2vec._inference import infer_vector
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.keyedvectors import KeyedVectors
-from hsw2v.running.file_scan import file_mode_path
 from hsw2v.running.passes import epoch_passes
 from hsw2v.vocab import scan_counts
 from hsw2v.word2vec import MAX_WORDS_IN_BATCH, Word2Vec
@@ -194,7 +193,12 @@ class Doc2Vec(Word2Vec):
     # ---------------------------------------------------------------- the input side
     def _input_docs(self):
         """The document rows (``dv.vectors``), their lock factors (``dv.vectors_lockf``,
-        None when all 1) and ``dbow_words``: the kernel's ``docs``."""
+        None when all 1) and ``dbow_words``: the kernel's ``docs``.
+
+        The kernel takes one factor per row (``checked_docs`` refuses other lengths); gensim's
+        ``vectors_lockf`` may be shorter, read as ``factors[row % len(factors)]``, so it is
+        spread to the rows here. Its "all 1 is None" rule the kernel applies too; here it
+        comes first so that the default single factor is never spread to every row."""
         lockf = np.asarray(getattr(self.dv, "vectors_lockf", np.ones(1)), dtype=np.float32)
         n = len(self.dv.vectors)
         if (lockf == 1.0).all():
@@ -228,13 +232,16 @@ class Doc2Vec(Word2Vec):
         return rows
 
     # ---------------------------------------------------------------- the corpus
+    _CORPUS_NAME = "documents"  # Word2Vec's _corpus reads them through the two hooks below
+
     @staticmethod
-    def _corpus(corpus_iterable, corpus_file):
-        if corpus_iterable is not None and corpus_file is not None:
-            raise TypeError("pass either documents or corpus_file, not both")
-        if corpus_file is not None:
-            file_mode_path(corpus_file)  # checks that a local file exists
-            return TaggedLineDocument(corpus_file)
+    def _file_corpus(corpus_file):
+        """The documents of a ``corpus_file``, one a line."""
+        return TaggedLineDocument(corpus_file)
+
+    @staticmethod
+    def _check_corpus(corpus_iterable) -> None:
+        """A TypeError unless ``corpus_iterable`` is an iterable of documents."""
         if corpus_iterable is None or isinstance(corpus_iterable, (str, bytes)) or not isinstance(
             corpus_iterable, Iterable
         ):
@@ -243,7 +250,6 @@ class Doc2Vec(Word2Vec):
                 "[TaggedDocument(['a', 'b'], [0]), ...], or corpus_file= a file with one "
                 f"document per line; got {type(corpus_iterable).__name__}"
             )
-        return corpus_iterable
 
     def _check_train_call(self, corpus_iterable, corpus_file, total_examples, total_words, epochs):
         self._corpus(corpus_iterable, corpus_file)  # what the documents are, first (gensim's)

@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 from hsw2v._kernels._layer import path_batch
-from hsw2v.huffman import Tree
+from hsw2v.huffman import Tree, child_table
 from hsw2v.layer._args import check_seed as _seed
 from hsw2v.layer._args import class_ids, features, hidden_vectors
 from hsw2v.layer._args import positive_int as _positive_int
@@ -38,7 +38,6 @@ from hsw2v.layer._root import WideRoot, root_log_softmax, root_step
 from hsw2v.layer._search import best_first_topk
 from hsw2v.layer._state import check_arrays, freeze_structure, structure_changed
 from hsw2v.running.params import VECTOR_SIZE_MAX
-from hsw2v.scoring import child_table
 from hsw2v.trees import check_tree, top_down_order
 
 __all__ = ["Gradient", "HierarchicalSoftmax"]

@@ -1,8 +1,10 @@
 """Word2Vec's probability queries: the log-probability of sentences (:meth:`score`) and the
 most probable centre words of a context (:meth:`predict_output_word`).
 
-A mixin of :class:`hsw2v.Word2Vec`; the work is done by :mod:`hsw2v.scoring` (under the
-hierarchical-softmax tree) and :mod:`hsw2v.negative` (gensim's softmax over ``syn1neg``).
+A mixin of :class:`hsw2v.Word2Vec`; the work is done beside the objective table, by
+:mod:`hsw2v.running.objectives.hierarchical` (under the hierarchical-softmax tree; public name
+``hsw2v.scoring``) and :mod:`hsw2v.running.objectives.negative` (gensim's softmax over
+``syn1neg``; ``hsw2v.negative``).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ class QueryMixin:
         >>> scores.shape, scores.dtype.name, bool((scores < 0).all())
         ((2,), 'float32', True)
         """
-        from hsw2v.scoring import score_sentences
+        from hsw2v.running.objectives.hierarchical import score_sentences
 
         if len(self.wv.index_to_key) and not self.hs:
             raise RuntimeError(
@@ -93,9 +95,9 @@ class QueryMixin:
         2
         """
         if not self.hs:  # negative sampling only: gensim's softmax over syn1neg
-            from hsw2v.negative import predict_output_word as predict_ns
+            from hsw2v.running.objectives.negative import predict_output_word as predict_ns
 
             return predict_ns(self, context_words_list, topn)
-        from hsw2v.scoring import predict_output_word
+        from hsw2v.running.objectives.hierarchical import predict_output_word
 
         return predict_output_word(self, context_words_list, topn)

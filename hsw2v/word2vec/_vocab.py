@@ -17,9 +17,9 @@ import numpy as np
 from hsw2v._guard import refuse_while_training
 from hsw2v.corpora import corpus_identity
 from hsw2v.exceptions import EmptyCorpusError
-from hsw2v.negative import make_cum_table
 from hsw2v.running.file_scan import count_file, file_mode_path
 from hsw2v.running.objectives import rebuild_lookups, reset_matrices
+from hsw2v.running.objectives.negative import make_cum_table
 from hsw2v.trees import word2vec_tree
 from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, check_keys, scan_counts
 
@@ -29,17 +29,32 @@ logger = logging.getLogger("hsw2v.word2vec")  # the model's log, as users know i
 class VocabularyMixin:
     """The vocabulary methods of :class:`hsw2v.Word2Vec` (it holds the state they use)."""
 
-    @staticmethod
-    def _corpus(corpus_iterable, corpus_file):
-        if corpus_iterable is not None and corpus_file is not None:
-            raise TypeError("pass either a corpus iterable or corpus_file, not both")
-        if corpus_file is not None:
-            from hsw2v.corpora import LineSentence
+    _CORPUS_NAME = "a corpus iterable"  # what the corpus is called in errors
 
+    @classmethod
+    def _corpus(cls, corpus_iterable, corpus_file):
+        """The corpus to read: a local ``corpus_file`` through :meth:`_file_corpus`, or the
+        iterable, checked by :meth:`_check_corpus` (a model whose corpus is another kind,
+        as Doc2Vec's documents, overrides those two and :attr:`_CORPUS_NAME`)."""
+        if corpus_iterable is not None and corpus_file is not None:
+            raise TypeError(f"pass either {cls._CORPUS_NAME} or corpus_file, not both")
+        if corpus_file is not None:
             file_mode_path(corpus_file)  # checks that a local file exists
-            return LineSentence(corpus_file)
-        check_corpus(corpus_iterable)
+            return cls._file_corpus(corpus_file)
+        cls._check_corpus(corpus_iterable)
         return corpus_iterable
+
+    @staticmethod
+    def _file_corpus(corpus_file):
+        """The sentences of a ``corpus_file``."""
+        from hsw2v.corpora import LineSentence
+
+        return LineSentence(corpus_file)
+
+    @staticmethod
+    def _check_corpus(corpus_iterable) -> None:
+        """A TypeError unless ``corpus_iterable`` is an iterable of sentences."""
+        check_corpus(corpus_iterable)
 
     def build_vocab(
         self,

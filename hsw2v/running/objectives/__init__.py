@@ -1,4 +1,8 @@
-"""Word2Vec's training objectives, as rows of one table (:data:`OBJECTIVES`).
+"""Word2Vec's training objectives, as rows of one table (:data:`OBJECTIVES`), and beside it
+each objective's own code: :mod:`~hsw2v.running.objectives.hierarchical` (hierarchical
+softmax's queries of a trained model: sentence scores, output-word prediction; public name
+``hsw2v.scoring``) and :mod:`~hsw2v.running.objectives.negative` (negative sampling's draw
+table and prediction; ``hsw2v.negative``).
 
 An objective is one output layer that the input vectors ``syn0`` are trained against. Each
 row says everything the Python side needs to know about it: the switch that turns it on (a
@@ -21,7 +25,7 @@ output matrix             ``syn1``, a row per   ``syn1neg``, a row per word
                           inner node (V - 1
                           used, V kept)
 lookup                    ``tree`` (codes,      ``cum_table`` (``count**ns_exponent``,
-                          points, lengths)      cumulative; :mod:`hsw2v.negative`)
+                          points, lengths)      cumulative; :mod:`.negative`)
 file when off             ``syn1`` of 0 rows    nothing
 rows a piece touches      the inner nodes on    every word's (any may be drawn)
                           its words' paths
@@ -256,7 +260,7 @@ NEGATIVE_SAMPLING = Objective(
     switch_type=int,
     kind="ns",
     matrix="syn1neg",
-    lookup="cum_table, the cumulative draw table (hsw2v.negative)",
+    lookup="cum_table, the cumulative draw table (hsw2v.running.objectives.negative)",
     kept_when_off=False,
     rebuild=_make_cum_table,
     check_lookup=_check_draw_table,
