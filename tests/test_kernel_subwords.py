@@ -321,3 +321,40 @@ def test_subword_rows_are_checked():
         make((ptr, rows), syn0=np.zeros((V - 1, D), np.float32))
     with pytest.raises(ValueError, match="pair"):
         make(ptr)
+
+
+def test_mean_rows_is_gensims_adjust_vectors_bit_for_bit():
+    """``mean_rows`` (FastText's word vectors after training) against gensim's loop: start
+    from the word's row, add its n-gram rows in order in float32, divide by the count."""
+    r = np.random.default_rng(3)
+    ptr, rows = subword_rows(r)
+    matrix = r.standard_normal((V + BUCKETS, D)).astype(np.float32)
+    out = np.full((V, D), np.nan, np.float32)
+    _inner.mean_rows(matrix, ptr, rows, out)
+    expected = np.empty_like(out)
+    for w in range(V):
+        expected[w] = matrix[rows[ptr[w]]]
+        for x in rows[ptr[w] + 1 : ptr[w + 1]]:
+            expected[w] += matrix[x]
+        expected[w] /= ptr[w + 1] - ptr[w]
+    assert np.array_equal(out, expected)
+    assert not np.array_equal(out, matrix[rows[ptr[:-1]]])  # the n-grams counted
+
+
+def test_mean_rows_checks_its_indices():
+    r = np.random.default_rng(3)
+    ptr, rows = subword_rows(r)
+    matrix = np.zeros((V + BUCKETS, D), np.float32)
+    out = np.zeros((V, D), np.float32)
+    bad = rows.copy()
+    bad[5] = V + BUCKETS
+    with pytest.raises(ValueError, match="row of matrix"):
+        _inner.mean_rows(matrix, ptr, bad, out)
+    with pytest.raises(ValueError, match="offsets"):
+        _inner.mean_rows(matrix, ptr[:-1], rows, out)
+    empty = ptr.copy()
+    empty[1] = 0
+    with pytest.raises(ValueError, match="a row or more"):
+        _inner.mean_rows(matrix, empty, rows, out)
+    with pytest.raises(ValueError, match="columns"):
+        _inner.mean_rows(matrix[:, :5].copy(), ptr, rows, out)

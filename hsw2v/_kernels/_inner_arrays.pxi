@@ -1,7 +1,7 @@
 # The arrays the training kernels take from Python, made and checked here: a job's word ids
 # (``encode_sentences``), its random seed (``job_seed``), the negative draw's bucket index
-# (``neg_index``) and the private hot-row sets (``_fill_hot_set``). Part of ``_inner.pyx``
-# (included; one module).
+# (``neg_index``) and the private hot-row sets (``_fill_hot_set``); and FastText's word
+# vectors from its trained rows (``mean_rows``). Part of ``_inner.pyx`` (included; one module).
 
 def bench_walks_missing(str kernel):
     """The error message for a benchmark-only walk asked of a module that does not hold it."""
@@ -197,3 +197,49 @@ cdef tuple _fill_hot_set(HotSet *hs, ids, Py_ssize_t n_rows):
 # tests/test_kernels.py and tests/test_kernel_twins.py compare them with NumPy references and
 # with the reference steps of _path.pxd.
 # --------------------------------------------------------------------------------------------
+
+
+# --------------------------------------------------------------------------------------------
+# FastText's word vectors from the trained rows (nogil).
+# --------------------------------------------------------------------------------------------
+
+from hsw2v._kernels._inner_loops cimport prefetch_row
+
+
+def mean_rows(const float[:, ::1] matrix, const int64_t[::1] ptr, const int32_t[::1] rows,
+              float[:, ::1] out):
+    """``out[w]`` = the mean of ``matrix[rows[ptr[w]:ptr[w + 1]]]`` for every word w:
+    FastText's word vector, its own row and its n-gram rows averaged (Bojanowski et al. 2017;
+    fastText's ``getWordVector``). The rows are added in their order in float32, starting
+    from the first, and the sum divided by their count: gensim's ``adjust_vectors``, bit for
+    bit. Every index is checked first; the loop runs without the GIL, each word's rows
+    prefetched two words ahead."""
+    cdef Py_ssize_t W = out.shape[0], d = out.shape[1], w, j, k
+    cdef const float *row
+    cdef float *o
+    cdef float inv
+    counts = np.diff(np.asarray(ptr))
+    if len(ptr) != W + 1 or matrix.shape[1] != d:
+        raise ValueError(f"mean_rows: ptr must hold {W + 1} offsets and matrix {d} columns, "
+                         f"got {len(ptr)} and {matrix.shape[1]}")
+    if W and (ptr[0] != 0 or ptr[W] != len(rows) or (counts < 1).any()):
+        raise ValueError("mean_rows: ptr must rise from 0 to len(rows), a row or more a word")
+    if len(rows) and (np.asarray(rows).min() < 0 or np.asarray(rows).max() >= matrix.shape[0]):
+        raise ValueError("mean_rows: every row must be a row of matrix "
+                         f"(0..{matrix.shape[0] - 1})")
+    with nogil:
+        for w in range(W):
+            if w + 2 < W:
+                for j in range(ptr[w + 2], ptr[w + 3]):
+                    prefetch_row(&matrix[rows[j], 0], <int>d)
+            o = &out[w, 0]
+            row = &matrix[rows[ptr[w]], 0]
+            for k in range(d):
+                o[k] = row[k]
+            for j in range(ptr[w] + 1, ptr[w + 1]):
+                row = &matrix[rows[j], 0]
+                for k in range(d):
+                    o[k] = o[k] + row[k]
+            inv = <float>(ptr[w + 1] - ptr[w])
+            for k in range(d):
+                o[k] = o[k] / inv

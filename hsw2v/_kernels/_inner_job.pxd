@@ -142,6 +142,11 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             next_count = next_counts[0]
         centre = st.kept[i]
         if m.input == INPUT_SUBWORD_CENTRE:  # its targets are the contexts (their paths)
+            if m.prefetch and tree_out != NULL:  # the paths of the words coming in
+                if i + m.window + 1 < end:
+                    prefetch_path(m, tree_out, st.kept[i + m.window + 1])
+                if i + m.window + 2 < end:  # the tree rows that prefetch reads next
+                    prefetch_tree_rows(&tree_out.tree, st.kept[i + m.window + 2])
             if hi - lo > 1:
                 subword_centre(m, st, lo, hi, i, negs, counts, next_negs, next_count, alpha, rt)
         elif tree_out != NULL:  # the centre's path: its rows, and the next centre's prefetched

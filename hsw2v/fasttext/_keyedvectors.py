@@ -354,7 +354,9 @@ class FastTextKeyedVectors(KeyedVectors):
         ``vectors[i] = (vectors_vocab[i] + sum of vectors_ngrams[h] over its buckets h) /
         (number of buckets + 1)``, fastText's ``getWordVector`` and gensim's
         ``adjust_vectors``; with ``bucket == 0`` ``vectors`` is ``vectors_vocab`` itself, as in
-        gensim. The rows are summed in blocks of at most 65,536 gathered rows.
+        gensim. The rows are added in their order in float32 and the sum divided by their
+        count, as gensim's loop does (the nogil ``_inner.mean_rows``; a matrix of another
+        dtype is averaged in float32 too).
 
         Examples
         --------
@@ -375,15 +377,11 @@ class FastTextKeyedVectors(KeyedVectors):
         if not self._ngrams_allocated:
             raise ValueError("the n-gram rows are not allocated yet: call resize_vectors()")
         ptr, rows = self.subword_table()
-        sums = np.zeros((words, self.vector_size), dtype=self.input_matrix.dtype)
-        for start in range(0, len(rows), _SUM_BLOCK):
-            stop = min(start + _SUM_BLOCK, len(rows))
-            first = int(np.searchsorted(ptr, start, side="right")) - 1  # holds row `start`
-            last = int(np.searchsorted(ptr, stop, side="left"))  # words first..last-1
-            bounds = np.maximum(ptr[first:last], start) - start
-            sums[first:last] += np.add.reduceat(self.input_matrix[rows[start:stop]], bounds)
-        sums /= np.diff(ptr).astype(sums.dtype)[:, None]
-        self.vectors = sums
+        from hsw2v._kernels._inner import mean_rows
+
+        vectors = np.empty((words, self.vector_size), dtype=np.float32)
+        mean_rows(np.ascontiguousarray(self.input_matrix, dtype=np.float32), ptr, rows, vectors)
+        self.vectors = vectors.astype(self.input_matrix.dtype, copy=False)
 
     # ------------------------------------------------------------------ lookups
     def __contains__(self, key):
