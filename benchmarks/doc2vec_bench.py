@@ -194,7 +194,8 @@ def run_child(spec: dict) -> dict:
 
 def speed(args) -> None:
     words = count_words(args.corpus)
-    runs = [("hsw2v", "iter")] + [("gensim", mode) for mode in args.gensim_modes]
+    runs = [("hsw2v", mode) for mode in args.hsw2v_modes]
+    runs += [("gensim", mode) for mode in args.gensim_modes]
     print(f"corpus {Path(args.corpus).name}: {words} words; epochs {args.epochs}; "
           f"{args.repeats} alternated repetitions; train seconds only")  # fmt: skip
     for mode in args.modes:
@@ -207,13 +208,13 @@ def speed(args) -> None:
                                 "corpus": str(args.corpus), "mode": mode, "objective": obj,
                                 "workers": workers, "epochs": args.epochs, "seed": 1}  # fmt: skip
                         times[(system, gmode)].append(run_child(spec)["train_s"])
-                base = times[("hsw2v", "iter")]
+                base = times[("hsw2v", args.hsw2v_modes[0])]
                 gensim = [times[("gensim", mode)] for mode in args.gensim_modes]
                 faster = [min(ts) for ts in zip(*gensim, strict=True)]
-                names = {"iter": "gensim list", "file": "gensim corpus_file"}
-                series_of = [(names[mode], times[("gensim", mode)]) for mode in args.gensim_modes]
+                names = {"iter": "list", "file": "corpus_file"}
+                series_of = [(f"{system} {names[m]}", times[(system, m)]) for system, m in runs]
                 cells = []
-                for label, series in [("hsw2v", base), *series_of, ("gensim faster", faster)]:
+                for label, series in [*series_of, ("gensim faster", faster)]:
                     med = statistics.median(series)
                     ratio = statistics.median(t / h for t, h in zip(series, base, strict=True))
                     cells.append(f"{label} {med:.2f}s ({words * args.epochs / med / 1e3:.0f}k "
@@ -273,6 +274,9 @@ def main(argv=None) -> int:
     p.add_argument("--workers", default="1,2")
     p.add_argument("--epochs", type=int, default=None, help="default: Doc2Vec's (10)")
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--hsw2v-modes", default="iter", type=lambda s: s.split(","),
+                   help="hsw2v's modes, the first the base of the ratios: iter (a list of "
+                   "documents), file (corpus_file, read by the workers)")
     p.add_argument("--gensim-modes", default="iter,file",
                    help="speed: gensim's modes run (iter: a list of TaggedDocument; file: "
                    "corpus_file)")  # fmt: skip

@@ -53,6 +53,13 @@ G. Notation. ``V`` vocabulary size; ``raw`` tokens read (known or not); ``kept``
    after subsampling (gensim's effective words); ``units`` what the schedule counts (raw
    words, or sentences when only ``total_examples`` is known).
 
+H. Documents (Doc2Vec's ``corpus_file``, gensim's ``TaggedLineDocument``): each line is one
+   document whose tag is its line number from 0. A range's reader numbers its lines from
+   ``first_doc`` (``lines_before``: the lines that start before the range), leads each line's
+   ids with its tag token ``-(line + 1)`` (the document kinds' job format, ``_inner``) and
+   keeps the line whole, however long, and also when it has no token, so that the numbers,
+   the jobs and, with one worker, the training are the iterable path's.
+
 The token -> id table uses open addressing with linear probing over a power-of-two table at
 most half full, hashed with 64-bit FNV-1a (Fowler, Noll & Vo; ``offset basis
 14695981039346656037``, ``prime 1099511628211``).
@@ -82,6 +89,7 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 # The text layer and one range, each in its own inline module (design notes C-F):
 from hsw2v._kernels._inner cimport Trainer
+from hsw2v._kernels._inner_model cimport INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW
 from hsw2v._kernels._line_reader cimport Failure, Reader, reader_init, reader_next
 from hsw2v._kernels._range_codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
 from hsw2v._kernels._range_replay cimport (
@@ -222,10 +230,11 @@ def read_range(str path, int64_t start, int64_t end):
 
 
 def encode_range(str path, int64_t start, int64_t end, Vocab vocab, int64_t batch_words,
-                 int64_t max_sentence_length=10000):
+                 int64_t max_sentence_length=10000, int64_t n_docs=-1, int64_t first_doc=0):
     """Twin of the training reader: the jobs it would train for the lines starting in
     ``[start, end)``, as ``[(ids, ends, raw_words), ...]`` (``ids`` int32, ``ends`` int64:
-    sentence ends within the job), made by the same nogil code."""
+    sentence ends within the job), made by the same nogil code. ``n_docs >= 0``: each line is
+    a document led by its tag token (design note H), the first one numbered ``first_doc``."""
     cdef Reader r
     cdef Failure fail
     cdef Recorder rec
@@ -243,6 +252,8 @@ def encode_range(str path, int64_t start, int64_t end, Vocab vocab, int64_t batc
     run.recorder = &rec
     run.batch_words = batch_words
     run.max_sentence_length = max_sentence_length
+    run.n_docs = n_docs
+    run.first_doc = first_doc
     run.stop = &stop_flag
     run.units_done = &units
     run.progress = progress
@@ -350,12 +361,15 @@ cdef class FileTrainer:
     cdef int n_recordings
 
     def __init__(self, path, Trainer trainer, Vocab vocab, int workers, int64_t batch_words,
-                 int64_t max_sentence_length, schedule, int64_t cache_words=0):
+                 int64_t max_sentence_length, schedule, int64_t cache_words=0,
+                 bint documents=False):
         """``schedule``: the run's :class:`hsw2v.running.schedule.Schedule`, taken whole (its rates,
         epochs, units and seed are copied into the nogil ``Run``). ``cache_words``: the ids of
         the ranges are kept after the first epoch, and later epochs train from them instead
         of reading the file again, while all ranges together hold at most this many ids (4
-        bytes each); 0 reads the file every epoch."""
+        bytes each); 0 reads the file every epoch. ``documents``: each line is a document of
+        the trainer's document rows (design note H; the trainer must train a document
+        kind)."""
         cdef int k
         cdef double start_alpha = schedule.start_alpha, end_alpha = schedule.end_alpha
         cdef int64_t epochs = schedule.epochs, total = schedule.total
@@ -363,6 +377,10 @@ cdef class FileTrainer:
         cdef uint64_t seed = schedule.seed
         if batch_words < 1 or max_sentence_length < 1 or total < 1 or epochs < 1:
             raise ValueError("batch_words, max_sentence_length, total and epochs must be >= 1")
+        doc_kind = (trainer.m.input == INPUT_DOC_CONTEXT or trainer.m.input == INPUT_DOC_WINDOW)
+        if documents != doc_kind:
+            raise ValueError("documents=True needs a Trainer of a document kind (docs=...), "
+                             "and such a Trainer needs documents=True")
         self.recordings = <Recorder *>calloc(workers, sizeof(Recorder))
         if self.recordings == NULL:
             raise MemoryError()
@@ -379,6 +397,8 @@ cdef class FileTrainer:
         self.run.recorder = NULL
         self.run.batch_words = batch_words
         self.run.max_sentence_length = max_sentence_length
+        self.run.n_docs = trainer.m.n_docs if documents else -1
+        self.run.first_doc = 0
         self.run.start_alpha = start_alpha
         self.run.end_alpha = end_alpha
         self.run.epochs = epochs
@@ -422,9 +442,11 @@ cdef class FileTrainer:
                 total[j] += HSW2V_LOAD64(&self.counters[k, j])
         return tuple(total[j] for j in range(N_PROGRESS))
 
-    def train_range(self, int thread, int64_t start, int64_t end):
+    def train_range(self, int thread, int64_t start, int64_t end, int64_t first_doc=0):
         """Train the lines starting in ``[start, end)`` as thread ``thread``; returns the
-        range's summed loss (its counts are in ``progress``). Raises what reading raised."""
+        range's summed loss (its counts are in ``progress``). Raises what reading raised.
+        ``first_doc``: with documents, the line number of the range's first line
+        (``lines_before``)."""
         cdef Reader r
         cdef Failure fail
         cdef double loss = 0.0
@@ -435,7 +457,10 @@ cdef class FileTrainer:
             raise ValueError(f"thread must be in [0, {self.counters.shape[0]}), got {thread}")
         if self.fd < 0:
             raise RuntimeError("call begin_epoch() first")
+        if first_doc < 0:
+            raise ValueError(f"first_doc must be >= 0, got {first_doc}")
         run.progress = &self.counters[thread, 0]
+        run.first_doc = first_doc
         rec = &self.recordings[thread]
         if rec.complete:
             with nogil:

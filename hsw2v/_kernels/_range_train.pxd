@@ -1,5 +1,8 @@
 """One range: read its lines, map tokens to ids, group whole sentences into jobs and train
-each job (or count the tokens instead) (inline).
+each job (or count the tokens instead) (inline). With ``Run.n_docs >= 0`` each line is one
+Doc2Vec document instead (``TaggedLineDocument``'s): its ids are led by its tag token
+``-(line + 1)``, its line number from 0 (``first_doc`` is the range's first), and it is kept
+whole, however long, or empty, as the iterable path keeps it.
 
 Design note: a job is made as hsw2v.running.epochs.iter_jobs makes it (``_corpus_file`` design note
 E): whole sentences until it holds at least batch_words raw tokens; its learning rates come
@@ -75,6 +78,8 @@ cdef struct Run:
     job_fn job
     int64_t batch_words
     int64_t max_sentence_length
+    int64_t n_docs        # documents: the rows of the document vectors; -1: sentences
+    int64_t first_doc     # documents: the line number of the range's first line
     double start_alpha
     double end_alpha
     int64_t epoch
@@ -123,7 +128,7 @@ cdef inline int train_range_nogil(const Run *run, const Table *vocab, Reader *r,
     cdef Spans sp
     cdef Batch b
     cdef const uint8_t *line
-    cdef int64_t length, chunk, k, stop_at, id_, job = 0
+    cdef int64_t length, chunk, k, stop_at, id_, job = 0, doc = run.first_doc
     cdef int rc = OK
     sp.start = NULL
     sp.length = NULL
@@ -145,6 +150,28 @@ cdef inline int train_range_nogil(const Run *run, const Table *vocab, Reader *r,
         if rc != 1:
             break
         rc = OK
+        if run.n_docs >= 0:  # the line is one document, led by its tag token
+            if (grow(<void **>&b.ids, &b.cap_ids, b.n_ids + sp.n + 1, sizeof(int32_t))
+                    or grow(<void **>&b.ends, &b.cap_ends, b.n_sentences + 1,
+                            sizeof(int64_t))):
+                rc = ERR_MEMORY
+                break
+            if doc < run.n_docs:  # a row the vectors hold (the file may have grown)
+                b.ids[b.n_ids] = <int32_t>(-doc - 1)
+                b.n_ids += 1
+            doc += 1
+            for k in range(sp.n):
+                id_ = table_lookup(vocab, line + sp.start[k], sp.length[k])
+                if id_ >= 0:
+                    b.ids[b.n_ids] = <int32_t>id_
+                    b.n_ids += 1
+            b.raw += sp.n
+            b.ends[b.n_sentences] = b.n_ids
+            b.n_sentences += 1
+            if b.raw >= run.batch_words:
+                rc = run.sink(run, &b, thread, job, loss)
+                job += 1
+            continue
         chunk = 0
         while chunk < sp.n and rc == OK:
             stop_at = min(chunk + run.max_sentence_length, sp.n)

@@ -29,6 +29,7 @@ from hsw2v.doc2vec._documents import TagScan, iter_doc_jobs, words_of
 from hsw2v.doc2vec._inference import infer_vector
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.keyedvectors import KeyedVectors
+from hsw2v.running.file_scan import file_mode_path
 from hsw2v.running.passes import epoch_passes
 from hsw2v.vocab import scan_counts
 from hsw2v.word2vec import MAX_WORDS_IN_BATCH, Word2Vec
@@ -219,10 +220,13 @@ class Doc2Vec(Word2Vec):
         )
 
     def _epoch_passes(self, corpus, corpus_file, trainer, schedule):
-        """Every epoch reads the documents (a ``corpus_file`` through
-        :class:`TaggedLineDocument`): the tags travel with the words."""
+        """Every epoch reads the documents: a local ``corpus_file`` by the workers' byte
+        ranges, each line a document tagged with its number (as :class:`TaggedLineDocument`
+        gives them: with one worker the same training), anything else through the corpus
+        iterable, the tags travelling with the words."""
         self._take_recording()
-        return epoch_passes(self, corpus, None, trainer, schedule, None)
+        path = file_mode_path(corpus_file)
+        return epoch_passes(self, corpus, path, trainer, schedule, None, documents=True)
 
     def _nonfinite_rows(self) -> dict:
         rows = super()._nonfinite_rows()

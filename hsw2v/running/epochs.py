@@ -277,18 +277,21 @@ def run_file_epoch(
     report_delay: float = 1.0,
     on_progress: Callable[[Progress], None] | None = None,
     progress_delay: float = 0.2,
+    first_docs: list[int] | None = None,
 ) -> EpochReport:
     """Train one epoch of a ``corpus_file``: one thread per byte range, each reading,
     tokenising and training its own lines without the GIL
     (:class:`hsw2v._kernels._corpus_file.FileTrainer`). The calling thread watches as in
     :func:`run_epoch`: it logs, reports progress and, on an exception or Ctrl-C, stops every
-    range after its current job before re-raising.
+    range after its current job before re-raising. ``first_docs``: with documents, each
+    range's first line number.
     """
     report = EpochReport()
     losses = [0.0] * len(ranges)
+    first_docs = first_docs or [0] * len(ranges)
 
     def work(thread: int, start: int, end: int) -> None:
-        losses[thread] = file_trainer.train_range(thread, start, end)
+        losses[thread] = file_trainer.train_range(thread, start, end, first_docs[thread])
 
     def update() -> None:
         raw, kept, sentences, _jobs = file_trainer.progress()

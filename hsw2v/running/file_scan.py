@@ -4,7 +4,8 @@
 uncompressed file) or must be streamed through :class:`hsw2v.corpora.LineSentence`;
 :func:`count_file` is the vocabulary scan over the ranges, one thread each, through the
 ``corpus_file`` kernel (:mod:`hsw2v._kernels._corpus_file`). The epochs over the same ranges
-are :class:`hsw2v.running.passes.FilePasses`.
+are :class:`hsw2v.running.passes.FilePasses`; with documents (Doc2Vec), each range's first line
+number is :func:`lines_before` its start.
 """
 
 from __future__ import annotations
@@ -84,3 +85,33 @@ def count_file(path: str, workers: int) -> tuple[dict, int, int]:
         sentences,
     )
     return counts, total_words, sentences
+
+
+_COUNT_BLOCK = 1 << 24  # bytes read at a time by lines_before
+
+
+def lines_before(path: str, offsets) -> list[int]:
+    r"""For each byte offset (ascending), how many lines of the file start before it: the
+    line number of the first line a range starting there reads (a line starts at byte 0
+    and after each newline but the file's last byte; ``_corpus_file`` design note C).
+
+    >>> import os, tempfile
+    >>> with tempfile.NamedTemporaryFile("wb", delete=False) as f:
+    ...     _ = f.write(b"a b\n\nc\n")
+    >>> lines_before(f.name, [0, 1, 4, 5, 7]); os.remove(f.name)
+    [0, 1, 1, 2, 3]
+    """
+    out, newlines, read = [], 0, 0
+    with open(path, "rb") as fin:
+        for offset in offsets:
+            if offset <= 0:
+                out.append(0)
+                continue
+            while read < offset - 1:  # the newlines in bytes [0, offset - 1)
+                block = fin.read(min(_COUNT_BLOCK, offset - 1 - read))
+                if not block:
+                    break
+                newlines += block.count(b"\n")
+                read += len(block)
+            out.append(1 + newlines)
+    return out

@@ -22,6 +22,7 @@ from hsw2v._kernels._corpus_file import FileTrainer, Vocab, byte_ranges
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.corpora import corpus_identity, file_identity
 from hsw2v.running.epochs import Job, jobs_from_recording, run_epoch, run_file_epoch
+from hsw2v.running.file_scan import lines_before
 from hsw2v.running.schedule import Schedule
 
 
@@ -31,14 +32,15 @@ def kept_identity(corpus, cache_words: int):
     return corpus_identity(corpus) if cache_words > 0 else None
 
 
-def epoch_passes(model, corpus, path, trainer, schedule: Schedule, recorded=None):
+def epoch_passes(model, corpus, path, trainer, schedule: Schedule, recorded=None,
+                 documents: bool = False):
     """Where each epoch's jobs come from: a local ``corpus_file`` (``path``, not None)'s byte
     ranges, read by the workers, or the corpus iterable, read each epoch unless proven
     unchanged since the ids kept in memory were read. ``recorded`` is the vocabulary scan's
     ``(..., identity, recording)``, replayed when it still describes the corpus and the
-    vocabulary."""
+    vocabulary. ``documents``: the file's lines are Doc2Vec's documents."""
     if path is not None:
-        return FilePasses(model, path, trainer, schedule)
+        return FilePasses(model, path, trainer, schedule, documents)
     passes = CorpusPasses(model, corpus, trainer, schedule)
     if (
         recorded is not None
@@ -56,11 +58,13 @@ class FilePasses:
     size, mtime and ctime); a changed file, or one too recently modified to tell, is read
     again, split into ranges of its current size."""
 
-    def __init__(self, model, path: str, trainer, schedule: Schedule):
+    def __init__(self, model, path: str, trainer, schedule: Schedule, documents: bool = False):
         self.model, self.path, self.trainer, self.schedule = model, path, trainer, schedule
+        self.documents = documents  # each line a document, numbered (Doc2Vec)
         self.vocab = Vocab(model.wv.key_to_index)
         self.file_trainer = None
         self.identity = None
+        self.first_docs = None
 
     def _new_file_trainer(self, cache_words: int):
         model = self.model
@@ -73,6 +77,7 @@ class FilePasses:
             LINE_SENTENCE_MAX,  # LineSentence's chunks of a long line
             self.schedule,
             cache_words,
+            documents=self.documents,
         )
 
     def run(self, epoch: int, report_delay, on_progress):
@@ -85,6 +90,7 @@ class FilePasses:
             schedule=self.schedule,
             report_delay=report_delay,
             on_progress=on_progress,
+            first_docs=self.first_docs,
         )
         report.from_memory = from_memory
         return report
@@ -101,6 +107,8 @@ class FilePasses:
             )
         self.identity = identity  # taken before the read
         self.ranges = byte_ranges(os.path.getsize(self.path), self.model.workers)
+        if self.documents:  # each range's first line number
+            self.first_docs = lines_before(self.path, [start for start, _ in self.ranges])
         return self.file_trainer, self.ranges, False
 
 
