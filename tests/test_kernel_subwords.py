@@ -72,25 +72,31 @@ def numpy_subword_job(ids, ends, syn0, syn1, syn1neg, tree, cum_table, ptr, rows
     def input_rows(words):
         return [int(x) for w in words for x in rows[ptr[w] : ptr[w + 1]]]
 
-    def step(inputs, target, alpha, mean, negs):
+    def walk(kind, h, target, alpha, negs):
+        """One output's walk for h: its rows step, h's step is returned."""
         nonlocal loss
-        for kind in ("hs", "ns"):
-            if (kind == "hs" and not hs) or (kind == "ns" and not negative):
-                continue
+        if kind == "hs":  # label 1 - code: sigmoid(f) is P(bit 0)
+            out = syn1
+            pairs = zip(tree.point(target), 1.0 - tree.code(target), strict=True)
+        else:  # the target, then the drawn words
+            out = syn1neg
+            pairs = ((w, 1.0 if k == 0 else 0.0) for k, w in enumerate(negs))
+        work = np.zeros_like(h)
+        for w, label in pairs:
+            f = out[w] @ h
+            loss += np.logaddexp(0.0, -(2 * label - 1) * f)
+            g = (label - sigmoid(f)) * alpha
+            work += g * out[w]
+            out[w] += g * h
+        return work
+
+    def outputs():
+        return [kind for kind, on in (("hs", hs), ("ns", negative)) if on]
+
+    def step(inputs, target, alpha, mean, negs):
+        for kind in outputs():
             h = syn0[inputs].sum(axis=0) / (len(inputs) if mean else 1)
-            if kind == "hs":  # label 1 - code: sigmoid(f) is P(bit 0)
-                out = syn1
-                pairs = zip(tree.point(target), 1.0 - tree.code(target), strict=True)
-            else:  # the target, then the drawn words
-                out = syn1neg
-                pairs = ((w, 1.0 if k == 0 else 0.0) for k, w in enumerate(negs))
-            work = np.zeros_like(h)
-            for w, label in pairs:
-                f = out[w] @ h
-                loss += np.logaddexp(0.0, -(2 * label - 1) * f)
-                g = (label - sigmoid(f)) * alpha
-                work += g * out[w]
-                out[w] += g * h
+            work = walk(kind, h, target, alpha, negs)
             if not mean:
                 work /= len(inputs)
             for x in inputs:  # in order: a repeated row gets each add
@@ -114,25 +120,10 @@ def numpy_subword_job(ids, ends, syn0, syn1, syn1neg, tree, cum_table, ptr, rows
         del sums[j], owes[j]
 
     def span_step(ctx_pos, target, alpha, negs):
-        nonlocal loss
         n_rows = len(input_rows([kept[c] for c in ctx_pos]))
-        for kind in ("hs", "ns"):
-            if (kind == "hs" and not hs) or (kind == "ns" and not negative):
-                continue
+        for kind in outputs():
             h = sum((sums[c] for c in ctx_pos), np.zeros(D)) / (n_rows if cbow_mean else 1)
-            if kind == "hs":
-                out = syn1
-                pairs = zip(tree.point(target), 1.0 - tree.code(target), strict=True)
-            else:
-                out = syn1neg
-                pairs = ((w, 1.0 if k == 0 else 0.0) for k, w in enumerate(negs))
-            work = np.zeros_like(h)
-            for w, label in pairs:
-                f = out[w] @ h
-                loss += np.logaddexp(0.0, -(2 * label - 1) * f)
-                g = (label - sigmoid(f)) * alpha
-                work += g * out[w]
-                out[w] += g * h
+            work = walk(kind, h, target, alpha, negs)
             if not cbow_mean:
                 work /= n_rows
             for c in ctx_pos:
