@@ -461,7 +461,7 @@ def _edit_own(rng: random.Random, arr: np.ndarray, restore_flag: bool) -> None:
 
 def run_construct_case(case: dict, scratch: str) -> str:
     from hsw2v import HierarchicalSoftmax
-    from hsw2v.huffman import HuffmanTree, build_huffman_tree
+    from hsw2v.huffman import Tree, build_huffman_tree
 
     rng = random.Random(case["rng"])
     classes, dim = rng.choice([2, 3, 5, 9]), rng.choice([1, 3, 4])
@@ -477,7 +477,7 @@ def run_construct_case(case: dict, scratch: str) -> str:
     y = np.arange(6) % classes
     try:
         if rng.random() < 0.5:
-            tree = HuffmanTree(codes=codes, points=points, lengths=lengths)
+            tree = Tree(codes=codes, points=points, lengths=lengths)
             layer = HierarchicalSoftmax(tree, dim, intercept=rng.random() < 0.5, root_width=wide)
         else:
             layer = HierarchicalSoftmax.from_paths(

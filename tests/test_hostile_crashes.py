@@ -48,7 +48,7 @@ import numpy as np
 from hsw2v import Word2Vec, KeyedVectors
 from hsw2v.callbacks import CallbackAny2Vec
 from hsw2v.exceptions import TrainingRunningError
-from hsw2v.huffman import HuffmanTree
+from hsw2v.huffman import Tree
 
 rng = np.random.default_rng(0)
 WORDS = [f"w{i}" for i in range(60)]
@@ -58,7 +58,7 @@ other = Word2Vec(NEW, vector_size=8, min_count=1, workers=1, epochs=1)
 
 def grown_tree(m):
     t = m.tree
-    return HuffmanTree(codes=np.zeros((5000, 3), np.uint8),
+    return Tree(codes=np.zeros((5000, 3), np.uint8),
                        points=np.full((5000, 3), 4000, np.int32),
                        lengths=np.full(5000, 3, np.int32))
 
@@ -370,7 +370,7 @@ def test_sparse_ids_outside_the_matrix_are_refused_everywhere():
 LAYER = """
 import numpy as np
 from hsw2v import HierarchicalSoftmax
-from hsw2v.huffman import HuffmanTree
+from hsw2v.huffman import Tree
 rng = np.random.default_rng(0)
 H = rng.normal(size=(8, 4)).astype(np.float32)
 y = rng.integers(0, 6, 8)
@@ -390,7 +390,7 @@ def edits():
     yield "children in place", lambda l: l.children.__setitem__((0, 0), 10**6)
     yield "points replaced", lambda l: setattr(l.tree, "points", np.full_like(l.tree.points, 10**6))
     yield "lengths replaced", lambda l: setattr(l.tree, "lengths", np.full_like(l.tree.lengths, 99))
-    yield "tree replaced", lambda l: setattr(l, "tree", HuffmanTree(np.zeros((6, 1), np.uint8), np.full((6, 1), -7, np.int32), np.ones(6, np.int32)))
+    yield "tree replaced", lambda l: setattr(l, "tree", Tree(np.zeros((6, 1), np.uint8), np.full((6, 1), -7, np.int32), np.ones(6, np.int32)))
     yield "children replaced", lambda l: setattr(l, "children", np.full_like(l.children, 10**6))
     yield "order replaced", lambda l: setattr(l, "order", np.full_like(l.order, 10**6))
     yield "root replaced", lambda l: setattr(l, "root", 10**6)

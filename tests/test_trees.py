@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hsw2v import Word2Vec
-from hsw2v.huffman import HuffmanTree, build_huffman_tree
+from hsw2v.huffman import HuffmanTree, Tree, build_huffman_tree
 from hsw2v.scoring import output_word_probabilities
 from hsw2v.trees import balanced_tree, canonical, check_tree, semantic_tree, split_tree
 
@@ -30,7 +30,6 @@ def test_balanced_tree_equals_halving_splits_and_is_balanced():
 
 
 def test_every_tree_kind_is_a_tree_built_by_its_constructor():
-    from hsw2v.huffman import Tree
     from hsw2v.label_trees import label_tree
     from hsw2v.trees import level_tree
 
@@ -159,7 +158,7 @@ def test_bad_trees_get_clear_errors():
 
     def broken(counts):
         n = len(counts)
-        return HuffmanTree(  # every word on one path: not prefix-free
+        return Tree(  # every word on one path: not prefix-free
             codes=np.zeros((n, 1), np.uint8),
             points=np.zeros((n, 1), np.int32),
             lengths=np.ones(n, np.int32),

@@ -5,7 +5,7 @@ corpus (``build_vocab(update=True)``, which grafts the new words' subtree onto t
 and prints the share of all path-node visits (each word's path length times its count) that
 fall on the ``N`` private rows, for two choices of those rows: the ``N`` highest node ids (the
 top of a fresh Huffman tree) and the ``N`` most visited nodes
-(``HuffmanTree.most_visited_nodes``, what training uses). A fresh tree over the whole corpus is
+(``Tree.most_visited_nodes``, what training uses). A fresh tree over the whole corpus is
 the reference. Deterministic: no training, no timing.
 
     python benchmarks/probes/hot_rows_after_update.py --corpus CORPUS [--fraction 0.1]

@@ -70,7 +70,7 @@ from hsw2v.fasttext._facebook import FacebookModel, read_facebook_bin, write_fac
 from hsw2v.fasttext._facebook_tree import facebook_hs_tree
 from hsw2v.fasttext._keyedvectors import FastTextKeyedVectors
 from hsw2v.fasttext._model import FastText
-from hsw2v.huffman import HuffmanTree
+from hsw2v.huffman import Tree
 from hsw2v.running.objectives import rebuild_lookups, reset_matrices
 from hsw2v.vocab import Vocabulary, keep_probabilities
 
@@ -121,18 +121,18 @@ def _install_input(wv: FastTextKeyedVectors, matrix: np.ndarray) -> None:
     wv.adjust_vectors()
 
 
-def _tree_for(counts: np.ndarray, tree: HuffmanTree) -> HuffmanTree:
-    """fastText's hs tree over ``counts`` (file order), as a :class:`HuffmanTree`: ``tree``,
+def _tree_for(counts: np.ndarray, tree: Tree) -> Tree:
+    """fastText's hs tree over ``counts`` (file order), as a :class:`Tree`: ``tree``,
     hsw2v's own Huffman tree over them, when the two agree (always, for counts in descending
     order: the order fastText writes)."""
     codes, points, lengths = facebook_hs_tree(counts)
     if len(counts) == 1 or _same_tree(tree, codes, points, lengths):
         return tree
     logger.info("the counts are not in descending order: keeping fastText's tree over them")
-    return HuffmanTree(codes=codes, points=points, lengths=lengths)
+    return Tree(codes=codes, points=points, lengths=lengths)
 
 
-def _same_tree(tree: HuffmanTree, codes, points, lengths) -> bool:
+def _same_tree(tree: Tree, codes, points, lengths) -> bool:
     if tree is None or tree.lengths.shape != lengths.shape:
         return False
     if not np.array_equal(np.asarray(tree.lengths), lengths):

@@ -25,7 +25,7 @@ import numpy as np
 from hsw2v._gensim.convert import from_gensim, to_gensim
 from hsw2v._guard import refuse_while_training
 from hsw2v.exceptions import class_only_method
-from hsw2v.huffman import HuffmanTree
+from hsw2v.huffman import Tree
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.running.objectives import active, reset_matrices, resolve_hs_negative
 from hsw2v.running.params import ARGUMENTS, SAVED, check_word2vec_params
@@ -89,7 +89,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
     ``train()`` runs on the Huffman tree, then the tree is rebuilt by recursive 2-means of the
     learned vectors, the vectors and ``syn1`` are re-initialised as for a new model, and the
     same ``train()`` call trains again over the new tree, so it costs two trainings), or a
-    callable ``tree(counts)`` returning a :class:`hsw2v.huffman.HuffmanTree` or
+    callable ``tree(counts)`` returning a :class:`hsw2v.huffman.Tree` or
     ``(codes, points, lengths)``.
 
     Parameters
@@ -303,7 +303,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         self.effective_min_count = self.min_count
         self.raw_vocab: dict | None = None
         self._recording = None
-        self.tree: HuffmanTree | None = None
+        self.tree: Tree | None = None
         self.wv = KeyedVectors(self.vector_size)
         self.wv.vectors_lockf = no_lock_factors()
         reset_matrices(self, 0)  # syn1, syn1neg: each objective's output matrix, empty

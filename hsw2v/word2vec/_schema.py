@@ -13,7 +13,7 @@ arrays
     ``vectors`` (V x d), each objective's output matrix (:mod:`hsw2v.running.objectives`: ``syn1``,
     V x d with ``hs``, else 0 x d; ``syn1neg``, V x d, only with ``negative``), ``count``
     (int64), ``sample_int`` (uint32), the tree's ``codes``, ``points`` and ``lengths``
-    (:class:`hsw2v.huffman.HuffmanTree`), and ``vectors_lockf`` (float32, one or more
+    (:class:`hsw2v.huffman.Tree`), and ``vectors_lockf`` (float32, one or more
     factors; files of earlier versions have none: one factor of 1.0).
 
 Nothing a file holds is trusted: :func:`check_word2vec_bundle` checks every parameter and
@@ -29,7 +29,7 @@ import numpy as np
 from hsw2v import persist
 from hsw2v._gensim.files import explain_save_options, not_a_bundle_error
 from hsw2v.exceptions import WrongFileKindError
-from hsw2v.huffman import HuffmanTree
+from hsw2v.huffman import Tree
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.running.objectives import (
     OBJECTIVES,
@@ -124,7 +124,7 @@ def load_model(cls, fname, mmap=None):
     model._restore_file_state(meta, arrays, fname)  # what the class adds (FastText's)
     for name in OUTPUTS:  # syn1, syn1neg: 0 rows where the file holds none
         setattr(model, name, arrays.get(name, np.zeros((0, model.vector_size), np.float32)))
-    tree = HuffmanTree(codes=arrays["codes"], points=arrays["points"], lengths=arrays["lengths"])
+    tree = Tree(codes=arrays["codes"], points=arrays["points"], lengths=arrays["lengths"])
     n = len(keys)
     d = model.vector_size
     shapes = matrix_shapes(switches_of(model), n, d)
