@@ -190,7 +190,7 @@ sigmoid_table_init()  # this module's table (_walk.h), read by every job
 
 # The walk variants this module trains (Trainer's ``kernel``); "loop" and "blas" are the
 # benchmark-only walks of ``_bench_walks.pyx`` (KERNEL_REFERENCE with other RefWalks).
-KERNELS = {"fused": KERNEL_FUSED, "window": KERNEL_WINDOW, "reference": KERNEL_REFERENCE}
+WALKS = {"fused": KERNEL_FUSED, "window": KERNEL_WINDOW, "reference": KERNEL_REFERENCE}
 BENCH_WALKS = ("loop", "blas")
 
 
@@ -238,8 +238,8 @@ cdef class Trainer:
             raise ValueError("inconsistent model arrays (vocabulary, tree and weights differ)")
         if kernel in BENCH_WALKS:
             raise ValueError(bench_walks_missing(kernel))
-        if kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
+        if kernel not in WALKS:
+            raise ValueError(f"kernel must be one of {sorted(WALKS)}, got {kernel!r}")
         outputs = list(outputs)
         kinds = [o.get("kind") if isinstance(o, dict) else None for o in outputs]
         if not outputs:
@@ -302,7 +302,7 @@ cdef class Trainer:
         # chosen here, once: the window walk is hs-only (its blocks move a window's contexts
         # together, which would reorder the ns steps), so beside negative sampling both take
         # the fused walks (design note D').
-        cdef int walk = KERNELS[kernel]
+        cdef int walk = WALKS[kernel]
         if "ns" in kinds and walk == KERNEL_WINDOW:
             walk = KERNEL_FUSED
         memset(&self.m.outputs[0], 0, MAX_OUTPUTS * sizeof(Output))

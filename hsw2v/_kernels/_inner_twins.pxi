@@ -245,12 +245,12 @@ def py_ns_path(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
     the walk's work when it was not (the last word's coefficient 0: the caller's step)."""
     if kernel in BENCH_WALKS:
         raise ValueError(bench_walks_missing(kernel))
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
+    if kernel not in WALKS:
+        raise ValueError(f"kernel must be one of {sorted(WALKS)}, got {kernel!r}")
     cdef int d = h.shape[0]
     X, cw, locks = input_rows_args(d, into_h, syn0, contexts, lock)
     work = np.empty(d, dtype=np.float32)
-    if KERNELS[kernel] == KERNEL_REFERENCE:
+    if WALKS[kernel] == KERNEL_REFERENCE:
         if locks is not None:
             raise ValueError("the reference walk returns work; its caller takes the next step")
         return work, twin_ns(ns_path_reference, h, syn1neg, negs, alpha, work)
