@@ -23,19 +23,19 @@ cdef struct HotCopy:  # one job's private copies of the HotSet's rows
     int n_dirty
 
 
-cdef inline int32_t private_slot(const HotSet *hs, int32_t r) noexcept nogil:
+cdef inline int32_t private_slot(const HotSet *rows, int32_t r) noexcept nogil:
     """The private row of shared row ``r``, or -1 when jobs train ``r`` in place."""
-    if hs.slot != NULL:
-        return hs.slot[r]
-    if <uint32_t>(r - hs.lo) < <uint32_t>hs.n:
-        return r - hs.lo
+    if rows.slot != NULL:
+        return rows.slot[r]
+    if <uint32_t>(r - rows.lo) < <uint32_t>rows.n:
+        return r - rows.lo
     return -1
 
 
-cdef inline bint is_private(const HotSet *hs, int32_t r) noexcept nogil:
+cdef inline bint is_private(const HotSet *rows, int32_t r) noexcept nogil:
     """Whether jobs train a private copy of row ``r`` (then its shared row is not prefetched:
     the prefetch asks for the line to write, which would take it from the other cores)."""
-    return private_slot(hs, r) >= 0
+    return private_slot(rows, r) >= 0
 
 
 cdef inline void sync_hot(float *shared, float *hot, float *base, size_t n,

@@ -1,6 +1,6 @@
 """One view of a tree for every kernel that reads one: its paths as flat arrays (inline).
 
-Design note: a tree (``hsw2v.huffman.HuffmanTree``, or any kind ``hsw2v.trees`` builds) is
+Design note: a tree (``hsw2v.huffman.Tree``, of any kind ``hsw2v.trees`` builds) is
 stored as flat arrays, root first on every path: ``codes`` (uint8, V x max_length: the bit
 taken at each step), ``points`` (int32, V x max_length: the inner node, a row of the output
 matrix, at each step) and ``lengths`` (int32, V). ``TreeView`` points into them, read-only and
