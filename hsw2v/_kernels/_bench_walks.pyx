@@ -30,6 +30,7 @@ from scipy.linalg.cython_blas cimport saxpy, sdot
 
 from hsw2v._kernels._inner cimport Trainer as ShippedTrainer
 from hsw2v._kernels._inner_job cimport run_job
+from hsw2v._kernels._inner_steps cimport subword_window
 from hsw2v._kernels._inner_state cimport JobRoutines, JobState, flush_hot
 from hsw2v._kernels._inner_loops cimport SIGMOID, sigmoid_table_init
 from hsw2v._kernels._inner_model cimport ModelView
@@ -104,14 +105,26 @@ cdef void flush_out_of_line(const ModelView *m, JobState *st) noexcept nogil:
     flush_hot(m, st)
 
 
+cdef void span_out_of_line(const ModelView *m, JobState *st, int64_t i, int64_t lo,
+                           int64_t hi, int64_t end, const uint8_t *code, int length,
+                           float alpha, const int32_t *negs, const int *counts,
+                           const int32_t *next_negs, int next_count,
+                           const JobRoutines *rt) noexcept nogil:
+    """FastText's CBOW step out of line, as the shipped module calls it."""
+    subword_window(m, st, i, lo, hi, end, code, length, alpha, negs, counts, next_negs,
+                   next_count, rt)
+
+
 cdef JobRoutines LOOP_ROUTINES
 LOOP_ROUTINES.walks.hs = hs_loop
 LOOP_ROUTINES.walks.ns = ns_loop
 LOOP_ROUTINES.flush = flush_out_of_line
+LOOP_ROUTINES.span = span_out_of_line
 cdef JobRoutines BLAS_ROUTINES
 BLAS_ROUTINES.walks.hs = hs_blas
 BLAS_ROUTINES.walks.ns = ns_blas
 BLAS_ROUTINES.flush = flush_out_of_line
+BLAS_ROUTINES.span = span_out_of_line
 
 
 cdef int train_job_loop(const ModelView *m, const int32_t *ids, const int64_t *ends,

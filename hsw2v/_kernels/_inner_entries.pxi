@@ -1,7 +1,9 @@
 # The outputs a Trainer takes (``tree_output``, ``draw_output``), the job entries of the
 # training kernels and what their job loop calls out of line: the reference walks (and
-# inference's, at learning rate 0), the routines, the checked tag tokens of a Doc2Vec job.
-# Part of ``_inner.pyx`` (included; one module).
+# inference's, at learning rate 0), the routines (FastText's CBOW step among them), the
+# checked tag tokens of a Doc2Vec job. Part of ``_inner.pyx`` (included; one module).
+
+from hsw2v._kernels._inner_steps cimport subword_window
 
 
 def tree_output(syn1, codes, points, lengths, hot_rows=None, int hot_nodes=0):
@@ -77,14 +79,26 @@ cdef void flush_out_of_line(const ModelView *m, JobState *st) noexcept nogil:
     flush_hot(m, st)
 
 
+cdef void span_out_of_line(const ModelView *m, JobState *st, int64_t i, int64_t lo,
+                           int64_t hi, int64_t end, const uint8_t *code, int length,
+                           float alpha, const int32_t *negs, const int *counts,
+                           const int32_t *next_negs, int next_count,
+                           const JobRoutines *rt) noexcept nogil:
+    """FastText's CBOW step out of line (``_inner_job.JobRoutines``)."""
+    subword_window(m, st, i, lo, hi, end, code, length, alpha, negs, counts, next_negs,
+                   next_count, rt)
+
+
 cdef JobRoutines ROUTINES  # what the job loop calls out of line
 ROUTINES.walks.hs = hs_path_reference
 ROUTINES.walks.ns = ns_path_reference
 ROUTINES.flush = flush_out_of_line
+ROUTINES.span = span_out_of_line
 cdef JobRoutines FROZEN_ROUTINES  # inference: the walks that only read the output rows
 FROZEN_ROUTINES.walks.hs = hs_path_frozen
 FROZEN_ROUTINES.walks.ns = ns_path_frozen
 FROZEN_ROUTINES.flush = flush_out_of_line
+FROZEN_ROUTINES.span = span_out_of_line
 
 
 

@@ -27,7 +27,6 @@ from hsw2v._kernels._inner_draws cimport (
 from hsw2v._kernels._inner_hot cimport alloc_hot_copy
 from hsw2v._kernels._inner_inputs cimport (
     cbow_hidden, cbow_inv, distinct_run, gather_doc_window, gather_window, prefetch_subwords,
-    span_enter, span_leave, span_step, span_window,
 )
 from hsw2v._kernels._inner_loops cimport MAX_BLOCK, prefetch_row
 from hsw2v._kernels._inner_model cimport (
@@ -39,12 +38,11 @@ from hsw2v._kernels._inner_state cimport (
     output_row, subsample, subsample_docs,
 )
 from hsw2v._kernels._inner_steps cimport (
-    cbow_hs, doc_contexts, hidden_hs, hs_contexts, ns_contexts, prefetch_path,
-    prefetch_tree_rows, subword_centre,
+    cbow_hs, doc_contexts, hs_contexts, ns_contexts, prefetch_path, prefetch_tree_rows,
+    subword_centre, subword_window_end,
 )
 from hsw2v._kernels._rates cimport job_alpha
 from hsw2v._kernels._tree_view cimport path_code, path_point
-from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum
 from hsw2v._kernels._vecops cimport loss_init, loss_total
 
 
@@ -69,9 +67,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     add the document's rows (``tags``, ``ntags`` rows of ``m.docs``): PV-DBOW
     (``INPUT_DOC_CONTEXT``) as contexts of their own, after the window's (``doc_contexts``),
     PV-DM (``INPUT_DOC_WINDOW``) to the window's list (``gather_doc_window``). FastText's
-    CBOW (``INPUT_SUBWORD_WINDOW``) forms h from the span's sums of each context word's rows
-    (``span_window``): a position's rows are read when it comes into the span and written
-    when it leaves it (``_inner_inputs.pxd``).
+    CBOW (``INPUT_SUBWORD_WINDOW``) steps out of line (``rt.span``:
+    ``_inner_steps.subword_window``), from the span's sums of the context words' rows.
 
     With negative sampling each centre's draws are made while the centre before it trains
     (``draw_centre``), and each pair prefetches the rows of the next pair's set. The
@@ -92,12 +89,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     cdef const Output *tree_out = NULL
     cdef const uint8_t *code = NULL
     cdef const int32_t *point
-    # FastText's CBOW: positions start..entered-1 came into the span, live..entered-1 are in it
-    cdef bint spans = m.input == INPUT_SUBWORD_WINDOW
-    cdef int64_t live = start, entered = start
-    cdef float *acc_row = st.acc
-    cdef float acc_lock = 1.0
-    cdef int n_rows = 0
+    cdef bint spans = m.input == INPUT_SUBWORD_WINDOW  # FastText's CBOW
     cdef int32_t *negs = NULL
     cdef int32_t *next_negs = NULL
     cdef int *counts = NULL
@@ -107,16 +99,9 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     if m.hs >= 0:
         tree_out = &m.outputs[m.hs]
     st.ntags = ntags
-    st.span_start = start
+    st.span_start = st.span_live = st.span_entered = start
     for i in range(start, end):
         alpha = job_alpha(alpha0, alpha1, i, total)
-        if spans:  # positions out of reach leave the span, the farthest in reach comes in
-            while live < i - m.window:
-                span_leave(m, st, live)
-                live += 1
-            while entered <= i + m.window and entered < end:
-                span_enter(m, st, entered, live)
-                entered += 1
         fresh = not drawn
         if drawn:  # drawn ahead, while centre i - 1 trained
             slot = 1 - slot
@@ -159,10 +144,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 prefetch_path(m, tree_out, st.kept[i + 1])
             if m.prefetch and i + 2 < end:  # the tree rows that prefetch reads next
                 prefetch_tree_rows(&tree_out.tree, st.kept[i + 2])
-        if spans:  # the word coming into the span at the next centre
-            if m.prefetch and entered < end:
-                prefetch_subwords(m, st.kept[entered])
-        elif m.prefetch and i + 1 < end and hi < end and window_words:  # the word coming in
+        if m.prefetch and i + 1 < end and hi < end and window_words and not spans:  # coming in
             if m.sub_ptr == NULL:
                 prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
             else:
@@ -190,27 +172,9 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             if docs and ntags:  # PV-DBOW: each document row predicts the centre
                 doc_contexts(m, st, tags, ntags, code, length, npairs, npairs + ntags, negs,
                              counts, next_negs, next_count, alpha, rt)
-        elif spans:  # FastText's CBOW: h from the span's sums, each output's step to them
-            n = span_window(m, st, lo, hi, i, &n_rows)
-            if n == 0:
-                continue
-            if m.hs >= 0:
-                hsw2v_rows_sum(d, st.crows, n, cbow_inv(n_rows) if m.cbow_mean else 1.0,
-                               st.neu1)
-                hidden_hs(m, st, code, length, alpha, rt)
-                if not m.cbow_mean:
-                    for k in range(d):
-                        st.work[k] *= cbow_inv(n_rows)
-                span_step(m, st, lo, hi, i, live, entered, st.work)
-            if m.ns >= 0:  # h again after hs: gensim's order
-                hsw2v_rows_sum(d, st.crows, n, cbow_inv(n_rows) if m.cbow_mean else 1.0,
-                               st.neu1)
-                memset(st.acc, 0, d * sizeof(float))
-                st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &rt.walks,
-                                   &acc_row, &acc_lock, 1,
-                                   1.0 if m.cbow_mean else cbow_inv(n_rows),
-                                   d <= NS_BLOCK_MAX_D, next_negs, next_count)
-                span_step(m, st, lo, hi, i, live, entered, st.acc)
+        elif spans:  # FastText's CBOW, out of line
+            rt.span(m, st, i, lo, hi, end, code, length, alpha, negs, counts, next_negs,
+                    next_count, rt)
         elif m.input != INPUT_SUBWORD_CENTRE:
             if m.input == INPUT_WINDOW:
                 n = gather_window(m, st, lo, hi, i)
@@ -231,9 +195,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             if st.since >= m.hot_sync:
                 rt.flush(m, st)
                 st.since = 0
-    while spans and live < entered:
-        span_leave(m, st, live)
-        live += 1
+    if spans:
+        subword_window_end(m, st)
 
 
 cdef inline int64_t job_rows(const ModelView *m, const int32_t *ids,

@@ -9,7 +9,7 @@ a job's private copy of a hot one), the flush of those copies, and the lock fact
 input row. All run without the GIL on the job's own state; only the weights are shared.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memcpy
 
@@ -48,6 +48,8 @@ cdef struct JobState:
                       # position's sum of input rows and owed steps; _inner_inputs.pxd)
     int64_t span_n    # its slots: min(2 x window + 1, the job's ids)
     int64_t span_start  # the position of slot 0 (the sentence's start)
+    int64_t span_live   # positions span_live..span_entered-1 are in the span
+    int64_t span_entered
     int32_t *tags     # the document kinds: the job's document rows, each document's in order
     int64_t *tag_ends  # their ends per sentence (document), as ``ends`` for ``kept``
     int ntags         # the rows of the document being trained (draw_centre's extra pairs)
@@ -72,11 +74,18 @@ cdef struct JobState:
 
 
 # What a job loop calls out of line, set by the module that composes it (``run_job``).
+cdef struct JobRoutines
 ctypedef void (*flush_fn)(const ModelView *m, JobState *st) noexcept nogil
+ctypedef void (*span_fn)(const ModelView *m, JobState *st, int64_t i, int64_t lo, int64_t hi,
+                         int64_t end, const uint8_t *code, int length, float alpha,
+                         const int32_t *negs, const int *counts, const int32_t *next_negs,
+                         int next_count, const JobRoutines *rt) noexcept nogil
 
 cdef struct JobRoutines:
     RefWalks walks   # the "reference" variant's walks along a path and over negatives
     flush_fn flush   # flush_hot (every hot_sync centre words), out of the centre loop
+    span_fn span     # FastText's CBOW step of one centre (``_inner_steps.subword_window``),
+                     # out of the centre loop, which Word2Vec's CBOW shares
 
 
 cdef inline int64_t subsample(const ModelView *m, JobState *st, const int32_t *ids,

@@ -15,7 +15,8 @@ from libc.string cimport memset
 from hsw2v._kernels._inner_draws cimport NS_BLOCK_MAX_D, ns_pair, set_after
 from hsw2v._kernels._inner_hot cimport is_private
 from hsw2v._kernels._inner_inputs cimport (
-    cbow_inv, cbow_spread, gather_subwords, prefetch_subwords, take_step,
+    cbow_inv, cbow_spread, gather_subwords, prefetch_subwords, span_enter, span_leave,
+    span_step, span_window, take_step,
 )
 from hsw2v._kernels._inner_loops cimport (
     HSW2V_PREFETCH, SIGMOID, hsw2v_cbow_walk, hsw2v_sg_block_tally, prefetch_row,
@@ -231,6 +232,58 @@ cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, in
         q += 1
     for k in range(n):
         hsw2v_axpy(m.d, st.clock[k], st.acc, st.crows[k])
+
+
+cdef inline void subword_window(const ModelView *m, JobState *st, int64_t i, int64_t lo,
+                                int64_t hi, int64_t end, const uint8_t *code, int length,
+                                float alpha, const int32_t *negs, const int *counts,
+                                const int32_t *next_negs, int next_count,
+                                const JobRoutines *rt) noexcept nogil:
+    """FastText's CBOW step for centre ``i`` of a sentence ending at ``end``
+    (``INPUT_SUBWORD_WINDOW``): the positions out of reach leave the span and the farthest in
+    reach comes in (``_inner_inputs.pxd``), h is formed from the span's sums of the context
+    words of kept[lo:hi] (their rows' mean, or sum), each output walks the centre's targets
+    (hs: its path, st.yrows; ns: its set ``negs``) and h's step moves the sums (``span_step``),
+    gensim's order: hs, then ns from the h it left. Called out of line (``JobRoutines.span``):
+    inlined, it cost Word2Vec's CBOW loop, which it shares, its registers."""
+    cdef int n, n_rows = 0, k
+    cdef float *acc_row = st.acc
+    cdef float acc_lock = 1.0
+    cdef float scale
+    while st.span_live < i - m.window:
+        span_leave(m, st, st.span_live)
+        st.span_live += 1
+    while st.span_entered <= i + m.window and st.span_entered < end:
+        span_enter(m, st, st.span_entered, st.span_live)
+        st.span_entered += 1
+    if m.prefetch and st.span_entered < end:  # the word coming in at the next centre
+        prefetch_subwords(m, st.kept[st.span_entered])
+    n = span_window(m, st, lo, hi, i, &n_rows)
+    if n == 0:
+        return
+    scale = cbow_inv(n_rows) if m.cbow_mean else 1.0
+    if m.hs >= 0:
+        hsw2v_rows_sum(m.d, st.crows, n, scale, st.neu1)
+        hidden_hs(m, st, code, length, alpha, rt)
+        if not m.cbow_mean:
+            for k in range(m.d):
+                st.work[k] *= cbow_inv(n_rows)
+        span_step(m, st, lo, hi, i, st.span_live, st.span_entered, st.work)
+    if m.ns >= 0:
+        hsw2v_rows_sum(m.d, st.crows, n, scale, st.neu1)
+        memset(st.acc, 0, m.d * sizeof(float))
+        st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &rt.walks, &acc_row,
+                           &acc_lock, 1, 1.0 if m.cbow_mean else cbow_inv(n_rows),
+                           m.d <= NS_BLOCK_MAX_D, next_negs, next_count)
+        span_step(m, st, lo, hi, i, st.span_live, st.span_entered, st.acc)
+
+
+cdef inline void subword_window_end(const ModelView *m, JobState *st) noexcept nogil:
+    """FastText's CBOW after a sentence's last centre: every position still in the span
+    leaves it (its rows take their owed steps)."""
+    while st.span_live < st.span_entered:
+        span_leave(m, st, st.span_live)
+        st.span_live += 1
 
 
 cdef inline void doc_contexts(const ModelView *m, JobState *st, const int32_t *tags, int ntags,
