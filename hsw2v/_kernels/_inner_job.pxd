@@ -215,8 +215,10 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
                         const JobRoutines *r, bint docs) noexcept nogil:
     """One job without the GIL (``_inner.Trainer.train_job``): ``ends[n_sentences - 1] ==
     n_ids``; ``r``: what the loop calls out of line (``JobRoutines``); ``docs``: the job
-    names document rows (the document kinds, ``m.docs``), a constant of each job entry, so
-    that the compiler drops their code from Word2Vec's and FastText's. Writes the kept
+    names document rows (the document kinds, ``m.docs``), a constant of each job entry (GCC
+    keeps one copy of ``run_job`` and ``train_sentence`` whatever it is: a branch on it, not
+    a compiled-out kind; the larger steps that Word2Vec's loop must not carry are called out
+    of line, ``JobRoutines``). Writes the kept
     (effective) tokens and the loss; returns 0, or -1 if its buffers could not be
     allocated."""
     cdef int64_t s, start, total, tag_start
