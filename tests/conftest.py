@@ -394,3 +394,26 @@ def facebook_models(folder, **more) -> dict:
         model.save_model(str(path))
         out[kind] = (path, model)
     return out
+
+
+def numpy_output_walk(kind, h, target, negs, alpha, syn1, syn1neg, tree, sigmoid, learn=True):
+    """The NumPy references' walk of one output for the hidden vector ``h`` (float64):
+    hierarchical softmax along ``target``'s path (label 1 - code: sigmoid(f) is P(bit 0)),
+    or negative sampling over ``negs`` (the target first). Each node's or word's row steps
+    (unless ``learn`` is False: inference's frozen outputs); returns ``(work, loss)``, h's
+    step and the loss terms."""
+    if kind == "hs":
+        out = syn1
+        pairs = zip(tree.point(target), 1.0 - tree.code(target), strict=True)
+    else:
+        out = syn1neg
+        pairs = ((w, 1.0 if k == 0 else 0.0) for k, w in enumerate(negs))
+    work, loss = np.zeros_like(h), 0.0
+    for w, label in pairs:
+        f = out[w] @ h
+        loss += np.logaddexp(0.0, -(2 * label - 1) * f)
+        g = (label - sigmoid(f)) * alpha
+        work += g * out[w]
+        if learn:
+            out[w] += g * h
+    return work, loss

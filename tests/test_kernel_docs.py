@@ -10,7 +10,7 @@ reference replays the kernel's random stream, so both train the same job.
 
 import numpy as np
 import pytest
-from conftest import trainer_type, word2vec_trainer
+from conftest import numpy_output_walk, trainer_type, word2vec_trainer
 from test_kernels import XorShift64Star
 
 from hsw2v._kernels import _inner
@@ -60,20 +60,9 @@ def numpy_doc_job(ids, ends, syn0, docs, syn1, syn1neg, tree, cum_table, *, sg, 
             if (kind == "hs" and not hs) or (kind == "ns" and not negative):
                 continue
             h = X[inputs].sum(axis=0) / (len(inputs) if mean else 1)
-            if kind == "hs":
-                out = syn1
-                pairs = zip(tree.point(target), 1.0 - tree.code(target), strict=True)
-            else:
-                out = syn1neg
-                pairs = ((w, 1.0 if k == 0 else 0.0) for k, w in enumerate(negs))
-            work = np.zeros_like(h)
-            for w, label in pairs:
-                f = out[w] @ h
-                loss += np.logaddexp(0.0, -(2 * label - 1) * f)
-                g = (label - sigmoid(f)) * alpha
-                work += g * out[w]
-                if not frozen:
-                    out[w] += g * h
+            work, terms = numpy_output_walk(kind, h, target, negs, alpha, syn1, syn1neg, tree,
+                                            sigmoid, learn=not frozen)  # fmt: skip
+            loss += terms
             if not mean:
                 work /= len(inputs)
             for x in inputs:

@@ -14,7 +14,7 @@ training when no two different words share a row, and a close one when they do.
 
 import numpy as np
 import pytest
-from conftest import trainer_type, word2vec_trainer
+from conftest import numpy_output_walk, trainer_type, word2vec_trainer
 from test_kernels import XorShift64Star
 
 from hsw2v._kernels import _inner
@@ -75,19 +75,9 @@ def numpy_subword_job(ids, ends, syn0, syn1, syn1neg, tree, cum_table, ptr, rows
     def walk(kind, h, target, alpha, negs):
         """One output's walk for h: its rows step, h's step is returned."""
         nonlocal loss
-        if kind == "hs":  # label 1 - code: sigmoid(f) is P(bit 0)
-            out = syn1
-            pairs = zip(tree.point(target), 1.0 - tree.code(target), strict=True)
-        else:  # the target, then the drawn words
-            out = syn1neg
-            pairs = ((w, 1.0 if k == 0 else 0.0) for k, w in enumerate(negs))
-        work = np.zeros_like(h)
-        for w, label in pairs:
-            f = out[w] @ h
-            loss += np.logaddexp(0.0, -(2 * label - 1) * f)
-            g = (label - sigmoid(f)) * alpha
-            work += g * out[w]
-            out[w] += g * h
+        work, terms = numpy_output_walk(kind, h, target, negs, alpha, syn1, syn1neg, tree,
+                                        sigmoid)  # fmt: skip
+        loss += terms
         return work
 
     def outputs():
