@@ -56,6 +56,20 @@ cdef inline int draw_per_context(const Output *o, JobState *st, int64_t lo, int6
     return p
 
 
+cdef inline const Output *slot_sets(const ModelView *m, JobState *st, int slot, int64_t lo,
+                                    int64_t hi, int32_t **negs, int **counts) noexcept nogil:
+    """Store a centre's window kept[lo:hi] in ``slot``; with negative sampling point ``negs``
+    and ``counts`` at the slot's sets and return the output that draws them (NULL
+    without)."""
+    st.win_lo[slot] = lo
+    st.win_hi[slot] = hi
+    if m.ns < 0:
+        return NULL
+    negs[0] = st.negs + <int64_t>slot * st.pairs * (m.outputs[m.ns].negative + 1)
+    counts[0] = st.neg_counts + <int64_t>slot * st.pairs
+    return &m.outputs[m.ns]
+
+
 cdef inline void draw_document(const ModelView *m, JobState *st, int64_t start, int64_t end,
                                int64_t i, int slot) noexcept nogil:
     """``draw_centre`` for the document kinds, in gensim's order: the reduced window (PV-DM,
@@ -72,14 +86,10 @@ cdef inline void draw_document(const ModelView *m, JobState *st, int64_t start, 
             b = <int>(next_random(&st.rng) % <uint32_t>m.window)
         lo = max(i - m.window + b, start)
         hi = min(i + m.window + 1 - b, end)
-    st.win_lo[slot] = lo
-    st.win_hi[slot] = hi
-    if m.ns < 0:
+    o = slot_sets(m, st, slot, lo, hi, &negs, &counts)
+    if o == NULL:
         return
-    o = &m.outputs[m.ns]
     stride = o.negative + 1
-    negs = st.negs + <int64_t>slot * st.pairs * stride
-    counts = st.neg_counts + <int64_t>slot * st.pairs
     if m.input == INPUT_DOC_CONTEXT:
         p = draw_per_context(o, st, lo, hi, i, negs, counts)
         for t in range(st.ntags):
@@ -115,14 +125,10 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
         lo = start
     if hi > end:
         hi = end
-    st.win_lo[slot] = lo
-    st.win_hi[slot] = hi
-    if m.ns < 0:
+    o = slot_sets(m, st, slot, lo, hi, &negs, &counts)
+    if o == NULL:
         return
-    o = &m.outputs[m.ns]
     stride = o.negative + 1
-    negs = st.negs + <int64_t>slot * st.pairs * stride
-    counts = st.neg_counts + <int64_t>slot * st.pairs
     if m.input == INPUT_CONTEXT and o.shared:  # one set for all the contexts (_ns_shared.pxd)
         if hi - lo > 1:
             counts[0] = draw_negatives(&o.neg, st.kept[i], o.negative, negs, &st.rng)
