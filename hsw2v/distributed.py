@@ -260,9 +260,14 @@ class DaskEngine:
             raise DistributedTrainingError(f"{what} failed: {type(exc).__name__}: {exc}") from exc
 
     def cancel(self, futures: list) -> None:
-        futures = [f for f in futures if f is not None]
-        if futures:
-            self.client.cancel(futures)
+        # released, not Client.cancel: the scheduler forgets a released task no client
+        # wants and tells the workers to drop it if it has not started. Client.cancel of a
+        # task whose dependents another cancel just released trips an assertion in the
+        # scheduler (distributed 2026.8: stimulus_cancel asserts ts.who_wants), which drops
+        # the client's connection and cancels every other future it holds.
+        for future in futures:
+            if future is not None:
+                future.release()
 
     def close(self) -> None:
         """Clear the run's caches on the workers (best effort)."""

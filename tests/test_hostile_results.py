@@ -65,6 +65,30 @@ def test_an_empty_corpus_on_dask_is_an_empty_corpus_error(client, content, tmp_p
         distributed.train(client, str(path), vector_size=8, min_count=1, epochs=1)
 
 
+def test_failed_runs_leave_the_client_connected(client, tmp_path):
+    """A run that fails (diverged, empty corpus) drops its tasks without tripping the
+    scheduler: Client.cancel of a task whose dependents were just released asserts in
+    distributed's scheduler, which dropped the client's connection and cancelled the next
+    run's futures (scheduler-connection-lost)."""
+    from hsw2v import distributed
+
+    path = random_corpus(tmp_path / "c.txt")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n  \n")
+    for params in [dict(sg=1), dict(sg=0), dict(sg=1, hs=0, negative=5)]:
+        with pytest.raises(TrainingDivergedError):
+            distributed.train(
+                client, path, sync_every=5000, vector_size=50, min_count=1, epochs=3,
+                alpha=1.0, **params,
+            )
+        model = distributed.train(
+            client, path, sync_every=5000, vector_size=16, min_count=1, epochs=1, **params
+        )
+        with pytest.raises(EmptyCorpusError, match="empty"):
+            distributed.train(client, str(empty), vector_size=8, min_count=1, epochs=1)
+    assert np.isfinite(model.wv.vectors).all()
+
+
 # ---------------------------------------------------------------- 13. classifier retries
 def test_the_classifier_raises_diverged_when_its_retries_run_out(monkeypatch):
     from hsw2v import classifier
