@@ -127,6 +127,7 @@ def one_spark(
             vocab_seconds=report.vocab_seconds,
             train_seconds=report.seconds,
             merge_seconds=report.merge_seconds,
+            task_seconds=report.task_seconds,
             bytes_in_per_round=report.bytes_in_per_round,
             bytes_out_per_round=report.bytes_out_per_round,
             model_bytes=report.model_bytes,

@@ -62,6 +62,9 @@ class DistributedReport:
     comparison; every worker also fetches each of the ``snapshots`` full models once
     (``model_bytes`` each). ``merge_seconds`` is the time the rounds' merges took together
     where the engine measures it (the Spark adapter merges on the driver), else 0.
+    ``task_seconds`` adds up, over the rounds, the seconds the round's slowest task spent
+    on its piece (reading it where it was not kept, training it, taking out the rows it
+    changed): the rest of ``seconds`` is the engine's jobs, transfers and merges.
     """
 
     shards: int
@@ -77,6 +80,7 @@ class DistributedReport:
     model_bytes: int
     snapshots: int
     merge_seconds: float = 0.0
+    task_seconds: float = 0.0
 
     @property
     def words_per_second(self) -> float:
@@ -357,7 +361,9 @@ class _Watch:
         self.rounds: list = []  # (epoch, words done in the epoch, handle of the stats)
         self.seen = 0
         self.started = time.perf_counter()
-        self.totals = dict.fromkeys(("kept", "raw", "loss", "rows", "bytes_in", "bytes_out"), 0)
+        self.totals = dict.fromkeys(
+            ("kept", "raw", "loss", "rows", "bytes_in", "bytes_out", "seconds"), 0
+        )
         self.merge_seconds = 0.0
 
     def until(self, n: int) -> None:
@@ -405,6 +411,7 @@ class _Watch:
             model_bytes=sum(m.nbytes for m in (model.wv.vectors, *outputs_of(model).values())),
             snapshots=n_snapshots,
             merge_seconds=self.merge_seconds,
+            task_seconds=t["seconds"],
         )
         logger.info(
             "distributed training: %i raw words in %.1fs (%.0f words/s), %i rounds",

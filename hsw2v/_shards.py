@@ -28,8 +28,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-import smart_open
-
 from hsw2v.corpora import CorpusNotFoundError, _chunked_lines
 from hsw2v.vocab import prune_counts
 
@@ -139,6 +137,14 @@ def expand_paths(corpus_paths) -> list[str]:
     return paths
 
 
+def _smart_open(path: str, mode: str, **kwargs):
+    """``smart_open.open``, imported at the first need: a task that reads no file (Spark's)
+    never imports it, nor the cloud clients it brings (a quarter of a second)."""
+    import smart_open
+
+    return smart_open.open(path, mode, **kwargs)
+
+
 def splittable_size(path: str) -> int | None:
     """The size in bytes of a file that can be read from any offset, or None (compressed, or
     a stream that cannot seek)."""
@@ -147,7 +153,7 @@ def splittable_size(path: str) -> int | None:
     if "://" not in path:
         return os.path.getsize(path)
     try:
-        with smart_open.open(path, "rb", compression="disable") as fin:
+        with _smart_open(path, "rb", compression="disable") as fin:
             return int(fin.seek(0, io.SEEK_END))
     except (OSError, ValueError, NotImplementedError, io.UnsupportedOperation):
         return None
@@ -195,13 +201,13 @@ def read_lines(byte_range: ByteRange) -> Iterator[tuple[int, bytes]]:
 
 def _read_lines(path: str, start: int, end: int | None) -> Iterator[tuple[int, bytes]]:
     if end is None:
-        with smart_open.open(path, "rb") as fin:
+        with _smart_open(path, "rb") as fin:
             offset = 0
             for line in fin:
                 yield offset, line
                 offset += len(line)
         return
-    with smart_open.open(path, "rb", compression="disable") as fin:
+    with _smart_open(path, "rb", compression="disable") as fin:
         offset = start
         if start > 0:
             fin.seek(start - 1)

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hsw2v import FixedCorpus, Word2Vec
-from hsw2v._kernels._recording import count_ids, finalize_ids
+from hsw2v._kernels._recording import JoinedRecorder, count_ids, finalize_ids
 from hsw2v.running.epochs import iter_jobs, jobs_from_recording
-from hsw2v.vocab import scan_counts
+from hsw2v.vocab import UnencodableTokenError, check_keys, scan_counts
 
 
 @settings(max_examples=60, deadline=None)
@@ -125,3 +125,73 @@ def test_a_recording_that_no_longer_fits_the_vocabulary_is_not_used():
     model.build_vocab_from_freq({"w1": 5, "w2": 3})  # counts from elsewhere
     model.train(corpus, total_examples=200, epochs=1)
     assert counted.reads == 2
+
+
+WORD = st.sampled_from(["a", "b", "", " ", "x y", "\x1f", "\n", "é", "a\x1fb", "\ud800"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.lists(WORD, max_size=9), max_size=25),
+    st.integers(1, 4),  # max_sentence_length
+    st.integers(1, 6),  # mark_every
+    st.integers(1, 5),  # rows per block
+    st.integers(0, 60),  # record_tokens
+)
+def test_joined_recorder_equals_scan_counts(rows, max_len, mark_every, per_block, record):
+    """The Spark partition's counting (rows joined by \\x1f in blocks, rows whose words hold
+    \\x1f or \\n as lists) gives scan_counts' counts, recording and totals for the rows'
+    sentences, and the marks of the Python loop it replaced."""
+    recorder = JoinedRecorder(max_len, record, mark_every)
+    block = []
+
+    def flush():
+        if block:
+            text = ("\n".join(block) + "\n").encode("utf-8", "surrogatepass")
+            recorder.add_lines(text, len(block))
+            block.clear()
+
+    sentences = []
+    for row in rows:
+        # as the rows arrive: a joined row of one empty word reads as no words
+        words = [] if row == [""] else row
+        sentences += [words[i : i + max_len] for i in range(0, len(words), max_len)]
+        if any("\x1f" in w or "\n" in w for w in row):
+            flush()
+            recorder.add_words(list(row))
+        else:
+            block.append("\x1f".join(row))
+            if len(block) == per_block:
+                flush()
+    flush()
+    counts, ids, lengths, words, n_sentences, marks = recorder.result()
+    if any("\ud800" in w for row in rows for w in row):  # the keys come back as they went in
+        with pytest.raises(UnencodableTokenError, match="lone surrogate"):
+            scan_counts(iter(sentences), progress_per=0, record_tokens=record)
+        with pytest.raises(UnencodableTokenError, match="lone surrogate"):
+            check_keys(counts, "the corpus contains")
+        return
+    want = scan_counts(iter(sentences), progress_per=0, record_tokens=record)
+    assert list(counts.items()) == list(want[0].items())
+    assert (words, n_sentences) == want[1:3]
+    if want[3] is None:
+        assert ids is None and lengths is None
+    else:
+        assert ids.tolist() == want[3].ids.tolist()
+        assert lengths.tolist() == want[3].lengths.tolist()
+    expected_marks, done, since = [], 0, 0
+    for s, sentence in enumerate(sentences):
+        if since >= mark_every:
+            expected_marks.append((s, done, s))
+            since = 0
+        done += len(sentence)
+        since += len(sentence)
+    assert marks == expected_marks
+
+
+def test_joined_recorder_rejects_bad_input():
+    with pytest.raises(ValueError, match=">= 1"):
+        JoinedRecorder(0, 10, 1)
+    recorder = JoinedRecorder(5, 10, 1)
+    with pytest.raises(ValueError, match="expected 1 lines, the text holds 2"):
+        recorder.add_lines(b"a\nb\n", 1)

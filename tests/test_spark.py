@@ -121,13 +121,28 @@ def test_vocabulary_and_tree_equal_one_machine(spark, monkeypatch, recorded):
 
 
 def test_rows_reach_python_exactly(spark):
-    from hsw2v.spark._estimator import SEPARATOR, rows_to_python
+    """Every row's words arrive exactly (joined, or as a list where a word holds the
+    separator or a newline), and the partition's counting in C equals scan_counts'."""
+    from hsw2v.spark._engine import SEPARATOR, chunked, scan_partition, words_of
+    from hsw2v.spark._estimator import rows_to_python
+    from hsw2v.vocab import scan_counts
 
-    rows = [["a", "b"], [], None, ["x" + SEPARATOR + "y", "z"], ["", "c"], ["d"]]
-    df = spark.createDataFrame([(r,) for r in rows], "text array<string>")
-    assert rows_to_python(df, "text").collect() == [
-        ["a", "b"], [], [], ["x" + SEPARATOR + "y", "z"], ["", "c"], ["d"],
+    rows = [
+        ["a", "b"], [], None, ["x" + SEPARATOR + "y", "z"], ["", "c"], ["d"],
+        ["two words", "line\nbreak", "é"], ["", ""], ["a", "b", "c", "a", "e"],
     ]  # fmt: skip
+    df = spark.createDataFrame([(r,) for r in rows], "text array<string>")
+    arrived = rows_to_python(df, "text").collect()
+    assert [words_of(r) for r in arrived] == [r or [] for r in rows]
+    assert sum(type(r) is list for r in arrived) == 2  # the two that cannot be joined
+    scan = scan_partition(0, iter(arrived), 2, 3, 100)
+    counts, words, sentences, recording = scan_counts(
+        chunked([r or [] for r in rows], 2), progress_per=0, record_tokens=100
+    )
+    assert list(scan.counts.items()) == list(counts.items())
+    assert (scan.words, scan.sentences) == (words, sentences)
+    assert scan.recording.ids.tolist() == recording.ids.tolist()
+    assert scan.recording.lengths.tolist() == recording.lengths.tolist()
 
 
 # ------------------------------------------------------------------ a trained model

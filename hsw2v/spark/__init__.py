@@ -21,7 +21,18 @@ pyspark is an optional dependency: ``pip install "pyspark>=3.5"``, or from a sou
 ``pip install ".[spark]"``; Spark needs a Java runtime. See docs/spark.md.
 """
 
-from hsw2v.spark._estimator import Word2Vec
-from hsw2v.spark._model import Word2VecModel, load_without_spark
-
 __all__ = ["Word2Vec", "Word2VecModel", "load_without_spark"]
+
+
+def __getattr__(name: str):
+    # imported at the first use: an executor's task imports hsw2v.spark._engine, and with it
+    # this package, without pyspark.ml (a quarter of a second for every Python worker)
+    if name == "Word2Vec":
+        from hsw2v.spark._estimator import Word2Vec
+
+        return Word2Vec
+    if name in ("Word2VecModel", "load_without_spark"):
+        from hsw2v.spark import _model
+
+        return getattr(_model, name)
+    raise AttributeError(f"module 'hsw2v.spark' has no attribute {name!r}")

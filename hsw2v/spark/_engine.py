@@ -33,9 +33,21 @@ import numpy as np
 
 from hsw2v import _dist_tasks as tasks
 from hsw2v._dist_core import DistributedTrainingError, PositionedCounts
+from hsw2v._kernels._recording import JoinedRecorder
 from hsw2v._shards import ByteRange, RangeCount, cut_shard
 from hsw2v.running.epochs import iter_jobs, jobs_from_recording
-from hsw2v.vocab import TokenRecording, scan_counts
+from hsw2v.vocab import TokenRecording, check_keys
+
+SEPARATOR = "\x1f"  # ASCII's unit separator: joins a row's words on their way to Python
+BLOCK_CHARS = 1 << 20  # joined rows counted in one call (design note D of ``_recording``)
+
+
+def words_of(row) -> list:
+    """A row's words: a row travels as its words joined by :data:`SEPARATOR` (a str), or as
+    its list of words when one of them holds the separator or a newline."""
+    if type(row) is str:
+        return row.split(SEPARATOR) if row else []
+    return list(row)
 
 
 def chunked(rows, max_sentence_length: int):
@@ -45,7 +57,7 @@ def chunked(rows, max_sentence_length: int):
     for row in rows:
         if not row:
             continue
-        words = list(row)
+        words = words_of(row)
         for i in range(0, len(words), max_sentence_length):
             yield words[i : i + max_sentence_length]
 
@@ -66,26 +78,38 @@ class PartitionScan:
 
 
 def scan_partition(index: int, rows, max_sentence_length: int, mark_every: int, record_tokens):
-    """Count and record a partition's sentences in one pass (:func:`hsw2v.vocab.scan_counts`,
-    what ``Word2Vec.build_vocab`` runs on one machine); the marks come every ``mark_every``
-    words or so."""
-    marks: list = []
-    shape = [0, 0, 0]  # words, sentences, words since the last mark
+    """Count and record a partition's rows in one pass, as :func:`hsw2v.vocab.scan_counts`
+    (what ``Word2Vec.build_vocab`` runs on one machine) does for their sentences, the joined
+    rows without the GIL in blocks (:class:`hsw2v._kernels._recording.JoinedRecorder`); the
+    marks come every ``mark_every`` words or so."""
+    recorder = JoinedRecorder(max_sentence_length, record_tokens or 0, mark_every)
+    block: list = []
+    size = 0
 
-    def sentences():
-        for sentence in chunked(rows, max_sentence_length):
-            if shape[2] >= mark_every:
-                marks.append((shape[1], shape[0], shape[1]))
-                shape[2] = 0
-            shape[0] += len(sentence)
-            shape[1] += 1
-            shape[2] += len(sentence)
-            yield sentence
+    def flush():
+        if block:
+            text = ("\n".join(block) + "\n").encode("utf-8", "surrogatepass")
+            recorder.add_lines(text, len(block))
+            block.clear()
 
-    counts, words, n_sentences, recording = scan_counts(
-        sentences(), progress_per=0, record_tokens=record_tokens
-    )
-    return PartitionScan(index, counts, recording, words, n_sentences, marks)
+    for row in rows:
+        if row is None or type(row) is str:
+            block.append(row or "")
+            size += len(block[-1])
+            if size >= BLOCK_CHARS:
+                flush()
+                size = 0
+        else:
+            flush()
+            size = 0
+            recorder.add_words(list(row))
+    flush()
+    counts, ids, lengths, words, sentences, marks = recorder.result()
+    counts = check_keys(counts, "the corpus contains")
+    recording = None
+    if ids is not None:
+        recording = TokenRecording(ids=ids, lengths=lengths, n_keys=len(counts))
+    return PartitionScan(index, counts, recording, words, sentences, marks)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from hsw2v._dist_core import (
     vocabulary_options,
 )
 from hsw2v.spark._engine import (
+    SEPARATOR,
     PartitionCount,
     SparkEngine,
     encode_partition,
@@ -91,7 +92,9 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
             shapes = [counted.shapes[k] for k in range(n)]
             words = sum(shape[0] for shape in shapes)
             install_vocabulary(model, vocab, n_raw, words, sum(shape[1] for shape in shapes))
-            n_rounds = max(1, math.ceil(words / get("sync_every")))
+            # one partition has no one to merge with: it trains each epoch in one round
+            # (what the rounds would give, less a Spark job, a transfer and a merge each)
+            n_rounds = 1 if n == 1 else max(1, math.ceil(words / get("sync_every")))
             pieces = [plan_partition(k, *shapes[k][:3], n_rounds) for k in range(n)]
             spec = run_spec(
                 model, uuid.uuid4().hex[:12], max_len, threads=get("workers"),
@@ -134,29 +137,28 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         return self._copyValues(Word2VecModel(model))
 
 
-SEPARATOR = "\x1f"  # ASCII's unit separator: joins a row's words on their way to Python
-
-
 def rows_to_python(frame, column: str):
-    """The RDD of the sentences (lists of str) of ``frame``'s ``array<string>`` column.
+    """The RDD of the rows of ``frame``'s ``array<string>`` column, as :func:`words_of` reads
+    them.
 
     A row's words travel to Python joined into one string (about three times faster than
     Spark's conversion of an array; 1.0-1.2 s against 3.4 s for the 4.5M words of the
-    benchmark corpus on two executors), split again there. A row whose words hold the
-    separator themselves travels as its array, so every row's words arrive exactly; a null
-    or empty row is an empty sentence (which trains nothing)."""
+    benchmark corpus on two executors), counted there without splitting it into str objects
+    (:func:`hsw2v.spark._engine.scan_partition`). A row with a word that holds the separator
+    or a newline travels as its array, so every row's words arrive exactly; a null or empty
+    row is an empty sentence (which trains nothing)."""
     from pyspark.sql import functions as F
 
     words = F.col(column)
     joined = frame.select(
         F.concat_ws(SEPARATOR, words),
-        F.when(F.exists(words, lambda w: w.contains(SEPARATOR)), words),
+        F.when(
+            F.exists(words, lambda w: w.contains(SEPARATOR) | w.contains("\n")), words
+        ),
     )
-    return joined.rdd.map(_sentence)
+    return joined.rdd.map(_row)
 
 
-def _sentence(row) -> list:
+def _row(row):
     joined, words = row
-    if words is not None:
-        return list(words)
-    return joined.split(SEPARATOR) if joined else []
+    return joined if words is None else list(words)

@@ -76,7 +76,8 @@ class _Word2VecParams(HasInputCol, HasOutputCol, HasMaxIter, HasStepSize, HasSee
     )  # fmt: skip
     sync_every = Param(
         Params._dummy(), "sync_every",
-        "corpus words (all partitions together) trained between two merges of the partitions",
+        "corpus words (all partitions together) trained between two merges of the "
+        "partitions; one partition trains each epoch in one round",
         typeConverter=TypeConverters.toInt,
     )  # fmt: skip
     merge = Param(
