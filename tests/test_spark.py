@@ -120,6 +120,30 @@ def test_vocabulary_and_tree_equal_one_machine(spark, monkeypatch, recorded):
     assert np.isfinite(model.wv.vectors).all()  # trained by two threads per task
 
 
+def test_pieces_cut_from_the_recording_train_as_pieces_read_from_the_rows(spark, monkeypatch):
+    """The rounds' tasks cut their pieces from the partitions' recordings; a partition too
+    large to record is read again from its rows. Both give the same jobs, so the same
+    weights bit for bit (one thread per task)."""
+    from hsw2v.spark import _estimator
+
+    sentences, _ = planted_corpus(n_sentences=600, seed=8)
+    df = frame(spark, sentences, partitions=3)
+    params = dict(inputCol="text", vectorSize=12, minCount=1, maxIter=2, numPartitions=2,
+                  sync_every=2000, seed=5, workers=1)  # fmt: skip
+    recorded = Word2Vec(**params).fit(df).to_word2vec()
+
+    def small_cache(*args):
+        model = check_request(*args)
+        model.cache_words = 10
+        return model
+
+    monkeypatch.setattr(_estimator, "check_request", small_cache)
+    read = Word2Vec(**params).fit(df).to_word2vec()
+    assert recorded.distributed_report.rounds == read.distributed_report.rounds > 2
+    assert np.array_equal(recorded.wv.vectors, read.wv.vectors)
+    assert np.array_equal(recorded.syn1, read.syn1)
+
+
 def test_rows_reach_python_exactly(spark):
     """Every row's words arrive exactly (joined, or as a list where a word holds the
     separator or a newline), and the partition's counting in C equals scan_counts'."""

@@ -3,19 +3,25 @@ over a DataFrame's partitions.
 
 The data stays in the partitions of an RDD of sentences (one per row of the input column):
 
-* **Vocabulary.** Each partition counts its own words (:class:`hsw2v._dist_core.PositionedCounts`,
-  with marks every few thousand words where it can later be cut into pieces); the counts are
-  merged on the executors by ``treeReduce`` and only the merged counts reach the driver, which
-  builds the vocabulary, the Huffman tree and the initial weights once, as on one machine.
-* **Rounds.** Each round is one Spark job over the partitions: the task of partition ``k``
-  trains that partition's piece of the round (:func:`hsw2v._dist_tasks.train_task`) and
-  returns only the rows it changed. The driver merges them (the core's merge rules) and the
-  merged update travels to the next round's tasks as a broadcast variable, as does every
-  snapshot of the model and the run's settings. A Python worker keeps, keyed by the run, its
-  replica of a shard's weights and the id-encoded pieces of the partitions it has read
-  (:mod:`hsw2v._dist_tasks`): a task that lands where its partition was read before does not
-  read it again, and one that lands elsewhere reads it once and rebuilds its replica from the
-  snapshot, with the same result bit for bit.
+* **Vocabulary.** Each partition counts its own words and records them as provisional ids
+  (:func:`scan_partition`: its rows arrive joined and are counted without the GIL, with
+  marks every few thousand words where it can later be cut into pieces); the scans are
+  persisted, their counts merged on the executors by ``treeReduce`` (each word at its first
+  position, :class:`hsw2v._dist_core.PositionedCounts`) and only the merged counts reach the
+  driver, which builds the vocabulary, the Huffman tree and the initial weights once, as on
+  one machine.
+* **Rounds.** Each round is one Spark job over the persisted scans: the task of partition
+  ``k`` makes the final ids of its scan's recording (one pass in place,
+  :meth:`hsw2v.vocab.TokenRecording.finalize`), cuts the round's piece into jobs (views,
+  :func:`encode_scan`), trains it (:func:`hsw2v._dist_tasks.train_task`) and returns only the
+  rows it changed. The driver merges them (the core's merge rules) and the merged update
+  travels to the next round's tasks as a broadcast variable, as does every snapshot of the
+  model and the run's settings. A Python worker keeps, keyed by the run, its replica of a
+  shard's weights (:mod:`hsw2v._dist_tasks`): a task that lands where its partition trained
+  before goes on from it, one that lands elsewhere rebuilds it from the snapshot, with the
+  same result bit for bit. A partition too large to record (``cache_words``) is encoded from
+  its rows once, into every round's pieces (:func:`encode_partition`), and the rounds read
+  those.
 
 A task that fails stops the fit with :class:`hsw2v._dist_core.DistributedTrainingError`
 naming the round and the task's own error (after Spark's own retries,
@@ -214,13 +220,18 @@ def encode_scan(scan: PartitionScan, spec, pieces: list):
 
 def run_shard(fn, args: tuple, kwargs: dict, rows):
     """Inside a Spark task: call the training function on this partition's piece, its jobs
-    taken from the encoded partition ``rows``. The partition is read to its end (a Python
-    worker that leaves input unread is not reused, and its replica would be lost)."""
-    piece = args[3]
-    tasks.forget_other_runs(args[0].run_id)
-    for r, jobs in rows:
-        if r == piece.round:
-            piece.encoded = jobs
+    cut from the partition's recording (``rows`` holds its :class:`PartitionScan`) or taken
+    from the encoded partition (``rows`` holds ``(round, jobs)`` items). The partition is
+    read to its end (a Python worker that leaves input unread is not reused, and its replica
+    would be lost)."""
+    spec, piece = args[0], args[3]
+    tasks.forget_other_runs(spec.run_id)
+    for item in rows:
+        if isinstance(item, PartitionScan):
+            for _, jobs in encode_scan(item, spec, [piece]):
+                piece.encoded = jobs
+        elif item[0] == piece.round:
+            piece.encoded = item[1]
     return fn(*args, **kwargs)
 
 

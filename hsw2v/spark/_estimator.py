@@ -24,7 +24,6 @@ from hsw2v.spark._engine import (
     PartitionCount,
     SparkEngine,
     encode_partition,
-    encode_scan,
     merge_partition_counts,
     plan_partition,
     scan_partition,
@@ -100,29 +99,27 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 model, uuid.uuid4().hex[:12], max_len, threads=get("workers"),
                 delta_dtype="float16",  # half the bytes per round, quality unchanged
             )  # fmt: skip
-            # each round's pieces as id-encoded jobs, once: what the rounds' tasks read; from
-            # the partitions' recordings, or (a partition too large to record) from the rows
-            spec_b = sc.broadcast(spec)
-            if all(shape[3] for shape in shapes):
-                encoded = scans.mapPartitionsWithIndex(
-                    lambda k, it: encode_scan(next(iter(it)), spec_b.value, pieces[k])
-                )
-            else:
+            # what the rounds' tasks read: the partitions' recordings, from which each task
+            # cuts its own piece's jobs (design note of hsw2v.spark._engine), or (a partition
+            # too large to record) every round's pieces encoded once from the rows
+            source = scans
+            if not all(shape[3] for shape in shapes):
+                spec_b = sc.broadcast(spec)
                 encoded = rdd.mapPartitionsWithIndex(
                     lambda k, rows: encode_partition(rows, spec_b.value, pieces[k])
-                )
-            encoded = encoded.persist(StorageLevel.MEMORY_AND_DISK)
-            encoded.count()
-            scans.unpersist()
-            spec_b.unpersist()
+                ).persist(StorageLevel.MEMORY_AND_DISK)
+                encoded.count()
+                scans.unpersist()
+                spec_b.unpersist()
+                source = encoded
             vocab_seconds = time.perf_counter() - started
             logger.info(
                 "spark vocabulary: %i words kept of %i, %i raw words in %i partitions, "
-                "encoded in %i rounds' pieces, %.1fs",
+                "cut in %i rounds' pieces, %.1fs",
                 len(vocab.index_to_key), n_raw, words, n, n_rounds, vocab_seconds,
             )  # fmt: skip
             train_rounds(
-                SparkEngine(sc, encoded),
+                SparkEngine(sc, source),
                 model,
                 pieces,
                 spec,
