@@ -67,8 +67,10 @@ def session(master: str):
 
 
 def one_spark(
-    system: str, partitions: int, epochs: int, corpus: str, master: str, sync_every=None
+    system: str, partitions: int, epochs: int, corpus: str, master: str, sync_every=None,
+    repeat=False,
 ) -> dict:
+    import numpy as np
     from pyspark.sql import functions as F
 
     used = master
@@ -105,6 +107,12 @@ def one_spark(
     model = estimator.fit(df)
     seconds = time.perf_counter() - started
     out = {"system": system, "partitions": partitions, "master": used, "seconds": seconds}
+    if repeat and system != "mllib":  # a second fit of the same frame: the same vectors?
+        again = estimator.fit(df)
+        out["same_vectors_when_fit_again"] = bool(
+            np.array_equal(model.wv.vectors, again.wv.vectors)
+            and model.wv.index_to_key == again.wv.index_to_key
+        )
     if system != "mllib":
         out["sync_every"] = estimator.getOrDefault("sync_every")
     if system == "mllib":
@@ -161,6 +169,8 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--master", default="local-cluster[2,1,1536]")
     ap.add_argument("--sync-every", type=int, default=None, help="hsw2v.spark's sync_every")
+    ap.add_argument("--repeat", action="store_true",
+                    help="fit hsw2v.spark twice and say whether the vectors are the same")
     ap.add_argument("--one", nargs=2, metavar=("SYSTEM", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     corpus = str(Path(args.corpus).resolve())
@@ -169,7 +179,9 @@ def main(argv=None) -> int:
         if system == "local":
             result = one_local(n, args.epochs, corpus)
         else:
-            result = one_spark(system, n, args.epochs, corpus, args.master, args.sync_every)
+            result = one_spark(
+                system, n, args.epochs, corpus, args.master, args.sync_every, args.repeat
+            )
         print("RESULT " + json.dumps(result), flush=True)
         return 0
     runs = [("local", int(w)) for w in args.local.split(",") if w]
@@ -182,6 +194,8 @@ def main(argv=None) -> int:
                "--master", args.master, "--one", system, str(n)]  # fmt: skip
         if args.sync_every:
             cmd += ["--sync-every", str(args.sync_every)]
+        if args.repeat:
+            cmd += ["--repeat"]
         done = subprocess.run(cmd, capture_output=True, text=True, env=env)
         line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT ")), None)
         if line is None:

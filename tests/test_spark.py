@@ -144,6 +144,24 @@ def test_pieces_cut_from_the_recording_train_as_pieces_read_from_the_rows(spark,
     assert np.array_equal(recorded.syn1, read.syn1)
 
 
+def test_more_partitions_than_the_frame_has_fit_the_same_model_twice(spark):
+    """Rows dealt out to more partitions than the DataFrame has come back in the corpus's
+    order, so the vocabulary's ties and the pieces, hence the model, are the same in every
+    fit. (A local master's shuffle reads its blocks in the tasks' order anyway; on separate
+    executors it hands them over as they arrive, which ``benchmarks/spark_bench.py
+    --repeat`` checks on ``local-cluster``.)"""
+    rng = np.random.default_rng(9)
+    words = [f"w{i}" for i in range(30)]
+    sentences = [[str(w) for w in rng.choice(words, size=8)] for _ in range(900)]
+    df = frame(spark, sentences, partitions=2)
+    params = dict(inputCol="text", vectorSize=8, minCount=1, maxIter=1, numPartitions=5,
+                  sync_every=1500, seed=2, workers=1)  # fmt: skip
+    first, second = (Word2Vec(**params).fit(df).to_word2vec() for _ in range(2))
+    assert first.wv.index_to_key == second.wv.index_to_key
+    assert first.distributed_report.shards == 5
+    assert np.array_equal(first.wv.vectors, second.wv.vectors)
+
+
 def test_rows_reach_python_exactly(spark):
     """Every row's words arrive exactly (joined, or as a list where a word holds the
     separator or a newline), and the partition's counting in C equals scan_counts'."""

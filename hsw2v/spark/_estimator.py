@@ -76,7 +76,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         if have > n:
             frame = frame.coalesce(n)
         elif have < n:
-            frame = frame.repartition(n)
+            frame = dealt_out(frame, n)
         rdd = rows_to_python(frame, column)
         record = model.cache_words  # words a partition may hold to be recorded as it is read
         scans = rdd.mapPartitionsWithIndex(
@@ -132,6 +132,22 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
             if encoded is not None:
                 encoded.unpersist()
         return self._copyValues(Word2VecModel(model))
+
+
+def dealt_out(frame, n: int):
+    """``frame``'s rows dealt out round-robin into ``n`` partitions, each partition's rows in
+    the corpus's order. Spark's round-robin sends each row to the same partition every time,
+    but a partition receives its rows from several tasks in whatever order they arrive; a
+    partition's rows are its sentences' order and its words' first-seen order (the
+    vocabulary's order among equal counts), so they are put back in the corpus's order: fit
+    twice, get the same model."""
+    from pyspark.sql import functions as F
+
+    order = "__hsw2v_row"
+    while order in frame.columns:
+        order += "_"
+    numbered = frame.withColumn(order, F.monotonically_increasing_id())
+    return numbered.repartition(n).sortWithinPartitions(order).drop(order)
 
 
 def rows_to_python(frame, column: str):
