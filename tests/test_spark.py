@@ -171,12 +171,12 @@ def test_rows_reach_python_exactly(spark):
 
     rows = [
         ["a", "b"], [], None, ["x" + SEPARATOR + "y", "z"], ["", "c"], ["d"],
-        ["two words", "line\nbreak", "é"], ["", ""], ["a", "b", "c", "a", "e"],
+        ["two words", "line\nbreak", "é"], ["", ""], ["a", "b", "c", "a", "e"], [""],
     ]  # fmt: skip
     df = spark.createDataFrame([(r,) for r in rows], "text array<string>")
     arrived = rows_to_python(df, "text").collect()
     assert [words_of(r) for r in arrived] == [r or [] for r in rows]
-    assert sum(type(r) is list for r in arrived) == 2  # the two that cannot be joined
+    assert sum(type(r) is list for r in arrived) == 5  # the five that cannot be joined
     scan = scan_partition(0, iter(arrived), 2, 3, 100)
     counts, words, sentences, recording = scan_counts(
         chunked([r or [] for r in rows], 2), progress_per=0, record_tokens=100
@@ -242,6 +242,16 @@ def test_a_column_that_is_not_array_of_strings_is_refused(spark):
         Word2Vec(inputCol="text", minCount=1).fit(df)
     with pytest.raises(ValueError, match=r"'nope' is not a column.*text"):
         Word2Vec(inputCol="nope").fit(df)
+
+
+def test_a_null_word_is_refused_with_a_clear_error(spark):
+    df = spark.createDataFrame([(["a", "b"],), (["c", None, "d"],)], "text array<string>")
+    with pytest.raises(
+        DistributedTrainingError,
+        match=r"counting the vocabulary failed in a Spark task: TypeError: row 1 of "
+        r"partition 0 holds a null word \(position 1\): drop null words first",
+    ):
+        Word2Vec(inputCol="text", minCount=1, numPartitions=1).fit(df)
 
 
 def failing_train_task(*args, **kwargs):

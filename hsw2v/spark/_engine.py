@@ -98,7 +98,7 @@ def scan_partition(index: int, rows, max_sentence_length: int, mark_every: int, 
             recorder.add_lines(text, len(block))
             block.clear()
 
-    for row in rows:
+    for at, row in enumerate(rows):
         if row is None or type(row) is str:
             block.append(row or "")
             size += len(block[-1])
@@ -106,9 +106,16 @@ def scan_partition(index: int, rows, max_sentence_length: int, mark_every: int, 
                 flush()
                 size = 0
         else:
+            words = list(row)
+            if None in words:
+                raise TypeError(
+                    f"row {at} of partition {index} holds a null word (position "
+                    f"{words.index(None)}): drop null words first, e.g. with "
+                    "pyspark.sql.functions.filter(col, lambda w: w.isNotNull())"
+                )
             flush()
             size = 0
-            recorder.add_words(list(row))
+            recorder.add_words(words)
     flush()
     counts, ids, lengths, words, sentences, marks = recorder.result()
     counts = check_keys(counts, "the corpus contains")

@@ -13,6 +13,7 @@ from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
 
 from hsw2v import _dist_tasks as tasks
 from hsw2v._dist_core import (
+    DistributedTrainingError,
     check_request,
     install_vocabulary,
     run_spec,
@@ -27,6 +28,7 @@ from hsw2v.spark._engine import (
     merge_partition_counts,
     plan_partition,
     scan_partition,
+    task_error,
 )
 from hsw2v.spark._model import Word2VecModel
 from hsw2v.spark._params import _Word2VecParams, sentences_of
@@ -85,7 +87,14 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         encoded = None
         try:
             started = time.perf_counter()
-            counted = scans.map(PartitionCount.of).treeReduce(merge_partition_counts, depth=2)
+            try:
+                counted = scans.map(PartitionCount.of).treeReduce(
+                    merge_partition_counts, depth=2
+                )
+            except Exception as exc:  # a task's error, after Spark's retries
+                raise DistributedTrainingError(
+                    f"counting the vocabulary failed in a Spark task: {task_error(exc)}"
+                ) from exc
             counts = counted.counts.ordered()
             vocab, n_raw = tasks.vocabulary_task(counts, vocabulary_options(model, None))
             shapes = [counted.shapes[k] for k in range(n)]
@@ -158,15 +167,20 @@ def rows_to_python(frame, column: str):
     Spark's conversion of an array; 1.0-1.2 s against 3.4 s for the 4.5M words of the
     benchmark corpus on two executors), counted there without splitting it into str objects
     (:func:`hsw2v.spark._engine.scan_partition`). A row with a word that holds the separator
-    or a newline travels as its array, so every row's words arrive exactly; a null or empty
-    row is an empty sentence (which trains nothing)."""
+    or a newline, or is empty or null, travels as its array, so every row's words arrive
+    exactly (a null word is refused when the rows are counted); a null or empty row is an
+    empty sentence (which trains nothing)."""
     from pyspark.sql import functions as F
 
     words = F.col(column)
     joined = frame.select(
         F.concat_ws(SEPARATOR, words),
         F.when(
-            F.exists(words, lambda w: w.contains(SEPARATOR) | w.contains("\n")), words
+            F.exists(
+                words,
+                lambda w: w.isNull() | (w == "") | w.contains(SEPARATOR) | w.contains("\n"),
+            ),
+            words,
         ),
     )
     return joined.rdd.map(_row)
