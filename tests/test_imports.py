@@ -377,3 +377,16 @@ def test_importing_hsw2v_never_imports_pyspark():
     paths = [str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+
+
+def test_a_distributed_task_imports_only_what_it_runs():
+    # a Spark or Dask task imports these modules in every fresh Python worker: no
+    # pyspark.ml, no smart_open (and its cloud clients), no scipy.linalg
+    code = (
+        "import sys, hsw2v.spark._engine, hsw2v._dist_tasks\n"
+        "heavy = [m for m in ('pyspark.ml', 'smart_open', 'scipy.linalg') if m in sys.modules]\n"
+        "assert not heavy, heavy"
+    )
+    paths = [str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)

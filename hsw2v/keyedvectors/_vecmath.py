@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg.blas import dnrm2
 
 __all__ = ["unitvec", "top_indices"]
+
+
+def _dnrm2(vec) -> float:
+    """BLAS's ``dnrm2`` (SciPy's), imported where it is first needed: training, and a Spark
+    or Dask task, never import ``scipy.linalg`` (a quarter of a second)."""
+    from scipy.linalg.blas import dnrm2
+
+    return dnrm2(vec)
 
 
 def unitvec(vec):
@@ -20,7 +27,7 @@ def unitvec(vec):
         vec = vec.astype(np.float64)
     if vec.size == 0:
         return vec
-    length = dnrm2(vec)
+    length = _dnrm2(vec)
     if length > 0.0:
         return (vec.astype(np.float64) * (1.0 / length)).astype(vec.dtype)
     return vec
