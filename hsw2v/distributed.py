@@ -221,18 +221,20 @@ class DaskEngine:
         return self.client.submit(fn, *args, key=f"hsw2v-{name}-{self.run_id}", retries=1, **kwargs)
 
     def submit_shards(self, fn, calls: list, name: str) -> list:
-        if self.addresses is None:
+        if not self.addresses:
+            self.addresses = sorted(self.client.scheduler_info()["workers"])
+        if not self.addresses:  # between a lost worker and its replacement: none is listed
+            self.client.wait_for_workers(1, timeout=self.timeout)
             self.addresses = sorted(self.client.scheduler_info()["workers"])
         addresses = self.addresses
+
+        def where(k: int) -> dict:  # shard k prefers the k-th worker, where one is listed
+            if not addresses:
+                return {}
+            return {"workers": [addresses[k % len(addresses)]], "allow_other_workers": True}
+
         return [
-            self.submit(
-                fn,
-                *args,
-                name=f"{name}-{k}",
-                workers=[addresses[k % len(addresses)]],
-                allow_other_workers=True,
-                **kwargs,
-            )
+            self.submit(fn, *args, name=f"{name}-{k}", **where(k), **kwargs)
             for k, (args, kwargs) in enumerate(calls)
         ]
 

@@ -5,6 +5,7 @@ trees give exact probabilities in every query."""
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -181,3 +182,24 @@ def test_update_on_weights_near_the_float32_limit_never_leaves_them_nonfinite(lr
     except TrainingDivergedError as exc:
         assert "update diverged" in str(exc)
     assert np.isfinite(layer.weights).all()
+
+
+def test_shards_wait_for_a_worker_when_none_is_listed():
+    """Between a lost worker and its replacement the scheduler may list none: the engine
+    waits for one (up to its timeout) instead of failing to place the shards."""
+    distributed = pytest.importorskip("dask.distributed")
+    from hsw2v.distributed import DaskEngine
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(
+            n_workers=0, threads_per_worker=1, processes=False, dashboard_address=None
+        )
+        with cluster, distributed.Client(cluster) as client:
+            engine = DaskEngine(client, timeout=1)
+            with pytest.raises(TimeoutError):
+                engine.submit_shards(abs, [((-1,), {})], name="none")
+            threading.Timer(0.5, cluster.scale, args=(1,)).start()
+            engine = DaskEngine(client, timeout=60)
+            [future] = engine.submit_shards(abs, [((-3,), {})], name="one")
+            assert future.result(timeout=60) == 3
