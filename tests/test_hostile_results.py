@@ -4,6 +4,7 @@ trees give exact probabilities in every query."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import warnings
@@ -17,16 +18,24 @@ from hsw2v.exceptions import EmptyCorpusError
 
 
 # ---------------------------------------------------------------- 12. distributed
-@pytest.fixture(scope="module")
-def client():
+@contextlib.contextmanager
+def local_client(n_workers: int):
+    """A client of an in-process Dask cluster of ``n_workers`` workers (2 threads each), and
+    the cluster."""
     distributed = pytest.importorskip("dask.distributed")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cluster = distributed.LocalCluster(
-            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+            n_workers=n_workers, threads_per_worker=2, processes=False, dashboard_address=None
         )
         with cluster, distributed.Client(cluster) as client:
-            yield client
+            yield client, cluster
+
+
+@pytest.fixture(scope="module")
+def client():
+    with local_client(1) as (client, _):
+        yield client
 
 
 def random_corpus(path, n=2000, vocab=300, seed=0):
@@ -187,19 +196,13 @@ def test_update_on_weights_near_the_float32_limit_never_leaves_them_nonfinite(lr
 def test_shards_wait_for_a_worker_when_none_is_listed():
     """Between a lost worker and its replacement the scheduler may list none: the engine
     waits for one (up to its timeout) instead of failing to place the shards."""
-    distributed = pytest.importorskip("dask.distributed")
     from hsw2v.distributed import DaskEngine
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(
-            n_workers=0, threads_per_worker=1, processes=False, dashboard_address=None
-        )
-        with cluster, distributed.Client(cluster) as client:
-            engine = DaskEngine(client, timeout=1)
-            with pytest.raises(TimeoutError):
-                engine.submit_shards(abs, [((-1,), {})], name="none")
-            threading.Timer(0.5, cluster.scale, args=(1,)).start()
-            engine = DaskEngine(client, timeout=60)
-            [future] = engine.submit_shards(abs, [((-3,), {})], name="one")
-            assert future.result(timeout=60) == 3
+    with local_client(0) as (client, cluster):
+        engine = DaskEngine(client, timeout=1)
+        with pytest.raises(TimeoutError):
+            engine.submit_shards(abs, [((-1,), {})], name="none")
+        threading.Timer(0.5, cluster.scale, args=(1,)).start()
+        engine = DaskEngine(client, timeout=60)
+        [future] = engine.submit_shards(abs, [((-3,), {})], name="one")
+        assert future.result(timeout=60) == 3

@@ -367,26 +367,28 @@ def test_every_package_is_packaged():
 
 
 
+def run_in_a_fresh_interpreter(code: str) -> None:
+    """Run ``code`` in a new Python process with this checkout first on the path; a failed
+    assertion there fails the test."""
+    paths = [str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+
+
 def test_importing_hsw2v_never_imports_pyspark():
     # hsw2v.spark is the one module that imports pyspark, and only when it is imported itself
-    code = (
+    run_in_a_fresh_interpreter(
         "import sys, hsw2v, hsw2v.distributed, hsw2v._dist_core\n"
         "from hsw2v import Word2Vec, KeyedVectors\n"
         "assert 'pyspark' not in sys.modules, sorted(m for m in sys.modules if 'spark' in m)"
     )
-    paths = [str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
 
 
 def test_a_distributed_task_imports_only_what_it_runs():
     # a Spark or Dask task imports these modules in every fresh Python worker: no
     # pyspark.ml, no smart_open (and its cloud clients), no scipy.linalg
-    code = (
+    run_in_a_fresh_interpreter(
         "import sys, hsw2v.spark._engine, hsw2v._dist_tasks\n"
         "heavy = [m for m in ('pyspark.ml', 'smart_open', 'scipy.linalg') if m in sys.modules]\n"
         "assert not heavy, heavy"
     )
-    paths = [str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
