@@ -227,8 +227,8 @@ cdef inline int count_range_nogil(Table *counts, Reader *r, int64_t max_sentence
         raw[0] += sp.n
         sentences[0] += (sp.n + max_sentence_length - 1) // max_sentence_length
         for k in range(sp.n):
-            rc = table_count(counts, line + sp.start[k], sp.length[k])
-            if rc != OK:
+            if table_count(counts, line + sp.start[k], sp.length[k]) < 0:
+                rc = ERR_MEMORY
                 break
     if rc == ERR_IO:
         fail.error = r.error

@@ -18,8 +18,8 @@ C. Notation. ``ids``: int32 token ids, provisional (0 .. n_keys-1) before finali
    sentence (output).
 
 D. Making a recording (``JoinedRecorder``): the rows of a Spark partition travel as lines,
-   each row's words joined by ``\x1f`` (a row with a word holding ``\x1f`` or ``\n``
-   travels as its list of words instead), and are counted and recorded without the GIL in
+   each row's words joined by ``\x1f`` (a row with a word that is empty or holds ``\x1f``
+   or ``\n`` travels as its list of words instead), and are counted and recorded without the GIL in
    the ``corpus_file`` reader's token table (``_token_table``), as
    :func:`hsw2v.vocab.scan_counts` counts and records lists of words. A line is split at
    every ``\x1f`` and nowhere else (``str.split("\x1f")``: a word may hold spaces, or be
@@ -33,14 +33,12 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free
 from libc.string cimport memchr, memcpy, memset
 
 from hsw2v._kernels._range_codes cimport ERR_MEMORY, OK, resize
-from hsw2v._kernels._token_table cimport (
-    Table, fnv1a, table_add, table_find, table_free, table_init,
-)
+from hsw2v._kernels._token_table cimport Table, table_count, table_free, table_init
 
 cnp.import_array()
 
@@ -158,7 +156,7 @@ cdef class JoinedRecorder:
     """
 
     cdef Table t
-    cdef Grown ids, lengths, marks
+    cdef Grown ids, lengths, marks  # marks: triples of int64
     cdef int64_t max_sentence_length, record_tokens, mark_every
     cdef int64_t words, sentences, since_mark
     cdef bint recording
@@ -183,15 +181,10 @@ cdef class JoinedRecorder:
         free(self.marks.data)
 
     cdef int add_token(self, const uint8_t *p, int64_t n) noexcept nogil:
-        cdef uint64_t h = fnv1a(p, n)
-        cdef int64_t i = table_find(&self.t, p, n, h)
-        cdef int32_t e = <int32_t>self.t.slot[i]
-        if e >= 0:
-            self.t.value[e] += 1
-        else:
-            e = <int32_t>self.t.n
-            if table_add(&self.t, p, n, h, i, 1) != OK:
-                return ERR_MEMORY
+        cdef int64_t entry = table_count(&self.t, p, n)
+        cdef int32_t e = <int32_t>entry  # its provisional id
+        if entry < 0:
+            return ERR_MEMORY
         if self.recording:
             return grow_push(&self.ids, &e, sizeof(int32_t))
         return OK
@@ -204,9 +197,7 @@ cdef class JoinedRecorder:
             chunk = min(n_words, self.max_sentence_length)
             if self.since_mark >= self.mark_every:
                 mark[0], mark[1], mark[2] = self.sentences, self.words, self.sentences
-                if (grow_push(&self.marks, &mark[0], sizeof(int64_t))
-                        or grow_push(&self.marks, &mark[1], sizeof(int64_t))
-                        or grow_push(&self.marks, &mark[2], sizeof(int64_t))):
+                if grow_push(&self.marks, mark, sizeof(mark)):
                     return ERR_MEMORY
                 self.since_mark = 0
             self.words += chunk
@@ -286,7 +277,6 @@ cdef class JoinedRecorder:
             )
         triples = <int64_t *>self.marks.data
         marks = [
-            (triples[3 * e], triples[3 * e + 1], triples[3 * e + 2])
-            for e in range(self.marks.n // 3)
+            (triples[3 * e], triples[3 * e + 1], triples[3 * e + 2]) for e in range(self.marks.n)
         ]
         return counts, ids, lengths, self.words, self.sentences, marks

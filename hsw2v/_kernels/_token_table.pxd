@@ -144,11 +144,16 @@ cdef inline int table_add(Table *t, const uint8_t *p, int64_t n, uint64_t h, int
     return OK
 
 
-cdef inline int table_count(Table *t, const uint8_t *p, int64_t n) noexcept nogil:
-    """Add one to the count of key p[:n] (new keys are appended: first-seen order)."""
+cdef inline int64_t table_count(Table *t, const uint8_t *p, int64_t n) noexcept nogil:
+    """Add one to the count of key p[:n] (new keys are appended: first-seen order); returns
+    the key's entry (its rank in first-seen order), or ERR_MEMORY."""
     cdef uint64_t h = fnv1a(p, n)
     cdef int64_t i = table_find(t, p, n, h)
-    if t.slot[i] >= 0:
-        t.value[t.slot[i]] += 1
-        return OK
-    return table_add(t, p, n, h, i, 1)
+    cdef int64_t e = t.slot[i]
+    if e >= 0:
+        t.value[e] += 1
+        return e
+    e = t.n
+    if table_add(t, p, n, h, i, 1) != OK:
+        return ERR_MEMORY
+    return e
