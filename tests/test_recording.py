@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hsw2v import FixedCorpus, Word2Vec
 from hsw2v._kernels._recording import JoinedRecorder, count_ids, finalize_ids
 from hsw2v.running.epochs import iter_jobs, jobs_from_recording
-from hsw2v.vocab import UnencodableTokenError, check_keys, scan_counts
+from hsw2v.vocab import UnencodableTokenError, scan_counts
 
 
 @settings(max_examples=60, deadline=None)
@@ -135,50 +135,37 @@ WORD = st.sampled_from(["a", "b", "", " ", "x y", "\x1f", "\n", "é", "a\x1fb", 
     st.lists(st.lists(WORD, max_size=9), max_size=25),
     st.integers(1, 4),  # max_sentence_length
     st.integers(1, 6),  # mark_every
-    st.integers(1, 5),  # rows per block
+    st.integers(1, 12),  # characters per block
     st.integers(0, 60),  # record_tokens
 )
-def test_joined_recorder_equals_scan_counts(rows, max_len, mark_every, per_block, record):
-    """The Spark partition's counting (rows joined by \\x1f in blocks, rows whose words hold
-    \\x1f or \\n as lists) gives scan_counts' counts, recording and totals for the rows'
-    sentences, and the marks of the Python loop it replaced."""
-    recorder = JoinedRecorder(max_len, record, mark_every)
-    block = []
+def test_joined_recorder_equals_scan_counts(rows, max_len, mark_every, block_chars, record):
+    """A Spark partition's counting (:func:`hsw2v.spark._engine.scan_partition`: the rows
+    that arrive joined by \\x1f counted in blocks by JoinedRecorder, the others as lists)
+    gives scan_counts' counts, recording and totals for the rows' sentences, and the marks
+    of the Python loop it replaced."""
+    from hsw2v.spark._engine import scan_partition
 
-    def flush():
-        if block:
-            text = ("\n".join(block) + "\n").encode("utf-8", "surrogatepass")
-            recorder.add_lines(text, len(block))
-            block.clear()
-
-    sentences = []
-    for row in rows:
-        # as the rows arrive: a joined row of one empty word reads as no words
-        words = [] if row == [""] else row
-        sentences += [words[i : i + max_len] for i in range(0, len(words), max_len)]
-        if any("\x1f" in w or "\n" in w for w in row):
-            flush()
-            recorder.add_words(list(row))
-        else:
-            block.append("\x1f".join(row))
-            if len(block) == per_block:
-                flush()
-    flush()
-    counts, ids, lengths, words, n_sentences, marks = recorder.result()
+    # as rows_to_python sends them: joined, unless a word is empty or holds \x1f or \n
+    arrived = [
+        list(row) if any(w == "" or "\x1f" in w or "\n" in w for w in row) else "\x1f".join(row)
+        for row in rows
+    ]
+    sentences = [row[i : i + max_len] for row in rows for i in range(0, len(row), max_len)]
     if any("\ud800" in w for row in rows for w in row):  # the keys come back as they went in
         with pytest.raises(UnencodableTokenError, match="lone surrogate"):
             scan_counts(iter(sentences), progress_per=0, record_tokens=record)
         with pytest.raises(UnencodableTokenError, match="lone surrogate"):
-            check_keys(counts, "the corpus contains")
+            scan_partition(0, iter(arrived), max_len, mark_every, record, block_chars)
         return
+    scan = scan_partition(0, iter(arrived), max_len, mark_every, record, block_chars)
     want = scan_counts(iter(sentences), progress_per=0, record_tokens=record)
-    assert list(counts.items()) == list(want[0].items())
-    assert (words, n_sentences) == want[1:3]
+    assert list(scan.counts.items()) == list(want[0].items())
+    assert (scan.words, scan.sentences) == want[1:3]
     if want[3] is None:
-        assert ids is None and lengths is None
+        assert scan.recording is None
     else:
-        assert ids.tolist() == want[3].ids.tolist()
-        assert lengths.tolist() == want[3].lengths.tolist()
+        assert scan.recording.ids.tolist() == want[3].ids.tolist()
+        assert scan.recording.lengths.tolist() == want[3].lengths.tolist()
     expected_marks, done, since = [], 0, 0
     for s, sentence in enumerate(sentences):
         if since >= mark_every:
@@ -186,7 +173,7 @@ def test_joined_recorder_equals_scan_counts(rows, max_len, mark_every, per_block
             since = 0
         done += len(sentence)
         since += len(sentence)
-    assert marks == expected_marks
+    assert scan.marks == expected_marks
 
 
 def test_joined_recorder_rejects_bad_input():

@@ -50,7 +50,8 @@ BLOCK_CHARS = 1 << 20  # joined rows counted in one call (design note D of ``_re
 
 def words_of(row) -> list:
     """A row's words: a row travels as its words joined by :data:`SEPARATOR` (a str), or as
-    its list of words when one of them holds the separator or a newline."""
+    its list of words when one of them is null or empty or holds the separator or a newline
+    (:func:`hsw2v.spark._estimator.rows_to_python`)."""
     if type(row) is str:
         return row.split(SEPARATOR) if row else []
     return list(row)
@@ -83,28 +84,33 @@ class PartitionScan:
     marks: list
 
 
-def scan_partition(index: int, rows, max_sentence_length: int, mark_every: int, record_tokens):
+def scan_partition(
+    index: int, rows, max_sentence_length: int, mark_every: int, record_tokens,
+    block_chars: int = BLOCK_CHARS,
+):  # fmt: skip
     """Count and record a partition's rows in one pass, as :func:`hsw2v.vocab.scan_counts`
     (what ``Word2Vec.build_vocab`` runs on one machine) does for their sentences, the joined
-    rows without the GIL in blocks (:class:`hsw2v._kernels._recording.JoinedRecorder`); the
-    marks come every ``mark_every`` words or so."""
+    rows without the GIL in blocks of about ``block_chars`` characters
+    (:class:`hsw2v._kernels._recording.JoinedRecorder`); the marks come every ``mark_every``
+    words or so."""
     recorder = JoinedRecorder(max_sentence_length, record_tokens or 0, mark_every)
     block: list = []
     size = 0
 
     def flush():
+        nonlocal size
         if block:
             text = ("\n".join(block) + "\n").encode("utf-8", "surrogatepass")
             recorder.add_lines(text, len(block))
             block.clear()
+        size = 0
 
     for at, row in enumerate(rows):
         if row is None or type(row) is str:
             block.append(row or "")
             size += len(block[-1])
-            if size >= BLOCK_CHARS:
+            if size >= block_chars:
                 flush()
-                size = 0
         else:
             words = list(row)
             if None in words:
@@ -114,7 +120,6 @@ def scan_partition(index: int, rows, max_sentence_length: int, mark_every: int, 
                     "pyspark.sql.functions.filter(col, lambda w: w.isNotNull())"
                 )
             flush()
-            size = 0
             recorder.add_words(words)
     flush()
     counts, ids, lengths, words, sentences, marks = recorder.result()
