@@ -88,17 +88,23 @@ def test_estimator_save_and_load(spark, tmp_path):
 
 
 # ------------------------------------------------------------------ one machine's vocabulary
+def too_large_to_record(monkeypatch):
+    """Every fit from here on takes its partitions as too large to record as they are
+    counted (``cache_words`` 10), so the rounds' pieces are encoded from the rows again."""
+    from hsw2v.spark import _estimator
+
+    def small_cache(*args):
+        model = check_request(*args)
+        model.cache_words = 10
+        return model
+
+    monkeypatch.setattr(_estimator, "check_request", small_cache)
+
+
 @pytest.mark.parametrize("recorded", [True, False])
 def test_vocabulary_and_tree_equal_one_machine(spark, monkeypatch, recorded):
     if not recorded:  # partitions too large to record as they are counted: read again
-        from hsw2v.spark import _estimator
-
-        def small_cache(*args):
-            model = check_request(*args)
-            model.cache_words = 10
-            return model
-
-        monkeypatch.setattr(_estimator, "check_request", small_cache)
+        too_large_to_record(monkeypatch)
     rng = np.random.default_rng(5)
     words = [f"w{i}" for i in range(40)]
     sentences = [[str(w) for w in rng.choice(words, size=rng.integers(0, 12))] for _ in range(700)]
@@ -124,20 +130,12 @@ def test_pieces_cut_from_the_recording_train_as_pieces_read_from_the_rows(spark,
     """The rounds' tasks cut their pieces from the partitions' recordings; a partition too
     large to record is read again from its rows. Both give the same jobs, so the same
     weights bit for bit (one thread per task)."""
-    from hsw2v.spark import _estimator
-
     sentences, _ = planted_corpus(n_sentences=600, seed=8)
     df = frame(spark, sentences, partitions=3)
     params = dict(inputCol="text", vectorSize=12, minCount=1, maxIter=2, numPartitions=2,
                   sync_every=2000, seed=5, workers=1)  # fmt: skip
     recorded = Word2Vec(**params).fit(df).to_word2vec()
-
-    def small_cache(*args):
-        model = check_request(*args)
-        model.cache_words = 10
-        return model
-
-    monkeypatch.setattr(_estimator, "check_request", small_cache)
+    too_large_to_record(monkeypatch)
     read = Word2Vec(**params).fit(df).to_word2vec()
     assert recorded.distributed_report.rounds == read.distributed_report.rounds > 2
     assert np.array_equal(recorded.wv.vectors, read.wv.vectors)
