@@ -27,7 +27,9 @@ A. Levels. The three extensions that do vector math (``_inner``: training, ``_qu
 B. One Cython translation per source: each ``.pyx`` of ``hsw2v/_kernels/`` (the kernels'
    sources, ``SOURCES``) is cythonized once into ``hsw2v/_kernels/<name>.c`` and each level
    compiles a one-line wrapper (``build/cpu_levels/<level>/<name>.c`` holding ``#include
-   "hsw2v/_kernels/<name>.c"``; the headers, included by bare name, are found beside it), so every level has its own object files and the module's
+   "hsw2v/_kernels/<name>.c"``; the headers, named by their path under ``hsw2v/_kernels/``
+   (``math/_vec.h``), are found from the generated C file's folder), so every level has its
+   own object files and the module's
    init function (``PyInit_<name>``) matches the level's ``hsw2v/_cpu/<level>/<name>`` path.
 
 C. Flags. ``-O3`` plus the subset of fast-math that lets GCC vectorise the dot-product
@@ -339,7 +341,7 @@ for level in levels_for_target():
             [level_wrapper(level, name)],
             level,
             depends=[f"{SOURCES}/{name}.c",
-                     *sorted(p.as_posix() for p in Path(SOURCES).glob("*.h"))],
+                     *sorted(p.as_posix() for p in Path(SOURCES).rglob("*.h"))],
         )  # fmt: skip
         ext.hsw2v_bench = name in BENCH_KERNELS
         extensions.append(ext)

@@ -15,7 +15,7 @@ medians over repeats and their ratio to the first build close the output.
         [--settings sg,cbow,sg-ns] [--repeats 7] [--words 600000] [--kernel loop] [--size 100]
 
 ``--kernel`` times one path walk by name ("window", "fused", "reference", "loop", "blas"; the
-Trainer's ``kernel``, not a parameter of Word2Vec) instead of the one Word2Vec picks; it
+Trainer's ``walk``, not a parameter of Word2Vec) instead of the one Word2Vec picks; it
 works across builds, also those that predate the ``HSW2V_KERNEL`` switch.
 
 ``--in-process`` times the builds' kernels inside one process instead: the first build's
@@ -135,7 +135,7 @@ def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
     sg, hs, negative = SETTINGS[setting]
     syn0, syn1, syn1neg = (w.copy() for w in (model.wv.vectors, model.syn1, model.syn1neg))
     t = model.tree
-    kernel = kernel or model._kernel_variant()
+    kernel = kernel or getattr(model, "_walk_variant", getattr(model, "_kernel_variant", None))()
     shared = {"shared_negatives": True} if setting in SHARED else {}
     Trainer = module.Trainer
     if not hasattr(module, "tree_output"):  # a build of per-objective keywords
@@ -150,10 +150,11 @@ def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
         if negative:
             outputs.append(module.draw_output(syn1neg, model.cum_table, negative,
                                        shared=bool(shared)))  # fmt: skip
-        trainer = Trainer(
-            syn0, model.wv.expandos["sample_int"], model.window, bool(sg), outputs,
-            kernel=kernel,
-        )
+        args = (syn0, model.wv.expandos["sample_int"], model.window, bool(sg), outputs)
+        try:
+            trainer = Trainer(*args, walk=kernel)
+        except TypeError:  # a build whose Trainer named the walk ``kernel``
+            trainer = Trainer(*args, kernel=kernel)
     started = time.thread_time()
     kept_words = 0
     for index, job in enumerate(jobs):

@@ -10,7 +10,7 @@ same two halves:
    row += g h, then h += work (skip-gram's context row). Two shapes of the same arithmetic:
    ``ns`` word by word (gensim's and word2vec.c's order, each update fused in one loop) and
    ``ns_block`` (every dot product of the set first, then one update pass with work held
-   per element: the shape of hsw2v's ``_ns_pair.h``). The faster is the ceiling's rate.
+   per element: the shape of hsw2v's ``train/_ns_pair.h``). The faster is the ceiling's rate.
 
 2. **Corpus** (``compute_floor.corpus_stats``: subsampling drawn with a seed, the exact
    expected contexts per kept word under shrink_windows). Multiply-adds per kept word, with

@@ -141,7 +141,7 @@ def main(argv=None):
         corpus = LineSentence(str(ensure_corpus(args.corpus)))
         from hsw2v.running import trainer as running_trainer
 
-        running_trainer.KERNEL = args.kernel  # the path-walk switch (HSW2V_KERNEL), not a parameter
+        running_trainer.WALK = args.kernel  # the path-walk switch (HSW2V_KERNEL), not a parameter
         model = Word2Vec(**settings, tree=args.tree, shared_negatives=args.shared_negatives)
     model.build_vocab(corpus)
     started, cpu_started = time.perf_counter(), time.process_time()

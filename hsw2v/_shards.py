@@ -237,7 +237,7 @@ def count_and_mark_range(
     and record marks about every ``mark_every`` words, where the range can later be cut
     into pieces. With ``max_vocab_size`` the counts are pruned as
     :func:`hsw2v.vocab.scan_counts` prunes them. (The kernel's
-    ``hsw2v._kernels._corpus_file.count_range`` counts a byte range of a local file for
+    ``hsw2v._kernels._corpus_file.scan_range_vocab`` counts a byte range of a local file for
     ``corpus_file`` mode, without marks.)"""
     counts: Counter = Counter()
     words = sentences = since_mark = 0

@@ -232,10 +232,10 @@ def training_kernel(monkeypatch):
     from hsw2v.running import trainer as running_trainer
 
     def select(name):
-        assert name in running_trainer.KERNEL_CHOICES, name
+        assert name in running_trainer.WALK_CHOICES, name
         if name in BENCH_WALKS:
             bench_walks()
-        monkeypatch.setattr(running_trainer, "KERNEL", name)
+        monkeypatch.setattr(running_trainer, "WALK", name)
 
     return select
 

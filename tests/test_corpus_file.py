@@ -21,9 +21,9 @@ from hsw2v import LineSentence, Word2Vec
 from hsw2v._kernels._corpus_file import (
     Vocab,
     byte_ranges,
-    count_range,
     encode_range,
     read_range,
+    scan_range_vocab,
     split_line,
 )
 from hsw2v._kernels._rates import linear_alpha
@@ -219,9 +219,9 @@ def test_parallel_scan_equals_the_linesentence_scan(tricky_file, workers):
     assert list(model.raw_vocab.items()) == list(counts.items())  # same first-seen order
 
 
-def test_count_range_of_part_of_a_file(tricky_file):
+def test_scan_range_vocab_of_part_of_a_file(tricky_file):
     start = TRICKY.index(b"caf")
-    counts, raw, sentences = count_range(tricky_file, start - 3, len(TRICKY))
+    counts, raw, sentences = scan_range_vocab(tricky_file, start - 3, len(TRICKY))
     lines = TRICKY[start:].decode().split("\n")
     tokens = [t for line in lines for t in line.split()]
     assert raw == len(tokens)

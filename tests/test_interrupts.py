@@ -23,7 +23,7 @@ import pytest
 from conftest import word2vec_trainer
 
 from hsw2v import Word2Vec
-from hsw2v._kernels._corpus_file import count_range
+from hsw2v._kernels._corpus_file import scan_range_vocab
 from hsw2v.layer import HierarchicalSoftmax
 from hsw2v.running.threads import Workers
 
@@ -311,9 +311,9 @@ def test_ctrl_c_during_the_vocabulary_scan_of_a_corpus_file(
 
 def test_a_set_stop_flag_ends_the_count_of_a_range(corpus_path):
     size = os.path.getsize(corpus_path)
-    counts, raw, sentences_ = count_range(corpus_path, 0, size, 10000, np.zeros(1, np.int64))
+    counts, raw, sentences_ = scan_range_vocab(corpus_path, 0, size, 10000, np.zeros(1, np.int64))
     assert raw == 120_000 * 12 and sentences_ == 120_000 and len(counts) == 60
-    counts, raw, sentences_ = count_range(corpus_path, 0, size, 10000, np.ones(1, np.int64))
+    counts, raw, sentences_ = scan_range_vocab(corpus_path, 0, size, 10000, np.ones(1, np.int64))
     assert (counts, raw, sentences_) == ({}, 0, 0)
 
 

@@ -122,7 +122,7 @@ def doc_case(sg, kernel, *, hs=True, negative=0, cbow_mean=True, doc_words=False
     )  # fmt: skip
     trainer = word2vec_trainer(
         trainer_type(kernel), syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int,
-        window=WINDOW, sg=sg, cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs,
+        window=WINDOW, sg=sg, cbow_mean=cbow_mean, compute_loss=True, walk=kernel, hs=hs,
         negative=negative, syn1neg=syn1neg, cum_table=cum_table,
         docs=(docs, doc_lockf, doc_words),
     )  # fmt: skip

@@ -7,7 +7,7 @@ stream (subsampling, reduced windows, negatives), so both train the same job.
 
 CBOW reads a position's rows once, when it comes into the span [i - window, i + window] of
 the centre i, and writes them once, when it leaves, keeping the sums and the owed steps in
-between (``_inner_inputs.pxd``). The reference does the same (``spans=True``); the
+between (``train/_inputs.pxd``). The reference does the same (``spans=True``); the
 definition (``spans=False``: every centre reads and steps every row) gives the same
 training when no two different words share a row, and a close one when they do.
 """
@@ -188,7 +188,7 @@ def subword_case(
     )  # fmt: skip
     trainer = word2vec_trainer(
         trainer_type(kernel), syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int,
-        window=3, sg=sg, cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs,
+        window=3, sg=sg, cbow_mean=cbow_mean, compute_loss=True, walk=kernel, hs=hs,
         negative=negative, syn1neg=syn1neg, cum_table=cum_table, subwords=(ptr, rows),
         shared_negatives=shared,
     )  # fmt: skip

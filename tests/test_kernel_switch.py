@@ -63,7 +63,7 @@ def test_a_saved_model_that_carries_a_kernel_loads_and_trains(tmp_path):
         warnings.simplefilter("error", DeprecationWarning)
         loaded = Word2Vec.load(tmp_path / "m.hsw2v")
     assert loaded.kernel == "blas"
-    assert running_trainer.kernel_variant(loaded) == "window"  # the saved choice is ignored
+    assert running_trainer.walk_variant(loaded) == "window"  # the saved choice is ignored
     loaded.train(SENTENCES, total_examples=len(SENTENCES), epochs=1)
     assert np.isfinite(loaded.wv.vectors).all()
 
@@ -81,7 +81,7 @@ def test_the_environment_switch_is_read_at_import():
         "from hsw2v import Word2Vec\n"
         "from hsw2v.running import trainer as running_trainer\n"
         "m = Word2Vec([['a', 'b', 'c']] * 20, vector_size=8, min_count=1, workers=1)\n"
-        "print(running_trainer.KERNEL, running_trainer.kernel_variant(m))"
+        "print(running_trainer.WALK, running_trainer.walk_variant(m))"
     )
     done = run_python(code, "blas")
     assert done.returncode == 0, done.stderr
@@ -109,7 +109,7 @@ def test_a_benchmark_only_walk_missing_from_the_build_is_a_clear_error(monkeypat
     """Every wheel, and a source build without HSW2V_BENCH_WALKS=1, lacks the "loop" and
     "blas" walks: selecting one says how to build them (the module's absence is simulated)."""
     monkeypatch.setitem(sys.modules, "hsw2v._kernels._bench_walks", None)
-    monkeypatch.setattr(running_trainer, "KERNEL", "loop")
+    monkeypatch.setattr(running_trainer, "WALK", "loop")
     with pytest.raises(ValueError, match=r"HSW2V_BENCH_WALKS=1 python3 setup.py build_ext"):
         train()
 
@@ -121,5 +121,5 @@ def test_the_shipped_trainer_refuses_a_benchmark_only_walk():
             np.zeros((2, 1), np.uint8), np.zeros((2, 1), np.int32), np.ones(2, np.int32),
             np.zeros(2, np.uint32))  # fmt: skip
     with pytest.raises(ValueError, match=r"'blas' walk is benchmark-only.*HSW2V_BENCH_WALKS=1"):
-        word2vec_trainer(_inner.Trainer, *args, window=2, sg=True, kernel="blas")
-    word2vec_trainer(_inner.Trainer, *args, window=2, sg=True, kernel="reference")  # control: the arrays are fine
+        word2vec_trainer(_inner.Trainer, *args, window=2, sg=True, walk="blas")
+    word2vec_trainer(_inner.Trainer, *args, window=2, sg=True, walk="reference")  # control: the arrays are fine

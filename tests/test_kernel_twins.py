@@ -1,4 +1,4 @@
-"""Every kernel variant against the one reference step (``hsw2v/_kernels/_path.pxd``).
+"""Every kernel variant against the one reference step (``hsw2v/_kernels/math/_path.pxd``).
 
 The reference hierarchical-softmax step ``hs_step`` and negative-sampling step ``ns_step``
 hold the gradient once, with one sign convention (``g = dL/df = sigmoid(f) - label``). Each
@@ -114,7 +114,7 @@ def test_word2vec_walk_is_the_reference_step_with_table_and_step_scale():
 @pytest.mark.parametrize("apply_to_h", [False, True])
 def test_fused_walk_is_the_reference_bit_for_bit(apply_to_h):
     """``hs_path_fused`` (each update fused with the next dot product) against the reference
-    walk with the same ``_vec.h`` loops: identical syn1 and work, the loss to 2e-7; with ``apply_to_h``
+    walk with the same ``math/_vec.h`` loops: identical syn1 and work, the loss to 2e-7; with ``apply_to_h``
     (skip-gram without lock factors: ``h += work`` folded into the last node's pass) ``h``
     to one rounding of that add."""
     _, tree, syn1, h = path_case(5)
@@ -124,7 +124,7 @@ def test_fused_walk_is_the_reference_bit_for_bit(apply_to_h):
         fused_h = h.copy()
         work_f, loss_f = _inner.py_hs_path_fused(fused_h, fused_syn1, code, point, 0.05, apply_to_h)
         work_r, loss_r = _inner.py_hs_path(h, ref_syn1, code, point, 0.05)
-        assert loss_f == pytest.approx(loss_r, rel=2e-7)  # _loss.h's tally against libm's
+        assert loss_f == pytest.approx(loss_r, rel=2e-7)  # math/_loss.h's tally against libm's
         assert np.array_equal(fused_syn1, ref_syn1)
         if apply_to_h:  # h += work fused into the last node's pass: one add reassociated
             expected = h.copy()
@@ -176,7 +176,7 @@ def _twins():
     ],
 )
 def test_every_twin_refuses_what_its_walk_cannot_index(ids, code, width, message):
-    """The twins check what their walks would index blindly (``_inner_walks.walk_rows``, one
+    """The twins check what their walks would index blindly (``_walks.walk_rows``, one
     check for the twins of both modules): a clear ValueError, and no row is touched."""
     h = np.ones(D, dtype=np.float32)
     for name, call in _twins():
@@ -231,7 +231,7 @@ def job_case(
     trainer = word2vec_trainer(
         trainer_type(kernel),
         syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=4, sg=sg,
-        cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs, negative=negative,
+        cbow_mean=cbow_mean, compute_loss=True, walk=kernel, hs=hs, negative=negative,
         syn1neg=syn1neg, cum_table=cum_table, lockf=lockf, **trainer_args,
     )  # fmt: skip
     out = syn1 if hs else syn1neg
@@ -252,7 +252,7 @@ def test_fused_job_is_the_reference_job_bit_for_bit(sg, cbow_mean, hs, negative,
     """The fused walk trains the reference's bits, except skip-gram hs without lock factors,
     where the context row's ``+= work`` is folded into the last node's pass (one add
     reassociated, then carried through the job): there to 1e-6. The loss: the fused walks
-    tally it through ``_loss.h`` (float32 terms), the reference with libm per node: to 2e-7
+    tally it through ``math/_loss.h`` (float32 terms), the reference with libm per node: to 2e-7
     (tests/test_loss_tally.py)."""
     ref, kept_r, loss_r = job_case(sg, "reference", hs, negative, bool(cbow_mean), lockf)
     fused, kept_f, loss_f = job_case(sg, "fused", hs, negative, bool(cbow_mean), lockf)
@@ -281,7 +281,7 @@ def test_fused_cbow_job_is_the_reference_job_bit_for_bit_where_dot_products_satu
     dot product run. A dot product's tail (its last d mod 8 floats) must compile alike at
     every inlined call site: when it was a scalar loop, GCC 12 turned it into a vector
     reduction at some call sites of the avx512 level and not at others (reassociation is on,
-    setup.py), and this check failed there (d=100); ``_vec.h`` now ends every dot product
+    setup.py), and this check failed there (d=100); ``math/_vec.h`` now ends every dot product
     with one accumulator step and straight-line code ("Widths")."""
     extra = {"shared_negatives": True} if shared else {}
     runs = [
@@ -380,9 +380,9 @@ def test_draw_index_bounds_every_bucket():
 
 def test_fused_ns_walk_is_the_reference_bit_for_bit():
     """``ns_path_fused`` (each update fused with the next word's dot product) against the
-    reference step with the same ``_vec.h`` loops: identical rows and work, also with a word
+    reference step with the same ``math/_vec.h`` loops: identical rows and work, also with a word
     drawn twice in a row (not fused: its second dot product sees the first update); the loss
-    (``_loss.h``'s tally against libm's terms) to 2e-7."""
+    (``math/_loss.h``'s tally against libm's terms) to 2e-7."""
     r = np.random.default_rng(8)
     syn1neg = r.normal(0, 0.4, size=(30, D)).astype(np.float32)
     for negs in ([3, 7, 11, 7, 0], [29], [5, 5, 5, 1, 2, 2], [4, 9, 9, 4, 4, 9]):
@@ -578,7 +578,7 @@ for variant in ("reference", kernel):
     syn1 = rows.normal(0, 0.2, size=(V, d)).astype(np.float32)
     trainer = Trainer(syn0, np.full(V, 2**32 - 1, np.uint32), 4, sg,
                       [tree_output(syn1, tree.codes, tree.points, lengths)],
-                      compute_loss=True, kernel=variant)
+                      compute_loss=True, walk=variant)
     _, loss = trainer.train_job(ids, np.array([400], dtype=np.int64), 0.05, 0.001, 99)
     out[variant] = (syn0, syn1, loss)
 (s0r, s1r, loss_r), (s0k, s1k, loss_k) = out["reference"], out[kernel]

@@ -18,7 +18,7 @@ def rng():
 
 @pytest.mark.parametrize("loops", ["vec", "loop", "blas"])
 def test_dot_and_axpy_twins(rng, loops):
-    """The walks' vector loops (``_vec.h``'s, shipped) and the benchmark-only plain loops and
+    """The walks' vector loops (``math/_vec.h``'s, shipped) and the benchmark-only plain loops and
     BLAS (``_bench_walks``) against NumPy."""
     if loops == "vec":
         dot, axpy = _inner.py_dot, _inner.py_axpy
@@ -270,7 +270,7 @@ def make_trainer(rng, sg, kernel="fused", cbow_mean=True, window=2, block=4):
         cbow_mean=cbow_mean,
         shrink_windows=False,
         compute_loss=True,
-        kernel=kernel,
+        walk=kernel,
         block=block,
     )
     return trainer, syn0, syn1, tree
@@ -456,7 +456,7 @@ def default_path_case(sg, kernel, cbow_mean=True, negative=0, hs=True, cbow_run=
     trainer = word2vec_trainer(
         trainer_type(kernel),
         syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int, window=4, sg=sg,
-        cbow_mean=cbow_mean, compute_loss=True, kernel=kernel, hs=hs, negative=negative,
+        cbow_mean=cbow_mean, compute_loss=True, walk=kernel, hs=hs, negative=negative,
         syn1neg=syn1neg, cum_table=cum_table, **shared,
     )  # fmt: skip
     kept, loss = trainer.train_job(ids, ends, 0.05, 0.001, 99)
@@ -621,7 +621,7 @@ def window_trainer(syn0, syn1, tree, window, **settings):
         window=window,
         sg=True,
         shrink_windows=False,
-        kernel="window",
+        walk="window",
         **settings,
     )
 
@@ -701,7 +701,7 @@ def test_private_hot_nodes_change_only_rounding_with_one_thread(kernel):
         r = np.random.default_rng(8)
         rows = {"hot_rows": hot} if isinstance(hot, list) else {"hot_nodes": hot}
         trainer, syn0, syn1 = hot_trainer(
-            r, 60, kernel=kernel, hot_sync=hot_sync, hot_visits=hot_visits, **rows
+            r, 60, walk=kernel, hot_sync=hot_sync, hot_visits=hot_visits, **rows
         )
         ids = r.integers(0, 60, size=3000).astype(np.int32)
         for job in range(3):

@@ -35,7 +35,7 @@ SETTINGS = {
 @pytest.fixture(autouse=True)
 def _restore_kernel_switch(monkeypatch):
     """``make`` sets the path-walk switch for the rest of its test; restored afterwards."""
-    monkeypatch.setattr(running_trainer, "KERNEL", running_trainer.KERNEL)
+    monkeypatch.setattr(running_trainer, "WALK", running_trainer.WALK)
 
 
 def make(library, settings, sentences=SENTENCES, **extra):
@@ -46,7 +46,7 @@ def make(library, settings, sentences=SENTENCES, **extra):
         return GensimWord2Vec(sentences, **kw)
     if kernel in BENCH_WALKS:
         bench_walks()  # skips where the build lacks the benchmark-only walks
-    running_trainer.KERNEL = kernel or "auto"  # this model's later train() calls too
+    running_trainer.WALK = kernel or "auto"  # this model's later train() calls too
     return Word2Vec(sentences, **kw)
 
 

@@ -1,4 +1,4 @@
-"""The training loss tally of the walks (``_loss.h``): -log sigmoid(y) of float32 scores,
+"""The training loss tally of the walks (``math/_loss.h``): -log sigmoid(y) of float32 scores,
 eight terms at a time, summed in float64. Its twin against NumPy's float64 ``logaddexp``, and
 the loss the default walks report (hierarchical softmax, negative sampling, both) against the
 reference walks', which take each term from libm one node at a time (the negative-sampling
@@ -66,13 +66,13 @@ MODES = {"sg-hs": (1, 1, 0), "cbow-hs": (0, 1, 0), "sg-ns": (1, 0, 5), "cbow-ns"
 @pytest.mark.parametrize("sg,hs,negative", MODES.values(), ids=MODES.keys())
 def test_training_loss_matches_the_reference_walk(monkeypatch, sg, hs, negative):
     """The default walks (the window walks of skip-gram and CBOW, the fused
-    negative-sampling step) tally through _loss.h; the reference walks take libm's
+    negative-sampling step) tally through math/_loss.h; the reference walks take libm's
     -log sigmoid per node. One worker, one seed: the same training, to the
     float rounding by which the walks' updates differ."""
     sentences, _ = planted_corpus(n_clusters=4, words_per_cluster=8, n_sentences=300, seed=3)
     losses = {}
     for kernel in ("auto", "reference"):
-        monkeypatch.setattr(running_trainer, "KERNEL", kernel)
+        monkeypatch.setattr(running_trainer, "WALK", kernel)
         model = Word2Vec(
             sentences, vector_size=16, window=3, min_count=1, sg=sg, hs=hs, negative=negative,
             workers=1, seed=4, epochs=2, compute_loss=True,

@@ -136,7 +136,7 @@ def as_code(body):
     kernel = re.search(r", kernel='(\w+)'", body)
     lines = re.sub(r", kernel='\w+'", "", body).splitlines()
     lines[-1] = "result = " + lines[-1]
-    switch = f"running_trainer.KERNEL = {kernel.group(1) if kernel else 'auto'!r}"
+    switch = f"running_trainer.WALK = {kernel.group(1) if kernel else 'auto'!r}"
     return "\n".join(["from hsw2v.running import trainer as running_trainer", switch, *lines])
 
 

@@ -1,4 +1,4 @@
-"""The two-pass negative-sampling step (``_ns_pair.pxd`` / ``_ns_pair.h``) against the
+"""The two-pass negative-sampling step (``train/_ns_pair.pxd`` / ``train/_ns_pair.h``) against the
 word-by-word fused walk, bit for bit, and against a NumPy reference of the step.
 
 The block takes every dot product of a set first and then one update pass, which is exact
@@ -162,7 +162,7 @@ def test_training_with_repeated_negatives_is_the_reference_walk(monkeypatch):
     for sg in (1, 0):
         weights = []
         for kernel in ("fused", "reference"):
-            monkeypatch.setattr(running_trainer, "KERNEL", kernel)
+            monkeypatch.setattr(running_trainer, "WALK", kernel)
             model = Word2Vec(
                 sentences,
                 vector_size=20,

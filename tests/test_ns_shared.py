@@ -1,7 +1,7 @@
 """Shared negatives (skip-gram): the block step and whole jobs against NumPy references.
 
 Ji et al. 2016, "Parallelizing Word2Vec in Shared and Distributed Memory": one set of
-negatives per centre word, shared by its contexts (``hsw2v/_kernels/_ns_shared.pxd``).
+negatives per centre word, shared by its contexts (``hsw2v/_kernels/train/_ns_shared.pxd``).
 """
 
 import numpy as np
@@ -18,7 +18,7 @@ D = 16
 
 
 def numpy_shared_block(syn0, contexts, syn1neg, negs, alpha, lockf=None):
-    """The block step of ``_ns_shared.pxd`` design note B in float64, in place: each context
+    """The block step of ``train/_ns_shared.pxd`` design note B in float64, in place: each context
     in window order scores every row of the set as it stands, then the set's rows in order:
     the context takes the row's step from the row before it, the row from the context before
     its step. Returns the loss."""
@@ -97,7 +97,7 @@ def test_shared_block_is_the_pair_walk_for_one_context():
     syn1neg = r.normal(0, 0.3, size=(8, D)).astype(np.float32)
     negs = np.array([3, 4, 5], dtype=np.int32)
     a0, a1 = syn0.copy(), syn1neg.copy()
-    work, loss_pair = _inner.py_ns_path(a0[2].copy(), a1, negs, 0.05, kernel="reference")
+    work, loss_pair = _inner.py_ns_path(a0[2].copy(), a1, negs, 0.05, walk="reference")
     a0[2] += work
     loss, _ = _inner.py_ns_shared_block(syn0, np.array([2], np.int32), syn1neg, negs, 0.05)
     assert np.allclose(syn0, a0, atol=1e-6)

@@ -1,6 +1,6 @@
 """The kernels' plain-C path, the one compilers without GCC's vector extensions take (MSVC).
 
-``_vec.h`` and ``_window.h`` write their loops with GCC/Clang 8-float vectors and fall back to
+``math/_vec.h`` and ``train/_window.h`` write their loops with GCC/Clang 8-float vectors and fall back to
 scalar loops elsewhere. No MSVC runs here, so ``tests/c/kernels_check.c`` is compiled twice
 with this machine's C compiler, as is and with ``-DHSW2V_NO_VECTOR_EXT`` (which selects the
 scalar path, as MSVC would get it, and adds ``-Wpedantic``), and both print every result of
@@ -61,7 +61,7 @@ def test_scalar_path_gives_the_vector_paths_numbers(tmp_path):
 
 def test_tail_vector_built_lane_by_lane_gives_the_same_bits(tmp_path):
     """Compilers without ``__builtin_shufflevector`` (GCC before 12) build a dot product's
-    4-float tail vector lane by lane (``_vec.h``): the same numbers, bit for bit."""
+    4-float tail vector lane by lane (``math/_vec.h``): the same numbers, bit for bit."""
     vector = _run(tmp_path, "vector", [])
     lanes = _run(tmp_path, "lanes", ["-DHSW2V_NO_SHUFFLEVECTOR"])
     assert len(vector) == len(lanes) > 10_000
@@ -74,9 +74,9 @@ def test_the_check_can_fail(tmp_path):
     broken = tmp_path / "hsw2v"
     shutil.copytree(ROOT / "hsw2v" / "_kernels", broken,
                     ignore=shutil.ignore_patterns("*.so", "*.c"))
-    text = (broken / "_window.h").read_text()
+    text = (broken / "train/_window.h").read_text()
     assert "fb += g[j][b2] * K[b][b2];" in text
-    (broken / "_window.h").write_text(text.replace("fb += g[j][b2] * K[b][b2];", ";"))
+    (broken / "train/_window.h").write_text(text.replace("fb += g[j][b2] * K[b][b2];", ";"))
     vector = _run(tmp_path, "vector", [])
     compiler = c_compiler()
     exe = tmp_path / "broken"

@@ -1,4 +1,4 @@
-"""The positioned read under the corpus_file reader (``hsw2v/_kernels/_pread.h``), on both its
+"""The positioned read under the corpus_file reader (``hsw2v/_kernels/reader/_pread.h``), on both its
 paths.
 
 ``hsw2v_pread`` is POSIX ``pread`` on Linux and macOS and ``ReadFile`` at an offset on

@@ -1,6 +1,6 @@
 """The vector primitives and the window kernel at every width their loops special-case.
 
-``_vec.h`` and ``_window.h`` split a row of d floats into 16-float and 8-float vector steps
+``math/_vec.h`` and ``train/_window.h`` split a row of d floats into 16-float and 8-float vector steps
 and a scalar tail (and the window kernel holds rows in registers at some widths), so each
 twin is checked at the widths people train (50, 100, 200, 300) and at the edges of every
 split: below, at and above multiples of 8 and 16. These tests run at whichever CPU level the
@@ -78,7 +78,7 @@ def trainer_at(d, kernel, block=4, seed=5):
         _inner.Trainer,
         syn0, syn1, tree.codes, tree.points, tree.lengths, np.full(V, 2**32 - 1, np.uint32),
         window=5, sg=1, cbow_mean=True, shrink_windows=False, compute_loss=True,
-        kernel=kernel, block=block,
+        walk=kernel, block=block,
     )  # fmt: skip
     return trainer, syn0, syn1
 

@@ -5,7 +5,7 @@
 For one thread over the whole file it times, in CPU seconds of this process (so that other
 programs on a shared machine do not count), the median of ``--repeats`` runs of:
 
-- counting the vocabulary: ``hsw2v._kernels._corpus_file.count_range`` against
+- counting the vocabulary: ``hsw2v._kernels._corpus_file.scan_range_vocab`` against
   ``hsw2v.vocab.scan_counts(LineSentence(path))``;
 - turning the file into training jobs of word ids: ``hsw2v._kernels._corpus_file.encode_range``
   against ``hsw2v.running.epochs.iter_jobs(LineSentence(path), ...)``,
@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hsw2v import LineSentence, Word2Vec  # noqa: E402
-from hsw2v._kernels._corpus_file import Vocab, count_range, encode_range  # noqa: E402
+from hsw2v._kernels._corpus_file import Vocab, encode_range, scan_range_vocab  # noqa: E402
 from hsw2v.running.epochs import iter_jobs  # noqa: E402
 from hsw2v.vocab import scan_counts  # noqa: E402
 
@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     path, big = args.corpus, 1 << 62
 
-    c_count, (counts, raw, sentences) = cpu_seconds(lambda: count_range(path, 0, big), args.repeats)
+    c_count, (counts, raw, sentences) = cpu_seconds(lambda: scan_range_vocab(path, 0, big), args.repeats)
     py_count, (counts2, raw2, sentences2, _) = cpu_seconds(
         lambda: scan_counts(LineSentence(path)), args.repeats
     )

@@ -3,7 +3,7 @@
 
 Design note
 -----------
-A. What it is. The reference steps of ``_path.pxd`` run with ``_vec.h``'s loops in the
+A. What it is. The reference steps of ``math/_path.pxd`` run with ``math/_vec.h``'s loops in the
    shipped kernels ("reference"). The two variants here run the same steps with other vector
    loops, the shapes the fast walks are measured against: "loop", plain loops that the
    compiler vectorises (word2vec.c's shape), and "blas", BLAS ``sdot`` / ``saxpy`` through
@@ -11,11 +11,11 @@ A. What it is. The reference steps of ``_path.pxd`` run with ``_vec.h``'s loops 
    (``HSW2V_BENCH_WALKS=1 python3 setup.py build_ext --inplace``, at every CPU level, bound
    by :mod:`hsw2v._cpu` like the shipped kernels) and never go into a wheel.
 B. How it is composed. The job loop is the shipped one, cimported from the same inline
-   modules (``_inner_job.pxd``: ``run_job``), with this module's ``JobRoutines`` (its
+   modules (``train/_job.pxd``: ``run_job``), with this module's ``JobRoutines`` (its
    ``RefWalks`` in place of the reference walks); the model's view and its checks are the
    shipped ``Trainer``'s (``_inner.pxd``), which ``Trainer`` here extends, setting its job
    entry (``job``) to this module's. Everything a job shares or owns is as in ``_inner``
-   (design notes A-H there); this module has its own sigmoid table (``_walk.h``), filled at
+   (design notes A-H there); this module has its own sigmoid table (``train/_sigmoid.h``), filled at
    import.
 C. Notation: ``_inner``'s. Every nogil walk has a Python-callable twin (``py_*``), which
    tests/test_kernel_twins.py compares with the reference.
@@ -29,15 +29,15 @@ import numpy as np
 from scipy.linalg.cython_blas cimport saxpy, sdot
 
 from hsw2v._kernels._inner cimport Trainer as ShippedTrainer
-from hsw2v._kernels._inner_job cimport run_job
-from hsw2v._kernels._inner_steps cimport subword_window
-from hsw2v._kernels._inner_state cimport JobRoutines, JobState, flush_hot
-from hsw2v._kernels._inner_loops cimport SIGMOID, sigmoid_table_init
-from hsw2v._kernels._inner_model cimport ModelView
-from hsw2v._kernels._inner_walks cimport twin_hs, twin_ns
-from hsw2v._kernels._path cimport hs_step, ns_step, plain_dot
+from hsw2v._kernels.math._path cimport hs_step, ns_step, plain_dot
+from hsw2v._kernels.train._job cimport run_job
+from hsw2v._kernels.train._model cimport ModelView
+from hsw2v._kernels.train._sigmoid cimport SIGMOID, sigmoid_table_init
+from hsw2v._kernels.train._state cimport JobRoutines, JobState, flush_hot
+from hsw2v._kernels.train._steps cimport subword_window
+from hsw2v._kernels.train._walks cimport twin_hs, twin_ns
 
-sigmoid_table_init()  # this module's table (_walk.h)
+sigmoid_table_init()  # this module's table (train/_sigmoid.h)
 
 WALKS = ("loop", "blas")
 
@@ -67,12 +67,12 @@ cdef inline void loop_axpy(int n, float a, const float *x, float *y) noexcept no
 
 
 # --------------------------------------------------------------------------------------------
-# The walks: the reference steps (_path.pxd) with these loops, one copy per kind of loop.
+# The walks: the reference steps (math/_path.pxd) with these loops, one copy per kind of loop.
 # --------------------------------------------------------------------------------------------
 
 cdef double hs_loop(const float *h, float *work, float **rows, const uint8_t *code, int length,
                     float alpha, int d, bint compute_loss, double *check) noexcept nogil:
-    """``_inner_walks.hs_path`` with plain loops."""
+    """``_walks.hs_path`` with plain loops."""
     memset(work, 0, d * sizeof(float))
     return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha, &SIGMOID,
                    loop_dot, loop_axpy, compute_loss, NULL, check)
@@ -80,7 +80,7 @@ cdef double hs_loop(const float *h, float *work, float **rows, const uint8_t *co
 
 cdef double hs_blas(const float *h, float *work, float **rows, const uint8_t *code, int length,
                     float alpha, int d, bint compute_loss, double *check) noexcept nogil:
-    """``_inner_walks.hs_path`` with BLAS."""
+    """``_walks.hs_path`` with BLAS."""
     memset(work, 0, d * sizeof(float))
     return hs_step(d, h, work, -alpha, rows, NULL, code, NULL, length, NULL, alpha, &SIGMOID,
                    blas_dot, blas_axpy, compute_loss, NULL, check)
@@ -88,20 +88,20 @@ cdef double hs_blas(const float *h, float *work, float **rows, const uint8_t *co
 
 cdef double ns_loop(int d, const float *h, float *work, float *const *rows, int count,
                     float alpha, bint compute_loss, double *check) noexcept nogil:
-    """``_inner_walks.ns_path`` with plain loops."""
+    """``_walks.ns_path`` with plain loops."""
     return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, loop_dot, loop_axpy,
                    compute_loss, check)
 
 
 cdef double ns_blas(int d, const float *h, float *work, float *const *rows, int count,
                     float alpha, bint compute_loss, double *check) noexcept nogil:
-    """``_inner_walks.ns_path`` with BLAS."""
+    """``_walks.ns_path`` with BLAS."""
     return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, blas_dot, blas_axpy,
                    compute_loss, check)
 
 
 cdef void flush_out_of_line(const ModelView *m, JobState *st) noexcept nogil:
-    """``flush_hot`` out of line, as the shipped module calls it (``_inner_job.JobRoutines``)."""
+    """``flush_hot`` out of line, as the shipped module calls it (``_job.JobRoutines``)."""
     flush_hot(m, st)
 
 
@@ -144,16 +144,16 @@ cdef int train_job_blas(const ModelView *m, const int32_t *ids, const int64_t *e
 
 
 cdef class Trainer(ShippedTrainer):
-    """:class:`hsw2v._kernels._inner.Trainer` training with a benchmark-only walk, ``kernel="loop"``
+    """:class:`hsw2v._kernels._inner.Trainer` training with a benchmark-only walk, ``walk="loop"``
     or ``"blas"`` (the same arguments otherwise); ``corpus_file`` training reaches it as any
     Trainer (its ``job``)."""
 
-    def __init__(self, *args, kernel="loop", **kwargs):
-        kwargs["kernel"] = "reference"
-        if kernel not in WALKS:
-            raise ValueError(f"kernel must be one of {WALKS} here, got {kernel!r}")
+    def __init__(self, *args, walk="loop", **kwargs):
+        kwargs["walk"] = "reference"
+        if walk not in WALKS:
+            raise ValueError(f"walk must be one of {WALKS} here, got {walk!r}")
         super().__init__(*args, **kwargs)  # the shipped checks; its reference walk's view
-        self.job = train_job_loop if kernel == "loop" else train_job_blas
+        self.job = train_job_loop if walk == "loop" else train_job_blas
 
 
 # --------------------------------------------------------------------------------------------
@@ -184,10 +184,10 @@ def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
 
 
 def py_ns_path(const float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
-               float alpha, str kernel="loop"):
+               float alpha, str walk="loop"):
     """Twin of the "loop" or "blas" negative-sampling walk for given words (``negs[0]`` the
     target): updates ``syn1neg`` in place, returns (work, loss)."""
-    if kernel not in WALKS:
-        raise ValueError(f"kernel must be one of {WALKS} here, got {kernel!r}")
+    if walk not in WALKS:
+        raise ValueError(f"walk must be one of {WALKS} here, got {walk!r}")
     work = np.empty(h.shape[0], dtype=np.float32)
-    return work, twin_ns(ns_blas if kernel == "blas" else ns_loop, h, syn1neg, negs, alpha, work)
+    return work, twin_ns(ns_blas if walk == "blas" else ns_loop, h, syn1neg, negs, alpha, work)

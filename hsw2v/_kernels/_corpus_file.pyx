@@ -4,11 +4,11 @@
 Design note
 -----------
 A. What runs without the GIL. For a byte range ``[start, end)`` of a plain local file, one
-   call reads the file (positioned reads, ``_pread.h``), cuts it into lines, splits each line into tokens, maps the
+   call reads the file (positioned reads, ``reader/_pread.h``), cuts it into lines, splits each line into tokens, maps the
    tokens to word ids through a C hash table, groups whole sentences into jobs of about
    ``batch_words`` raw tokens and trains each job with the Trainer's C entry point
    (``Trainer.job``, ``hsw2v._kernels._inner.train_job_nogil``): no Python object is touched between
-   the first byte and the last job. Counting the vocabulary (``count_range``) is the same
+   the first byte and the last job. Counting the vocabulary (``scan_range_vocab``) is the same
    reader with counting instead of training. Python only opens the file, starts one thread per range and watches.
 
 B. What is shared. The vocabulary table (read-only), the model's weights (Hogwild, as in
@@ -69,9 +69,9 @@ Each nogil routine has a Python-callable twin (``split_line``, ``lookup``, ``rea
 with ``LineSentence`` and ``key_to_index``.
 
 Files. The nogil pieces are cimported inline modules, each with its own names: result codes
-(``_range_codes.pxd``), the line splitter (``_utf8_split.pxd``), the token table
-(``_token_table.pxd``), the range reader (``_line_reader.pxd``), one range's jobs
-(``_range_train.pxd``) and their replay (``_range_replay.pxd``). This file keeps the Python
+(``reader/_codes.pxd``), the line splitter (``reader/_utf8_split.pxd``), the token table
+(``reader/_token_table.pxd``), the range reader (``reader/_lines.pxd``), one range's jobs
+(``reader/_range.pxd``) and their replay (``reader/_replay.pxd``). This file keeps the Python
 entry points, ``Vocab`` (the table's owner) and ``FileTrainer``.
 """
 
@@ -89,20 +89,20 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 # The text layer and one range, each in its own inline module (design notes C-F):
 from hsw2v._kernels._inner cimport Trainer
-from hsw2v._kernels._inner_model cimport INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW
-from hsw2v._kernels._line_reader cimport Failure, Reader, reader_init, reader_next
-from hsw2v._kernels._range_codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
-from hsw2v._kernels._range_replay cimport (
-    Recorder, record_batch, recorder_clear, replay_nogil, train_and_record_batch,
-)
-from hsw2v._kernels._range_train cimport (
-    HSW2V_LOAD64, HSW2V_STORE64, N_PROGRESS, Run, count_range_nogil, train_batch,
+from hsw2v._kernels.reader._codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
+from hsw2v._kernels.reader._lines cimport Failure, Reader, reader_init, reader_next
+from hsw2v._kernels.reader._range cimport (
+    HSW2V_LOAD64, HSW2V_STORE64, N_PROGRESS, Run, scan_vocab_nogil, train_batch,
     train_range_nogil,
 )
-from hsw2v._kernels._token_table cimport (
+from hsw2v._kernels.reader._replay cimport (
+    Recorder, record_batch, recorder_clear, replay_nogil, train_and_record_batch,
+)
+from hsw2v._kernels.reader._token_table cimport (
     Table, fnv1a, table_add, table_find, table_free, table_init, table_lookup,
 )
-from hsw2v._kernels._utf8_split cimport Spans, split_tokens
+from hsw2v._kernels.reader._utf8_split cimport Spans, split_tokens
+from hsw2v._kernels.train._model cimport INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW
 
 
 cdef class Vocab:
@@ -292,8 +292,8 @@ def byte_ranges(int64_t size, int parts):
     return [(size * k // parts, size * (k + 1) // parts) for k in range(parts)]
 
 
-def count_range(str path, int64_t start, int64_t end, int64_t max_sentence_length=10000,
-                int64_t[::1] stop=None):
+def scan_range_vocab(str path, int64_t start, int64_t end, int64_t max_sentence_length=10000,
+                     int64_t[::1] stop=None):
     """Count the tokens of the lines starting in ``[start, end)``, without the GIL.
 
     Returns ``(counts, raw_words, sentences)``: ``counts`` maps each token (str) to its
@@ -322,7 +322,7 @@ def count_range(str path, int64_t start, int64_t end, int64_t max_sentence_lengt
             raise MemoryError("could not allocate the counting table")
         try:
             with nogil:
-                rc = count_range_nogil(&t, &r, max_sentence_length, &raw, &sentences, &fail,
+                rc = scan_vocab_nogil(&t, &r, max_sentence_length, &raw, &sentences, &fail,
                                        stop_at)
             if rc != OK:
                 raise_failure(&fail, path)

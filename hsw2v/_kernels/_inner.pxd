@@ -2,14 +2,14 @@
 
 A C caller cimports ``Trainer`` and reads, from a Trainer object, the model's view ``m``
 and the job entry ``job`` that trains over it (``train_job_nogil`` here, or a benchmark
-walk's: ``_bench_walks.pyx``); both are typed (``_inner_model.pxd``). ``hsw2v._kernels._inner`` is
+walk's: ``_bench_walks.pyx``); both are typed (``train/_model.pxd``). ``hsw2v._kernels._inner`` is
 bound at run time to one CPU level's module (``hsw2v._cpu``): a cimport of this type from a
 module built once resolves to that level's type object at import.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
-from hsw2v._kernels._inner_model cimport ModelView, Output, job_fn
+from hsw2v._kernels.train._model cimport ModelView, Output, job_fn
 
 
 cdef class Trainer:

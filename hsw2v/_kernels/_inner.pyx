@@ -37,7 +37,7 @@ C. Notation (word2vec.c heritage; ``d`` = vector size, ``V`` = vocabulary size).
               the sum / mean of the window's syn0 rows (CBOW)
    work       accumulated error for h over one path walk, d floats (scratch)
    f          h . syn1[node]; sigmoid(f) = P(bit 0)
-   g          dL/df = sigmoid(f) - (1 - code), L = -log P(word | h) (``_path.pxd``, note A);
+   g          dL/df = sigmoid(f) - (1 - code), L = -log P(word | h) (``math/_path.pxd``, note A);
               the step is ``syn1[node] -= alpha g h``, ``work = -alpha sum g syn1[node]``
    syn1neg    output vectors of negative sampling, V x d, one per word; IN/OUT
    cum_table  uint32 V: cumulative count**ns_exponent scaled to [0, 2**31 - 1]; IN
@@ -46,28 +46,28 @@ C. Notation (word2vec.c heritage; ``d`` = vector size, ``V`` = vocabulary size).
    =========  ==============================================================================
 
 D. The path walks. The hierarchical-softmax gradient has one home, the reference step
-   ``hs_step`` of ``_path.pxd`` (Mikolov et al. 2013, eq. for hierarchical softmax; Morin &
+   ``hs_step`` of ``math/_path.pxd`` (Mikolov et al. 2013, eq. for hierarchical softmax; Morin &
    Bengio 2005), with its sign convention (``g = dL/df``); ``hs_path`` here is Word2Vec's
    call of it (table sigmoid, ``work = -alpha dL/dh``), the "reference" variant (and, with
    plain loops or BLAS, the benchmark-only "loop" and "blas" of ``_bench_walks.pyx``). The two fast variants are optimisations of that step, each tested as its twin
    (``tests/test_kernel_twins.py``): ``hs_path_fused`` ("fused") gives the
-   reference's bits with ``_vec.h`` loops (the "reference" variant; in skip-gram without
+   reference's bits with ``math/_vec.h`` loops (the "reference" variant; in skip-gram without
    lock factors, where the context row's ``+= work`` is folded into the last node's pass,
-   to the rounding of that one add), and ``_window.h``'s phased walks ("window", the
+   to the rounding of that one add), and ``train/_window.h``'s phased walks ("window", the
    default: a block of skip-gram contexts, or CBOW's one h) the reference's updates to
    float rounding. Both keep word2vec.c's arithmetic
    (``g_w2v = (1 - code - sigmoid(f)) * alpha``), which equals the reference's ``-alpha *
-   dL/df`` bit for bit (``_path.pxd``, note A). Skip-gram and CBOW differ only in how ``h``
+   dL/df`` bit for bit (``math/_path.pxd``, note A). Skip-gram and CBOW differ only in how ``h``
    is formed and where ``work`` goes afterwards.
 
 D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Words and
    Phrases", negative sampling objective). Its step is the reference ``ns_step`` of
-   ``_path.pxd``, a loop of the same ``node_step`` as ``hs_step``: for one ``h`` it walks the
+   ``math/_path.pxd``, a loop of the same ``node_step`` as ``hs_step``: for one ``h`` it walks the
    target (label 1) and its drawn negatives (label 0), ``g = dL/df = sigmoid(f) - label``,
    ``work -= alpha g syn1neg[w]``, ``syn1neg[w] -= alpha g h`` (``ns_path`` here, the
    "reference" variant, and "loop" / "blas" in ``_bench_walks.pyx``). The default ("fused") is ``ns_path_fused``, each
    word's update fused with the next word's dot product: the reference's bits (its twin
-   test). CBOW takes a set whose rows are distinct in two passes (``_ns_pair.pxd``: every
+   test). CBOW takes a set whose rows are distinct in two passes (``train/_ns_pair.pxd``: every
    dot product first, then one update pass that sends the error straight into the window's
    rows; its hidden vector is summed in one pass too): the same bits again (its twin test).
    Above ``NS_BLOCK_MAX_D`` (where the block measured slower) CBOW keeps the fused walk and
@@ -91,7 +91,7 @@ D'. Negative sampling (Mikolov et al. 2013, "Distributed Representations of Word
    "window" kernel is hs-only (its blocks move a window's contexts together, which would
    reorder the ns steps), so with ``negative > 0`` skip-gram takes the "fused" walks.
    With ``shared_negatives`` (the Word2Vec default) a skip-gram centre draws one set of
-   negatives, shared by all its contexts, and trains them as one block (``_ns_shared.pxd``:
+   negatives, shared by all its contexts, and trains them as one block (``train/_ns_shared.pxd``:
    Ji et al. 2016), after the contexts' hierarchical-softmax walks when ``hs``. CBOW counts
    its centres that have a context over the job (t = 0, 1, ...): centre t draws a set when
    ``(t // cbow_stride) % cbow_run == 0`` and keeps its draws in ring slot ``t % cbow_stride``;
@@ -107,7 +107,7 @@ E. Departures from word2vec.c/gensim, on purpose: a node with |f| beyond the sig
    gets its full gradient (as fastText does); the same holds for negative sampling, where
    gensim skips a target or negative with |f| >= 6. The loss is -log sigmoid of every term to
    float32 precision, summed in float64 per job (the fused walks and the window block push
-   their terms onto the job's tally, ``_loss.h``; the reference walks take libm's),
+   their terms onto the job's tally, ``math/_loss.h``; the reference walks take libm's),
    never in a shared float32. Sentences are never truncated.
 
 F. Reproducibility. Every job seeds its random stream from (seed, epoch, job index), so a run
@@ -115,8 +115,8 @@ F. Reproducibility. Every job seeds its random stream from (seed, epoch, job ind
    negatives are drawn from the same stream (gensim uses its own 48-bit LCG per thread; the
    distribution of the draws is the same, the sequence is not).
 
-G. NaN safety and the divergence check. The table sigmoid is ``_vec.h``'s (via
-   ``_vecops.pxd``, the one definition): a NaN never becomes a table index, it gives a NaN
+G. NaN safety and the divergence check. The table sigmoid is ``math/_vec.h``'s (via
+   ``math/_vecops.pxd``, the one definition): a NaN never becomes a table index, it gives a NaN
    gradient. Every walk adds each ``f`` it computes to the job's ``check`` (one float64 add
    per node, off the critical path); ``f`` is a dot product with the hidden vector, so the sum
    is non-finite iff some row the job read (syn0 via ``h``, syn1 / syn1neg) or wrote was. The
@@ -136,16 +136,14 @@ H. Lock factors (gensim's ``wv.vectors_lockf``, "lockf"). Every update of a syn0
    still adds ``work`` to the context row inside its last node's pass).
 
 Every nogil routine has a Python-callable twin (``py_*``, at the end of this file), which
-the tests compare with NumPy references and with the reference steps of ``_path.pxd``.
+the tests compare with NumPy references and with the reference steps of ``math/_path.pxd``.
 
 I. Files. This module is one translation unit (the compiler sees every call and inlines the
-   walks into the job loop), composed of cimported inline modules with one job each: the
-   shared model view (``_inner_model.pxd``: the input kind and the outputs), a tree's view
-   (``_tree_view.pxd``), the sigmoid table, prefetch and window block
-   (``_inner_loops.pxd``), the random streams and negative draw (``_inner_rng.pxd``), the
-   walks (``_inner_walks.pxd``), the private hot rows (``_inner_hot.pxd``), one job
-   (``_inner_job.pxd``) and the rate inside a job (``_rates.pxd``). This file keeps the
-   output makers (``tree_output``, ``draw_output``), the
+   walks into the job loop), composed of cimported inline modules with one job each: those
+   every kernel shares in ``math/`` (vector steps, node step, a tree's view), the training
+   step's in ``train/`` (``_model``: the input kind and the outputs; ``_sigmoid``, ``_window``,
+   ``_rng``, ``_walks``, ``_hot``, and one job: ``_job``), and the rate inside a job
+   (``_rates.pxd``). This file keeps the output makers (``tree_output``, ``draw_output``), the
    ``Trainer`` (the model's arrays checked and borrowed; declared in ``_inner.pxd`` so that
    ``_corpus_file`` reaches its view through a typed cimport), the nogil job entry
    ``train_job_nogil``, ``encode_sentences``, the negative draw's bucket index and the
@@ -160,37 +158,38 @@ from libc.string cimport memset
 
 import numpy as np
 
-from hsw2v._kernels._inner_hot cimport is_private
-from hsw2v._kernels._inner_job cimport run_job
-from hsw2v._kernels._inner_state cimport JobRoutines, JobState, flush_hot
-from hsw2v._kernels._inner_loops cimport MAX_BLOCK, SIGMOID, sigmoid, sigmoid_table_init
-from hsw2v._kernels._inner_model cimport (
+from hsw2v._kernels._rates cimport job_alpha
+from hsw2v._kernels.math._path cimport hs_path_nll, hs_step, node_coef, node_step
+from hsw2v._kernels.math._tree_view cimport fill_tree_view, tree_fits
+from hsw2v._kernels.math._vecops cimport (
+    hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, loss_init, loss_total, neg_log_sigmoid_sum,
+    sigmoid_residual,
+)
+from hsw2v._kernels.train._hot cimport is_private
+from hsw2v._kernels.train._job cimport run_job
+from hsw2v._kernels.train._model cimport (
     INPUT_CONTEXT, INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW, INPUT_SUBWORD_CENTRE,
     INPUT_SUBWORD_WINDOW, INPUT_WINDOW, MAX_OUTPUTS,
     OUTPUT_HS, OUTPUT_NS, HotSet, ModelView, NegTable, Output,
 )
-from hsw2v._kernels._inner_rng cimport (
+from hsw2v._kernels.train._ns_pair cimport hsw2v_rows_sum, ns_pair_block, rows_distinct
+from hsw2v._kernels.train._ns_shared cimport ns_shared_block
+from hsw2v._kernels.train._rng cimport (
     NEG_INDEX_BITS, draw_negatives, draw_word_bisect, job_seed_nogil, next_random,
 )
-from hsw2v._kernels._inner_walks cimport (
-    KERNEL_FUSED, KERNEL_REFERENCE, KERNEL_WINDOW, hs_path, hs_path_fused, ns_path,
+from hsw2v._kernels.train._sigmoid cimport SIGMOID, sigmoid, sigmoid_table_init
+from hsw2v._kernels.train._state cimport JobRoutines, JobState, flush_hot
+from hsw2v._kernels.train._walks cimport (
+    WALK_FUSED, WALK_REFERENCE, WALK_WINDOW, hs_path, hs_path_fused, ns_path,
     ns_path_fused, twin_hs, twin_ns, walk_rows,
 )
-from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum, ns_pair_block, rows_distinct
-from hsw2v._kernels._ns_shared cimport ns_shared_block
-from hsw2v._kernels._path cimport hs_path_nll, hs_step, node_coef, node_step
-from hsw2v._kernels._rates cimport job_alpha
-from hsw2v._kernels._tree_view cimport fill_tree_view, tree_fits
-from hsw2v._kernels._vecops cimport (
-    hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, loss_init, loss_total, neg_log_sigmoid_sum,
-    sigmoid_residual,
-)
+from hsw2v._kernels.train._window cimport MAX_BLOCK
 
-sigmoid_table_init()  # this module's table (_walk.h), read by every job
+sigmoid_table_init()  # this module's table (train/_sigmoid.h), read by every job
 
-# The walk variants this module trains (Trainer's ``kernel``); "loop" and "blas" are the
-# benchmark-only walks of ``_bench_walks.pyx`` (KERNEL_REFERENCE with other RefWalks).
-WALKS = {"fused": KERNEL_FUSED, "window": KERNEL_WINDOW, "reference": KERNEL_REFERENCE}
+# The walk variants this module trains (Trainer's ``walk``); "loop" and "blas" are the
+# benchmark-only walks of ``_bench_walks.pyx`` (WALK_REFERENCE with other RefWalks).
+WALKS = {"fused": WALK_FUSED, "window": WALK_WINDOW, "reference": WALK_REFERENCE}
 BENCH_WALKS = ("loop", "blas")
 
 
@@ -204,9 +203,9 @@ cdef class Trainer:
     order), and h's step goes back to the input rows. ``outputs`` holds at most one of each
     kind, made by :func:`tree_output` (hierarchical softmax) and :func:`draw_output`
     (negative sampling). The arrays are borrowed, not copied: training writes into ``syn0``
-    and the outputs' matrices in place. ``kernel`` picks the walks ("window", "fused",
+    and the outputs' matrices in place. ``walk`` picks the walks ("window", "fused",
     "reference"); each output's walk is chosen once, here: beside negative sampling the
-    "window" kernel trains as "fused" (see the design note, D').
+    "window" walk trains as "fused" (see the design note, D').
 
     ``subwords=(ptr, rows)`` trains FastText's input (Bojanowski et al. 2017, "Enriching Word
     Vectors with Subword Information"): word w's input rows are ``rows[ptr[w]:ptr[w + 1]]``,
@@ -226,7 +225,7 @@ cdef class Trainer:
 
     def __init__(self, float[:, ::1] syn0, const uint32_t[::1] sample_int, int window,
                  bint sg, outputs, *, bint cbow_mean=True, bint shrink_windows=True,
-                 bint compute_loss=False, str kernel="fused", bint prefetch=True,
+                 bint compute_loss=False, str walk="fused", bint prefetch=True,
                  int hot_sync=1000, int hot_visits=2**30, float hot_scale=1.0, int block=4,
                  lockf=None, subwords=None, docs=None, bint frozen=False):
         if window < 1:
@@ -236,10 +235,10 @@ cdef class Trainer:
             raise ValueError("the vocabulary is empty")
         if (syn0.shape[0] != V) if subwords is None else (syn0.shape[0] < V):
             raise ValueError("inconsistent model arrays (vocabulary, tree and weights differ)")
-        if kernel in BENCH_WALKS:
-            raise ValueError(bench_walks_missing(kernel))
-        if kernel not in WALKS:
-            raise ValueError(f"kernel must be one of {sorted(WALKS)}, got {kernel!r}")
+        if walk in BENCH_WALKS:
+            raise ValueError(bench_walks_missing(walk))
+        if walk not in WALKS:
+            raise ValueError(f"walk must be one of {sorted(WALKS)}, got {walk!r}")
         outputs = list(outputs)
         kinds = [o.get("kind") if isinstance(o, dict) else None for o in outputs]
         if not outputs:
@@ -302,9 +301,9 @@ cdef class Trainer:
         # chosen here, once: the window walk is hs-only (its blocks move a window's contexts
         # together, which would reorder the ns steps), so beside negative sampling both take
         # the fused walks (design note D').
-        cdef int walk = WALKS[kernel]
-        if "ns" in kinds and walk == KERNEL_WINDOW:
-            walk = KERNEL_FUSED
+        cdef int walk_id = WALKS[walk]
+        if "ns" in kinds and walk_id == WALK_WINDOW:
+            walk_id = WALK_FUSED
         memset(&self.m.outputs[0], 0, MAX_OUTPUTS * sizeof(Output))
         self.m.n_outputs = len(outputs)
         self.m.hs = kinds.index("hs") if "hs" in kinds else -1
@@ -314,7 +313,7 @@ cdef class Trainer:
         cdef int k
         for k in range(self.m.n_outputs):
             self.m.outputs[k].kind = OUTPUT_KINDS[kinds[k]]
-            self.m.outputs[k].walk = walk
+            self.m.outputs[k].walk = walk_id
             if kinds[k] == "hs":
                 self._tree_output(&self.m.outputs[k], outputs[k], syn0)
             else:
@@ -327,7 +326,7 @@ cdef class Trainer:
         self.m.block = block
         if frozen:  # inference: the reference walks of FROZEN_ROUTINES, no private rows
             for k in range(self.m.n_outputs):
-                self.m.outputs[k].walk = KERNEL_REFERENCE
+                self.m.outputs[k].walk = WALK_REFERENCE
                 self.m.outputs[k].hot.n = 0
                 self.m.outputs[k].hot.slot = NULL
 
@@ -457,7 +456,7 @@ cdef class Trainer:
         o.neg.cum = &cum_table[0]
         o.neg.n = V
         o.neg.index = &index_view[0]
-        # shared negatives (design note D'): skip-gram, one set per centre (_ns_shared.pxd);
+        # shared negatives (design note D'): skip-gram, one set per centre (train/_ns_shared.pxd);
         # CBOW, one set per ``cbow_run`` centres ``cbow_stride`` apart (0: 2 x window + 1; a
         # window past 512 words spans nearly any sentence: a longer ring gains nothing)
         shared = bool(spec.get("shared", False))

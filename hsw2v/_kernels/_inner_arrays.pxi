@@ -3,9 +3,9 @@
 # (``neg_index``) and the private hot-row sets (``_fill_hot_set``); and FastText's word
 # vectors from its trained rows (``mean_rows``). Part of ``_inner.pyx`` (included; one module).
 
-def bench_walks_missing(str kernel):
+def bench_walks_missing(str walk):
     """The error message for a benchmark-only walk asked of a module that does not hold it."""
-    return (f"the {kernel!r} walk is benchmark-only and not in the shipped kernels: "
+    return (f"the {walk!r} walk is benchmark-only and not in the shipped kernels: "
             "hsw2v._kernels._bench_walks.Trainer trains it, in a source checkout built with "
             "`HSW2V_BENCH_WALKS=1 python3 setup.py build_ext --inplace` (no wheel holds it); "
             "the shipped walks are 'window', 'fused' and 'reference'")
@@ -195,7 +195,7 @@ cdef tuple _fill_hot_set(HotSet *hs, ids, Py_ssize_t n_rows):
 # --------------------------------------------------------------------------------------------
 # Exact log-probabilities and the Python-callable twins of the nogil routines, for tests:
 # tests/test_kernels.py and tests/test_kernel_twins.py compare them with NumPy references and
-# with the reference steps of _path.pxd.
+# with the reference steps of math/_path.pxd.
 # --------------------------------------------------------------------------------------------
 
 
@@ -203,7 +203,7 @@ cdef tuple _fill_hot_set(HotSet *hs, ids, Py_ssize_t n_rows):
 # FastText's word vectors from the trained rows (nogil).
 # --------------------------------------------------------------------------------------------
 
-from hsw2v._kernels._inner_loops cimport prefetch_row
+from hsw2v._kernels.math._vecops cimport prefetch_row
 
 
 def mean_rows(const float[:, ::1] matrix, const int64_t[::1] ptr, const int32_t[::1] rows,

@@ -3,7 +3,7 @@
 # inference's, at learning rate 0), the routines (FastText's CBOW step among them), the
 # checked tag tokens of a Doc2Vec job. Part of ``_inner.pyx`` (included; one module).
 
-from hsw2v._kernels._inner_steps cimport subword_window
+from hsw2v._kernels.train._steps cimport subword_window
 
 
 def tree_output(syn1, codes, points, lengths, hot_rows=None, int hot_nodes=0):
@@ -75,7 +75,7 @@ cdef double ns_path_frozen(int d, const float *h, float *work, float *const *row
 
 
 cdef void flush_out_of_line(const ModelView *m, JobState *st) noexcept nogil:
-    """``flush_hot`` out of line (``_inner_job.JobRoutines``)."""
+    """``flush_hot`` out of line (``_job.JobRoutines``)."""
     flush_hot(m, st)
 
 
@@ -84,7 +84,7 @@ cdef void span_out_of_line(const ModelView *m, JobState *st, int64_t i, int64_t 
                            float alpha, const int32_t *negs, const int *counts,
                            const int32_t *next_negs, int next_count,
                            const JobRoutines *rt) noexcept nogil:
-    """FastText's CBOW step out of line (``_inner_job.JobRoutines``)."""
+    """FastText's CBOW step out of line (``_job.JobRoutines``)."""
     subword_window(m, st, i, lo, hi, end, code, length, alpha, negs, counts, next_negs,
                    next_count, rt)
 

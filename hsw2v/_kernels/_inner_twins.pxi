@@ -21,17 +21,17 @@ def log_prob_all(const float[::1] h, const float[:, ::1] syn1, const uint8_t[:, 
 # --------------------------------------------------------------------------------------------
 
 def py_dot(const float[::1] x, const float[::1] y):
-    """Twin of the dot product of the walks (``_vec.h``'s ``hsw2v_dot``)."""
+    """Twin of the dot product of the walks (``math/_vec.h``'s ``hsw2v_dot``)."""
     return hsw2v_dot(x.shape[0], &x[0], &y[0])
 
 
 def py_axpy(float a, const float[::1] x, float[::1] y):
-    """Twin of y := a*x + y of the walks (``_vec.h``'s ``hsw2v_axpy``), in place on ``y``."""
+    """Twin of y := a*x + y of the walks (``math/_vec.h``'s ``hsw2v_axpy``), in place on ``y``."""
     hsw2v_axpy(x.shape[0], a, &x[0], &y[0])
 
 
 def py_neg_log_sigmoid_sum(const float[::1] y):
-    """sum_i -log sigmoid(y[i]) in float64, as the training walks tally their loss (_loss.h:
+    """sum_i -log sigmoid(y[i]) in float64, as the training walks tally their loss (math/_loss.h:
     eight float32 terms at a time); twin of ``numpy.logaddexp(0, -y).sum()``."""
     if y.shape[0] == 0:
         return 0.0
@@ -69,7 +69,7 @@ def py_node_coef(double label, double s, float alpha, bint round_residual):
 def py_hs_path(const float[::1] h, float[:, ::1] syn1, const uint8_t[::1] code,
                const int32_t[::1] point, float alpha):
     """Twin of Word2Vec's reference walk (``hs_path``: the reference step with the table
-    sigmoid and ``_vec.h``'s loops): updates ``syn1`` in place, returns (work, -log P)."""
+    sigmoid and ``math/_vec.h``'s loops): updates ``syn1`` in place, returns (work, -log P)."""
     work = np.empty(h.shape[0], dtype=np.float32)
     return work, twin_hs(hs_path_reference, h, syn1, code, point, alpha, work)
 
@@ -229,9 +229,9 @@ cdef float **input_row_pointers(float *h, bint into_h, syn0, contexts, int nctx)
 
 
 def py_ns_path(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
-               float alpha, str kernel="fused", ahead=None, bint into_h=False, syn0=None,
+               float alpha, str walk="fused", ahead=None, bint into_h=False, syn0=None,
                contexts=None, lock=None, float scale=1.0):
-    """Twin of the negative-sampling walk of ``kernel`` for given words (``negs[0]`` the
+    """Twin of the negative-sampling walk ``walk`` for given words (``negs[0]`` the
     target, the rest negatives): "fused" (and "window") the fused walk ``ns_path_fused``,
     "reference" the reference step (``ns_path``); the benchmark-only "loop" and "blas" are
     ``_bench_walks.py_ns_path``'s. Updates ``syn1neg`` in place, returns (work, loss).
@@ -243,14 +243,14 @@ def py_ns_path(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] negs,
     ``into_h`` skip-gram's context row (``h`` itself), with ``contexts`` CBOW's window (rows
     of ``syn0``; ``input_rows_args``). Then ``work`` is None when that step was fused, and
     the walk's work when it was not (the last word's coefficient 0: the caller's step)."""
-    if kernel in BENCH_WALKS:
-        raise ValueError(bench_walks_missing(kernel))
-    if kernel not in WALKS:
-        raise ValueError(f"kernel must be one of {sorted(WALKS)}, got {kernel!r}")
+    if walk in BENCH_WALKS:
+        raise ValueError(bench_walks_missing(walk))
+    if walk not in WALKS:
+        raise ValueError(f"walk must be one of {sorted(WALKS)}, got {walk!r}")
     cdef int d = h.shape[0]
     X, cw, locks = input_rows_args(d, into_h, syn0, contexts, lock)
     work = np.empty(d, dtype=np.float32)
-    if WALKS[kernel] == KERNEL_REFERENCE:
+    if WALKS[walk] == WALK_REFERENCE:
         if locks is not None:
             raise ValueError("the reference walk returns work; its caller takes the next step")
         return work, twin_ns(ns_path_reference, h, syn1neg, negs, alpha, work)
@@ -322,7 +322,7 @@ def py_ns_pair_block(float[::1] h, float[:, ::1] syn1neg, const int32_t[::1] neg
 
 
 def py_rows_sum(const float[:, ::1] rows, const int32_t[::1] which, float scale=1.0):
-    """Twin of CBOW's one-pass hidden vector (``_ns_pair.h``'s ``hsw2v_rows_sum``): the sum
+    """Twin of CBOW's one-pass hidden vector (``train/_ns_pair.h``'s ``hsw2v_rows_sum``): the sum
     of ``rows[which[c]]`` in order (repeats allowed), times ``scale`` when it is not 1."""
     cdef int count = which.shape[0], d = rows.shape[1], c
     if count < 1:

@@ -38,7 +38,7 @@ C. Notation (``d`` = dimension, ``V`` = number of classes, ``L`` = longest path)
                or NULL for none: then f = h . syn1[n] + bias[n]; IN/OUT
    R, rb, K    the wide root (``HierarchicalSoftmax(root_width=K)``): K child rows, float32
                K x d, and their bias (K, or NULL), scored by one softmax (``softmax_step``
-               of :mod:`hsw2v._kernels._path`); IN/OUT
+               of :mod:`hsw2v._kernels.math._path`); IN/OUT
    slot        int32 V: the root's child above each class; with a wide root, ``codes`` /
                ``points`` / ``lengths`` are the paths below that child (length 0 for a class
                that is a child of the root itself); IN
@@ -46,12 +46,12 @@ C. Notation (``d`` = dimension, ``V`` = number of classes, ``L`` = longest path)
 
 D. Exactness. The sigmoid is computed exactly in float64 (no table; the layer's gradients are
    checked against finite differences), and the loss is the exact ``-log sigmoid`` of
-   ``_vec.h``. Dot products are float32 (``hsw2v_dot``), accumulated with several registers.
+   ``math/_vec.h``. Dot products are float32 (``hsw2v_dot``), accumulated with several registers.
 
 E. The gradient (Morin & Bengio 2005; Mikolov et al. 2013): with ``L = -sum_j log
    sigmoid(s_j f_j)``, ``dL/dh = sum_j g_j syn1[n_j]`` and ``dL/dsyn1[n_j] = g_j h``. The
    step itself is the one reference step of every kernel (``hs_step``,
-   :mod:`hsw2v._kernels._path`), called with the exact sigmoid and the optional per-node
+   :mod:`hsw2v._kernels.math._path`), called with the exact sigmoid and the optional per-node
    bias. A step of size ``lr`` is ``syn1[n_j] -= lr g_j h``, the word2vec update with
    ``alpha = lr``. With an intercept, ``dL/dbias[n_j] = g_j`` and the step is ``bias[n_j] -=
    lr g_j`` (a constant-1 input coordinate whose weight is ``bias``).
@@ -72,9 +72,9 @@ G. The step size inside a job falls linearly from the job's first rate to its la
    ``_rates.pxd`` (inline, compiled here with this module's flags); the rates at a job's ends
    come from :class:`hsw2v.running.schedule.Schedule`.
 
-The inline nogil routines live in two modules this one cimports: ``_layer_path.pxd`` (one
+The inline nogil routines live in two modules this one cimports: ``layer/_example_path.pxd`` (one
 example's path: ``path_step``, ``path_loss``, the top-down pass ``fill_row``, the bounds
-check ``bad_path``) and ``_layer_fit.pxd`` (one example of the classifier: ``FitView``,
+check ``bad_path``) and ``layer/_fit.pxd`` (one example of the classifier: ``FitView``,
 ``fit_example`` and its AdaGrad form, a job's copy of the wide root). Every nogil routine has
 a Python-callable twin (``py_*``) or is itself callable, and the tests compare them with
 NumPy references.
@@ -86,17 +86,17 @@ from libc.string cimport memset
 
 import numpy as np
 
-from hsw2v._kernels._layer_fit cimport FitView, fit_example, root_copy, root_sync
-from hsw2v._kernels._layer_path cimport bad_path, fill_row, path_loss, path_step
-from hsw2v._kernels._path cimport softmax_step
 from hsw2v._kernels._rates cimport job_alpha
-from hsw2v._kernels._tree_view cimport fill_tree_view, tree_fits
-from hsw2v._kernels._vecops cimport hsw2v_axpy, neg_log_sigmoid
-from hsw2v._kernels._vecops cimport sigmoid_exact  # exact, float64; NaN -> NaN
+from hsw2v._kernels.layer._example_path cimport bad_path, fill_row, path_loss, path_step
+from hsw2v._kernels.layer._fit cimport FitView, fit_example, root_copy, root_sync
+from hsw2v._kernels.math._path cimport softmax_step
+from hsw2v._kernels.math._tree_view cimport fill_tree_view, tree_fits
+from hsw2v._kernels.math._vecops cimport hsw2v_axpy, neg_log_sigmoid
+from hsw2v._kernels.math._vecops cimport sigmoid_exact  # exact, float64; NaN -> NaN
 
 
 # --------------------------------------------------------------------------------------------
-# A batch of paths: loss, gradient and step (one example's path: ``_layer_path.pxd``).
+# A batch of paths: loss, gradient and step (one example's path: ``layer/_example_path.pxd``).
 # --------------------------------------------------------------------------------------------
 
 def _check_paths(Py_ssize_t V, const float[:, ::1] syn1, const uint8_t[:, ::1] codes,
@@ -250,7 +250,7 @@ def fill_log_proba(const float[:, ::1] S, const float[:, ::1] LS,
 
 # --------------------------------------------------------------------------------------------
 # Supervised linear classifier: h = x W_in, hierarchical-softmax loss, Hogwild jobs (one
-# example's step: ``_layer_fit.pxd``).
+# example's step: ``layer/_fit.pxd``).
 # --------------------------------------------------------------------------------------------
 
 cdef class FitTrainer:
@@ -389,7 +389,7 @@ cdef class FitTrainer:
 # --------------------------------------------------------------------------------------------
 
 def py_sigmoid_exact(double f):
-    """Twin of ``sigmoid_exact`` (``_vec.h``): the exact float64 sigmoid of the layer's step
+    """Twin of ``sigmoid_exact`` (``math/_vec.h``): the exact float64 sigmoid of the layer's step
     (``_inner.py_sigmoid`` is the training kernel's table sigmoid)."""
     return sigmoid_exact(f)
 
@@ -446,7 +446,7 @@ def py_fit_example(FitTrainer trainer, int64_t i, float lr):
 
 def py_softmax_step(const float[::1] h, float[:, ::1] R, int target, float lr=0.0,
                     float[::1] bias=None):
-    """Twin of ``softmax_step`` (:mod:`hsw2v._kernels._path`): returns ``(loss, grad_h)``;
+    """Twin of ``softmax_step`` (:mod:`hsw2v._kernels.math._path`): returns ``(loss, grad_h)``;
     steps ``R`` (and ``bias``, if given) in place when ``lr`` is not 0."""
     cdef int d = h.shape[0], K = R.shape[0]
     if R.shape[1] != d or K < 1 or not 0 <= target < K:

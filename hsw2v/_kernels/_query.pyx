@@ -63,12 +63,12 @@ from libc.string cimport memset
 
 import numpy as np
 
-# The loss-only walk of the reference step (``_path.pxd``) with a float64 hidden vector, and
+# The loss-only walk of the reference step (``math/_path.pxd``) with a float64 hidden vector, and
 # the one node loss -log P(bit | f) the search adds up.
-from hsw2v._kernels._path cimport hs_node_nll, hs_path_nll
-from hsw2v._kernels._tree_view cimport TreeView, fill_tree_view, path_code, path_point, tree_fits
-from hsw2v._kernels._path cimport plain_dot as dot_df  # float64 h: float64 sums
-from hsw2v._kernels._vecops cimport neg_log_sigmoid  # -log(sigmoid(x)), exact; NaN -> NaN
+from hsw2v._kernels.math._path cimport hs_node_nll, hs_path_nll
+from hsw2v._kernels.math._path cimport plain_dot as dot_df  # float64 h: float64 sums
+from hsw2v._kernels.math._tree_view cimport TreeView, fill_tree_view, path_code, path_point, tree_fits
+from hsw2v._kernels.math._vecops cimport neg_log_sigmoid  # -log(sigmoid(x)), exact; NaN -> NaN
 
 
 cdef inline double path_log_prob(

@@ -37,8 +37,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free
 from libc.string cimport memchr, memcpy, memset
 
-from hsw2v._kernels._range_codes cimport ERR_MEMORY, OK, resize
-from hsw2v._kernels._token_table cimport Table, table_count, table_free, table_init
+from hsw2v._kernels.reader._codes cimport ERR_MEMORY, OK, resize
+from hsw2v._kernels.reader._token_table cimport Table, table_count, table_free, table_init
 
 cnp.import_array()
 

@@ -57,7 +57,7 @@ def inference_trainer(model):
     # PV-DBOW infers without the words' skip-gram step (gensim's infer_vector too)
     settings = replace(
         settings,
-        kernel="reference",  # the shipped Trainer (its frozen walks), whatever HSW2V_KERNEL says
+        walk="reference",  # the shipped Trainer (its frozen walks), whatever HSW2V_KERNEL says
         compute_loss=False,
         docs=(np.zeros((1, d), dtype=np.float32), None, False),
         lockf=None,

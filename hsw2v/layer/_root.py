@@ -19,7 +19,7 @@ subtrees. ``K = 2`` is the binary root in another parametrisation; ``K >= V`` is
 softmax over all classes.
 
 A training step costs ``K`` dot products more than the binary path (``softmax_step`` of
-:mod:`hsw2v._kernels._path`); scoring every class costs the same as without; the top-k search starts
+:mod:`hsw2v._kernels.math._path`); scoring every class costs the same as without; the top-k search starts
 from the ``K`` children at their probabilities.
 """
 
@@ -117,7 +117,7 @@ def root_log_softmax(H: np.ndarray, R: np.ndarray, bias) -> np.ndarray:
 def root_gradient(H: np.ndarray, R: np.ndarray, bias, target: np.ndarray):
     """The root's loss ``-log P(target_i | h_i)`` (float64, B) and ``dL/dZ`` (float64 B x K:
     the probabilities minus the one-hot target), from which ``dL/dH = dZ R``,
-    ``dL/dR = dZ^T H`` and ``dL/dbias = sum_i dZ_i`` (design note E of :mod:`hsw2v._kernels._path`).
+    ``dL/dR = dZ^T H`` and ``dL/dbias = sum_i dZ_i`` (design note E of :mod:`hsw2v._kernels.math._path`).
 
     Examples
     --------

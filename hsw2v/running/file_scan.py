@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from hsw2v._kernels._corpus_file import byte_ranges, count_range
+from hsw2v._kernels._corpus_file import byte_ranges, scan_range_vocab
 from hsw2v.corpora import COMPRESSED_SUFFIXES
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.running.threads import Workers
@@ -62,7 +62,7 @@ def count_file(path: str, workers: int) -> tuple[dict, int, int]:
     stop = np.zeros(1, dtype=np.int64)  # polled by every range between lines
 
     def count(k: int, start: int, end: int) -> None:
-        results[k] = count_range(path, start, end, LINE_SENTENCE_MAX, stop)
+        results[k] = scan_range_vocab(path, start, end, LINE_SENTENCE_MAX, stop)
 
     def halt() -> None:
         stop[0] = 1

@@ -46,7 +46,7 @@ class TrainerSettings:
     cbow_mean: bool
     shrink_windows: bool
     compute_loss: bool
-    kernel: str
+    walk: str  # the path walk (:func:`walk_variant`)
     # the objectives that are on, as the kernel's outputs without their matrices
     # (:func:`hsw2v.running.objectives.kernel_outputs`: lookups and private hot rows)
     outputs: tuple
@@ -71,7 +71,7 @@ class TrainerSettings:
         output matrices in :data:`hsw2v.running.objectives.OUTPUTS` order (``syn1``,
         ``syn1neg``), 0 rows for an objective that is off. ``frozen``: Doc2Vec's inference,
         which writes only the document rows."""
-        return trainer_class(self.kernel)(
+        return trainer_class(self.walk)(
             syn0,
             self.sample_int,
             self.window,
@@ -80,7 +80,7 @@ class TrainerSettings:
             cbow_mean=self.cbow_mean,
             shrink_windows=self.shrink_windows,
             compute_loss=self.compute_loss,
-            kernel=self.kernel,
+            walk=self.walk,
             hot_sync=self.hot_sync,
             hot_visits=self.hot_visits,
             hot_scale=self.hot_scale,
@@ -111,27 +111,27 @@ def check_training_vocabulary(model) -> None:
 
 # The path walk every trainer uses: a benchmark and test switch, not a parameter (the
 # ``kernel=`` of earlier versions is ignored). "auto" takes the fastest measured; "window",
-# "fused", "reference" (the reference step with the _vec.h loops), "loop" and "blas" (the
+# "fused", "reference" (the reference step with the math/_vec.h loops), "loop" and "blas" (the
 # reference step with plain loops / BLAS, gensim's shape) select one. Read once from the
 # environment variable HSW2V_KERNEL; tests and benchmarks may set it here. "loop" and "blas"
 # are benchmark-only: hsw2v._kernels._bench_walks trains them, in builds that hold it.
-KERNEL = os.environ.get("HSW2V_KERNEL", "auto")
-KERNEL_CHOICES = ("auto", "window", "fused", "reference", "loop", "blas")
+WALK = os.environ.get("HSW2V_KERNEL", "auto")
+WALK_CHOICES = ("auto", "window", "fused", "reference", "loop", "blas")
 BENCH_WALKS = ("loop", "blas")
 
 
-def trainer_class(kernel: str) -> type:
-    """The Trainer type that runs the walk ``kernel``: the shipped
+def trainer_class(walk: str) -> type:
+    """The Trainer type that runs the walk ``walk``: the shipped
     :class:`hsw2v._kernels._inner.Trainer`, or for a benchmark-only walk
     :class:`hsw2v._kernels._bench_walks.Trainer`, whose absence (every wheel, and a source build
     without ``HSW2V_BENCH_WALKS=1``) is a ValueError that says how to build it."""
-    if kernel not in BENCH_WALKS:
+    if walk not in BENCH_WALKS:
         return Trainer
     try:
         from hsw2v._kernels._bench_walks import Trainer as BenchTrainer
     except ModuleNotFoundError:
         raise ValueError(
-            f"HSW2V_KERNEL={kernel!r} selects a benchmark-only walk "
+            f"HSW2V_KERNEL={walk!r} selects a benchmark-only walk "
             "(hsw2v._kernels._bench_walks) that this build does not hold: build it from a "
             "source checkout with "
             "`HSW2V_BENCH_WALKS=1 python3 setup.py build_ext --inplace` (no wheel holds it), "
@@ -140,14 +140,14 @@ def trainer_class(kernel: str) -> type:
     return BenchTrainer
 
 
-def kernel_variant(model) -> str:
-    """The path walk of ``model``'s trainer: :data:`KERNEL`, where ``"auto"`` takes the
-    fastest measured, ``"window"`` (_window.h's phased walks of hierarchical softmax, for
+def walk_variant(model) -> str:
+    """The path walk of ``model``'s trainer: :data:`WALK`, where ``"auto"`` takes the
+    fastest measured, ``"window"`` (train/_window.h's phased walks of hierarchical softmax, for
     skip-gram and CBOW; with negative sampling its steps are the fused walk's)."""
-    if KERNEL not in KERNEL_CHOICES:
-        raise ValueError(f"HSW2V_KERNEL must be one of {KERNEL_CHOICES}, got {KERNEL!r}")
-    if KERNEL != "auto":
-        return KERNEL
+    if WALK not in WALK_CHOICES:
+        raise ValueError(f"HSW2V_KERNEL must be one of {WALK_CHOICES}, got {WALK!r}")
+    if WALK != "auto":
+        return WALK
     return "window"
 
 
@@ -188,7 +188,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
         cbow_mean=bool(model.cbow_mean),
         shrink_windows=bool(model.shrink_windows),
         compute_loss=bool(model.compute_loss),
-        kernel=kernel_variant(model),
+        walk=walk_variant(model),
         outputs=kernel_outputs(model, threads),
         hot_sync=tuning.HOT_SYNC if sg else tuning.HOT_SYNC_CBOW,
         hot_visits=tuning.HOT_VISITS if sg else tuning.HOT_VISITS_CBOW,

@@ -28,8 +28,8 @@ from hsw2v.running.passes import FilePasses, epoch_passes
 from hsw2v.running.schedule import Schedule
 from hsw2v.running.trainer import (
     check_training_vocabulary,
-    kernel_variant,
     make_trainer,
+    walk_variant,
 )
 from hsw2v.trees import semantic_tree
 
@@ -367,8 +367,8 @@ class TrainingMixin:
             epoch=epoch,
         )
 
-    def _kernel_variant(self) -> str:
-        return kernel_variant(self)
+    def _walk_variant(self) -> str:
+        return walk_variant(self)
 
     # The training record: ``train_count``, ``total_train_time``, ``running_training_loss`` and
     # ``min_alpha_yet_reached`` (gensim's names) are written by these methods only (the

@@ -1,6 +1,6 @@
-/* Runs the vector primitives of hsw2v/_kernels/_vec.h (the fused walk's passes included),
- * the skip-gram window block of hsw2v/_kernels/_window.h and the two negative-sampling passes
- * of hsw2v/_kernels/_ns_pair.h on fixed pseudo-random data and prints every result, one
+/* Runs the vector primitives of hsw2v/_kernels/math/_vec.h (the fused walk's passes included),
+ * the skip-gram window block of hsw2v/_kernels/train/_window.h and the two negative-sampling passes
+ * of hsw2v/_kernels/train/_ns_pair.h on fixed pseudo-random data and prints every result, one
  * number a line ("%.9g"). tests/test_portable_c.py compiles it twice, with GCC's vector
  * extensions and with -DHSW2V_NO_VECTOR_EXT (the plain scalar path that compilers without
  * them, MSVC, take), and compares the two outputs: the scalar path must give the same numbers
@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "_ns_pair.h"
-#include "_window.h"
+#include "train/_ns_pair.h"
+#include "train/_window.h"
 
 static uint64_t state = 88172645463325252ULL;
 
@@ -54,7 +54,7 @@ int main(void) {
             for (int k = 0; k < d; k++)
                 printf("%.9g\n%.9g\n%.9g\n%.9g\n", row[k], h[k], x[2][k], x[3][k]);
         }
-        for (int n = 1; n <= L; n++) { /* _ns_pair.h: n dots, then the update pass */
+        for (int n = 1; n <= L; n++) { /* train/_ns_pair.h: n dots, then the update pass */
             float *yp[L], f[L], a[L];
             for (int j = 0; j < n; j++) { fill(y[j], d, 2.0f); yp[j] = y[j]; a[j] = 0.05f * (j - 2); }
             fill(x[0], d, 2.0f);

@@ -1,4 +1,4 @@
-/* Checks hsw2v_pread (hsw2v/_kernels/_pread.h) on the platform this is compiled for: writes a file
+/* Checks hsw2v_pread (hsw2v/_kernels/reader/_pread.h) on the platform this is compiled for: writes a file
  * of known bytes, then reads it back at many offsets and lengths, from the start, the middle,
  * across the end and past it, in an order that never follows the file position. Prints
  * "ok <reads>" or the first mismatch, and exits 0 only when every read is right.
@@ -19,7 +19,7 @@
 #define open_file open
 #define close_file close
 #endif
-#include "_pread.h"
+#include "reader/_pread.h"
 
 #define SIZE 300007
 

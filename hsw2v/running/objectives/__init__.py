@@ -273,7 +273,7 @@ NEGATIVE_SAMPLING = Objective(
 
 #: Every objective, in the order the kernel trains them for one (h, target) pair.
 OBJECTIVES: tuple[Objective, ...] = (HIERARCHICAL_SOFTMAX, NEGATIVE_SAMPLING)
-KERNEL_KINDS = tuple(o.kind for o in OBJECTIVES)  # their output kinds in the kernel
+OUTPUT_KINDS = tuple(o.kind for o in OBJECTIVES)  # their output kinds in the kernel
 OUTPUTS = tuple(o.matrix for o in OBJECTIVES)  # the output matrices, in table order
 MATRICES = ("syn0", *OUTPUTS)  # every trained matrix: the input vectors first
 SWITCHES = tuple(o.switch for o in OBJECTIVES)
@@ -372,7 +372,7 @@ def kernel_outputs(model, threads: int) -> tuple[dict, ...]:
 def with_matrices(outputs: tuple, matrices) -> list[dict]:
     """The kernel outputs with their matrices: ``matrices`` in :data:`OUTPUTS` order (one per
     objective, on or off), each given to the output of its objective."""
-    by_kind = dict(zip(KERNEL_KINDS, matrices, strict=True))
+    by_kind = dict(zip(OUTPUT_KINDS, matrices, strict=True))
     return [dict(output, matrix=by_kind[output["kind"]]) for output in outputs]
 
 
@@ -382,7 +382,7 @@ def touched_rows(settings, occurrences: np.ndarray, outputs) -> list:
     none for an objective that is off."""
     on = {output["kind"]: output for output in settings.outputs}
     found = []
-    for o, kind, matrix in zip(OBJECTIVES, KERNEL_KINDS, outputs, strict=True):
+    for o, kind, matrix in zip(OBJECTIVES, OUTPUT_KINDS, outputs, strict=True):
         if kind in on:
             found.append(o.rows_touched(on[kind], occurrences, len(matrix)))
         else:

@@ -1,6 +1,6 @@
 /* Skip-gram: several contexts of one window walk the centre's path together.
  *
- * An optimisation of the reference hierarchical-softmax step (``hs_step`` in _path.pxd, the
+ * An optimisation of the reference hierarchical-softmax step (``hs_step`` in math/_path.pxd, the
  * one home of the gradient): the same updates as B reference steps in a row, to float
  * rounding (the Gram terms below reorder the sums); tests/test_kernel_twins.py checks it as
  * the reference's twin. It is the default walk of hierarchical softmax (Word2Vec's "window"
@@ -39,7 +39,7 @@
  * Notation: x[b] context rows of syn0 (IN/OUT), y[j] path rows of syn1 (IN/OUT), work[b]
  * scratch rows of d floats (the steps carried from one segment to the next), code[j] the
  * path's bits, g = (1 - code - sigmoid(f)) * alpha (sigmoid: the NaN-safe table lookup of
- * _vec.h). This g keeps word2vec.c's sign and float32 arithmetic: it is -alpha * dL/df of
+ * math/_vec.h). This g keeps word2vec.c's sign and float32 arithmetic: it is -alpha * dL/df of
  * the reference's convention (dL/df = sigmoid(f) - (1 - code)), the same number bit for bit,
  * since IEEE subtraction and multiplication are exact under negation.
  */
@@ -49,10 +49,10 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "_loss.h"
-#include "_vec.h"
+#include "../math/_loss.h"
+#include "../math/_vec.h"
 
-/* Without vector extensions (MSVC; see _vec.h) the vector steps are empty (d4 = 0) and the
+/* Without vector extensions (MSVC; see math/_vec.h) the vector steps are empty (d4 = 0) and the
  * scalar tail loops, which compute the same sums one float at a time, cover all d. */
 #if defined(_MSC_VER)
 #define HSW2V_ALWAYS_INLINE static __forceinline
@@ -76,10 +76,10 @@
 #define HSW2V_UNROLL_BLOCK
 #endif
 
-/* Widths: rows are cut into vector steps as in _vec.h (16 floats at the avx512 level, then 8;
+/* Widths: rows are cut into vector steps as in math/_vec.h (16 floats at the avx512 level, then 8;
  * element-wise updates then one 4-float step; scalar tails). Each dot-product step width W has
  * its own B accumulators (AW) and its own range [K0, K1) of the row; the passes below are
- * written once per step as macros over the vector type. Each dot product ends as _vec.h's do
+ * written once per step as macros over the vector type. Each dot product ends as math/_vec.h's do
  * ("Widths"): a 4-float step into its 8-float accumulator over [d8, d4), the vector sum, then
  * [d4, d) in straight-line code; the element-wise updates of [d8, d4) take a 4-float step.
  * Without vector extensions every vector range is empty and the scalar loops cover all d. */
@@ -290,7 +290,7 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
 
 /* Walk the path of one centre for B (1..HSW2V_MAX_BLOCK) distinct context rows; pushes the
  * -log-likelihood terms of the B (context, centre) pairs onto ``tally`` (a job's tally,
- * _loss.h), or none where ``tally`` is NULL. Adds the first entry of each updated context
+ * math/_loss.h), or none where ``tally`` is NULL. Adds the first entry of each updated context
  * row to *check (NaN if any f of the walk was NaN: the job's divergence check; an infinity
  * shows there once it has made a NaN, as inf - inf or 0 * inf). ``lock``: B lock factors of
  * the context rows' words (their updates are scaled by them), or NULL for 1.

@@ -1,14 +1,14 @@
-"""The path walks of Word2Vec training: its calls of the reference steps (``_path.pxd``)
+"""The path walks of Word2Vec training: its calls of the reference steps (``math/_path.pxd``)
 and the fused walks, optimisations of the reference (inline).
 
 Design note: see ``_inner`` design note D. ``hs_path`` and ``ns_path`` run the one
-hierarchical-softmax / negative-sampling step of ``_path.pxd`` with the table sigmoid and
-``_vec.h``'s loops (the "reference" variant); ``hs_path_fused`` and ``ns_path_fused`` are the
+hierarchical-softmax / negative-sampling step of ``math/_path.pxd`` with the table sigmoid and
+``math/_vec.h``'s loops (the "reference" variant); ``hs_path_fused`` and ``ns_path_fused`` are the
 same arithmetic with each node's update fused into the next node's dot product (their twin
 tests: tests/test_kernel_twins.py), one loop for both objectives (``fused_walk``, compiled
 once per objective, chosen by the type of its labels). The 4-context window block is
-``_window.h``'s (``_inner_loops.pxd``). ``RefWalks`` lets a module that composes the job loop
-(``_inner_job.pxd``) put other reference walks in place of ``hs_path`` / ``ns_path``: the
+``train/_window.h``'s (``train/_window.pxd``). ``RefWalks`` lets a module that composes the job loop
+(``train/_job.pxd``) put other reference walks in place of ``hs_path`` / ``ns_path``: the
 benchmark-only plain-loop and BLAS walks of ``_bench_walks.pyx``. The Python-callable twins
 of both modules run a reference-shaped walk through ``twin_hs`` / ``twin_ns``, after the
 argument checks of ``walk_rows``.
@@ -18,25 +18,25 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from hsw2v._kernels._inner_loops cimport SIGMOID, prefetch_row, sigmoid
-from hsw2v._kernels._path cimport hs_step, node_coef, ns_step
-from hsw2v._kernels._vecops cimport (
+from hsw2v._kernels.math._path cimport hs_step, node_coef, ns_step
+from hsw2v._kernels.math._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_loss_acc, hsw2v_update_last, hsw2v_update_spread,
     hsw2v_update_then_dot,
-    loss_init, loss_push, loss_total, neg_log_sigmoid, tally_push,
+    loss_init, loss_push, loss_total, neg_log_sigmoid, prefetch_row, tally_push,
 )
+from hsw2v._kernels.train._sigmoid cimport SIGMOID, sigmoid
 
 
 # The walk variants (Trainer's ``kernel``). The benchmark-only "loop" and "blas" walks train
-# as KERNEL_REFERENCE with other RefWalks (``_bench_walks.pyx``).
+# as WALK_REFERENCE with other RefWalks (``_bench_walks.pyx``).
 cdef enum:
-    KERNEL_FUSED = 0   # path walk with each update fused into the next dot (default)
-    KERNEL_WINDOW = 3  # skip-gram: blocks of a window's contexts walk the path together
-    KERNEL_REFERENCE = 4  # pair-by-pair: the reference step with _vec.h loops (fused's twin)
+    WALK_FUSED = 0   # path walk with each update fused into the next dot (default)
+    WALK_WINDOW = 3  # skip-gram: blocks of a window's contexts walk the path together
+    WALK_REFERENCE = 4  # pair-by-pair: the reference step with math/_vec.h loops (fused's twin)
 
 
 # A reference walk along a path (``hs_path``'s signature) and over one (target, negatives)
-# set (``ns_path``'s), and the pair a job loop calls for KERNEL_REFERENCE (NULL: these two).
+# set (``ns_path``'s), and the pair a job loop calls for WALK_REFERENCE (NULL: these two).
 ctypedef double (*hs_walk_fn)(const float *h, float *work, float **rows, const uint8_t *code,
                               int length, float alpha, int d, bint compute_loss,
                               double *check) noexcept nogil
@@ -112,7 +112,7 @@ cdef inline double hs_path(
     bint compute_loss,
     double *check,           # OUT  += the sum of every f (the job's divergence check)
 ) noexcept nogil:
-    """Word2Vec's use of the reference step (``_path.hs_step``, table sigmoid, ``_vec.h``
+    """Word2Vec's use of the reference step (``_path.hs_step``, table sigmoid, ``math/_vec.h``
     loops): work = -alpha sum_j g_j rows[j] (old rows), rows[j] -= alpha g_j h, g_j = dL/df_j.
 
     Returns -log P(word | h) when compute_loss, else 0."""
@@ -126,7 +126,7 @@ cdef inline double ns_path(
     bint compute_loss, double *check,
 ) noexcept nogil:
     """Word2Vec's call of the reference negative-sampling step (``_path.ns_step``, table
-    sigmoid, ``_vec.h`` loops) over the rows of one (target, negatives) set, target first."""
+    sigmoid, ``math/_vec.h`` loops) over the rows of one (target, negatives) set, target first."""
     return ns_step(d, h, work, rows, NULL, NULL, count, alpha, &SIGMOID, NULL, NULL,
                    compute_loss, check)
 
@@ -170,18 +170,18 @@ cdef inline bint fused_walk(
 
     * hs keeps word2vec.c's sign and rounding: its coefficient (``_path.node_coef``, as every
       walk's) is ``(1 - code - sigmoid(f)) * alpha`` rounded once (``= -alpha * dL/df``,
-      ``_path.pxd`` design note A); with ``apply_to_h`` the final ``h += work`` is fused
+      ``math/_path.pxd`` design note A); with ``apply_to_h`` the final ``h += work`` is fused
       into the last node's update;
     * ns rounds the residual ``label - sigmoid(f)`` to float32 first, then ``a = residual *
-      alpha`` (``node_coef``'s other rounding, ``_path.pxd`` design note B); a word drawn
+      alpha`` (``node_coef``'s other rounding, ``math/_path.pxd`` design note B); a word drawn
       twice in a row is not fused (its second
       dot product must see the first update). With ``nspread`` the caller's next step,
       ``spread[c] += spread_lock[c] * spread_scale * work`` in order, is fused into the last
       word's update (``hsw2v_update_spread``: the same bits, work not written), unless that
       word's coefficient is 0 (then nothing is spread). Returns whether it was.
 
-    The vector loops are ``_vec.h``'s (several accumulators, one pass per row). The loss
-    goes to ``tally`` (``_loss.h``; the reference's libm terms to 2e-7 relative)."""
+    The vector loops are ``math/_vec.h``'s (several accumulators, one pass per row). The loss
+    goes to ``tally`` (``math/_loss.h``; the reference's libm terms to 2e-7 relative)."""
     cdef int j
     cdef float f, a
     cdef float *row = rows[0]
@@ -201,7 +201,7 @@ cdef inline bint fused_walk(
         fsum += f
         if labels_t is PathLabels:
             if tally != NULL:
-                tally_push(tally, (1.0 - 2.0 * code[j]) * f)  # reduced in blocks (_loss.h)
+                tally_push(tally, (1.0 - 2.0 * code[j]) * f)  # reduced in blocks (math/_loss.h)
             a = node_coef(1.0 - code[j], sigmoid(f), alpha, False)
         else:
             if tally != NULL:

@@ -11,21 +11,21 @@ next pair prefetches. Nogil, on a job's ``JobState``.
 from libc.stdint cimport int32_t, int64_t, uint32_t
 from libc.string cimport memcpy
 
-from hsw2v._kernels._inner_hot cimport is_private
-from hsw2v._kernels._inner_inputs cimport cbow_spread
-from hsw2v._kernels._inner_loops cimport SIGMOID, prefetch_row
-from hsw2v._kernels._inner_model cimport (
+from hsw2v._kernels.math._vecops cimport hsw2v_axpy, prefetch_row
+from hsw2v._kernels.train._hot cimport is_private
+from hsw2v._kernels.train._inputs cimport cbow_spread
+from hsw2v._kernels.train._model cimport (
     INPUT_CONTEXT, INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW, INPUT_SUBWORD_CENTRE, ModelView, Output,
 )
-from hsw2v._kernels._inner_rng cimport draw_negatives, lend_negatives, next_random
-from hsw2v._kernels._inner_state cimport JobState, job_tally, output_row
-from hsw2v._kernels._inner_walks cimport KERNEL_FUSED, KERNEL_WINDOW, RefWalks, ns_path_fused
-from hsw2v._kernels._ns_pair cimport ns_pair_block, rows_distinct
-from hsw2v._kernels._ns_shared cimport ns_shared_block
-from hsw2v._kernels._vecops cimport hsw2v_axpy
+from hsw2v._kernels.train._ns_pair cimport ns_pair_block, rows_distinct
+from hsw2v._kernels.train._ns_shared cimport ns_shared_block
+from hsw2v._kernels.train._rng cimport draw_negatives, lend_negatives, next_random
+from hsw2v._kernels.train._sigmoid cimport SIGMOID
+from hsw2v._kernels.train._state cimport JobState, job_tally, output_row
+from hsw2v._kernels.train._walks cimport WALK_FUSED, WALK_WINDOW, RefWalks, ns_path_fused
 
 
-# CBOW takes the two-pass negative-sampling block (``_ns_pair.pxd``) up to this vector size
+# CBOW takes the two-pass negative-sampling block (``train/_ns_pair.pxd``) up to this vector size
 # and the word-by-word fused walk above it (the same bits either way): the block measured
 # faster at d=100 and slower at d=300 (benchmarks/RESULTS.md, "The CBOW block by width"),
 # and the widths between were not measured, so they keep the walk.
@@ -129,7 +129,7 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
     if o == NULL:
         return
     stride = o.negative + 1
-    if m.input == INPUT_CONTEXT and o.shared:  # one set for all the contexts (_ns_shared.pxd)
+    if m.input == INPUT_CONTEXT and o.shared:  # one set for all the contexts (train/_ns_shared.pxd)
         if hi - lo > 1:
             counts[0] = draw_negatives(&o.neg, st.kept[i], o.negative, negs, &st.rng)
     elif m.input == INPUT_CONTEXT:
@@ -193,7 +193,7 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
     """The negative-sampling step of one (h, target) pair over its drawn words ``negs``
     (target first), and its error sent back to the input rows: ``ctx[c] += lock[c] * scale *
     work`` in order (skip-gram: its context row; CBOW: the window's rows, scale 1 / count
-    without cbow_mean). With ``block`` (CBOW) the two-pass block (``_ns_pair.pxd``) when the
+    without cbow_mean). With ``block`` (CBOW) the two-pass block (``train/_ns_pair.pxd``) when the
     set's rows are distinct, else the fused walk, or the reference walk ``walks.ns``, and the
     same update of the input rows (``cbow_spread``'s arithmetic); CBOW's fused walk takes that
     update in its last word's pass (``ns_path_fused``'s ``spread``: the same bits; measured
@@ -209,7 +209,7 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
     cdef double loss = 0.0
     for k in range(count):
         st.nrows[k] = output_row(m, st, m.ns, negs[k])
-    if walk == KERNEL_FUSED or walk == KERNEL_WINDOW:  # its loss: on st.tally
+    if walk == WALK_FUSED or walk == WALK_WINDOW:  # its loss: on st.tally
         if block and rows_distinct(st.nrows, count):
             if next_count:  # before a block: asked for at once
                 prefetch_negs(m, st, next_negs, next_count)
@@ -237,7 +237,7 @@ cdef inline double ns_shared_centre(const ModelView *m, JobState *st, int npairs
                                     const int32_t *negs, int count, float alpha) noexcept nogil:
     """Shared negatives (skip-gram): the centre's ``npairs`` contexts (``st.crows``, their
     lock factors ``st.clock``) against its one drawn set ``negs`` (target first), the block
-    step of ``_ns_shared.pxd``."""
+    step of ``train/_ns_shared.pxd``."""
     cdef int k
     for k in range(count):
         st.nrows[k] = output_row(m, st, m.ns, negs[k])

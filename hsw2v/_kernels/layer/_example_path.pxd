@@ -3,7 +3,7 @@ top-down pass, and the bounds check of the paths (inline, for ``_layer``).
 
 Design note: see ``_layer``'s design notes C (notation), D (exactness) and E (the gradient).
 ``path_step`` is the reference hierarchical-softmax step of every kernel (``hs_step`` of
-``_path.pxd``) with the exact sigmoid; ``path_loss`` is its loss without the step (a query
+``math/_path.pxd``) with the exact sigmoid; ``path_loss`` is its loss without the step (a query
 never writes the weights); ``fill_row`` gives every class its log-probability from one row of
 node scores; ``bad_path`` is the one compare per step that every call makes before a nogil
 loop follows the paths.
@@ -11,8 +11,8 @@ loop follows the paths.
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
-from hsw2v._kernels._path cimport hs_step
-from hsw2v._kernels._vecops cimport hsw2v_dot, neg_log_sigmoid
+from hsw2v._kernels.math._path cimport hs_step
+from hsw2v._kernels.math._vecops cimport hsw2v_dot, neg_log_sigmoid
 
 
 cdef inline double path_step(
@@ -28,7 +28,7 @@ cdef inline double path_step(
     float lr,                # IN   step size; 0 leaves syn1 alone
 ) noexcept nogil:
     """-log P(y | h) along one path (design note E): the reference hierarchical-softmax step
-    (``hs_step`` of :mod:`hsw2v._kernels._path`, the one home of the gradient) with the exact
+    (``hs_step`` of :mod:`hsw2v._kernels.math._path`, the one home of the gradient) with the exact
     sigmoid, ``grad_h`` taking dL/dh and each node's row (and bias) its step right after its old
     value went into ``grad_h``."""
     cdef double check = 0.0  # hs_step's sum of f; the layer checks its loss instead

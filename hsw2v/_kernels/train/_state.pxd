@@ -13,15 +13,15 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memcpy
 
-from hsw2v._kernels._inner_hot cimport (
+from hsw2v._kernels.math._vecops cimport hsw2v_loss_acc
+from hsw2v._kernels.train._hot cimport (
     HotCopy, free_hot_copy, private_slot, sync_hot,
 )
-from hsw2v._kernels._inner_loops cimport MAX_BLOCK
-from hsw2v._kernels._inner_model cimport MAX_OUTPUTS, HotSet, ModelView
-from hsw2v._kernels._inner_rng cimport next_random
-from hsw2v._kernels._inner_walks cimport RefWalks
-from hsw2v._kernels._ns_pair cimport ns_pair_block
-from hsw2v._kernels._vecops cimport hsw2v_loss_acc
+from hsw2v._kernels.train._model cimport MAX_OUTPUTS, HotSet, ModelView
+from hsw2v._kernels.train._ns_pair cimport ns_pair_block
+from hsw2v._kernels.train._rng cimport next_random
+from hsw2v._kernels.train._walks cimport RefWalks
+from hsw2v._kernels.train._window cimport MAX_BLOCK
 
 
 cdef struct JobState:
@@ -45,7 +45,7 @@ cdef struct JobState:
     float *clock      # their lock factors (as many)
     int64_t since     # centre words trained since the last flush of the hot rows
     float *span       # FastText's CBOW: the span's ring, span_n slots of 2 x d floats (each
-                      # position's sum of input rows and owed steps; _inner_inputs.pxd)
+                      # position's sum of input rows and owed steps; train/_inputs.pxd)
     int64_t span_n    # its slots: min(2 x window + 1, the job's ids)
     int64_t span_start  # the position of slot 0 (the sentence's start)
     int64_t span_live   # positions span_live..span_entered-1 are in the span
@@ -68,7 +68,7 @@ cdef struct JobState:
     int64_t win_hi[2]
     uint64_t rng
     double loss
-    hsw2v_loss_acc tally  # the walks' loss terms, reduced 64 at a time (_loss.h)
+    hsw2v_loss_acc tally  # the walks' loss terms, reduced 64 at a time (math/_loss.h)
     double check      # the sum of every f the job computed: non-finite iff the job met a
                       # non-finite weight (its divergence check, design note G)
 
@@ -84,7 +84,7 @@ ctypedef void (*span_fn)(const ModelView *m, JobState *st, int64_t i, int64_t lo
 cdef struct JobRoutines:
     RefWalks walks   # the "reference" variant's walks along a path and over negatives
     flush_fn flush   # flush_hot (every hot_sync centre words), out of the centre loop
-    span_fn span     # FastText's CBOW step of one centre (``_inner_steps.subword_window``),
+    span_fn span     # FastText's CBOW step of one centre (``_steps.subword_window``),
                      # out of the centre loop, which Word2Vec's CBOW shares
 
 

@@ -1,10 +1,10 @@
 /* Negative sampling, one (h, target + negatives) set in two passes over the rows: every dot
- * product first, then every update. Cython reaches it through ``_ns_pair.pxd``.
+ * product first, then every update. Cython reaches it through ``train/_ns_pair.pxd``.
  *
  * Design note
  * -----------
  * A. Why it is exact. The step of a set (Mikolov et al. 2013, negative sampling objective;
- *    ``_path.pxd`` note B) walks its words in order: f_k = h . row_k, a_k = -alpha g_k,
+ *    ``math/_path.pxd`` note B) walks its words in order: f_k = h . row_k, a_k = -alpha g_k,
  *    work += a_k row_k (old row), row_k += a_k h. h does not move during the walk, and when
  *    the set's rows are distinct no word's update touches another word's row, so every f_k
  *    is the dot product of h with the row as it was before the set: the dots can all be
@@ -28,7 +28,7 @@
  *    d=100; skip-gram, whose time goes to bringing the negatives' rows in from L3 or memory,
  *    gained nothing, and training keeps its word-by-word walk.
  *
- * C. Bits. Each dot product is summed exactly as ``hsw2v_dot`` sums (``_vec.h``: the same
+ * C. Bits. Each dot product is summed exactly as ``hsw2v_dot`` sums (``math/_vec.h``: the same
  *    accumulators, the same order, the same tail), so f_k has the same bits; the element-wise
  *    updates are the same multiply-adds whatever the vector width. The accumulators of a
  *    group are arrays indexed by constants after inlining (one specialised copy per group
@@ -38,7 +38,7 @@
 #ifndef HSW2V_NS_PAIR_H
 #define HSW2V_NS_PAIR_H
 
-#include "_vec.h"
+#include "../math/_vec.h"
 
 #define HSW2V_NS_GROUP 6 /* dot products taken side by side (2 accumulators each) */
 

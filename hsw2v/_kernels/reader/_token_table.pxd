@@ -8,7 +8,7 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
-from hsw2v._kernels._range_codes cimport ERR_MEMORY, OK, resize
+from hsw2v._kernels.reader._codes cimport ERR_MEMORY, OK, resize
 
 
 cdef inline uint64_t fnv1a(const uint8_t *p, int64_t n) noexcept nogil:

@@ -7,7 +7,7 @@ Design note: strict UTF-8 validation (Unicode 15, table 3-7) and the whitespace 
 
 from libc.stdint cimport int64_t, uint8_t
 
-from hsw2v._kernels._range_codes cimport ERR_MEMORY, ERR_UTF8, OK, resize
+from hsw2v._kernels.reader._codes cimport ERR_MEMORY, ERR_UTF8, OK, resize
 
 
 cdef inline bint ascii_space(uint8_t c) noexcept nogil:

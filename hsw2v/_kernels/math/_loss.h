@@ -34,7 +34,7 @@
  *        compute_loss, may spill the loop's vector registers around it (all are
  *        caller-saved); with an out-of-line one (the window block on the job's tally too),
  *        skip-gram trained without compute_loss measured about 10 % slower. (The window
- *        block now has no-loss specialisations without any tally code, _window.h.)
+ *        block now has no-loss specialisations without any tally code, train/_window.h.)
  *        An acc must be initialised by hsw2v_loss_init (not by zeroing: prod starts at 1).
  * Cost (avx2 level, a C loop of pushes): about 1.9 ns a term, 1.2 ns of it the reduction.
  */

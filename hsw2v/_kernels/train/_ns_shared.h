@@ -1,4 +1,4 @@
-/* The two passes of the shared-negatives block (hsw2v/_kernels/_ns_shared.pxd): one context row h
+/* The two passes of the shared-negatives block (hsw2v/_kernels/train/_ns_shared.pxd): one context row h
  * against the few rows of one (target, negatives) set, each pass reading h once.
  *
  *   hsw2v_multi_dot:       f[k] = h . rows[k] for every row of the set
@@ -8,11 +8,11 @@
  * The pair-by-pair walk reads h, a row and the error vector once per row of the set; here a
  * context row is read twice per set, whatever its size, and the set's rows stay in the
  * first-level cache across the centre's contexts. Same vector types and
- * fallbacks as _vec.h (plain loops without GCC/Clang vector extensions). */
+ * fallbacks as math/_vec.h (plain loops without GCC/Clang vector extensions). */
 #ifndef HSW2V_NS_SHARED_H
 #define HSW2V_NS_SHARED_H
 
-#include "_vec.h"
+#include "../math/_vec.h"
 
 /* f[k] = h . rows[k], k < n; rows taken four at a time (four accumulators per pass). */
 static inline void hsw2v_multi_dot(int d, const float *h, float *const *rows, int n, float *f) {

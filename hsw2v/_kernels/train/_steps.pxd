@@ -5,37 +5,36 @@ centre's path (``hs_contexts``; in blocks, ``sg_window``) and its drawn set
 (``ns_contexts``). CBOW: the window's h walks the centre's path (``cbow_hs``, over
 ``hidden_hs``). FastText's skip-gram: the centre's rows form one h that predicts each
 context (``subword_centre``). Doc2Vec's PV-DBOW: each document row is an h that predicts the
-centre (``doc_contexts``, over ``hs_row``). Every walk is one of ``_inner_walks.pxd`` /
-``_window.h``'s; these functions choose and feed them. Nogil, on a job's ``JobState``.
+centre (``doc_contexts``, over ``hs_row``). Every walk is one of ``train/_walks.pxd`` /
+``train/_window.h``'s; these functions choose and feed them. Nogil, on a job's ``JobState``.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.string cimport memset
 
-from hsw2v._kernels._inner_draws cimport NS_BLOCK_MAX_D, ns_pair, set_after
-from hsw2v._kernels._inner_hot cimport is_private
-from hsw2v._kernels._inner_inputs cimport (
+from hsw2v._kernels.math._tree_view cimport TreeView, path_code, path_point
+from hsw2v._kernels.math._vecops cimport HSW2V_PREFETCH, hsw2v_axpy, prefetch_row
+from hsw2v._kernels.train._draws cimport NS_BLOCK_MAX_D, ns_pair, set_after
+from hsw2v._kernels.train._hot cimport is_private
+from hsw2v._kernels.train._inputs cimport (
     cbow_inv, cbow_spread, gather_subwords, prefetch_subwords, span_enter, span_leave,
     span_step, span_window, take_step,
 )
-from hsw2v._kernels._inner_loops cimport (
-    HSW2V_PREFETCH, SIGMOID, hsw2v_cbow_walk, hsw2v_sg_block_tally, prefetch_row,
-)
-from hsw2v._kernels._inner_model cimport INPUT_SUBWORD_CENTRE, ModelView, Output
-from hsw2v._kernels._inner_state cimport (
+from hsw2v._kernels.train._model cimport INPUT_SUBWORD_CENTRE, ModelView, Output
+from hsw2v._kernels.train._ns_pair cimport hsw2v_rows_sum
+from hsw2v._kernels.train._sigmoid cimport SIGMOID
+from hsw2v._kernels.train._state cimport (
     JobRoutines, JobState, doc_lock, job_tally, lock_of, ns_negative, output_row,
 )
-from hsw2v._kernels._inner_walks cimport KERNEL_FUSED, KERNEL_WINDOW, hs_path_fused
-from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum
-from hsw2v._kernels._tree_view cimport TreeView, path_code, path_point
-from hsw2v._kernels._vecops cimport hsw2v_axpy
+from hsw2v._kernels.train._walks cimport WALK_FUSED, WALK_WINDOW, hs_path_fused
+from hsw2v._kernels.train._window cimport hsw2v_cbow_walk, hsw2v_sg_block_tally
 
 
 cdef inline void sg_window(const ModelView *m, JobState *st, int64_t r, int64_t e, int64_t i,
                            const uint8_t *code, int length, float alpha) noexcept nogil:
     """Skip-gram's hierarchical softmax for centre ``i``: the contexts of kept[r:e] (but i)
     walk the centre's path (rows in st.yrows) in blocks of up to ``m.block`` distinct words
-    (_window.h), with exactly word2vec.c's updates. The loss terms go to the job's tally when
+    (train/_window.h), with exactly word2vec.c's updates. The loss terms go to the job's tally when
     compute_loss."""
     cdef int d = m.d, B = 0, b
     cdef int64_t p
@@ -93,7 +92,7 @@ cdef inline void hs_row(const ModelView *m, JobState *st, float *ctx, float lock
     row) takes the fused walk: a block of one measured 1.13x slower (0.89 s against 1.00 s
     for an epoch of gcide's PV-DBOW)."""
     cdef int walk = m.outputs[m.hs].walk
-    if walk != KERNEL_FUSED and walk != KERNEL_WINDOW:
+    if walk != WALK_FUSED and walk != WALK_WINDOW:
         st.loss += rt.walks.hs(ctx, st.work, st.yrows, code, length, alpha, m.d,
                                m.compute_loss, &st.check)
         hsw2v_axpy(m.d, lock, st.work, ctx)
@@ -114,7 +113,7 @@ cdef inline void hs_contexts(const ModelView *m, JobState *st, int64_t r, int64_
     step goes back to its row: in blocks (the window walk, ``sg_window``), or context by
     context (the fused walk, or the reference walk ``rt.walks.hs``)."""
     cdef int64_t p
-    if m.outputs[m.hs].walk == KERNEL_WINDOW:
+    if m.outputs[m.hs].walk == WALK_WINDOW:
         sg_window(m, st, r, e, i, code, length, alpha)
         return
     for p in range(r, e):
@@ -153,10 +152,10 @@ cdef inline void hidden_hs(const ModelView *m, JobState *st, const uint8_t *code
     """The hierarchical-softmax walk of an h that is not a row (st.neu1) along a path
     (st.yrows): the rows of the path step, and h's step is left in st.work."""
     cdef int walk = m.outputs[m.hs].walk
-    if walk == KERNEL_WINDOW:
+    if walk == WALK_WINDOW:
         hsw2v_cbow_walk(m.d, st.neu1, st.work, length, st.yrows, code, alpha, &SIGMOID,
                         job_tally(m, st), &st.check)
-    elif walk != KERNEL_FUSED:
+    elif walk != WALK_FUSED:
         st.loss += rt.walks.hs(st.neu1, st.work, st.yrows, code, length, alpha, m.d,
                                m.compute_loss, &st.check)
     else:
@@ -241,7 +240,7 @@ cdef inline void subword_window(const ModelView *m, JobState *st, int64_t i, int
                                 const JobRoutines *rt) noexcept nogil:
     """FastText's CBOW step for centre ``i`` of a sentence ending at ``end``
     (``INPUT_SUBWORD_WINDOW``): the positions out of reach leave the span and the farthest in
-    reach comes in (``_inner_inputs.pxd``), h is formed from the span's sums of the context
+    reach comes in (``train/_inputs.pxd``), h is formed from the span's sums of the context
     words of kept[lo:hi] (their rows' mean, or sum), each output walks the centre's targets
     (hs: its path, st.yrows; ns: its set ``negs``) and h's step moves the sums (``span_step``),
     gensim's order: hs, then ns from the h it left. Called out of line (``JobRoutines.span``):

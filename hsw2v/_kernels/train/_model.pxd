@@ -4,9 +4,9 @@ Design note: ``ModelView`` is the read-only description of the model that
 ``hsw2v._kernels._inner.Trainer`` fills and every job reads (the weights it points at are written,
 Hogwild; ``_inner`` design note B): the input rows and the input kind (how a step forms h
 from them), and the outputs, one ``Output`` per objective that is on (its kind, matrix,
-private hot rows, the walk chosen for it, and its lookup: a ``TreeView``, ``_tree_view.pxd``,
+private hot rows, the walk chosen for it, and its lookup: a ``TreeView``, ``math/_tree_view.pxd``,
 or negative sampling's draw tables, ``NegTable``). ``HotSet`` names the rows each job trains
-a private copy of (``_inner_hot.pxd``). ``job_fn``
+a private copy of (``train/_hot.pxd``). ``job_fn``
 is the type of a job's nogil entry (``_inner.train_job_nogil``, or a benchmark walk's): C
 callers (``_corpus_file``) take it, with the view, from a cimported ``Trainer``
 (``_inner.pxd``). Declarations only: no code, no C header, so that a module can name the
@@ -15,7 +15,7 @@ model without compiling the walks.
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
-from hsw2v._kernels._tree_view cimport TreeView
+from hsw2v._kernels.math._tree_view cimport TreeView
 
 
 cdef struct NegTable:  # negative sampling's draw tables (shared, read-only)
@@ -60,7 +60,7 @@ cdef enum:
 cdef struct Output:  # one output of the step: a row of the objectives' table, for the kernel
     int kind          # OUTPUT_HS / OUTPUT_NS
     float *matrix     # its weights (syn1 / syn1neg), V x d (hs: rows 0..V-2 used)
-    HotSet hot        # the rows each job trains a private copy of (``_inner_hot.pxd``)
+    HotSet hot        # the rows each job trains a private copy of (``train/_hot.pxd``)
     int walk          # the walk that trains it, chosen once by the Trainer (KERNEL_*)
     TreeView tree     # OUTPUT_HS: the tree whose paths it walks
     NegTable neg      # OUTPUT_NS: the draw tables

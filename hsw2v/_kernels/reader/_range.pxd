@@ -8,7 +8,7 @@ Design note: a job is made as hsw2v.running.epochs.iter_jobs makes it (``_corpus
 E): whole sentences until it holds at least batch_words raw tokens; its learning rates come
 from ``_rates.schedule_alpha`` over the shared count of units handed out (atomic), its random
 stream from (seed, epoch, thread * 2**40 + job). A full batch goes to ``run.sink``:
-``train_batch``, or the recording sinks of ``_range_replay.pxd``. ``train_batch`` trains
+``train_batch``, or the recording sinks of ``reader/_replay.pxd``. ``train_batch`` trains
 through the Trainer's typed view and job entry (``Run.model``, ``Run.job``). Buffers grow
 with the input (``grow``), never truncate it.
 """
@@ -17,13 +17,13 @@ from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from hsw2v._kernels._inner_model cimport ModelView, job_fn
-from hsw2v._kernels._inner_rng cimport job_seed_nogil
-from hsw2v._kernels._line_reader cimport Failure, Reader, next_line_tokens
-from hsw2v._kernels._range_codes cimport ERR_IO, ERR_MEMORY, OK, resize
 from hsw2v._kernels._rates cimport schedule_alpha
-from hsw2v._kernels._token_table cimport Table, table_count, table_lookup
-from hsw2v._kernels._utf8_split cimport Spans
+from hsw2v._kernels.reader._codes cimport ERR_IO, ERR_MEMORY, OK, resize
+from hsw2v._kernels.reader._lines cimport Failure, Reader, next_line_tokens
+from hsw2v._kernels.reader._token_table cimport Table, table_count, table_lookup
+from hsw2v._kernels.reader._utf8_split cimport Spans
+from hsw2v._kernels.train._model cimport ModelView, job_fn
+from hsw2v._kernels.train._rng cimport job_seed_nogil
 
 
 cdef extern from *:
@@ -204,7 +204,7 @@ cdef inline int train_range_nogil(const Run *run, const Table *vocab, Reader *r,
     return rc
 
 
-cdef inline int count_range_nogil(Table *counts, Reader *r, int64_t max_sentence_length,
+cdef inline int scan_vocab_nogil(Table *counts, Reader *r, int64_t max_sentence_length,
                            int64_t *raw, int64_t *sentences, Failure *fail,
                            int64_t *stop) noexcept nogil:
     """Count every token of the range (first-seen order), its raw tokens and sentences;

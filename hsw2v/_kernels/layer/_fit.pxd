@@ -11,10 +11,10 @@ from libc.math cimport sqrt, sqrtf
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy, memset
 
-from hsw2v._kernels._layer_path cimport path_step
-from hsw2v._kernels._path cimport softmax_step
-from hsw2v._kernels._tree_view cimport TreeView, path_code, path_point
-from hsw2v._kernels._vecops cimport hsw2v_axpy, hsw2v_dot
+from hsw2v._kernels.layer._example_path cimport path_step
+from hsw2v._kernels.math._path cimport softmax_step
+from hsw2v._kernels.math._tree_view cimport TreeView, path_code, path_point
+from hsw2v._kernels.math._vecops cimport hsw2v_axpy, hsw2v_dot
 
 # AdaGrad's epsilon (design note F): keeps the first step finite when a row's gradient is 0
 DEF ADAGRAD_EPS = 1e-10

@@ -1,10 +1,10 @@
 """Negative sampling per pair, in two passes: the dot products of a set side by side, then one
-update pass (inline; the passes are ``_ns_pair.h``'s).
+update pass (inline; the passes are ``train/_ns_pair.h``'s).
 
-Design note: ``_ns_pair.h`` (A: why the bits are the word-by-word walk's; B: why it is
+Design note: ``train/_ns_pair.h`` (A: why the bits are the word-by-word walk's; B: why it is
 faster). ``ns_pair_block`` is the step of one (h, target + negatives) set of gensim's per-pair
 negative sampling (Mikolov et al. 2013, negative sampling objective): the reference step of
-``_path.pxd`` (``ns_step``) with the table sigmoid, and the same rows, work and loss terms as
+``math/_path.pxd`` (``ns_step``) with the table sigmoid, and the same rows, work and loss terms as
 ``ns_path_fused`` bit for bit (twin test: tests/test_ns_pair.py). It takes a set only when its
 rows are distinct (``rows_distinct``); the caller walks a set with a repeated row word by
 word. The update pass also sends ``work`` back to the input rows, the step the caller would
@@ -17,12 +17,12 @@ to bringing the negatives' rows in, not to the passes over them; with those rows
 over its dot products it measured 1.17x slower at d=300 ("what is left at d=300").
 """
 
-from hsw2v._kernels._inner_loops cimport sigmoid
-from hsw2v._kernels._path cimport node_coef
-from hsw2v._kernels._vecops cimport hsw2v_loss_acc, tally_push
+from hsw2v._kernels.math._path cimport node_coef
+from hsw2v._kernels.math._vecops cimport hsw2v_loss_acc, tally_push
+from hsw2v._kernels.train._sigmoid cimport sigmoid
 
 
-cdef extern from "_ns_pair.h" nogil:
+cdef extern from "train/_ns_pair.h" nogil:
     void hsw2v_ns_dots(int d, const float *x, float *const *rows, int n, float *out)
     void hsw2v_ns_update(int d, const float *h, float *const *rows, const float *a, int n,
                          float *const *ctx, const float *lock, int nctx, float scale,
@@ -61,7 +61,7 @@ cdef inline void ns_pair_block(
 ) noexcept nogil:
     """The negative-sampling step of one set with distinct rows: ``f_k = h . rows[k]`` for
     every word at once, ``g = sigmoid(f) - label`` in float32, ``a = -alpha g`` (as
-    ``ns_path_fused``: word2vec's sign, ``_path.pxd`` note A), then one pass that moves
+    ``ns_path_fused``: word2vec's sign, ``math/_path.pxd`` note A), then one pass that moves
     every row with ``a != 0`` (``rows[k] += a h``) and forms ``work = sum a rows[k]`` (old
     rows), in word order; a word with ``a == 0`` is skipped, as the word-by-word walk skips
     it."""
@@ -72,7 +72,7 @@ cdef inline void ns_pair_block(
     for k in range(count):
         fsum += f[k]
         if tally != NULL:
-            tally_push(tally, f[k] if k == 0 else -f[k])  # reduced in blocks (_loss.h)
+            tally_push(tally, f[k] if k == 0 else -f[k])  # reduced in blocks (math/_loss.h)
         ak = node_coef(1.0 if k == 0 else 0.0, sigmoid(f[k]), alpha, True)
         if ak != 0.0:
             a[n] = ak

@@ -14,7 +14,7 @@ A. One sign convention: the gradient of the loss. At a node with score ``f = h .
    al. 2013; fastText's ``binaryLogistic`` is the same step). A step of size ``lr`` is
    ``row -= lr g h``. word2vec.c writes the same step with the other sign (its ``g`` is
    ``(label - sigmoid(f)) * alpha = -alpha * dL/df``); the fast variants keep that arithmetic
-   (``_inner`` fused walk, ``_window.h``), which is the same number: IEEE subtraction and
+   (``_inner`` fused walk, ``train/_window.h``), which is the same number: IEEE subtraction and
    multiplication are exact under negation, ``(label - s) * a == -((s - label) * a)`` bit
    for bit, so the convention is a matter of naming, not of rounding.
 
@@ -45,8 +45,8 @@ C. The fast variants are optimisations of this step, each tested as its twin
    (``tests/test_kernel_twins.py``): ``hs_path_fused`` (``_inner``; each node's update fused
    with the next node's dot product: the same arithmetic, bit for bit, but for skip-gram's
    final ``h += work`` folded into the last node's pass, one add reassociated) and the 4-context
-   block of ``_window.h`` (several contexts walk one path together with Gram corrections: the
-   same updates to float rounding). ``dot`` / ``axpy`` choose the vector loops: ``_vec.h``'s
+   block of ``train/_window.h`` (several contexts walk one path together with Gram corrections: the
+   same updates to float rounding). ``dot`` / ``axpy`` choose the vector loops: ``math/_vec.h``'s
    (several accumulators) for the reference; ``_inner`` also passes plain loops
    (word2vec.c's shape) and BLAS (``scipy.linalg.cython_blas``, gensim's shape), the
    benchmark-only variants measured against.
@@ -71,7 +71,7 @@ E. The wide root (``softmax_step``): a node with ``K`` children scored by one so
    float32 subnormals (hundreds of cycles per operation on x86) out of rows that start at 0,
    as word2vec.c skips the steps of saturated nodes.
 
-F. NaN safety: the table sigmoid and the exact one are ``_vec.h``'s NaN-safe definitions; a
+F. NaN safety: the table sigmoid and the exact one are ``math/_vec.h``'s NaN-safe definitions; a
    NaN ``f`` gives a NaN ``g``, never a table index. Every ``f`` is added to ``check[0]`` (the
    job's divergence check, ``_inner`` design note G).
 """
@@ -79,16 +79,16 @@ F. NaN safety: the table sigmoid and the exact one are ``_vec.h``'s NaN-safe def
 from libc.math cimport exp, fabs, log
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
-from hsw2v._kernels._vecops cimport (
+from hsw2v._kernels.math._vecops cimport (
     hsw2v_axpy, hsw2v_dot, hsw2v_node_coef, hsw2v_residual_coef, hsw2v_sigmoid_table,
     neg_log_sigmoid, sigmoid_exact, sigmoid_lookup,
 )
-from hsw2v._kernels._vecops cimport hsw2v_loss_acc, loss_init, loss_push, loss_total
+from hsw2v._kernels.math._vecops cimport hsw2v_loss_acc, loss_init, loss_push, loss_total
 
 # The smallest |g| of a wide root's child that still steps (design note E)
 DEF SOFTMAX_MIN_G = 1e-20
 
-# The vector loops a step uses (design note C): NULL for ``_vec.h``'s ``hsw2v_dot`` /
+# The vector loops a step uses (design note C): NULL for ``math/_vec.h``'s ``hsw2v_dot`` /
 # ``hsw2v_axpy`` (the reference, the layer and the fast variants' ns walk: called directly and
 # inlined); ``_inner`` passes its plain-loop and BLAS loops for the variants measured against
 # (so that only ``_inner`` links BLAS), as constants in out-of-line copies of its walks, where
@@ -134,7 +134,7 @@ cdef inline float node_coef(double label, double s, float alpha,
     loss. ``round_residual`` rounds ``label - s`` to float32 before the product (negative
     sampling's arithmetic); else it and the product are float64, rounded once (hierarchical
     softmax's). The reference step and every fast walk take their coefficient here (the C
-    walks from ``_vec.h``'s ``hsw2v_node_coef``, which this is); they differ in how they
+    walks from ``math/_vec.h``'s ``hsw2v_node_coef``, which this is); they differ in how they
     loop, never in this arithmetic."""
     return hsw2v_node_coef(label, s, alpha, round_residual)
 
@@ -249,7 +249,7 @@ cdef inline double hs_path_nll(
     int length, int d,
 ) noexcept nogil:
     """-log P(word | h) along one path, exact (no table, no skipped terms): the loss of
-    ``hs_step`` without its update. A float32 ``h`` takes ``_vec.h``'s dot products (the
+    ``hs_step`` without its update. A float32 ``h`` takes ``math/_vec.h``'s dot products (the
     training kernels' scores), a float64 one float64 dot products (scoring)."""
     cdef int j
     cdef double f, loss = 0.0

@@ -26,11 +26,10 @@ different words of the span share sees the other word's steps when that position
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy, memset
 
-from hsw2v._kernels._inner_loops cimport prefetch_row
-from hsw2v._kernels._inner_model cimport ModelView
-from hsw2v._kernels._inner_state cimport JobState, doc_lock, lock_of
-from hsw2v._kernels._ns_pair cimport hsw2v_rows_sum
-from hsw2v._kernels._vecops cimport hsw2v_axpy
+from hsw2v._kernels.math._vecops cimport hsw2v_axpy, prefetch_row
+from hsw2v._kernels.train._model cimport ModelView
+from hsw2v._kernels.train._ns_pair cimport hsw2v_rows_sum
+from hsw2v._kernels.train._state cimport JobState, doc_lock, lock_of
 
 
 cdef inline float cbow_inv(int count) noexcept nogil:
@@ -168,7 +167,7 @@ cdef inline int gather_doc_window(const ModelView *m, JobState *st, int64_t lo, 
 
 cdef inline void cbow_hidden(const ModelView *m, JobState *st, int count) noexcept nogil:
     """CBOW's h into st.neu1: the sum of the window's ``count`` rows (st.crows, at least one),
-    divided by their count when cbow_mean, in one pass (``_ns_pair.h``'s
+    divided by their count when cbow_mean, in one pass (``train/_ns_pair.h``'s
     ``hsw2v_rows_sum``: the bits of a sum row by row, then a scaling pass)."""
     hsw2v_rows_sum(m.d, st.crows, count, cbow_inv(count) if m.cbow_mean else 1.0, st.neu1)
 

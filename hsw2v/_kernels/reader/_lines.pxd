@@ -1,7 +1,7 @@
 """Reading the lines of a byte range with positioned reads (inline).
 
 Design note: which lines a range owns is ``_corpus_file`` design note C. Each ``Reader``
-belongs to one call. ``hsw2v_pread`` (``_pread.h``) is pread(2) on POSIX and ReadFile at an
+belongs to one call. ``hsw2v_pread`` (``reader/_pread.h``) is pread(2) on POSIX and ReadFile at an
 offset on Windows.
 """
 
@@ -10,11 +10,11 @@ from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport malloc, realloc
 from libc.string cimport memchr, memmove
 
-from hsw2v._kernels._range_codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
-from hsw2v._kernels._utf8_split cimport Spans, split_tokens
+from hsw2v._kernels.reader._codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
+from hsw2v._kernels.reader._utf8_split cimport Spans, split_tokens
 
 
-cdef extern from "_pread.h" nogil:
+cdef extern from "reader/_pread.h" nogil:
     int64_t hsw2v_pread(int fd, void *buf, size_t n, int64_t offset)
 
 

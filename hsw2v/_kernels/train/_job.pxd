@@ -1,13 +1,13 @@
 """One job of training: the step of each centre word (``train_sentence``) and the job
 loop (``run_job``), inline.
 
-Design note: see ``_inner`` design notes A-H. ``ModelView`` (``_inner_model.pxd``) is the
+Design note: see ``_inner`` design notes A-H. ``ModelView`` (``train/_model.pxd``) is the
 read-only view of the model every thread shares (its input kind and its list of outputs);
-``JobState`` everything one job owns (``_inner_state.pxd``). ``train_sentence`` is one step
+``JobState`` everything one job owns (``train/_state.pxd``). ``train_sentence`` is one step
 per centre in fastText's shape (``Model::update``): the input rows of the window
-(``_inner_inputs.pxd``), then each output in turn walks its targets for the centre and
-sends h's step back (the input kinds' steps, ``_inner_steps.pxd``; negative sampling's
-draws and sets, ``_inner_draws.pxd``). ``run_job`` is one whole job: its buffers,
+(``train/_inputs.pxd``), then each output in turn walks its targets for the centre and
+sends h's step back (the input kinds' steps, ``train/_steps.pxd``; negative sampling's
+draws and sets, ``train/_draws.pxd``). ``run_job`` is one whole job: its buffers,
 subsampling, the sentences, the flush of the private hot rows and the loss. A module that
 trains composes its nogil job entry from ``run_job`` and its ``JobRoutines``, what the loop
 calls out of line: the reference walks (``_inner.train_job_nogil``: ``hs_path`` /
@@ -21,29 +21,29 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport malloc
 from libc.string cimport memset
 
-from hsw2v._kernels._inner_draws cimport (
+from hsw2v._kernels._rates cimport job_alpha
+from hsw2v._kernels.math._tree_view cimport path_code, path_point
+from hsw2v._kernels.math._vecops cimport loss_init, loss_total, prefetch_row
+from hsw2v._kernels.train._draws cimport (
     NS_BLOCK_MAX_D, draw_centre, ns_pair, ns_shared_centre, pairs_max, prefetch_negs,
 )
-from hsw2v._kernels._inner_hot cimport alloc_hot_copy
-from hsw2v._kernels._inner_inputs cimport (
+from hsw2v._kernels.train._hot cimport alloc_hot_copy
+from hsw2v._kernels.train._inputs cimport (
     cbow_hidden, cbow_inv, distinct_run, gather_doc_window, gather_window, prefetch_subwords,
 )
-from hsw2v._kernels._inner_loops cimport MAX_BLOCK, prefetch_row
-from hsw2v._kernels._inner_model cimport (
+from hsw2v._kernels.train._model cimport (
     INPUT_CONTEXT, INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW, INPUT_SUBWORD_CENTRE,
     INPUT_SUBWORD_WINDOW, INPUT_WINDOW, ModelView, Output,
 )
-from hsw2v._kernels._inner_state cimport (
+from hsw2v._kernels.train._state cimport (
     JobRoutines, JobState, flush_hot, free_job_state, has_hot_rows, max_tags, ns_negative,
     output_row, subsample, subsample_docs,
 )
-from hsw2v._kernels._inner_steps cimport (
+from hsw2v._kernels.train._steps cimport (
     cbow_hs, doc_contexts, hs_contexts, ns_contexts, prefetch_path, prefetch_tree_rows,
     subword_centre, subword_window_end,
 )
-from hsw2v._kernels._rates cimport job_alpha
-from hsw2v._kernels._tree_view cimport path_code, path_point
-from hsw2v._kernels._vecops cimport loss_init, loss_total
+from hsw2v._kernels.train._window cimport MAX_BLOCK
 
 
 cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
@@ -68,11 +68,11 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     (``INPUT_DOC_CONTEXT``) as contexts of their own, after the window's (``doc_contexts``),
     PV-DM (``INPUT_DOC_WINDOW``) to the window's list (``gather_doc_window``). FastText's
     CBOW (``INPUT_SUBWORD_WINDOW``) steps out of line (``rt.span``:
-    ``_inner_steps.subword_window``), from the span's sums of the context words' rows.
+    ``_steps.subword_window``), from the span's sums of the context words' rows.
 
     With negative sampling each centre's draws are made while the centre before it trains
     (``draw_centre``), and each pair prefetches the rows of the next pair's set. The
-    "reference" walks are ``rt.walks`` (``_inner_walks.RefWalks``); the private rows are
+    "reference" walks are ``rt.walks`` (``_walks.RefWalks``); the private rows are
     flushed through ``rt.flush``."""
     cdef int64_t i, lo, hi
     cdef int k, n, length = 0, next_count, npairs

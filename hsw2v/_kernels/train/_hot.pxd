@@ -4,15 +4,15 @@ Design note: see ``_inner`` design note B. With several workers each job trains 
 copy of the most visited inner nodes (rows of syn1) and of the most frequent words' rows of
 syn1neg (every thread draws them as negatives), and adds its change back (Vuurens et al.
 2016), so threads do not pass those cache lines back and forth. ``HotSet``
-(``_inner_model.pxd``) names the rows (shared, read-only), ``HotCopy`` is one job's copies;
-``private_row`` and ``flush_rows`` (``_inner_job.pxd``, beside the job's state) pull and push
+(``train/_model.pxd``) names the rows (shared, read-only), ``HotCopy`` is one job's copies;
+``private_row`` and ``flush_rows`` (``train/_job.pxd``, beside the job's state) pull and push
 them.
 """
 
 from libc.stdint cimport int32_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc
 
-from hsw2v._kernels._inner_model cimport HotSet
+from hsw2v._kernels.train._model cimport HotSet
 
 
 cdef struct HotCopy:  # one job's private copies of the HotSet's rows

@@ -1,6 +1,6 @@
 /* hsw2v_pread: read up to n bytes at a given file offset, so that several threads can read
  * one descriptor at once without sharing a file position (the corpus_file reader,
- * _line_reader.pxi). POSIX pread(2) where it exists; on Windows, ReadFile on the
+ * _lines.pxi). POSIX pread(2) where it exists; on Windows, ReadFile on the
  * descriptor's handle with the offset in an OVERLAPPED structure, which Windows documents as
  * a read at that offset for a synchronous handle (it also moves the handle's position, which
  * nothing here reads).

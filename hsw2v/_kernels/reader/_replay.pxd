@@ -13,8 +13,8 @@ from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free
 from libc.string cimport memcpy
 
-from hsw2v._kernels._range_codes cimport ERR_MEMORY, OK
-from hsw2v._kernels._range_train cimport HSW2V_LOAD64, Batch, Run, grow, train_batch
+from hsw2v._kernels.reader._codes cimport ERR_MEMORY, OK
+from hsw2v._kernels.reader._range cimport HSW2V_LOAD64, Batch, Run, grow, train_batch
 
 
 cdef struct Recorder:

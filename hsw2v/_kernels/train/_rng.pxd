@@ -11,7 +11,7 @@ it (``_inner`` at each CPU level, ``_corpus_file`` for ``job_seed_nogil``) draws
 
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 
-from hsw2v._kernels._inner_model cimport NegTable
+from hsw2v._kernels.train._model cimport NegTable
 
 # The bucket index over the cumulative table has at most 2**NEG_INDEX_BITS buckets (32 KiB of
 # int32: it stays in the first cache levels, which a bisection over V entries does not)
@@ -101,7 +101,7 @@ cdef inline int lend_negatives(
 ) noexcept nogil:
     """Fill ``negs`` with the target and a shared set's draws, leaving out draws equal to the
     target, the rule ``draw_negatives`` applies to fresh ones (CBOW's shared negatives,
-    ``_inner_job.draw_centre``); returns how many entries were written."""
+    ``_job.draw_centre``); returns how many entries were written."""
     cdef int k, count = 1
     negs[0] = target
     for k in range(n):

@@ -1,8 +1,8 @@
 /* Small-vector primitives of every kernel, for word2vec's vector sizes (d ~ 50-300): the
  * NaN-safe sigmoid and log-sigmoid (the one definition), dot, axpy and the fused path steps.
- * Cython kernels reach them through ``_vecops.pxd``; the hierarchical-softmax and
- * negative-sampling steps built on them live in ``_path.pxd`` (the reference) and here /
- * ``_window.h`` (the fused passes of its optimised variants, hsw2v_update_then_dot and
+ * Cython kernels reach them through ``math/_vecops.pxd``; the hierarchical-softmax and
+ * negative-sampling steps built on them live in ``math/_path.pxd`` (the reference) and here /
+ * ``train/_window.h`` (the fused passes of its optimised variants, hsw2v_update_then_dot and
  * hsw2v_update_last: word2vec.c's sign, g = -alpha * dL/df).
  *
  * Why not plain loops: a dot product written as one loop has one accumulator, and every
@@ -109,7 +109,7 @@ static inline float hsw2v_sigmoid_residual(const hsw2v_sigmoid_table *t, const f
 }
 
 /* The node's coefficient, the one arithmetic of every walk's step (fastText's binaryLogistic,
- * word2vec.c's g): a = alpha * (label - sigmoid(f)) = -alpha * dL/df (_path.pxd, design note
+ * word2vec.c's g): a = alpha * (label - sigmoid(f)) = -alpha * dL/df (math/_path.pxd, design note
  * A), the factor of both updates (row += a h, h's step += a row), in float32, from the
  * sigmoid's value s. Two roundings, each kept for its bits:
  *  - hsw2v_node_coef(label, s, alpha, 0): label - s and its product with alpha in float64,
@@ -371,7 +371,7 @@ static inline void hsw2v_update_last(int d, float g, float *h, float *row, const
 /* The error's step into the input rows at element k (w: its error there, any width; LD / ST
  * the load and store of that width): ``w *= scale`` when scale != 1, then ``ctx[c] +=
  * lock[c] * w`` for c = 0..nctx-1 in order. One statement for hsw2v_update_spread and
- * _ns_pair.h's update pass, so that both send the error with the same operations. */
+ * train/_ns_pair.h's update pass, so that both send the error with the same operations. */
 #define HSW2V_SEND_ERROR(LD, ST, w)                                               \
     do {                                                                          \
         if (scale != 1.0f)                                                        \
@@ -411,5 +411,12 @@ static inline void hsw2v_update_spread(int d, float g, const float *h, float *ro
 }
 
 #undef HSW2V_UPDATE_SPREAD_STEP
+
+/* A hint: ask for a row's cache line ahead of a write (no effect on results). */
+#if defined(__GNUC__) || defined(__clang__)
+#define HSW2V_PREFETCH(p) __builtin_prefetch((const void *)(p), 1, 3)
+#else
+#define HSW2V_PREFETCH(p) ((void)0)
+#endif
 
 #endif /* HSW2V_VEC_H */

@@ -8,7 +8,7 @@ A. The walk. Ji et al. 2016 ("Parallelizing Word2Vec in Shared and Distributed M
    centre) pair as word2vec.c and gensim do. The centre's syn1neg row (label 1) and the
    negatives' rows (label 0) form a small output block ``O`` ((1 + K) x d); the ``m``
    context rows of syn0 form ``H`` (m x d). Then ``F = H O^T``, ``G = -alpha (sigmoid(F) -
-   label)`` (the reference sign of ``_path.pxd`` note A, float32 ``g`` as ``ns_step``),
+   label)`` (the reference sign of ``math/_path.pxd`` note A, float32 ``g`` as ``ns_step``),
    ``dH = G O`` and ``dO = G^T H``. One pair's draws cost a random number and a table
    bisection each and bring K rows that are mostly not cached; here the K rows are drawn and
    fetched once per centre and stay in the first-level cache while every context uses them.
@@ -27,7 +27,7 @@ B. Order, exactly (what ``tests/test_ns_shared.py``'s NumPy reference replays): 
    gensim's by more than 0.01; ``benchmarks/RESULTS.md``, "Shared negatives in the pair
    walk's order".)
 
-C. The vector loops are ``_ns_shared.h``'s: per context, one pass computes every ``f_ck``
+C. The vector loops are ``train/_ns_shared.h``'s: per context, one pass computes every ``f_ck``
    of the set (``hsw2v_multi_dot``), and one pass steps ``h_c`` and the set's rows
    (``hsw2v_shared_update``), so a context row is read twice however large the set. At d =
    100 and 300 the set is (1 + K) x d = 6 x d floats and stays in the first-level cache over
@@ -38,11 +38,11 @@ D. NaN safety and the divergence check as every walk (``_inner`` design note G):
    is added to ``check[0]``; a NaN gives a NaN ``g`` through the table sigmoid.
 """
 
-from hsw2v._kernels._path cimport node_coef
-from hsw2v._kernels._vecops cimport hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_lookup
+from hsw2v._kernels.math._path cimport node_coef
+from hsw2v._kernels.math._vecops cimport hsw2v_sigmoid_table, neg_log_sigmoid, sigmoid_lookup
 
 
-cdef extern from "_ns_shared.h" nogil:
+cdef extern from "train/_ns_shared.h" nogil:
     void hsw2v_multi_dot(int d, const float *h, float *const *rows, int n, float *f)
     void hsw2v_shared_update(int d, float *h, float lock, float *const *rows, const float *a,
                              int n)
