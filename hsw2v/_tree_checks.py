@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from hsw2v._kernels._index_checks import paths_in_range
+
 
 def check_tree_indices(codes, points, lengths, n_leaves: int, name=None) -> None:
     """Check what the training kernels follow in a tree without bounds checks: ``codes`` uint8
@@ -61,13 +63,15 @@ def check_tree_indices(codes, points, lengths, n_leaves: int, name=None) -> None
             f"and {points.shape}"
         )
     width = codes.shape[1]
+    inner = max(n_leaves - 1, 1)
+    if paths_in_range(codes, points, lengths, inner - 1):
+        return  # one pass without temporaries; else NumPy finds and names the wrong entry
     if n_leaves and (lengths.min() < 0 or lengths.max() > width):
         w = int(np.flatnonzero((lengths < 0) | (lengths > width))[0])
         raise ValueError(
             f"{name('lengths')}[{w}] is {int(lengths[w])}: path lengths must be in [0, {width}]"
         )
     used = np.arange(width) < lengths[:, None]
-    inner = max(n_leaves - 1, 1)
     for field, arr, high, what in (
         ("codes", codes, 1, "codes must be bits (0 or 1)"),
         (
