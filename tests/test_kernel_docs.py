@@ -273,3 +273,60 @@ def test_infer_doc_is_infer_job_over_the_repeated_document():
     assert np.array_equal(row, rows[0])
     with pytest.raises(ValueError, match="outside the vocabulary"):
         trainer.infer_doc(np.array([V], np.int32), 1, row, 0.1, 0.01, 1)
+
+
+def test_infer_words_is_infer_doc_over_the_encoded_words():
+    """``infer_words`` (``infer_vector``'s one call from the words) maps the words as
+    ``encode_sentences`` does, unknown ones dropped, and trains the same row bit for bit as
+    ``infer_doc`` over those ids; it says whether the row is finite."""
+    r = np.random.default_rng(5)
+    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
+    syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
+    syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
+    sample_int = (np.linspace(0.2, 1.0, V) * (2**32 - 1)).astype(np.uint32)
+    trainer = word2vec_trainer(
+        _inner.Trainer, syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int,
+        window=WINDOW, sg=0, docs=(np.zeros((1, D), np.float32), None, False), frozen=True,
+    )  # fmt: skip
+    key_to_index = {f"w{k}": k for k in range(V)}
+    for words in (
+        [f"w{k}" for k in r.integers(0, V, size=15)] + ["unknown", 7],
+        ["unknown"],
+        [],
+    ):
+        for epochs in (0, 1, 5):
+            ids = _inner.encode_sentences([words], key_to_index, V)[0]
+            want = np.empty(D, np.float32)
+            trainer.infer_doc(ids, epochs, want, 0.1, 0.01, 33)
+            row, finite = _inner.infer_words(trainer, words, key_to_index, epochs, 0.1, 0.01, 33)
+            assert finite and row.dtype == np.float32 and row.shape == (D,)
+            assert np.array_equal(row, want), (words, epochs)
+    _, finite = _inner.infer_words(
+        trainer, ["w1", "w2", "w3", "w4"] * 4, key_to_index, 3, 3e38, 3e38, 1
+    )
+    assert not finite  # a rate that diverges the row
+    with pytest.raises(RuntimeError, match="outside the"):
+        _inner.infer_words(trainer, ["w1"], {"w1": V}, 1, 0.1, 0.01, 1)
+
+
+def test_infer_words_refuses_a_document_that_grows_while_read():
+    """A token whose hash appends to the document: the id buffer was sized by its length, so
+    the read stops with a clear error instead of writing past it."""
+    r = np.random.default_rng(6)
+    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
+    trainer = word2vec_trainer(
+        _inner.Trainer, r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32),
+        r.normal(0, 0.2, size=(V, D)).astype(np.float32), tree.codes, tree.points,
+        tree.lengths, np.full(V, 2**32 - 1, np.uint32), window=WINDOW, sg=0,
+        docs=(np.zeros((1, D), np.float32), None, False), frozen=True,
+    )  # fmt: skip
+    words = []
+
+    class Growing(str):
+        def __hash__(self):
+            words.append(Growing("w0"))
+            return str.__hash__(self)
+
+    words.extend([Growing("w0"), Growing("w1")])
+    with pytest.raises(RuntimeError, match="changed while its words were read"):
+        _inner.infer_words(trainer, words, {"w0": 0, "w1": 1}, 1, 0.1, 0.01, 1)

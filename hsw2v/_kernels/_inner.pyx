@@ -525,39 +525,8 @@ cdef class Trainer:
         in [-1/d, 1/d) from ``seed`` and trains on the word ids ``words`` for ``epochs``
         passes (one job: each pass a document led by the row's tag token), the rate falling
         from ``alpha0`` to ``alpha1``. Returns ``(kept, loss)`` as ``train_job``."""
-        cdef int64_t n = words.shape[0], k, e, at
-        cdef int d = self.m.d
-        cdef uint64_t state = job_seed_nogil(seed, 0, 0)
-        cdef float[:, ::1] rows = np.asarray(row).reshape(1, -1)
-        self._check_inference(rows)
-        for k in range(d):  # uniform in [-1/d, 1/d), as the trained rows start
-            rows[0, k] = (next_random(&state) * (1.0 / 4294967296.0) * 2.0 - 1.0) / d
-        if epochs < 1 or n == 0:
-            return 0, 0.0
-        if n > (2**62) // (epochs * 2):
-            raise ValueError("infer_doc: too many words x epochs")
-        for k in range(n):
-            if words[k] < 0 or words[k] >= self.m.n_words:
-                raise ValueError(f"infer_doc: word id {words[k]} outside the vocabulary")
-        cdef int32_t *ids = <int32_t *>malloc((n + 1) * epochs * sizeof(int32_t))
-        cdef int64_t *ends = <int64_t *>malloc(epochs * sizeof(int64_t))
-        if ids == NULL or ends == NULL:
-            free(ids)
-            free(ends)
-            raise MemoryError("could not allocate an inference job")
-        at = 0
-        for e in range(epochs):
-            ids[at] = -1
-            at += 1
-            for k in range(n):
-                ids[at] = words[k]
-                at += 1
-            ends[e] = at
-        try:
-            return self._infer(ids, ends, at, epochs, rows, alpha0, alpha1, seed)
-        finally:
-            free(ids)
-            free(ends)
+        return infer_ids(self, &words[0] if words.shape[0] else NULL, words.shape[0], epochs,
+                         np.asarray(row).reshape(1, -1), alpha0, alpha1, seed)
 
     cdef _check_inference(self, float[:, ::1] rows):
         if not self.m.frozen:

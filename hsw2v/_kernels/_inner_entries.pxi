@@ -1,7 +1,10 @@
 # The outputs a Trainer takes (``tree_output``, ``draw_output``), the job entries of the
 # training kernels and what their job loop calls out of line: the reference walks (and
 # inference's, at learning rate 0), the routines (FastText's CBOW step among them), the
-# checked tag tokens of a Doc2Vec job. Part of ``_inner.pyx`` (included; one module).
+# checked tag tokens of a Doc2Vec job, and inference's entries (``infer_ids``, and
+# ``infer_words``, which maps the words itself). Part of ``_inner.pyx`` (included; one module).
+
+from libc.math cimport isfinite
 
 from hsw2v._kernels.train._steps cimport subword_window
 
@@ -158,3 +161,81 @@ cdef int train_doc_job_nogil(const ModelView *m, const int32_t *ids, const int64
     of ``m.docs``."""
     return run_job(m, ids, ends, n_ids, n_sentences, alpha0, alpha1, seed, kept, loss,
                    &ROUTINES, True)
+
+
+# --------------------------------------------------------------------------------------------
+# Inference (Doc2Vec's infer_vector): one job over a copy of the view (Trainer._infer).
+# --------------------------------------------------------------------------------------------
+
+cdef object infer_ids(Trainer trainer, const int32_t *words, int64_t n, int epochs,
+                      float[:, ::1] rows, float alpha0, float alpha1, uint64_t seed):
+    """``Trainer.infer_doc`` over ``n`` word ids (checked here): the start row from ``seed``,
+    then one job of ``epochs`` passes, each the document led by the row's tag token."""
+    cdef int64_t k, e, at
+    cdef int d = trainer.m.d
+    cdef uint64_t state = job_seed_nogil(seed, 0, 0)
+    trainer._check_inference(rows)
+    for k in range(d):  # uniform in [-1/d, 1/d), as the trained rows start
+        rows[0, k] = (next_random(&state) * (1.0 / 4294967296.0) * 2.0 - 1.0) / d
+    if epochs < 1 or n == 0:
+        return 0, 0.0
+    if n > (2**62) // (epochs * 2):
+        raise ValueError("infer_doc: too many words x epochs")
+    for k in range(n):
+        if words[k] < 0 or words[k] >= trainer.m.n_words:
+            raise ValueError(f"infer_doc: word id {words[k]} outside the vocabulary")
+    cdef int32_t *ids = <int32_t *>malloc((n + 1) * epochs * sizeof(int32_t))
+    cdef int64_t *ends = <int64_t *>malloc(epochs * sizeof(int64_t))
+    if ids == NULL or ends == NULL:
+        free(ids)
+        free(ends)
+        raise MemoryError("could not allocate an inference job")
+    at = 0
+    for e in range(epochs):
+        ids[at] = -1
+        at += 1
+        for k in range(n):
+            ids[at] = words[k]
+            at += 1
+        ends[e] = at
+    try:
+        return trainer._infer(ids, ends, at, epochs, rows, alpha0, alpha1, seed)
+    finally:
+        free(ids)
+        free(ends)
+
+
+def infer_words(Trainer trainer, list words, dict key_to_index, int epochs, float alpha0,
+                float alpha1, uint64_t seed):
+    """``Trainer.infer_doc`` from the words themselves, in one call: the known ones (by
+    ``key_to_index``, as :func:`encode_sentences` maps them) are the document. Returns
+    ``(row, finite)``: the new row (float32, d) and whether every entry of it is finite."""
+    cdef Py_ssize_t n_words = len(words), n = 0, k, id_
+    cdef object token, index
+    cdef int d = trainer.m.d
+    row = np.empty(d, dtype=np.float32)
+    cdef float[:, ::1] rows = row.reshape(1, d)
+    cdef int32_t *ids = <int32_t *>malloc(max(n_words, 1) * sizeof(int32_t))
+    if ids == NULL:
+        raise MemoryError("could not allocate an inference job")
+    try:
+        for token in words:
+            index = key_to_index.get(token)
+            if index is None:
+                continue
+            id_ = index
+            if n >= n_words:
+                raise RuntimeError("the document changed while its words were read")
+            if not 0 <= id_ < trainer.m.n_words:
+                raise RuntimeError(
+                    f"the vocabulary maps token {token!r} to id {id_}, outside the "
+                    f"{trainer.m.n_words} rows of the weights")
+            ids[n] = <int32_t>id_
+            n += 1
+        infer_ids(trainer, ids, n, epochs, rows, alpha0, alpha1, seed)
+    finally:
+        free(ids)
+    for k in range(d):
+        if not isfinite(rows[0, k]):
+            return row, False
+    return row, True

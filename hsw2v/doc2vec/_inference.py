@@ -4,11 +4,12 @@ The kernel's inference (``hsw2v._kernels._inner.Trainer(frozen=True)``) is the t
 itself over a frozen model: the document's row is the only row written; the outputs train
 through the reference walks with a learning rate of 0 for their rows, which only read them,
 and PV-DM's word rows are copies in the job's scratch (gensim's ``learn_words=False,
-learn_hidden=False``). One call is one job (``Trainer.infer_doc``): the new row starts uniform in
-[-1/d, 1/d) from the model's seed and the words, then trains on the document's words
-``epochs`` times over, each pass led by the tag token of the new row, the rate falling from
-``alpha`` to ``min_alpha`` word by word. The trainer is built once per model state and shared: each call trains its own
-row (``Trainer.infer_job``), without the GIL, so threads infer at once.
+learn_hidden=False``). One call is one job (``_inner.infer_words``: the words mapped to ids,
+then ``Trainer.infer_doc``'s job, and the row's finiteness, in one call): the new row starts
+uniform in [-1/d, 1/d) from the model's seed and the words, then trains on the document's
+words ``epochs`` times over, each pass led by the tag token of the new row, the rate falling
+from ``alpha`` to ``min_alpha`` word by word. The trainer is built once per model state and
+shared: each call trains its own row, without the GIL, so threads infer at once.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from hsw2v._kernels._inner import encode_sentences
+from hsw2v._kernels._inner import infer_words
 from hsw2v.running.objectives import outputs_of
 from hsw2v.running.trainer import trainer_settings
 
@@ -90,11 +91,12 @@ def infer_vector(model, doc_words, alpha=None, min_alpha=None, epochs=None) -> n
             f"alpha={alpha}, min_alpha={min_alpha}"
         )
     trainer = inference_trainer(model)
-    ids, _, _ = encode_sentences([words], model.wv.key_to_index, len(model.wv.vectors))
-    row = np.empty(model.vector_size, dtype=np.float32)
-    # the start row from the model's seed and the words, then the training (infer_doc)
-    trainer.infer_doc(ids, epochs, row, alpha, min_alpha, _words_seed(words, model.seed))
-    if not np.isfinite(row).all():
+    # the words mapped, the start row from the model's seed and the words, then the training
+    row, finite = infer_words(
+        trainer, words, model.wv.key_to_index, epochs, alpha, min_alpha,
+        _words_seed(words, model.seed),
+    )  # fmt: skip
+    if not finite:
         from hsw2v.divergence import TrainingDivergedError
 
         raise TrainingDivergedError(
