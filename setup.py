@@ -7,10 +7,10 @@ A. Levels. The three extensions that do vector math (``_inner``: training, ``_qu
    instruction-set level into ``hsw2v/_cpu/<level>/``; :mod:`hsw2v._cpu` picks one level at
    import from the CPU's features and binds ``hsw2v._kernels._inner`` etc. to it.
    ``_corpus_file`` (reader, strict IEEE arithmetic), ``_rates`` (the learning-rate schedule,
-   strict), ``_recording`` (integer passes), ``_index_checks`` (a tree's paths checked in
-   one pass) and ``_transport`` (the network simplex of ``wmdistance``: scalar pivots) do
-   no vector math and are built once at the baseline, in
-   ``hsw2v/_kernels/``; ``_corpus_file``'s cimport of ``hsw2v._kernels._inner`` (its
+   strict), ``_recording`` (integer passes), ``_array_passes`` (a tree's paths and the
+   weights' finiteness, each checked in one pass) and ``_transport`` (the network simplex
+   of ``wmdistance``: scalar pivots) do no vector math and are built once at the baseline,
+   in ``hsw2v/_kernels/``; ``_corpus_file``'s cimport of ``hsw2v._kernels._inner`` (its
    ``Trainer`` type) resolves at run time to the chosen level. Levels per target:
 
    ===========  =========================  ================================================
@@ -90,7 +90,7 @@ if BENCH_SETTING not in ("", "0", "1"):
 # Built once with the strict flags: the reader and the learning-rate schedule.
 STRICT = ("_corpus_file", "_rates")
 # Built once at the baseline, with the usual flags: no vector math.
-BASELINE_ONLY = ("_recording", "_transport", "_index_checks")
+BASELINE_ONLY = ("_recording", "_transport", "_array_passes")
 GCC_OPT = [
     "-g0",  # no debug info: a third of the size of each kernel otherwise
     "-O3",

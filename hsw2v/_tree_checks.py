@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsw2v._kernels._index_checks import paths_in_range
+from hsw2v._kernels._array_passes import paths_in_range
 
 
 def check_tree_indices(codes, points, lengths, n_leaves: int, name=None) -> None:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from hsw2v._kernels._array_passes import nonfinite_rows
+
 
 class TrainingDivergedError(FloatingPointError, ValueError):
     """Training met non-finite (NaN or infinite) weights and stopped.
@@ -68,11 +70,15 @@ def loss_grew(mean_loss: float, untrained: float, best: float = np.inf) -> bool:
 
 def count_nonfinite_rows(arrays: dict) -> dict:
     """``{name: rows holding a NaN or an infinity}`` for each 2-D float array (None and empty
-    ones skipped). One pass, V float64 sums of scratch (a row's float64 sum of float32
-    values is finite iff all its values are)."""
+    ones skipped). One pass: a C-contiguous float32 matrix by the exponent bits of its values
+    (:func:`hsw2v._kernels._array_passes.nonfinite_rows`), any other by V float64 row sums
+    (a row's float64 sum of float32 values is finite iff all its values are)."""
     out = {}
     for name, array in arrays.items():
         if array is None or not np.size(array):
+            continue
+        if array.dtype == np.float32 and array.ndim == 2 and array.flags.c_contiguous:
+            out[name] = nonfinite_rows(array)  # one nogil pass of integer tests
             continue
         sums = np.add.reduce(array, axis=1, dtype=np.float64)
         out[name] = int(np.count_nonzero(~np.isfinite(sums)))

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hsw2v import _tree_shapes
+from hsw2v._kernels._array_passes import path_node_visits
 from hsw2v._tree_checks import check_tree, child_table
 
 __all__ = ["COUNT_TOTAL_MAX", "HuffmanTree", "Tree", "build_huffman_tree", "child_table"]
@@ -235,9 +236,18 @@ class Tree:
         >>> build_huffman_tree([5, 3, 1, 1]).node_visits([5, 3, 1, 1]).tolist()
         [2.0, 5.0, 10.0]
         """
-        counts = np.asarray(counts, dtype=np.float64)
+        counts = np.ascontiguousarray(counts, dtype=np.float64)
         if counts.shape != self.lengths.shape:
             raise ValueError(f"counts must have one entry per leaf ({len(self.lengths)})")
+        n_inner = max(len(self.lengths) - 1, 1)
+        points, lengths = self.points, self.lengths
+        if (
+            points.dtype == np.int32
+            and lengths.dtype == np.int32
+            and points.flags.c_contiguous
+            and lengths.flags.c_contiguous
+        ):  # one pass, the same sums in the same order as the bincount below
+            return path_node_visits(points, lengths, counts, n_inner)
         on_path = np.arange(self.max_length) < self.lengths[:, None]
         return np.bincount(
             self.points[on_path],
