@@ -244,19 +244,25 @@ def test_tag_tokens_and_doc_arguments_are_checked():
                           0.1, 1)  # fmt: skip
 
 
+def frozen_trainer(r):
+    """An inference trainer (PV-DM, ``frozen=True``) over a random V-word model: one Huffman
+    tree, input and output rows, and words kept with probability 0.2 to 1."""
+    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
+    syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
+    syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
+    sample_int = (np.linspace(0.2, 1.0, V) * (2**32 - 1)).astype(np.uint32)
+    return word2vec_trainer(
+        _inner.Trainer, syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int,
+        window=WINDOW, sg=0, docs=(np.zeros((1, D), np.float32), None, False), frozen=True,
+    )  # fmt: skip
+
+
 def test_infer_doc_is_infer_job_over_the_repeated_document():
     """``infer_doc`` (``infer_vector``'s one call): its start row (0 epochs) is uniform in
     [-1/d, 1/d) from the seed, and its training equals ``infer_job`` over the document
     repeated once per epoch, each pass led by the row's tag token."""
     r = np.random.default_rng(4)
-    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
-    syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
-    syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
-    sample_int = (np.linspace(0.2, 1.0, V) * (2**32 - 1)).astype(np.uint32)
-    trainer = word2vec_trainer(
-        _inner.Trainer, syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int,
-        window=WINDOW, sg=0, docs=(np.zeros((1, D), np.float32), None, False), frozen=True,
-    )  # fmt: skip
+    trainer = frozen_trainer(r)
     words = r.integers(0, V, size=15).astype(np.int32)
     start = np.empty(D, np.float32)
     assert trainer.infer_doc(words, 0, start, 0.1, 0.01, 21) == (0, 0.0)
@@ -280,14 +286,7 @@ def test_infer_words_is_infer_doc_over_the_encoded_words():
     ``encode_sentences`` does, unknown ones dropped, and trains the same row bit for bit as
     ``infer_doc`` over those ids; it says whether the row is finite."""
     r = np.random.default_rng(5)
-    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
-    syn0 = r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32)
-    syn1 = r.normal(0, 0.2, size=(V, D)).astype(np.float32)
-    sample_int = (np.linspace(0.2, 1.0, V) * (2**32 - 1)).astype(np.uint32)
-    trainer = word2vec_trainer(
-        _inner.Trainer, syn0, syn1, tree.codes, tree.points, tree.lengths, sample_int,
-        window=WINDOW, sg=0, docs=(np.zeros((1, D), np.float32), None, False), frozen=True,
-    )  # fmt: skip
+    trainer = frozen_trainer(r)
     key_to_index = {f"w{k}": k for k in range(V)}
     for words in (
         [f"w{k}" for k in r.integers(0, V, size=15)] + ["unknown", 7],
@@ -312,14 +311,7 @@ def test_infer_words_is_infer_doc_over_the_encoded_words():
 def test_infer_words_refuses_a_document_that_grows_while_read():
     """A token whose hash appends to the document: the id buffer was sized by its length, so
     the read stops with a clear error instead of writing past it."""
-    r = np.random.default_rng(6)
-    tree = build_huffman_tree(np.sort(r.integers(1, 500, size=V))[::-1])
-    trainer = word2vec_trainer(
-        _inner.Trainer, r.uniform(-0.5, 0.5, size=(V, D)).astype(np.float32),
-        r.normal(0, 0.2, size=(V, D)).astype(np.float32), tree.codes, tree.points,
-        tree.lengths, np.full(V, 2**32 - 1, np.uint32), window=WINDOW, sg=0,
-        docs=(np.zeros((1, D), np.float32), None, False), frozen=True,
-    )  # fmt: skip
+    trainer = frozen_trainer(np.random.default_rng(6))
     words = []
 
     class Growing(str):
