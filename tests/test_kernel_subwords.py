@@ -339,3 +339,35 @@ def test_mean_rows_checks_its_indices():
         _inner.mean_rows(matrix, empty, rows, out)
     with pytest.raises(ValueError, match="columns"):
         _inner.mean_rows(matrix[:, :5].copy(), ptr, rows, out)
+
+
+def numpy_subword_coef(ptr, rows, lockf):
+    """The reference: each (word, row) pair's multiplicity by ``np.unique``, then the float64
+    sum of multiplicity squared times the row's lock factor, per word, over its row count."""
+    V, n_rows = len(ptr) - 1, int(rows.max()) + 1
+    counts = np.diff(ptr)
+    words = np.repeat(np.arange(V, dtype=np.int64), counts)
+    pairs, mult = np.unique(words * n_rows + rows, return_counts=True)
+    lock = (np.ones(len(pairs)) if lockf is None
+            else lockf[(pairs % n_rows) % len(lockf)].astype(np.float64))  # fmt: skip
+    coef = np.bincount(pairs // n_rows, weights=mult.astype(np.float64) ** 2 * lock,
+                       minlength=V) / counts  # fmt: skip
+    return coef.astype(np.float32)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_subword_coef_is_the_numpy_reference_bit_for_bit(seed):
+    """``_inner.subword_coef`` (one nogil pass, each word's rows sorted in a scratch) gives
+    the reference's float32 bits, with rows repeated within a word and with lock factors of
+    every kind (1, 0, fractions, more rows than factors)."""
+    r = np.random.default_rng(seed)
+    V = int(r.integers(1, 400))
+    counts = r.integers(1, 30, size=V)
+    ptr = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    rows = r.integers(0, int(r.integers(2, 60)), size=int(ptr[-1])).astype(np.int32)
+    lockfs = [None, r.random(int(rows.max()) + 1).astype(np.float32),
+              r.choice([0.0, 0.5, 1.0], size=7).astype(np.float32)]  # fmt: skip
+    for lockf in lockfs:
+        got = _inner.subword_coef(ptr, rows, lockf, int(counts.max()))
+        assert got.dtype == np.float32
+        assert got.tobytes() == numpy_subword_coef(ptr, rows, lockf).tobytes()

@@ -374,15 +374,7 @@ cdef class Trainer:
         self.m.sub_ptr = &ptr_view[0]
         self.m.sub_rows = &rows_view[0] if len(rows) else NULL
         self.m.max_sub = max_sub
-        # how the mean of a word's rows moves when each takes a step (ModelView.sub_coef): a
-        # row listed k times takes it k times and counts k times in the mean
-        words = np.repeat(np.arange(V, dtype=np.int64), counts)
-        pairs, mult = np.unique(words * n_rows + rows, return_counts=True)
-        lock = (np.ones(len(pairs), dtype=np.float64) if self.lockf is None
-                else self.lockf[(pairs % n_rows) % len(self.lockf)].astype(np.float64))
-        coef = np.bincount(pairs // n_rows, weights=mult.astype(np.float64) ** 2 * lock,
-                           minlength=V) / counts
-        coef = coef.astype(np.float32)
+        coef = subword_coef(ptr_view, rows_view, self.lockf, max_sub)  # ModelView.sub_coef
         cdef const float[::1] coef_view = coef
         self._keep_alive.append(coef)
         self.m.sub_coef = &coef_view[0]

@@ -11,6 +11,50 @@ def bench_walks_missing(str walk):
             "the shipped walks are 'window', 'fused' and 'reference'")
 
 
+def subword_coef(const int64_t[::1] ptr, const int32_t[::1] rows, lockf, int max_sub):
+    """FastText's ``ModelView.sub_coef``: how the mean of word w's input rows
+    ``rows[ptr[w]:ptr[w + 1]]`` moves when each row takes a step, ``sum(m_r**2 * lock_r) / n_w``
+    over its distinct rows r (a row listed m_r times takes the step m_r times and counts m_r
+    times in the mean; ``lock_r`` its factor, ``lockf[r % len(lockf)]``, 1 when ``lockf`` is
+    None), summed in float64 by ascending row (``np.unique``'s order), then float32.
+    ``max_sub``: the most rows of a word. One pass without the GIL, a word's rows sorted in
+    a scratch of ``max_sub`` ids."""
+    cdef Py_ssize_t V = ptr.shape[0] - 1, w, a, b, n, n_lock = 0
+    cdef int32_t r
+    cdef double s, m
+    cdef const float[::1] lock_view
+    if lockf is not None:
+        lock_view = lockf
+        n_lock = lock_view.shape[0]
+    coef = np.empty(max(V, 0), dtype=np.float32)
+    cdef float[::1] out = coef
+    cdef int32_t *ids = <int32_t *>malloc(max(max_sub, 1) * sizeof(int32_t))
+    if ids == NULL:
+        raise MemoryError("could not allocate the subword scratch")
+    with nogil:
+        for w in range(V):
+            n = ptr[w + 1] - ptr[w]
+            for a in range(n):  # insertion sort: a word has a few dozen rows at most
+                r = rows[ptr[w] + a]
+                b = a
+                while b > 0 and ids[b - 1] > r:
+                    ids[b] = ids[b - 1]
+                    b -= 1
+                ids[b] = r
+            s = 0.0
+            a = 0
+            while a < n:
+                b = a
+                while b < n and ids[b] == ids[a]:
+                    b += 1
+                m = <double>(b - a)
+                s += m * m * (<double>lock_view[ids[a] % n_lock] if n_lock else 1.0)
+                a = b
+            out[w] = <float>(s / <double>n)
+    free(ids)
+    return coef
+
+
 # --------------------------------------------------------------------------------------------
 # Corpus to ids (holds the GIL: dictionary lookups), and exact log-probabilities.
 # --------------------------------------------------------------------------------------------
