@@ -34,6 +34,39 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 import numpy as np
 
 
+cdef inline Py_ssize_t walk_paths(const int32_t *points, const int32_t *lengths,
+                                  Py_ssize_t V, Py_ssize_t L, int32_t high,
+                                  const uint8_t *codes, const double *counts,
+                                  double *visits) noexcept nogil:
+    """Read every used path entry once: -1 when each length is in ``[0, L]``, each point in
+    ``[0, high]`` and, where ``codes`` is given, each code 0 or 1; else the first word whose
+    path breaks that. Where ``visits`` is given, ``visits[point] += counts[w]`` for each entry
+    in order (only over valid entries: the walk stops at the first invalid one)."""
+    cdef Py_ssize_t w, j, n
+    cdef int32_t node
+    for w in range(V):
+        n = lengths[w]
+        if n < 0 or n > L:
+            return w
+        for j in range(n):
+            node = points[w * L + j]
+            if node < 0 or node > high or (codes != NULL and codes[w * L + j] > 1):
+                return w
+            if visits != NULL:
+                visits[node] += counts[w]
+    return -1
+
+
+cdef Py_ssize_t empty_paths(const int32_t[::1] lengths, Py_ssize_t V):
+    """For arrays of paths without entries (L = 0): -1 when every length is 0, else the first
+    word whose length is not."""
+    cdef Py_ssize_t w
+    for w in range(V):
+        if lengths[w] != 0:
+            return w
+    return -1
+
+
 def paths_in_range(const uint8_t[:, ::1] codes, const int32_t[:, ::1] points,
                    const int32_t[::1] lengths, int32_t high):
     """Whether every path is valid: each length in ``[0, L]``, and on each path's first
@@ -47,25 +80,16 @@ def paths_in_range(const uint8_t[:, ::1] codes, const int32_t[:, ::1] points,
     >>> paths_in_range(codes, points, np.array([2, 1], np.int32), 0)
     False
     """
-    cdef Py_ssize_t V = codes.shape[0], L = codes.shape[1], w, j, n
+    cdef Py_ssize_t V = codes.shape[0], L = codes.shape[1]
     if points.shape[0] != V or points.shape[1] != L or lengths.shape[0] != V:
         raise ValueError(
             f"paths_in_range: codes {codes.shape[0]} x {codes.shape[1]}, points "
             f"{points.shape[0]} x {points.shape[1]} and lengths {lengths.shape[0]} differ")
-    cdef bint ok = True
-    with nogil:
-        for w in range(V):
-            n = lengths[w]
-            if n < 0 or n > L:
-                ok = False
-                break
-            for j in range(n):
-                if codes[w, j] > 1 or points[w, j] < 0 or points[w, j] > high:
-                    ok = False
-                    break
-            if not ok:
-                break
-    return ok
+    cdef Py_ssize_t bad = empty_paths(lengths, V)
+    if V and L:
+        with nogil:
+            bad = walk_paths(&points[0, 0], &lengths[0], V, L, high, &codes[0, 0], NULL, NULL)
+    return bad < 0
 
 
 def nonfinite_rows(const float[:, ::1] matrix):
@@ -104,29 +128,18 @@ def path_node_visits(const int32_t[:, ::1] points, const int32_t[::1] lengths,
     >>> path_node_visits(points, np.array([3, 3, 2, 1], np.int32), np.array([5., 3, 1, 1]), 3)
     array([ 8.,  9., 10.])
     """
-    cdef Py_ssize_t V = points.shape[0], L = points.shape[1], w, j, n
-    cdef int32_t node
-    cdef bint bad = False
+    cdef Py_ssize_t V = points.shape[0], L = points.shape[1], bad
     if lengths.shape[0] != V or counts.shape[0] != V or n_inner < 1:
         raise ValueError(
             f"path_node_visits: points has {V} rows, lengths {lengths.shape[0]}, counts "
             f"{counts.shape[0]}; n_inner is {n_inner}")
     visits = np.zeros(n_inner, dtype=np.float64)
     cdef double[::1] out = visits
-    with nogil:
-        for w in range(V):
-            n = lengths[w]
-            if n < 0 or n > L:
-                bad = True
-                break
-            for j in range(n):
-                node = points[w, j]
-                if node < 0 or node >= n_inner:
-                    bad = True
-                    break
-                out[node] += counts[w]
-            if bad:
-                break
-    if bad:
-        raise ValueError(f"path_node_visits: a path leaves [0, {n_inner}) or its row (word {w})")
+    cdef int32_t high = <int32_t>min(n_inner - 1, 2**31 - 1)
+    bad = empty_paths(lengths, V)
+    if V and L:
+        with nogil:
+            bad = walk_paths(&points[0, 0], &lengths[0], V, L, high, NULL, &counts[0], &out[0])
+    if bad >= 0:
+        raise ValueError(f"path_node_visits: a path leaves [0, {n_inner}) or its row (word {bad})")
     return visits
