@@ -248,12 +248,8 @@ class Tree:
             and lengths.flags.c_contiguous
         ):  # one pass, the same sums in the same order as the bincount below
             return path_node_visits(points, lengths, counts, n_inner)
-        on_path = np.arange(self.max_length) < self.lengths[:, None]
-        return np.bincount(
-            self.points[on_path],
-            weights=np.repeat(counts, self.lengths),
-            minlength=max(len(self.lengths) - 1, 1),
-        )
+        on_path = np.arange(self.max_length) < lengths[:, None]
+        return np.bincount(points[on_path], weights=np.repeat(counts, lengths), minlength=n_inner)
 
     def most_visited_nodes(self, counts, n: int) -> np.ndarray:
         """The ``n`` inner nodes on the most paths of a corpus with these word ``counts``
