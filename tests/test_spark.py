@@ -256,17 +256,83 @@ def failing_train_task(*args, **kwargs):
     raise RuntimeError("planted failure in a training task")
 
 
-def test_a_failing_task_stops_the_fit_with_a_clear_error(spark, monkeypatch):
+def dying_train_task(*args, **kwargs):
+    """Round 2's task of shard 1 dies (its Python process ends, as when an executor is
+    lost); every other call trains (in the executor's Python worker, where ``train_task``
+    is not patched)."""
+    import os
+
+    from hsw2v import _dist_tasks
+
+    if kwargs["shard"] == 1 and kwargs["this_round"] == 1:
+        os._exit(3)
+    return _dist_tasks.train_task(*args, **kwargs)
+
+
+@pytest.fixture
+def by_value():
+    """This module's functions shipped to the executors by value (their Python workers
+    cannot import a test module)."""
     from pyspark import cloudpickle
 
-    # shipped by value: the executors' Python workers cannot import this test module
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    yield
+    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
+@pytest.mark.parametrize("execution", ["stage", "jobs"])
+def test_a_failing_task_stops_the_fit_with_a_clear_error(spark, monkeypatch, by_value, execution):
     monkeypatch.setattr(_dist_tasks, "train_task", failing_train_task)
-    try:
-        est = Word2Vec(inputCol="text", vectorSize=8, minCount=1, numPartitions=2)
-        with pytest.raises(
-            DistributedTrainingError, match="training round 1 failed.*RuntimeError: planted failure"
-        ):
-            est.fit(frame(spark, [["a", "b", "c"]] * 50))
-    finally:
-        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    est = Word2Vec(inputCol="text", vectorSize=8, minCount=1, numPartitions=2, execution=execution)
+    with pytest.raises(
+        DistributedTrainingError, match="training round 1 failed.*RuntimeError: planted failure"
+    ):
+        est.fit(frame(spark, [["a", "b", "c"]] * 50))
+
+
+def test_a_task_lost_mid_fit_stops_it_with_a_clear_error_and_the_next_fit_trains(
+    spark, monkeypatch, by_value
+):
+    """A task whose process dies in round 2: the fit stops naming the round and the lost
+    partition (no model, no hang), and the same session fits again."""
+    monkeypatch.setattr(_dist_tasks, "train_task", dying_train_task)
+    sentences, _ = planted_corpus(n_sentences=300, seed=2)
+    df = frame(spark, sentences)
+    params = dict(inputCol="text", vectorSize=8, minCount=1, numPartitions=2, sync_every=1000,
+                  execution="stage")  # fmt: skip
+    with pytest.raises(
+        DistributedTrainingError,
+        match=r"training round 2 failed in a Spark task: the task of partition 1 was lost",
+    ):
+        Word2Vec(**params).fit(df)
+    monkeypatch.undo()
+    model = Word2Vec(**params).fit(df)
+    assert model.distributed_report.rounds == 3 and np.isfinite(model.wv.vectors).all()
+
+
+# ------------------------------------------------------------------ one stage or a job a round
+def test_one_stage_and_a_job_per_round_train_the_same_weights(spark):
+    """The fit as one stage (tasks that stay up and exchange each round with the driver) and
+    as a Spark job per round merge the same results: the same weights bit for bit with one
+    thread per task: on a frame dealt out to more partitions, on one joined into one, and
+    with more partitions than the cluster's two task slots (two tasks, one serving two
+    partitions in turn)."""
+    sentences, _ = planted_corpus(n_sentences=800, seed=6)
+    for have, n in ((1, 2), (3, 1), (2, 3)):
+        df = frame(spark, sentences, partitions=have)
+        params = dict(inputCol="text", vectorSize=12, minCount=1, maxIter=2, numPartitions=n,
+                      sync_every=1000, seed=7, workers=1)  # fmt: skip
+        staged = Word2Vec(**params, execution="stage").fit(df).to_word2vec()
+        jobs = Word2Vec(**params, execution="jobs").fit(df).to_word2vec()
+        assert staged.distributed_report.rounds == jobs.distributed_report.rounds
+        # 8,000 words an epoch: 8 rounds each, two snapshots (every 8 rounds) on the way
+        assert staged.distributed_report.rounds == (2 if n == 1 else 2 * 8)
+        assert staged.wv.index_to_key == jobs.wv.index_to_key
+        assert np.array_equal(staged.wv.vectors, jobs.wv.vectors), (have, n)
+        assert np.array_equal(staged.syn1, jobs.syn1), (have, n)
+
+
+def test_execution_is_checked(spark):
+    df = frame(spark, [["a", "b"]] * 10)
+    with pytest.raises(ValueError, match=r"execution must be one of 'stage', 'jobs', got 'barrier'"):
+        Word2Vec(inputCol="text", minCount=1, execution="barrier").fit(df)

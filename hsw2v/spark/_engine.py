@@ -211,10 +211,13 @@ def encode_scan(scan: PartitionScan, spec, pieces: list):
     the recording's ids are made final for the run's vocabulary and each piece's jobs are
     views of them (:func:`hsw2v.running.epochs.jobs_from_recording`, the jobs
     :func:`~hsw2v.running.epochs.iter_jobs` makes from the same sentences)."""
-    index_of = {key: i for i, key in enumerate(spec.index_to_key)}
-    to_final = np.fromiter((index_of.get(w, -1) for w in scan.counts), np.int32, len(scan.counts))
     recording = scan.recording
-    recording.finalize(to_final, spec.index_to_key)
+    if not recording.final:  # a scan kept by its task between rounds is made final once
+        index_of = {key: i for i, key in enumerate(spec.index_to_key)}
+        to_final = np.fromiter(
+            (index_of.get(w, -1) for w in scan.counts), np.int32, len(scan.counts)
+        )
+        recording.finalize(to_final, spec.index_to_key)
     kept_at = np.concatenate([[0], np.cumsum(recording.kept_lengths)])
     for piece in pieces:
         lo, hi = piece.start, piece.stop

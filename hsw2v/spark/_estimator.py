@@ -32,11 +32,13 @@ from hsw2v.spark._engine import (
 )
 from hsw2v.spark._model import Word2VecModel
 from hsw2v.spark._params import _Word2VecParams, sentences_of
+from hsw2v.spark._stage import Stage
 
 logger = logging.getLogger(__name__)
 
 SNAPSHOT_EVERY = 8  # rounds between two full snapshots of the model (broadcast once each)
 MARK_EVERY = 10_000  # words between two places a partition can be cut into pieces
+EXECUTIONS = ("stage", "jobs")  # the execution param: see hsw2v.spark._stage
 
 
 class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsWritable):
@@ -70,6 +72,11 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         max_len = get("maxSentenceLength")
         if max_len < 1:
             raise ValueError(f"maxSentenceLength must be a positive integer, got {max_len}")
+        if get("execution") not in EXECUTIONS:
+            raise ValueError(
+                f"execution must be one of {', '.join(map(repr, EXECUTIONS))}, "
+                f"got {get('execution')!r}"
+            )
         sc = dataset.sparkSession.sparkContext
         # in the JVM, before the rows reach Python; fewer partitions are joined in order (the
         # corpus keeps its order, so one partition trains it as one machine does), more are
@@ -81,8 +88,23 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
             frame = dealt_out(frame, n)
         rdd = rows_to_python(frame, column)
         record = model.cache_words  # words a partition may hold to be recorded as it is read
+        scan_args = (max_len, MARK_EVERY, record)
+        train = dict(merge=get("merge"), snapshot_every=SNAPSHOT_EVERY)
+        if get("execution") == "stage":
+            # the whole fit as one Spark stage (hsw2v.spark._stage): each task counts its
+            # partitions, keeps them, and trains their pieces at the driver's word
+            with Stage(sc, rdd, n, scan_args) as stage:
+                started = time.perf_counter()
+                counted = stage.counts()
+                if all(counted.shapes[k][3] for k in range(n)):
+                    pieces, spec = self._plan(model, counted, n, max_len)
+                    vocab_seconds = time.perf_counter() - started
+                    train_rounds(stage.engine(), model, pieces, spec, **train,
+                                 vocab_seconds=vocab_seconds)  # fmt: skip
+                    return self._copyValues(Word2VecModel(model))
+            logger.info("a partition is too large to keep in its task: a Spark job per round")
         scans = rdd.mapPartitionsWithIndex(
-            lambda k, rows: [scan_partition(k, rows, max_len, MARK_EVERY, record)]
+            lambda k, rows: [scan_partition(k, rows, *scan_args)]
         ).persist(StorageLevel.MEMORY_AND_DISK)
         encoded = None
         try:
@@ -95,24 +117,12 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 raise DistributedTrainingError(
                     f"counting the vocabulary failed in a Spark task: {task_error(exc)}"
                 ) from exc
-            counts = counted.counts.ordered()
-            vocab, n_raw = tasks.vocabulary_task(counts, vocabulary_options(model, None))
-            shapes = [counted.shapes[k] for k in range(n)]
-            words = sum(shape[0] for shape in shapes)
-            install_vocabulary(model, vocab, n_raw, words, sum(shape[1] for shape in shapes))
-            # one partition has no one to merge with: it trains each epoch in one round
-            # (what the rounds would give, less a Spark job, a transfer and a merge each)
-            n_rounds = 1 if n == 1 else max(1, math.ceil(words / get("sync_every")))
-            pieces = [plan_partition(k, *shapes[k][:3], n_rounds) for k in range(n)]
-            spec = run_spec(
-                model, uuid.uuid4().hex[:12], max_len, threads=get("workers"),
-                delta_dtype="float16",  # half the bytes per round, quality unchanged
-            )  # fmt: skip
+            pieces, spec = self._plan(model, counted, n, max_len)
             # what the rounds' tasks read: the partitions' recordings, from which each task
             # cuts its own piece's jobs (design note of hsw2v.spark._engine), or (a partition
             # too large to record) every round's pieces encoded once from the rows
             source = scans
-            if not all(shape[3] for shape in shapes):
+            if not all(counted.shapes[k][3] for k in range(n)):
                 spec_b = sc.broadcast(spec)
                 encoded = rdd.mapPartitionsWithIndex(
                     lambda k, rows: encode_partition(rows, spec_b.value, pieces[k])
@@ -122,25 +132,39 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 spec_b.unpersist()
                 source = encoded
             vocab_seconds = time.perf_counter() - started
-            logger.info(
-                "spark vocabulary: %i words kept of %i, %i raw words in %i partitions, "
-                "cut in %i rounds' pieces, %.1fs",
-                len(vocab.index_to_key), n_raw, words, n, n_rounds, vocab_seconds,
-            )  # fmt: skip
-            train_rounds(
-                SparkEngine(sc, source),
-                model,
-                pieces,
-                spec,
-                merge=get("merge"),
-                snapshot_every=SNAPSHOT_EVERY,
-                vocab_seconds=vocab_seconds,
-            )
+            train_rounds(SparkEngine(sc, source), model, pieces, spec, **train,
+                         vocab_seconds=vocab_seconds)  # fmt: skip
         finally:
             scans.unpersist()
             if encoded is not None:
                 encoded.unpersist()
         return self._copyValues(Word2VecModel(model))
+
+    def _plan(self, model, counted, n: int, max_len: int):
+        """Install the vocabulary of the merged counts on ``model`` (its tree and initial
+        weights, as on one machine) and plan the run: each partition's pieces, one per
+        round of an epoch, and the tasks' settings."""
+        get = self.getOrDefault
+        vocab, n_raw = tasks.vocabulary_task(
+            counted.counts.ordered(), vocabulary_options(model, None)
+        )
+        shapes = [counted.shapes[k] for k in range(n)]
+        words = sum(shape[0] for shape in shapes)
+        install_vocabulary(model, vocab, n_raw, words, sum(shape[1] for shape in shapes))
+        # one partition has no one to merge with: it trains each epoch in one round
+        # (what the rounds would give, less a transfer and a merge each)
+        n_rounds = 1 if n == 1 else max(1, math.ceil(words / get("sync_every")))
+        pieces = [plan_partition(k, *shapes[k][:3], n_rounds) for k in range(n)]
+        spec = run_spec(
+            model, uuid.uuid4().hex[:12], max_len, threads=get("workers"),
+            delta_dtype="float16",  # half the bytes per round, quality unchanged
+        )  # fmt: skip
+        logger.info(
+            "spark vocabulary: %i words kept of %i, %i raw words in %i partitions, "
+            "cut in %i rounds' pieces",
+            len(vocab.index_to_key), n_raw, words, n, n_rounds,
+        )  # fmt: skip
+        return pieces, spec
 
 
 def dealt_out(frame, n: int):

@@ -7,85 +7,81 @@ from pyspark.ml.param.shared import HasInputCol, HasMaxIter, HasOutputCol, HasSe
 from pyspark.sql.types import ArrayType, StringType
 
 
+def _param(name: str, doc: str, convert) -> Param:
+    return Param(Params._dummy(), name, doc, typeConverter=convert)
+
+
+_int, _float, _str = TypeConverters.toInt, TypeConverters.toFloat, TypeConverters.toString
+
+
 class _Word2VecParams(HasInputCol, HasOutputCol, HasMaxIter, HasStepSize, HasSeed):
     """The parameters of the estimator and its model: MLlib's Word2Vec names and meanings,
     plus gensim's names for what MLlib lacks."""
 
-    vectorSize = Param(
-        Params._dummy(),
-        "vectorSize",
-        "the dimension of the word vectors (gensim: vector_size)",
-        typeConverter=TypeConverters.toInt,
+    vectorSize = _param(
+        "vectorSize", "the dimension of the word vectors (gensim: vector_size)", _int
     )
-    windowSize = Param(
-        Params._dummy(),
-        "windowSize",
-        "the largest distance between a word and a context word (gensim: window)",
-        typeConverter=TypeConverters.toInt,
-    )
-    minCount = Param(
-        Params._dummy(),
+    windowSize = _param(
+        "windowSize", "the largest distance between a word and a context word (gensim: window)",
+        _int,
+    )  # fmt: skip
+    minCount = _param(
         "minCount",
         "the least number of times a word must occur to be in the vocabulary (gensim: min_count)",
-        typeConverter=TypeConverters.toInt,
+        _int,
     )
-    numPartitions = Param(
-        Params._dummy(),
+    numPartitions = _param(
         "numPartitions",
         "the number of partitions (shards) that train in parallel; the input is repartitioned "
         "to it",
-        typeConverter=TypeConverters.toInt,
+        _int,
     )
-    maxSentenceLength = Param(
-        Params._dummy(),
+    maxSentenceLength = _param(
         "maxSentenceLength",
         "rows longer than this many words are cut into sentences of at most this many",
-        typeConverter=TypeConverters.toInt,
+        _int,
     )
-    sg = Param(
-        Params._dummy(), "sg", "1: skip-gram (MLlib's only model), 0: CBOW (gensim's sg)",
-        typeConverter=TypeConverters.toInt,
-    )  # fmt: skip
-    hs = Param(
-        Params._dummy(), "hs", "1: hierarchical softmax (MLlib's only objective), 0: none",
-        typeConverter=TypeConverters.toInt,
-    )  # fmt: skip
-    negative = Param(
-        Params._dummy(), "negative", "negative samples per word (0: none; gensim's negative)",
-        typeConverter=TypeConverters.toInt,
-    )  # fmt: skip
-    sample = Param(
-        Params._dummy(), "sample",
+    sg = _param("sg", "1: skip-gram (MLlib's only model), 0: CBOW (gensim's sg)", _int)
+    hs = _param("hs", "1: hierarchical softmax (MLlib's only objective), 0: none", _int)
+    negative = _param("negative", "negative samples per word (0: none; gensim's negative)", _int)
+    sample = _param(
+        "sample",
         "the threshold for downsampling frequent words (0: none, as MLlib; gensim's sample)",
-        typeConverter=TypeConverters.toFloat,
-    )  # fmt: skip
-    workers = Param(
-        Params._dummy(), "workers",
+        _float,
+    )
+    workers = _param(
+        "workers",
         "threads per Spark task (gensim's workers); 1 trains each partition on one core",
-        typeConverter=TypeConverters.toInt,
+        _int,
+    )
+    min_alpha = _param(
+        "min_alpha", "the learning rate reached at the end of training (gensim's min_alpha)",
+        _float,
     )  # fmt: skip
-    min_alpha = Param(
-        Params._dummy(), "min_alpha",
-        "the learning rate reached at the end of training (gensim's min_alpha)",
-        typeConverter=TypeConverters.toFloat,
+    ns_exponent = _param(
+        "ns_exponent", "the exponent of the negative-sampling distribution (gensim's ns_exponent)",
+        _float,
     )  # fmt: skip
-    ns_exponent = Param(
-        Params._dummy(), "ns_exponent",
-        "the exponent of the negative-sampling distribution (gensim's ns_exponent)",
-        typeConverter=TypeConverters.toFloat,
-    )  # fmt: skip
-    sync_every = Param(
-        Params._dummy(), "sync_every",
+    sync_every = _param(
+        "sync_every",
         "corpus words (all partitions together) trained between two merges of the "
         "partitions; one partition trains each epoch in one round",
-        typeConverter=TypeConverters.toInt,
-    )  # fmt: skip
-    merge = Param(
-        Params._dummy(), "merge",
+        _int,
+    )
+    merge = _param(
+        "merge",
         "how the rows several partitions changed in a round are merged: adasum, average "
         "(MLlib's rule) or sum",
-        typeConverter=TypeConverters.toString,
-    )  # fmt: skip
+        _str,
+    )
+    execution = _param(
+        "execution",
+        "how the fit runs on the cluster: 'stage' (one Spark stage whose tasks stay up from "
+        "the first read of their partitions to the last round, exchanging each round with "
+        "the driver; a task per partition, or per task slot where the cluster has fewer) or "
+        "'jobs' (a Spark job per round)",
+        _str,
+    )
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -93,7 +89,7 @@ class _Word2VecParams(HasInputCol, HasOutputCol, HasMaxIter, HasStepSize, HasSee
             vectorSize=100, windowSize=5, minCount=5, maxIter=1, stepSize=0.025, seed=1,
             numPartitions=1, maxSentenceLength=1000, outputCol="vector",
             sg=1, hs=1, negative=0, sample=0.0, workers=1, min_alpha=0.0001,
-            ns_exponent=0.75, sync_every=1_000_000, merge="adasum",
+            ns_exponent=0.75, sync_every=1_000_000, merge="adasum", execution="stage",
         )  # fmt: skip
 
     def word2vec_params(self) -> dict:

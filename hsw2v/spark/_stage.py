@@ -1,0 +1,435 @@
+"""One Spark stage for a whole fit: its tasks stay up and the driver talks to them directly.
+
+The job engine (:class:`hsw2v.spark._engine.SparkEngine`) runs a Spark job per round: every
+round pays for the job's scheduling, its tasks' start, the broadcast of what they need and
+the collection of their results (0.6-0.7 s on two executors before any training or merging,
+benchmarks/RESULTS.md), and the vocabulary pass is a job of its own whose scans are persisted
+and read back. Here the whole fit is one job of one stage, a task per partition, whose tasks
+run from the first read of their partition to the last round:
+
+* **Counting.** Each task reads its partition once (:func:`hsw2v.spark._engine.scan_partition`),
+  keeps the scan in its own memory and sends its counts to the driver, which merges them in
+  the partitions' order (:func:`hsw2v.spark._engine.merge_partition_counts`) and builds the
+  vocabulary, the tree and the weights once, as the job engine does.
+* **Rounds.** The core's round loop (:func:`hsw2v._dist_core.train_rounds`) runs on the driver
+  unchanged, over :class:`StageEngine`: a round's training call goes to each shard's task as a
+  message, and its result comes back on the same connection. A value the tasks need (the run's
+  settings, a snapshot, a round's merged update) travels to each task once and stays there
+  until the driver drops it. The merge runs on the driver, as with the job engine, so the two
+  give the same weights bit for bit (one thread per task).
+
+The connections: the driver listens on an ephemeral port of its own host (``spark.driver.host``)
+and each task connects to it, first sending a random token the driver put in the task's
+closure (Spark ships closures; nothing is read from a connection before its token matches).
+Messages are length-prefixed pickles: the driver's are written with cloudpickle (what Spark
+ships functions with), the tasks' with pickle.
+
+Every task must run at once, so the stage is used only where the cluster has a task slot per
+partition (:func:`stage_fits`; otherwise the fit uses the job engine). It is an ordinary stage,
+not one in Spark's barrier mode (SPARK-24374), which refuses a stage whose input was
+coalesced, as fewer partitions than the DataFrame's are (:func:`hsw2v.spark._estimator.Word2Vec`
+joins them in order); the slot check stands in for barrier mode's gang scheduling.
+
+Failure: a task that raises reports the error on its connection; a task that dies closes it;
+a task Spark starts again (a retry, or a speculative copy) is refused. Each of these stops the
+fit with :class:`hsw2v._dist_core.DistributedTrainingError` naming the step and the task's
+error, the stage's job is cancelled, and no model is returned.
+"""
+
+from __future__ import annotations
+
+import hmac
+import itertools
+import operator
+import pickle
+import secrets
+import socket
+import struct
+import threading
+import time
+import weakref
+
+from hsw2v import _dist_tasks as tasks
+from hsw2v._dist_core import DistributedTrainingError
+from hsw2v.spark._engine import (
+    PartitionCount,
+    encode_scan,
+    merge_partition_counts,
+    scan_partition,
+    task_error,
+)
+
+_LENGTH = struct.Struct("!Q")
+_HELLO = struct.Struct("!ii")  # partition, attempt
+TOKEN_BYTES = 32
+CONNECT_SECONDS = 300  # how long the driver waits for every task to connect
+
+
+# ------------------------------------------------------------------------------ the wire
+def send(sock: socket.socket, data: bytes) -> None:
+    """One message: its length, then its bytes."""
+    sock.sendall(_LENGTH.pack(len(data)))
+    sock.sendall(data)
+
+
+def _read_exactly(sock: socket.socket, n: int) -> bytearray:
+    buffer = bytearray(n)
+    view, got = memoryview(buffer), 0
+    while got < n:
+        read = sock.recv_into(view[got:], min(n - got, 1 << 24))
+        if not read:
+            raise ConnectionError("the connection closed")
+        got += read
+    return buffer
+
+
+def receive(sock: socket.socket):
+    """The next message, unpickled."""
+    (n,) = _LENGTH.unpack(_read_exactly(sock, _LENGTH.size))
+    return pickle.loads(_read_exactly(sock, n))
+
+
+def _dumps(value) -> bytes:
+    from pyspark import cloudpickle
+
+    return cloudpickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+# ------------------------------------------------------------------------------ the task side
+class _Ref:
+    """A value the task was sent earlier, by its number."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: int):
+        self.number = number
+
+
+def _resolve(value, held: dict):
+    if isinstance(value, list):
+        return [_resolve(v, held) for v in value]
+    return held[value.number] if isinstance(value, _Ref) else value
+
+
+def _error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def tag_shard(k: int, rows):
+    """Partition ``k``'s rows, each as ``(k, row)``, after a ``(k,)`` that stands for the
+    partition even when it has no rows: what a task serving several shards reads."""
+    yield (k,)
+    for row in rows:
+        yield k, row
+
+
+def shards_of(items):
+    """``(shard, rows)`` for each shard in a task's tagged rows (:func:`tag_shard`), in their
+    order; each shard's rows must be read before the next shard's."""
+    for k, group in itertools.groupby(items, key=operator.itemgetter(0)):
+        yield k, (item[1] for item in group if len(item) == 2)
+
+
+def serve_shards(task, shards, address, token, attempt, scan_args) -> int:
+    """Inside the stage's task ``task``: count each of its shards (``shards``: ``(shard,
+    rows)`` pairs), send their counts to the driver, then run the training calls the driver
+    sends, in order, until it says stop. The shards' scans and replicas
+    (:mod:`hsw2v._dist_tasks`) stay in this process between rounds."""
+    sock = socket.create_connection(address, timeout=CONNECT_SECONDS)
+    sock.settimeout(None)
+    run_id = None
+    try:
+        sock.sendall(token + _HELLO.pack(task, attempt))
+        scans = {}
+        try:
+            for k, rows in shards:
+                scans[k] = scan_partition(k, rows, *scan_args)
+            counted = [(k, PartitionCount.of(scan)) for k, scan in scans.items()]
+            send(sock, pickle.dumps(("ok", counted), protocol=5))
+        except Exception as exc:  # noqa: BLE001 - reported to the driver, which stops the fit
+            send(sock, pickle.dumps(("error", _error(exc)), protocol=5))
+            return task
+        held: dict = {}
+        while True:
+            message = receive(sock)
+            if message[0] == "stop":
+                return task
+            _, fn, calls, new, dropped = message
+            held.update(new)
+            for number in dropped:
+                held.pop(number, None)
+            try:
+                results = []
+                for k, args, kwargs in calls:
+                    spec, piece = _resolve(args[0], held), args[3]
+                    if run_id is None:
+                        run_id = spec.run_id
+                        tasks.forget_other_runs(run_id)
+                    for _, jobs in encode_scan(scans[k], spec, [piece]):
+                        piece.encoded = jobs
+                    args = tuple(_resolve(a, held) for a in args)
+                    results.append(fn(*args, **kwargs))
+                reply = ("ok", results)
+            except Exception as exc:  # noqa: BLE001 - reported to the driver
+                reply = ("error", _error(exc))
+            send(sock, pickle.dumps(reply, protocol=5))
+    finally:
+        sock.close()
+        if run_id is not None:
+            tasks.forget_run(run_id)  # a Python worker outlives the fit: free the replicas
+
+
+# ------------------------------------------------------------------------------ the driver side
+def stage_tasks(sc, n: int) -> int:
+    """How many tasks the stage runs for ``n`` partitions: one each where the cluster runs
+    that many tasks at once (waiting a little for executors that are still registering),
+    else one per task slot, each serving several partitions in turn."""
+    deadline = time.monotonic() + 3.0
+    while (slots := task_slots(sc)) < n and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return max(1, min(n, slots))
+
+
+def task_slots(sc) -> int:
+    """How many tasks the cluster runs at once (what Spark checks its barrier stages against)."""
+    jsc = sc._jsc.sc()
+    try:
+        profile = jsc.resourceProfileManager().defaultResourceProfile()
+        return int(jsc.maxNumConcurrentTasks(profile))
+    except Exception:  # noqa: BLE001 - an internal call; the parallelism is the public figure
+        return int(sc.defaultParallelism)
+
+
+class _Value:
+    """A value the driver holds (the engine's handle); sent to each task once."""
+
+    __slots__ = ("value", "number", "__weakref__")
+    numbers = iter(range(1, 1 << 62))
+
+    def __init__(self, value):
+        self.value, self.number = value, next(_Value.numbers)
+
+
+class Stage:
+    """The driver's side of the stage: starts it (in a thread, as ``collect`` blocks), takes
+    the tasks' connections and their counts, and serves as the round loop's engine
+    (:class:`StageEngine`). Use as a context manager: leaving it stops the tasks, and on an
+    error cancels the stage's job."""
+
+    def __init__(self, sc, rdd, n: int, scan_args: tuple):
+        self.sc, self.n = sc, n
+        n_tasks = self.n_tasks = stage_tasks(sc, n)
+        conf = sc.getConf()
+        host = conf.get("spark.driver.host")
+        bind = conf.get("spark.driver.bindAddress", host)
+        self.server = socket.create_server((bind, 0), backlog=max(n_tasks, 8))
+        address = (host, self.server.getsockname()[1])
+        token = self.token = secrets.token_bytes(TOKEN_BYTES)
+        self.group = f"hsw2v-stage-{secrets.token_hex(6)}"
+        self.connections: list = [None] * n_tasks
+        self.owner: list = [None] * n  # partition -> the task that serves it
+        self.failure: BaseException | None = None
+        grouped = n_tasks < n
+        if grouped:  # each task reads its partitions one after another, tagged
+            rdd = rdd.mapPartitionsWithIndex(tag_shard).coalesce(n_tasks)
+
+        def run(index, rows):
+            from pyspark import TaskContext
+
+            attempt = TaskContext.get().attemptNumber()
+            shards = shards_of(rows) if grouped else [(index, rows)]
+            yield serve_shards(index, shards, address, token, attempt, scan_args)
+
+        def stage():
+            sc.setJobGroup(self.group, "hsw2v training stage", interruptOnCancel=True)
+            sc.setJobDescription("hsw2v fit (one stage, its tasks up until the end)")
+            try:
+                rdd.mapPartitionsWithIndex(run).collect()
+            except BaseException as exc:  # noqa: BLE001 - read by the driver's thread
+                self.failure = exc
+
+        self.thread = threading.Thread(target=stage, name="hsw2v-spark-stage", daemon=True)
+
+    def __enter__(self) -> Stage:
+        self.thread.start()
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        self.close(failed=kind is not None)
+
+    def _stage_error(self, what: str) -> DistributedTrainingError:
+        return DistributedTrainingError(
+            f"{what} failed in a Spark task: {task_error(self.failure)}"
+        )
+
+    def connect(self) -> None:
+        """Wait until every task has connected (or the stage failed)."""
+        self.server.settimeout(0.2)
+        deadline = time.monotonic() + CONNECT_SECONDS
+        while any(c is None for c in self.connections):
+            if self.failure is not None:
+                raise self._stage_error("counting the vocabulary")
+            if time.monotonic() > deadline:
+                raise DistributedTrainingError(
+                    f"the Spark tasks did not connect to the driver at {self.server.getsockname()} "
+                    f"within {CONNECT_SECONDS} s (can the executors reach spark.driver.host?); "
+                    "fit with execution='jobs' to train without these connections"
+                )
+            try:
+                sock, _ = self.server.accept()
+            except TimeoutError:
+                continue
+            sock.settimeout(30)
+            try:
+                hello = _read_exactly(sock, TOKEN_BYTES + _HELLO.size)
+            except OSError:
+                sock.close()
+                continue
+            if not hmac.compare_digest(bytes(hello[:TOKEN_BYTES]), self.token):
+                sock.close()  # not one of this stage's tasks
+                continue
+            task, attempt = _HELLO.unpack(hello[TOKEN_BYTES:])
+            if attempt > 0 or self.connections[task] is not None:
+                sock.close()
+                raise DistributedTrainingError(
+                    "counting the vocabulary failed in a Spark task: Spark started a task of "
+                    "the training stage again (a retry after a lost task, or a speculative "
+                    "copy), which this fit cannot take in"
+                )
+            sock.settimeout(None)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.connections[task] = sock
+
+    def partitions_of(self, task: int) -> str:
+        held = [k for k, t in enumerate(self.owner) if t == task]
+        if not held:
+            return f"task {task}"
+        return f"partition{'s' if len(held) > 1 else ''} {', '.join(map(str, held))}"
+
+    def reply(self, task: int, what: str):
+        """Task ``task``'s answer to the last message, or the error it reported."""
+        try:
+            kind, value = receive(self.connections[task])
+        except (OSError, EOFError) as exc:
+            raise DistributedTrainingError(
+                f"{what} failed in a Spark task: the task of {self.partitions_of(task)} was "
+                f"lost ({type(exc).__name__}: {exc})"
+            ) from exc
+        if kind == "error":
+            raise DistributedTrainingError(f"{what} failed in a Spark task: {value}")
+        return value
+
+    def counts(self) -> PartitionCount:
+        """The partitions' counts, merged in their order."""
+        self.connect()
+        counted = {}
+        for task in range(self.n_tasks):
+            for k, count in self.reply(task, "counting the vocabulary"):
+                self.owner[k] = task
+                counted[k] = count
+        merged = counted[0]
+        for k in range(1, self.n):
+            merged = merge_partition_counts(merged, counted[k])
+        return merged
+
+    def engine(self) -> StageEngine:
+        return StageEngine(self)
+
+    def close(self, failed: bool) -> None:
+        stop = _dumps(("stop",))
+        for sock in self.connections:
+            if sock is None:
+                continue
+            try:
+                send(sock, stop)
+            except OSError:
+                pass
+        if failed:
+            self.sc.cancelJobGroup(self.group)
+        self.thread.join(timeout=None if not failed else 60)
+        for sock in self.connections:
+            if sock is not None:
+                sock.close()
+        self.server.close()
+
+
+def _ship(value, sent: set, new: dict):
+    """``value`` as a task receives it: a held value it has not been sent yet goes into
+    ``new``, and every held value travels as a :class:`_Ref`."""
+    if isinstance(value, list):
+        return [_ship(v, sent, new) for v in value]
+    if not isinstance(value, _Value):
+        return value
+    if value.number not in sent:
+        new[value.number] = value.value
+        sent.add(value.number)
+    return _Ref(value.number)
+
+
+class StageEngine:
+    """The round loop's engine (:class:`hsw2v._dist_core.Engine`) over a running
+    :class:`Stage`: ``submit`` runs on the driver, ``submit_shards`` sends call ``k`` to
+    partition ``k``'s task and waits for every result."""
+
+    lookahead = 0  # each round is awaited before the next is submitted
+
+    def __init__(self, stage: Stage):
+        self.stage = stage
+        self.alive: set = set()
+        self.sent = [set() for _ in stage.connections]  # numbers each task holds
+
+    def _handle(self, value) -> _Value:
+        handle = _Value(value)
+        self.alive.add(handle.number)
+        weakref.finalize(handle, self.alive.discard, handle.number)
+        return handle
+
+    def put(self, value, name: str):
+        return self._handle(value)
+
+    def submit(self, fn, *args, name: str, **kwargs):
+        def local(v):
+            if isinstance(v, list):
+                return [local(x) for x in v]
+            return v.value if isinstance(v, _Value) else v
+
+        args = tuple(local(a) for a in args)
+        kwargs = {key: local(v) for key, v in kwargs.items()}
+        try:
+            return self._handle(fn(*args, **kwargs))
+        except Exception as exc:
+            raise DistributedTrainingError(f"{name} failed: {type(exc).__name__}: {exc}") from exc
+
+    def submit_shards(self, fn, calls: list, name: str) -> list:
+        stage = self.stage
+        what, _, number = name.partition("-")  # the core's names: train-<0-based round>
+        if what == "train" and number.isdigit():
+            what = f"training round {int(number) + 1}"
+        for task, sock in enumerate(stage.connections):
+            sent, new = self.sent[task], {}
+            mine = [
+                (k, tuple(_ship(a, sent, new) for a in args), kwargs)
+                for k, (args, kwargs) in enumerate(calls)
+                if stage.owner[k] == task
+            ]
+            dropped = sent - self.alive
+            sent -= dropped
+            try:
+                send(sock, _dumps(("call", fn, mine, new, sorted(dropped))))
+            except OSError as exc:
+                raise DistributedTrainingError(
+                    f"{what} failed in a Spark task: the task of {stage.partitions_of(task)} "
+                    f"was lost ({type(exc).__name__}: {exc})"
+                ) from exc
+        results = [None] * len(calls)
+        for task in range(len(stage.connections)):
+            mine = [k for k in range(len(calls)) if stage.owner[k] == task]
+            for k, result in zip(mine, stage.reply(task, what), strict=True):
+                results[k] = self._handle(result)
+        return results
+
+    def result(self, handle, what: str):
+        return handle.value
+
+    def cancel(self, handles: list) -> None:
+        pass  # values leave the tasks when the driver drops their handles
