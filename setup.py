@@ -7,9 +7,10 @@ A. Levels. The three extensions that do vector math (``_inner``: training, ``_qu
    instruction-set level into ``hsw2v/_cpu/<level>/``; :mod:`hsw2v._cpu` picks one level at
    import from the CPU's features and binds ``hsw2v._kernels._inner`` etc. to it.
    ``_corpus_file`` (reader, strict IEEE arithmetic), ``_rates`` (the learning-rate schedule,
-   strict), ``_recording`` (integer passes), ``_array_passes`` (a tree's paths and the
-   weights' finiteness, each checked in one pass) and ``_transport`` (the network simplex
-   of ``wmdistance``: scalar pivots) do no vector math and are built once at the baseline,
+   strict), ``_merge`` (the merge of distributed rounds' deltas, strict), ``_recording``
+   (integer passes), ``_array_passes`` (a tree's paths and the weights' finiteness, each
+   checked in one pass) and ``_transport`` (the network simplex of ``wmdistance``: scalar
+   pivots) do no vector math and are built once at the baseline,
    in ``hsw2v/_kernels/``; ``_corpus_file``'s cimport of ``hsw2v._kernels._inner`` (its
    ``Trainer`` type) resolves at run time to the chosen level. Levels per target:
 
@@ -87,8 +88,9 @@ BENCH_KERNELS = ("_bench_walks",)
 BENCH_SETTING = os.environ.get("HSW2V_BENCH_WALKS", "")
 if BENCH_SETTING not in ("", "0", "1"):
     sys.exit(f"HSW2V_BENCH_WALKS must be 0 or 1 (or unset), got {BENCH_SETTING!r}")
-# Built once with the strict flags: the reader and the learning-rate schedule.
-STRICT = ("_corpus_file", "_rates")
+# Built once with the strict flags: the reader, the learning-rate schedule and the merge of
+# distributed rounds' deltas.
+STRICT = ("_corpus_file", "_rates", "_merge")
 # Built once at the baseline, with the usual flags: no vector math.
 BASELINE_ONLY = ("_recording", "_transport", "_array_passes")
 GCC_OPT = [
@@ -101,9 +103,9 @@ GCC_OPT = [
     "-freciprocal-math",
     "-funroll-loops",
 ]
-# The corpus_file reader and the learning-rate schedule (``_rates``, cimported by every
-# kernel): no vector math, and strict IEEE arithmetic (no reassociation, no fused
-# multiply-add) so that the schedule gives the same bits in every build.
+# The corpus_file reader, the learning-rate schedule (``_rates``, cimported by every kernel)
+# and the rounds' merge: no vector math, and strict IEEE arithmetic (no reassociation, no
+# fused multiply-add) so that they give the same bits in every build.
 GCC_STRICT = ["-g0", "-O2", "-ffp-contract=off"]
 MSVC_OPT = ["/O2"]
 GCC_LEVELS = {

@@ -66,6 +66,7 @@ from dataclasses import dataclass, make_dataclass
 
 import numpy as np
 
+from hsw2v._kernels._merge import adasum_two, sum_rows
 from hsw2v._shards import (
     ByteRange,
     CorpusChangedError,
@@ -204,20 +205,23 @@ def merge_rows(parts, merge: str) -> tuple[np.ndarray, np.ndarray]:
     parts = [p for p in parts if len(p[0])]
     if not parts:
         return np.zeros(0, np.int32), np.zeros((0, 0), np.float32)
-    rows = np.unique(np.concatenate([p[0] for p in parts])).astype(np.int32)
     d = parts[0][1].shape[1]
-    sums = np.zeros((len(rows), d), np.float64)
-    weights = np.zeros(len(rows), np.float64)
-    for part_rows, deltas, part_weights in parts:
-        at = np.searchsorted(rows, part_rows)
-        if merge == "sum":
-            sums[at] += deltas
-        else:
-            sums[at] += part_weights[:, None] * deltas
-            weights[at] += part_weights
-    if merge == "average":
-        sums /= weights[:, None]
-    return rows, sums.astype(np.float32)
+    rows, merged = sum_rows(
+        [np.ascontiguousarray(rows, np.int32) for rows, _, _ in parts],
+        [_real_rows(deltas, d) for _, deltas, _ in parts],
+        [np.ascontiguousarray(weights, np.float64) for _, _, weights in parts],
+        d,
+        merge == "average",
+    )  # the NumPy form's float64 sums in its order (hsw2v._kernels._merge, design note A)
+    return rows, merged.astype(np.float32)
+
+
+def _real_rows(deltas, d: int) -> np.ndarray:
+    """Deltas as the merge kernel reads them: float32 or float64, C-contiguous ``[n, d]``
+    (float16 widened to float32, exactly)."""
+    deltas = np.asarray(deltas)
+    dtype = np.float64 if deltas.dtype == np.float64 else np.float32
+    return np.ascontiguousarray(deltas, dtype).reshape(len(deltas), d)
 
 
 def adasum_pair(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -241,20 +245,6 @@ def adasum_pair(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return ca[:, None] * a + cb[:, None] * b
 
 
-def _adasum_two(first: tuple, second: tuple) -> tuple:
-    """``(rows, deltas)`` of two subtrees -> their union with :func:`adasum_pair` on the rows
-    both hold and the one delta on the others (float64, rows sorted)."""
-    (rows_a, a), (rows_b, b) = first, second
-    rows = np.union1d(rows_a, rows_b)
-    out = np.zeros((len(rows), a.shape[1]), np.float64)
-    out[np.searchsorted(rows, rows_a)] = a
-    out[np.searchsorted(rows, rows_b)] = b
-    both, in_a, in_b = np.intersect1d(rows_a, rows_b, assume_unique=True, return_indices=True)
-    if len(both):
-        out[np.searchsorted(rows, both)] = adasum_pair(a[in_a], b[in_b])
-    return rows, out
-
-
 def _adasum_rows(parts) -> tuple[np.ndarray, np.ndarray]:
     """``merge="adasum"``: the parts combine pairwise, neighbours first, in the order given
     (the tree is fixed by the parts' positions, empty parts included, so a row's result
@@ -262,18 +252,25 @@ def _adasum_rows(parts) -> tuple[np.ndarray, np.ndarray]:
     if not any(len(p[0]) for p in parts):
         return np.zeros(0, np.int32), np.zeros((0, 0), np.float32)
     d = next(p[1].shape[1] for p in parts if len(p[0]))
-    level = [
-        (np.asarray(rows, np.int64), np.asarray(deltas, np.float64).reshape(len(rows), d))
-        for rows, deltas, _ in parts
-    ]
-    while len(level) > 1:
-        paired = [_adasum_two(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+    level = []
+    for rows, deltas, _ in parts:  # each part's rows sorted (they may come in any order)
+        rows = np.ascontiguousarray(rows, np.int32)
+        deltas = _real_rows(deltas, d)
+        if len(rows) > 1 and not (rows[1:] > rows[:-1]).all():
+            order = np.argsort(rows, kind="stable")
+            rows, deltas = rows[order], deltas[order]
+        level.append((rows, deltas))
+    if len(level) == 1:
+        rows, deltas = level[0]
+        return rows, deltas.astype(np.float32)
+    while len(level) > 1:  # each pair in one pass (hsw2v._kernels._merge.adasum_two), in
+        # float64 up to the root, which is rounded to float32 once
+        last = len(level) == 2
+        paired = [
+            adasum_two(*level[i], *level[i + 1], last=last) for i in range(0, len(level) - 1, 2)
+        ]
         level = paired + level[len(level) - len(level) % 2 :]
-    rows, deltas = level[0]
-    if len(parts) == 1:  # one part: its rows may come in any order
-        order = np.argsort(rows, kind="stable")
-        rows, deltas = rows[order], deltas[order]
-    return rows.astype(np.int32), deltas.astype(np.float32)
+    return level[0]
 
 
 def merge_round_task(*results: PieceResult, merge: str, dtype: str = "float32") -> RowUpdate:
