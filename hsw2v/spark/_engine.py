@@ -57,6 +57,13 @@ def words_of(row) -> list:
     return list(row)
 
 
+def row_of(pair):
+    """A row as it reaches Python (:func:`hsw2v.spark._estimator.rows_to_python`): its
+    joined words, or its list of words where they cannot be joined."""
+    joined, words = pair
+    return joined if words is None else list(words)
+
+
 def chunked(rows, max_sentence_length: int):
     """The sentences of a partition's rows: each row's words cut into chunks of at most
     ``max_sentence_length`` (as MLlib's ``maxSentenceLength`` and hsw2v's LineSentence); empty

@@ -27,6 +27,7 @@ from hsw2v.spark._engine import (
     encode_partition,
     merge_partition_counts,
     plan_partition,
+    row_of,
     scan_partition,
     task_error,
 )
@@ -207,9 +208,4 @@ def rows_to_python(frame, column: str):
             words,
         ),
     )
-    return joined.rdd.map(_row)
-
-
-def _row(row):
-    joined, words = row
-    return joined if words is None else list(words)
+    return joined.rdd.map(row_of)  # in _engine: a task does not import this module
