@@ -4,13 +4,15 @@ A drop-in for ``pyspark.ml.feature.Word2Vec`` (MLlib's): the same Params (``inpu
 ``outputCol``, ``vectorSize``, ``windowSize``, ``minCount``, ``maxIter``, ``stepSize``,
 ``numPartitions``, ``maxSentenceLength``, ``seed``) with the same meanings, plus gensim's names
 for what MLlib lacks (``sg``, ``hs``, ``negative``, ``sample``, ``workers``, ``min_alpha``,
-``ns_exponent``) and the distributed core's ``sync_every`` and ``merge``. ``fit(df)`` trains on
-an ``array<string>`` column where the data lives: the vocabulary is counted on the executors,
-the tree and the initial weights are built once on the driver and broadcast, and training
-runs in rounds of Spark jobs whose tasks train their partition's next piece with the nogil
-kernel and send back only the rows they changed, merged by the rules of
+``ns_exponent``), the distributed core's ``sync_every`` and ``merge``, and ``execution``.
+``fit(df)`` trains on an ``array<string>`` column where the data lives, as one Spark stage
+whose tasks stay up for the whole fit (:mod:`hsw2v.spark._stage`): each task counts its
+partition and keeps it, the driver builds the vocabulary, the tree and the initial weights
+once, and in each round every task trains its partition's next piece with the nogil kernel
+and sends back only the rows it changed, merged on the driver by the rules of
 :mod:`hsw2v._dist_tasks` (:mod:`hsw2v._dist_core`, the engine-free core shared with the Dask
-trainer :mod:`hsw2v.distributed`; :mod:`hsw2v.spark._engine`, Spark's engine).
+trainer :mod:`hsw2v.distributed`). ``execution="jobs"`` runs each round as a Spark job
+instead (:mod:`hsw2v.spark._engine`).
 
 The model (:class:`Word2VecModel`) has MLlib's ``getVectors``, ``findSynonyms``,
 ``findSynonymsArray`` and ``transform``, and hsw2v's ``wv`` and ``to_word2vec()``. Its files

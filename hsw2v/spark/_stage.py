@@ -223,7 +223,7 @@ class Stage:
         host = conf.get("spark.driver.host")
         bind = conf.get("spark.driver.bindAddress", host)
         self.server = socket.create_server((bind, 0), backlog=max(n_tasks, 8))
-        address = (host, self.server.getsockname()[1])
+        address = self.address = (host, self.server.getsockname()[1])
         token = self.token = secrets.token_bytes(TOKEN_BYTES)
         self.group = f"hsw2v-stage-{secrets.token_hex(6)}"
         self.connections: list = [None] * n_tasks
@@ -258,9 +258,14 @@ class Stage:
         self.close(failed=kind is not None)
 
     def _stage_error(self, what: str) -> DistributedTrainingError:
-        return DistributedTrainingError(
-            f"{what} failed in a Spark task: {task_error(self.failure)}"
-        )
+        error = task_error(self.failure)
+        if any(word in error for word in ("Connection", "timed out", "unreachable")):
+            error += (
+                f" (could the task not reach the driver at {self.address}? A firewall between "
+                "the executors and the driver blocks the stage's connections: fit with "
+                "execution='jobs' to train without them)"
+            )
+        return DistributedTrainingError(f"{what} failed in a Spark task: {error}")
 
     def connect(self) -> None:
         """Wait until every task has connected (or the stage failed)."""
@@ -271,7 +276,7 @@ class Stage:
                 raise self._stage_error("counting the vocabulary")
             if time.monotonic() > deadline:
                 raise DistributedTrainingError(
-                    f"the Spark tasks did not connect to the driver at {self.server.getsockname()} "
+                    f"the Spark tasks did not connect to the driver at {self.address} "
                     f"within {CONNECT_SECONDS} s (can the executors reach spark.driver.host?); "
                     "fit with execution='jobs' to train without these connections"
                 )
