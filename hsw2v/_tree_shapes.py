@@ -72,6 +72,28 @@ def split_paths(n_leaves: int, split: Callable[[np.ndarray], tuple]) -> Paths:
     return paths_from_parents(parent, bit, n_leaves)
 
 
+def fill_paths(parent, bit, lengths, rows_of=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, points)`` of leaves ``0 .. V-1`` from a parent table (leaves ``0 .. V-1``,
+    inner nodes ``V ..``, every child's id below its parent's), each node's ``bit`` and the
+    leaves' depths ``lengths``: all leaves walk up together, one level a step, filling their
+    paths from the end. Leaf ``i``'s path lands in row ``rows_of[i]`` (default ``i``)."""
+    n_leaves = len(lengths)
+    max_length = int(lengths.max()) if n_leaves else 0
+    codes = np.zeros((n_leaves, max_length), dtype=np.uint8)
+    points = np.zeros((n_leaves, max_length), dtype=np.int32)
+    node = np.flatnonzero(lengths > 0)  # the leaves whose paths are not filled yet
+    rows = node if rows_of is None else rows_of[node]
+    pos = lengths[node].astype(np.int64) - 1
+    while rows.size:
+        codes[rows, pos] = bit[node]
+        node = parent[node]
+        points[rows, pos] = node - n_leaves
+        pos -= 1
+        keep = pos >= 0
+        rows, node, pos = rows[keep], node[keep], pos[keep]
+    return codes, points
+
+
 def paths_from_parents(parent: np.ndarray, bit: np.ndarray, n_leaves: int) -> Paths:
     """Flat arrays from a parent table in which every child has a smaller id than its parent
     (nodes: leaves 0..V-1, inner V..2V-2, root 2V-2)."""
@@ -85,22 +107,9 @@ def paths_from_parents(parent: np.ndarray, bit: np.ndarray, n_leaves: int) -> Pa
     while (ancestor != root).any():
         depth = depth + depth[ancestor]
         ancestor = ancestor[ancestor]
-    max_length = int(depth[:n_leaves].max())
-    codes = np.zeros((n_leaves, max_length), dtype=np.uint8)
-    points = np.zeros((n_leaves, max_length), dtype=np.int32)
-    # Walk all leaves up together, one level per step (vectorised over leaves).
-    node = np.arange(n_leaves, dtype=np.int64)
-    step = depth[:n_leaves] - 1
-    active = step >= 0
-    while active.any():
-        rows = np.nonzero(active)[0]
-        here = node[rows]
-        codes[rows, step[rows]] = bit[here]
-        points[rows, step[rows]] = parent[here] - n_leaves
-        node[rows] = parent[here]
-        step[rows] -= 1
-        active = step >= 0
-    return codes, points, depth[:n_leaves].astype(np.int32)
+    lengths = depth[:n_leaves].astype(np.int32)
+    codes, points = fill_paths(parent, bit, lengths)
+    return codes, points, lengths
 
 
 def balanced_paths(n_leaves: int) -> Paths:

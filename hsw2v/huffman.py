@@ -365,21 +365,8 @@ def _huffman_paths(counts) -> _tree_shapes.Paths:
     parent_of = np.frombuffer(parent, dtype=np.int64)
     bit_of = np.frombuffer(bit, dtype=np.int8)
     lengths_sorted = np.frombuffer(depth, dtype=np.int32)[:n_leaves]
-    max_length = int(lengths_sorted.max())
-    # Paths bottom-up, all leaves at once: step ``pos`` of a leaf's path is its ancestor at
-    # depth ``pos``; row ``order[i]`` is the word of sorted leaf ``i``.
-    codes = np.zeros((n_leaves, max_length), dtype=np.uint8)
-    points = np.zeros((n_leaves, max_length), dtype=np.int32)
-    rows = order
-    node = np.arange(n_leaves, dtype=np.int64)
-    pos = lengths_sorted.astype(np.int64) - 1
-    while rows.size:
-        codes[rows, pos] = bit_of[node]
-        node = parent_of[node]
-        points[rows, pos] = node - n_leaves
-        pos -= 1
-        keep = pos >= 0
-        rows, node, pos = rows[keep], node[keep], pos[keep]
+    # Paths bottom-up, all leaves at once: row ``order[i]`` is the word of sorted leaf ``i``.
+    codes, points = _tree_shapes.fill_paths(parent_of, bit_of, lengths_sorted, rows_of=order)
     lengths = np.empty(n_leaves, dtype=np.int32)
     lengths[order] = lengths_sorted
     return codes, points, lengths

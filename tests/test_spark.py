@@ -91,14 +91,14 @@ def test_estimator_save_and_load(spark, tmp_path):
 def too_large_to_record(monkeypatch):
     """Every fit from here on takes its partitions as too large to record as they are
     counted (``cache_words`` 10), so the rounds' pieces are encoded from the rows again."""
-    from hsw2v.spark import _estimator
+    from hsw2v import _dist_core
 
     def small_cache(*args):
         model = check_request(*args)
         model.cache_words = 10
         return model
 
-    monkeypatch.setattr(_estimator, "check_request", small_cache)
+    monkeypatch.setattr(_dist_core, "check_request", small_cache)
 
 
 @pytest.mark.parametrize("recorded", [True, False])

@@ -117,35 +117,35 @@ ctypedef fused real_b:
     double
 
 
+cdef inline void put(double *wide, float *narrow, Py_ssize_t at, double x) noexcept nogil:
+    """One merged value, into ``wide`` (float64) or, where it is NULL, ``narrow`` (float32:
+    rounded once from float64, as ``astype`` rounds)."""
+    if wide != NULL:
+        wide[at] = x
+    else:
+        narrow[at] = <float>x
+
+
 cdef void adasum_walk(const int32_t[::1] rows_a, const real_a[:, ::1] a,
                       const int32_t[::1] rows_b, const real_b[:, ::1] b, Py_ssize_t d,
                       int32_t *out_rows, double *wide, float *narrow,
                       Py_ssize_t *count) noexcept nogil:
-    """The merge walk of :func:`adasum_two`: writes the union's rows and their deltas (into
-    ``wide``, float64, or where it is NULL into ``narrow``, float32: each value rounded once
-    from float64, as ``astype`` rounds)."""
+    """The merge walk of :func:`adasum_two`: writes the union's rows and their deltas
+    (:func:`put`)."""
     cdef Py_ssize_t i = 0, k = 0, n = 0, j, na = rows_a.shape[0], nb = rows_b.shape[0]
     cdef double dot, aa, bb, ca, cb, x, y
     while i < na or k < nb:
-        if k >= nb or (i < na and rows_a[i] < rows_b[k]):
+        if k >= nb or (i < na and rows_a[i] < rows_b[k]):  # a's row alone
             out_rows[n] = rows_a[i]
             for j in range(d):
-                x = a[i, j]
-                if wide != NULL:
-                    wide[n * d + j] = x
-                else:
-                    narrow[n * d + j] = <float>x
+                put(wide, narrow, n * d + j, a[i, j])
             i += 1
-        elif i >= na or rows_b[k] < rows_a[i]:
+        elif i >= na or rows_b[k] < rows_a[i]:  # b's row alone
             out_rows[n] = rows_b[k]
             for j in range(d):
-                y = b[k, j]
-                if wide != NULL:
-                    wide[n * d + j] = y
-                else:
-                    narrow[n * d + j] = <float>y
+                put(wide, narrow, n * d + j, b[k, j])
             k += 1
-        else:
+        else:  # both: the adaptive sum
             out_rows[n] = rows_a[i]
             dot = aa = bb = 0.0
             for j in range(d):
@@ -157,11 +157,7 @@ cdef void adasum_walk(const int32_t[::1] rows_a, const real_a[:, ::1] a,
             ca = 1.0 - dot / (2.0 * aa) if aa > 0 else 1.0
             cb = 1.0 - dot / (2.0 * bb) if bb > 0 else 1.0
             for j in range(d):
-                x = ca * <double>a[i, j] + cb * <double>b[k, j]
-                if wide != NULL:
-                    wide[n * d + j] = x
-                else:
-                    narrow[n * d + j] = <float>x
+                put(wide, narrow, n * d + j, ca * <double>a[i, j] + cb * <double>b[k, j])
             i += 1
             k += 1
         n += 1

@@ -11,6 +11,8 @@ from array import array
 
 import numpy as np
 
+from hsw2v._tree_shapes import fill_paths
+
 __all__ = ["facebook_hs_tree"]
 
 
@@ -84,21 +86,7 @@ def facebook_hs_tree(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for n in range(n_nodes - 2, -1, -1):
         depth[n] = depth[parent[n]] + 1
     lengths = np.frombuffer(depth, dtype=np.int32)[:n_leaves].copy()
-    max_length = int(lengths.max())
     parent_of = np.frombuffer(parent, dtype=np.int64)
     bit_of = np.frombuffer(bit, dtype=np.int8)
-    codes = np.zeros((n_leaves, max_length), dtype=np.uint8)
-    points = np.zeros((n_leaves, max_length), dtype=np.int32)
-    rows = np.arange(n_leaves, dtype=np.int64)  # the leaves whose paths are not filled yet
-    at = rows.copy()  # the node each is at
-    pos = lengths.astype(np.int64) - 1
-    keep = pos >= 0
-    rows, at, pos = rows[keep], at[keep], pos[keep]
-    while rows.size:  # all leaves one step up at a time, filling paths from the end
-        codes[rows, pos] = bit_of[at]
-        at = parent_of[at]
-        points[rows, pos] = at - n_leaves
-        pos -= 1
-        keep = pos >= 0
-        rows, at, pos = rows[keep], at[keep], pos[keep]
+    codes, points = fill_paths(parent_of, bit_of, lengths)
     return codes, points, lengths

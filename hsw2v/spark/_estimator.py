@@ -11,15 +11,8 @@ from pyspark import StorageLevel
 from pyspark.ml import Estimator
 from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
 
+from hsw2v import _dist_core as core  # the engine-free core, shared with Dask
 from hsw2v import _dist_tasks as tasks
-from hsw2v._dist_core import (
-    DistributedTrainingError,
-    check_request,
-    install_vocabulary,
-    run_spec,
-    train_rounds,
-    vocabulary_options,
-)
 from hsw2v.spark._engine import (
     SEPARATOR,
     PartitionCount,
@@ -66,7 +59,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         column = self.getInputCol()
         frame = sentences_of(dataset, column)
         get = self.getOrDefault
-        model = check_request(self.word2vec_params(), get("sync_every"), get("merge"), 1)
+        model = core.check_request(self.word2vec_params(), get("sync_every"), get("merge"), 1)
         n = get("numPartitions")
         if n < 1:
             raise ValueError(f"numPartitions must be a positive integer, got {n}")
@@ -100,7 +93,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 if all(counted.shapes[k][3] for k in range(n)):
                     pieces, spec = self._plan(model, counted, n, max_len)
                     vocab_seconds = time.perf_counter() - started
-                    train_rounds(stage.engine(), model, pieces, spec, **train,
+                    core.train_rounds(stage.engine(), model, pieces, spec, **train,
                                  vocab_seconds=vocab_seconds)  # fmt: skip
                     return self._copyValues(Word2VecModel(model))
             logger.info("a partition is too large to keep in its task: a Spark job per round")
@@ -115,7 +108,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                     merge_partition_counts, depth=2
                 )
             except Exception as exc:  # a task's error, after Spark's retries
-                raise DistributedTrainingError(
+                raise core.DistributedTrainingError(
                     f"counting the vocabulary failed in a Spark task: {task_error(exc)}"
                 ) from exc
             pieces, spec = self._plan(model, counted, n, max_len)
@@ -133,7 +126,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 spec_b.unpersist()
                 source = encoded
             vocab_seconds = time.perf_counter() - started
-            train_rounds(SparkEngine(sc, source), model, pieces, spec, **train,
+            core.train_rounds(SparkEngine(sc, source), model, pieces, spec, **train,
                          vocab_seconds=vocab_seconds)  # fmt: skip
         finally:
             scans.unpersist()
@@ -147,16 +140,16 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         round of an epoch, and the tasks' settings."""
         get = self.getOrDefault
         vocab, n_raw = tasks.vocabulary_task(
-            counted.counts.ordered(), vocabulary_options(model, None)
+            counted.counts.ordered(), core.vocabulary_options(model, None)
         )
         shapes = [counted.shapes[k] for k in range(n)]
         words = sum(shape[0] for shape in shapes)
-        install_vocabulary(model, vocab, n_raw, words, sum(shape[1] for shape in shapes))
+        core.install_vocabulary(model, vocab, n_raw, words, sum(shape[1] for shape in shapes))
         # one partition has no one to merge with: it trains each epoch in one round
         # (what the rounds would give, less a transfer and a merge each)
         n_rounds = 1 if n == 1 else max(1, math.ceil(words / get("sync_every")))
         pieces = [plan_partition(k, *shapes[k][:3], n_rounds) for k in range(n)]
-        spec = run_spec(
+        spec = core.run_spec(
             model, uuid.uuid4().hex[:12], max_len, threads=get("workers"),
             delta_dtype="float16",  # half the bytes per round, quality unchanged
         )  # fmt: skip
