@@ -68,7 +68,7 @@ def session(master: str):
 
 def one_spark(
     system: str, partitions: int, epochs: int, corpus: str, master: str, sync_every=None,
-    repeat=False,
+    repeat=False, merge=None,
 ) -> dict:
     import numpy as np
     from pyspark.sql import functions as F
@@ -102,6 +102,8 @@ def one_spark(
         from hsw2v.spark import Word2Vec
 
         extra = {"sync_every": sync_every} if sync_every else {}
+        if merge:
+            extra["merge"] = merge
         estimator = Word2Vec(**params, sg=1, hs=1, negative=0, sample=0.0, **extra)
     started = time.perf_counter()
     model = estimator.fit(df)
@@ -115,6 +117,7 @@ def one_spark(
         )
     if system != "mllib":
         out["sync_every"] = estimator.getOrDefault("sync_every")
+        out["merge"] = estimator.getOrDefault("merge")
     if system == "mllib":
         from hsw2v import KeyedVectors, Word2Vec
 
@@ -169,6 +172,7 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--master", default="local-cluster[2,1,1536]")
     ap.add_argument("--sync-every", type=int, default=None, help="hsw2v.spark's sync_every")
+    ap.add_argument("--merge", default=None, help="hsw2v.spark's merge (adasum, average, sum)")
     ap.add_argument("--repeat", action="store_true",
                     help="fit hsw2v.spark twice and say whether the vectors are the same")
     ap.add_argument("--one", nargs=2, metavar=("SYSTEM", "N"), help=argparse.SUPPRESS)
@@ -180,7 +184,8 @@ def main(argv=None) -> int:
             result = one_local(n, args.epochs, corpus)
         else:
             result = one_spark(
-                system, n, args.epochs, corpus, args.master, args.sync_every, args.repeat
+                system, n, args.epochs, corpus, args.master, args.sync_every, args.repeat,
+                args.merge,
             )
         print("RESULT " + json.dumps(result), flush=True)
         return 0
@@ -196,6 +201,8 @@ def main(argv=None) -> int:
             cmd += ["--sync-every", str(args.sync_every)]
         if args.repeat:
             cmd += ["--repeat"]
+        if args.merge:
+            cmd += ["--merge", args.merge]
         done = subprocess.run(cmd, capture_output=True, text=True, env=env)
         line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT ")), None)
         if line is None:

@@ -161,8 +161,9 @@ def test_more_partitions_than_the_frame_has_fit_the_same_model_twice(spark):
 
 
 def test_rows_reach_python_exactly(spark):
-    """Every row's words arrive exactly (joined, or as a list where a word holds the
-    separator or a newline), and the partition's counting in C equals scan_counts'."""
+    """Every row's words arrive exactly (joined, or through JSON where a word is empty or
+    holds the separator, a newline or the JSON mark), and the partition's counting in C
+    equals scan_counts'."""
     from hsw2v.spark._engine import SEPARATOR, chunked, scan_partition, words_of
     from hsw2v.spark._estimator import rows_to_python
     from hsw2v.vocab import scan_counts
@@ -170,11 +171,12 @@ def test_rows_reach_python_exactly(spark):
     rows = [
         ["a", "b"], [], None, ["x" + SEPARATOR + "y", "z"], ["", "c"], ["d"],
         ["two words", "line\nbreak", "é"], ["", ""], ["a", "b", "c", "a", "e"], [""],
+        ["\x1estarts", "x"], ['"quoted"', "back\\slash", "", "é\ttab"], ["tab\tin", "a"],
     ]  # fmt: skip
     df = spark.createDataFrame([(r,) for r in rows], "text array<string>")
     arrived = rows_to_python(df, "text").collect()
     assert [words_of(r) for r in arrived] == [r or [] for r in rows]
-    assert sum(type(r) is list for r in arrived) == 5  # the five that cannot be joined
+    assert sum(type(r) is list for r in arrived) == 7  # the seven that cannot be joined
     scan = scan_partition(0, iter(arrived), 2, 3, 100)
     counts, words, sentences, recording = scan_counts(
         chunked([r or [] for r in rows], 2), progress_per=0, record_tokens=100

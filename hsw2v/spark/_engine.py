@@ -31,6 +31,7 @@ naming the round and the task's own error (after Spark's own retries,
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import weakref
 from dataclasses import dataclass, field
@@ -45,23 +46,26 @@ from hsw2v.running.epochs import iter_jobs, jobs_from_recording
 from hsw2v.vocab import TokenRecording, check_keys
 
 SEPARATOR = "\x1f"  # ASCII's unit separator: joins a row's words on their way to Python
+AS_JSON = "\x1e"  # ASCII's record separator: a row that cannot be joined travels in JSON
 BLOCK_CHARS = 1 << 20  # joined rows counted in one call (design note D of ``_recording``)
 
 
 def words_of(row) -> list:
     """A row's words: a row travels as its words joined by :data:`SEPARATOR` (a str), or as
-    its list of words when one of them is null or empty or holds the separator or a newline
-    (:func:`hsw2v.spark._estimator.rows_to_python`)."""
+    its list of words when one of them is null or empty or holds the separator, a newline or
+    :data:`AS_JSON` (:func:`hsw2v.spark._estimator.rows_to_python`, :func:`row_of`)."""
     if type(row) is str:
         return row.split(SEPARATOR) if row else []
     return list(row)
 
 
-def row_of(pair):
+def row_of(line: str):
     """A row as it reaches Python (:func:`hsw2v.spark._estimator.rows_to_python`): its
-    joined words, or its list of words where they cannot be joined."""
-    joined, words = pair
-    return joined if words is None else list(words)
+    joined words, or, where they cannot be joined, :data:`AS_JSON` and its words in JSON,
+    read back into their list."""
+    if line.startswith(AS_JSON):
+        return json.loads(line[1:])
+    return line
 
 
 def chunked(rows, max_sentence_length: int):
