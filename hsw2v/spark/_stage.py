@@ -182,11 +182,15 @@ def serve_shards(task, shards, address, token, attempt, scan_args) -> int:
 # ------------------------------------------------------------------------------ the driver side
 def stage_tasks(sc, n: int) -> int:
     """How many tasks the stage runs for ``n`` partitions: one each where the cluster runs
-    that many tasks at once (waiting a little for executors that are still registering),
-    else one per task slot, each serving several partitions in turn."""
-    deadline = time.monotonic() + 3.0
-    while (slots := task_slots(sc)) < n and time.monotonic() < deadline:
-        time.sleep(0.1)
+    that many tasks at once, else one per task slot, each serving several partitions in turn.
+    It waits a little (3 s at most) for more slots only where more may come: no executor has
+    registered yet, or dynamic allocation adds them on demand."""
+    slots = task_slots(sc)
+    growing = sc.getConf().get("spark.dynamicAllocation.enabled", "false").lower() == "true"
+    if slots < n and (slots == 0 or growing):
+        deadline = time.monotonic() + 3.0
+        while (slots := task_slots(sc)) < n and time.monotonic() < deadline:
+            time.sleep(0.1)
     return max(1, min(n, slots))
 
 
