@@ -28,7 +28,6 @@ multiply-add): the same bits in every build (setup.py's ``STRICT``).
 """
 
 from libc.stdint cimport int32_t, int64_t
-from libc.string cimport memcpy
 
 import numpy as np
 

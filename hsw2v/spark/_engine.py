@@ -254,21 +254,29 @@ def run_shard(fn, args: tuple, kwargs: dict, rows):
     tasks.forget_other_runs(spec.run_id)
     for item in rows:
         if isinstance(item, PartitionScan):
-            for _, jobs in encode_scan(item, spec, [piece]):
-                piece.encoded = jobs
+            cut_piece(item, spec, piece)
         elif item[0] == piece.round:
             piece.encoded = item[1]
     return fn(*args, **kwargs)
 
 
-class _Held:
-    """A value the driver holds; sent to tasks as a broadcast variable, made at the first
-    need and removed from the executors when the handle is dropped."""
+def cut_piece(scan: PartitionScan, spec, piece: PartitionPiece) -> None:
+    """Give ``piece`` its jobs, cut from its partition's recording (:func:`encode_scan`)."""
+    for _, jobs in encode_scan(scan, spec, [piece]):
+        piece.encoded = jobs
 
-    __slots__ = ("value", "broadcast", "__weakref__")
+
+class _Held:
+    """A value the driver holds (an engine's handle): the job engine sends it to tasks as a
+    broadcast variable, made at the first need and removed from the executors when the
+    handle is dropped; the stage's engine (:mod:`hsw2v.spark._stage`) sends it to each task
+    once, by its ``number``."""
+
+    __slots__ = ("value", "broadcast", "number", "__weakref__")
+    numbers = itertools.count(1)
 
     def __init__(self, value):
-        self.value, self.broadcast = value, None
+        self.value, self.broadcast, self.number = value, None, next(_Held.numbers)
 
     def shipped(self, sc):
         if self.broadcast is None:
@@ -295,6 +303,26 @@ def _local(value):
     if isinstance(value, list):
         return [_local(v) for v in value]
     return value.value if isinstance(value, _Held) else value
+
+
+def call_on_driver(fn, args: tuple, kwargs: dict, name: str):
+    """``fn`` run on the driver over the values its held arguments stand for (an engine's
+    ``submit``); its error as :class:`~hsw2v._dist_core.DistributedTrainingError`."""
+    args = tuple(_local(a) for a in args)
+    kwargs = {key: _local(v) for key, v in kwargs.items()}
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:
+        raise DistributedTrainingError(f"{name} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def step_name(name: str) -> str:
+    """What a training call of the core's round loop is called in an error: its name
+    ``train-<round from 0>`` as "training round <round from 1>", any other name as it is."""
+    what, _, number = name.partition("-")
+    if what == "train" and number.isdigit():
+        return f"training round {int(number) + 1}"
+    return what
 
 
 _PY_ERROR = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)): (.*)$", re.M)
@@ -326,12 +354,7 @@ class SparkEngine:
         return _Held(value)
 
     def submit(self, fn, *args, name: str, **kwargs):
-        args = tuple(_local(a) for a in args)
-        kwargs = {key: _local(v) for key, v in kwargs.items()}
-        try:
-            return _Held(fn(*args, **kwargs))
-        except Exception as exc:
-            raise DistributedTrainingError(f"{name} failed: {type(exc).__name__}: {exc}") from exc
+        return _Held(call_on_driver(fn, args, kwargs, name))
 
     def submit_shards(self, fn, calls: list, name: str) -> list:
         sc = self.sc
@@ -352,11 +375,8 @@ class SparkEngine:
         try:
             results = self.rdd.mapPartitionsWithIndex(run).collect()
         except Exception as exc:
-            what, _, number = name.partition("-")  # the core's names: train-<0-based round>
-            if what == "train" and number.isdigit():
-                what = f"training round {int(number) + 1}"
             raise DistributedTrainingError(
-                f"{what} failed in a Spark task: {task_error(exc)}"
+                f"{step_name(name)} failed in a Spark task: {task_error(exc)}"
             ) from exc
         finally:
             sc.setJobDescription(None)

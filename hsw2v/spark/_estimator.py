@@ -95,7 +95,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                     pieces, spec = self._plan(model, counted, n, max_len)
                     vocab_seconds = time.perf_counter() - started
                     core.train_rounds(stage.engine(), model, pieces, spec, **train,
-                                 vocab_seconds=vocab_seconds)  # fmt: skip
+                                      vocab_seconds=vocab_seconds)  # fmt: skip
                     return self._copyValues(Word2VecModel(model))
             logger.info("a partition is too large to keep in its task: a Spark job per round")
         scans = rdd.mapPartitionsWithIndex(
@@ -128,7 +128,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 source = encoded
             vocab_seconds = time.perf_counter() - started
             core.train_rounds(SparkEngine(sc, source), model, pieces, spec, **train,
-                         vocab_seconds=vocab_seconds)  # fmt: skip
+                              vocab_seconds=vocab_seconds)  # fmt: skip
         finally:
             scans.unpersist()
             if encoded is not None:

@@ -53,9 +53,12 @@ from hsw2v import _dist_tasks as tasks
 from hsw2v._dist_core import DistributedTrainingError
 from hsw2v.spark._engine import (
     PartitionCount,
-    encode_scan,
+    _Held,
+    call_on_driver,
+    cut_piece,
     merge_partition_counts,
     scan_partition,
+    step_name,
     task_error,
 )
 
@@ -161,13 +164,12 @@ def serve_shards(task, shards, address, token, attempt, scan_args) -> int:
             try:
                 results = []
                 for k, args, kwargs in calls:
-                    spec, piece = _resolve(args[0], held), args[3]
+                    args = tuple(_resolve(a, held) for a in args)
+                    spec, piece = args[0], args[3]
                     if run_id is None:
                         run_id = spec.run_id
                         tasks.forget_other_runs(run_id)
-                    for _, jobs in encode_scan(scans[k], spec, [piece]):
-                        piece.encoded = jobs
-                    args = tuple(_resolve(a, held) for a in args)
+                    cut_piece(scans[k], spec, piece)
                     results.append(fn(*args, **kwargs))
                 reply = ("ok", results)
             except Exception as exc:  # noqa: BLE001 - reported to the driver
@@ -202,16 +204,6 @@ def task_slots(sc) -> int:
         return int(jsc.maxNumConcurrentTasks(profile))
     except Exception:  # noqa: BLE001 - an internal call; the parallelism is the public figure
         return int(sc.defaultParallelism)
-
-
-class _Value:
-    """A value the driver holds (the engine's handle); sent to each task once."""
-
-    __slots__ = ("value", "number", "__weakref__")
-    numbers = iter(range(1, 1 << 62))
-
-    def __init__(self, value):
-        self.value, self.number = value, next(_Value.numbers)
 
 
 class Stage:
@@ -367,7 +359,7 @@ def _ship(value, sent: set, new: dict):
     ``new``, and every held value travels as a :class:`_Ref`."""
     if isinstance(value, list):
         return [_ship(v, sent, new) for v in value]
-    if not isinstance(value, _Value):
+    if not isinstance(value, _Held):
         return value
     if value.number not in sent:
         new[value.number] = value.value
@@ -387,8 +379,8 @@ class StageEngine:
         self.alive: set = set()
         self.sent = [set() for _ in stage.connections]  # numbers each task holds
 
-    def _handle(self, value) -> _Value:
-        handle = _Value(value)
+    def _handle(self, value) -> _Held:
+        handle = _Held(value)
         self.alive.add(handle.number)
         weakref.finalize(handle, self.alive.discard, handle.number)
         return handle
@@ -397,23 +389,10 @@ class StageEngine:
         return self._handle(value)
 
     def submit(self, fn, *args, name: str, **kwargs):
-        def local(v):
-            if isinstance(v, list):
-                return [local(x) for x in v]
-            return v.value if isinstance(v, _Value) else v
-
-        args = tuple(local(a) for a in args)
-        kwargs = {key: local(v) for key, v in kwargs.items()}
-        try:
-            return self._handle(fn(*args, **kwargs))
-        except Exception as exc:
-            raise DistributedTrainingError(f"{name} failed: {type(exc).__name__}: {exc}") from exc
+        return self._handle(call_on_driver(fn, args, kwargs, name))
 
     def submit_shards(self, fn, calls: list, name: str) -> list:
-        stage = self.stage
-        what, _, number = name.partition("-")  # the core's names: train-<0-based round>
-        if what == "train" and number.isdigit():
-            what = f"training round {int(number) + 1}"
+        stage, what = self.stage, step_name(name)
         for task, sock in enumerate(stage.connections):
             sent, new = self.sent[task], {}
             mine = [
