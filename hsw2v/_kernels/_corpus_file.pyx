@@ -60,6 +60,13 @@ H. Documents (Doc2Vec's ``corpus_file``, gensim's ``TaggedLineDocument``): each 
    keeps the line whole, however long, and also when it has no token, so that the numbers,
    the jobs and, with one worker, the training are the iterable path's.
 
+I. Read-ahead (``FileTrainer(read_ahead=True)``, for when a core is spare for each range). A
+   range read from the file gets a second thread (``RangeReader``) that reads it into jobs
+   one job ahead of the range's training thread, the two handing job buffers back and forth
+   (``reader/_ahead.pxd``). The jobs, their order, indices, rates and random streams are
+   those of design note E, so the weights are the same bits; only the reading overlaps the
+   training. Replayed epochs (note F) read nothing and are unchanged.
+
 The token -> id table uses open addressing with linear probing over a power-of-two table at
 most half full, hashed with 64-bit FNV-1a (Fowler, Noll & Vo; ``offset basis
 14695981039346656037``, ``prime 1099511628211``).
@@ -71,16 +78,21 @@ with ``LineSentence`` and ``key_to_index``.
 Files. The nogil pieces are cimported inline modules, each with its own names: result codes
 (``reader/_codes.pxd``), the line splitter (``reader/_utf8_split.pxd``), the token table
 (``reader/_token_table.pxd``), the range reader (``reader/_lines.pxd``), one range's jobs
-(``reader/_range.pxd``) and their replay (``reader/_replay.pxd``). This file keeps the Python
-entry points, ``Vocab`` (the table's owner) and ``FileTrainer``.
+(``reader/_range.pxd``), their replay (``reader/_replay.pxd``) and the read-ahead hand-off
+(``reader/_ahead.pxd``). This file keeps the Python entry points, ``Vocab`` (the table's
+owner), ``FileTrainer`` and ``RangeReader``.
 """
 
+from cpython.pythread cimport (
+    NOWAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
+)
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 import os
+import threading
 
 import numpy as np
 
@@ -89,6 +101,7 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 # The text layer and one range, each in its own inline module (design notes C-F):
 from hsw2v._kernels._inner cimport Trainer
+from hsw2v._kernels.reader._ahead cimport Ahead, hand_batch, hand_end, train_ahead
 from hsw2v._kernels.reader._codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
 from hsw2v._kernels.reader._lines cimport Failure, Reader, reader_init, reader_next
 from hsw2v._kernels.reader._range cimport (
@@ -359,17 +372,20 @@ cdef class FileTrainer:
     cdef int fd
     cdef Recorder *recordings  # one per range: its jobs as ids, kept for later epochs
     cdef int n_recordings
+    cdef readonly bint read_ahead
 
     def __init__(self, path, Trainer trainer, Vocab vocab, int workers, int64_t batch_words,
                  int64_t max_sentence_length, schedule, int64_t cache_words=0,
-                 bint documents=False):
+                 bint documents=False, bint read_ahead=False):
         """``schedule``: the run's :class:`hsw2v.running.schedule.Schedule`, taken whole (its rates,
         epochs, units and seed are copied into the nogil ``Run``). ``cache_words``: the ids of
         the ranges are kept after the first epoch, and later epochs train from them instead
         of reading the file again, while all ranges together hold at most this many ids (4
         bytes each); 0 reads the file every epoch. ``documents``: each line is a document of
         the trainer's document rows (design note H; the trainer must train a document
-        kind)."""
+        kind). ``read_ahead``: a range read from the file (not replayed) is read by a thread
+        of its own one job ahead of its training (design note I), the same jobs trained in
+        the same order; for when there is a core to spare for each range."""
         cdef int k
         cdef double start_alpha = schedule.start_alpha, end_alpha = schedule.end_alpha
         cdef int64_t epochs = schedule.epochs, total = schedule.total
@@ -395,6 +411,8 @@ cdef class FileTrainer:
         self.run.job = self.trainer.job
         self.run.sink = train_batch
         self.run.recorder = NULL
+        self.run.ahead = NULL
+        self.read_ahead = read_ahead
         self.run.batch_words = batch_words
         self.run.max_sentence_length = max_sentence_length
         self.run.n_docs = trainer.m.n_docs if documents else -1
@@ -473,6 +491,10 @@ cdef class FileTrainer:
             recorder_clear(rec)
             run.sink = train_and_record_batch
             run.recorder = rec
+        if self.read_ahead:
+            loss = self._train_ahead(&run, start, end, thread)
+            rec.complete = not rec.overflow and not HSW2V_LOAD64(&self.stop_flag)
+            return loss
         fail.code = OK
         if reader_init(&r, self.fd, start, end) != OK:
             raise MemoryError("could not allocate a read buffer")
@@ -486,6 +508,26 @@ cdef class FileTrainer:
             return loss
         finally:
             free(r.buf)
+
+    cdef double _train_ahead(self, Run *run, int64_t start, int64_t end, int thread) except? -1:
+        """``train_range``'s read-ahead form (design note I): a thread of its own reads the
+        range into jobs while this one trains them."""
+        cdef RangeReader reader = RangeReader()
+        reader.setup(self, run, start, end, thread)
+        cdef double loss = 0.0
+        cdef int rc
+        read = threading.Thread(target=reader.read, name=f"hsw2v-read-{thread}", daemon=True)
+        read.start()
+        with nogil:
+            rc = train_ahead(&reader.ahead, run, thread, &loss)
+        read.join()
+        if reader.fail.code != OK:
+            self.stop()
+            raise_failure(&reader.fail, self.path)
+        if rc != OK:
+            self.stop()
+            raise MemoryError("out of memory while training")
+        return loss
 
     def replaying(self):
         """Whether every range will train its next epoch from the ids it kept (no read)."""
@@ -504,3 +546,64 @@ cdef class FileTrainer:
             for k in range(self.n_recordings):
                 recorder_clear(&self.recordings[k])
             free(self.recordings)
+
+
+cdef class RangeReader:
+    """The reading side of one range's read-ahead (design note I, ``reader/_ahead.pxd``):
+    ``read()``, run on a thread of its own, reads the range into jobs and hands each to the
+    range's training thread, which takes them from ``ahead``."""
+
+    cdef Ahead ahead
+    cdef Reader r
+    cdef Failure fail
+    cdef Run run
+    cdef int thread
+    cdef Vocab vocab  # kept alive while the thread reads
+    cdef bint ready   # set up, and not read yet: read() runs once
+
+    cdef setup(self, FileTrainer owner, const Run *run, int64_t start, int64_t end, int thread):
+        """Ready to read ``[start, end)`` of ``owner``'s file as range ``thread`` (``run``:
+        the range's, whose sink ``hand_batch`` replaces here)."""
+        cdef int64_t cap = min(run.batch_words + run.max_sentence_length, 1 << 20)
+        self.r.buf = NULL
+        self.ahead.slot.ids = <int32_t *>malloc(cap * sizeof(int32_t))
+        self.ahead.slot.ends = <int64_t *>malloc(cap * sizeof(int64_t))
+        self.ahead.slot.cap_ids = self.ahead.slot.cap_ends = cap
+        self.ahead.slot.n_ids = self.ahead.slot.n_sentences = self.ahead.slot.raw = 0
+        self.ahead.end = False
+        self.ahead.full = PyThread_allocate_lock()
+        self.ahead.free = PyThread_allocate_lock()
+        if (self.ahead.slot.ids == NULL or self.ahead.slot.ends == NULL
+                or self.ahead.full == NULL or self.ahead.free == NULL):
+            raise MemoryError("could not allocate the read-ahead buffers")
+        PyThread_acquire_lock(self.ahead.full, NOWAIT_LOCK)  # nothing in the slot yet
+        self.run = run[0]
+        self.run.sink = hand_batch
+        self.run.recorder = NULL
+        self.run.ahead = &self.ahead
+        self.thread = thread
+        self.vocab = owner.vocab
+        self.fail.code = OK
+        if reader_init(&self.r, owner.fd, start, end) != OK:
+            raise MemoryError("could not allocate a read buffer")
+        self.ready = True
+
+    def read(self):
+        """Read the range, hand every job over, then the end (whatever happened)."""
+        cdef double unused = 0.0
+        if not self.ready:
+            raise RuntimeError("a RangeReader reads once, after FileTrainer set it up")
+        self.ready = False
+        with nogil:
+            train_range_nogil(&self.run, &self.vocab.t, &self.r, self.thread, &unused,
+                              &self.fail)
+            hand_end(&self.ahead)
+
+    def __dealloc__(self):
+        free(self.r.buf)
+        free(self.ahead.slot.ids)
+        free(self.ahead.slot.ends)
+        if self.ahead.full != NULL:
+            PyThread_free_lock(self.ahead.full)
+        if self.ahead.free != NULL:
+            PyThread_free_lock(self.ahead.free)

@@ -57,6 +57,7 @@ Finally each thread is joined for a moment, so that none is still listed by
 from __future__ import annotations
 
 import _thread
+import os
 import queue
 import threading
 import time
@@ -284,6 +285,15 @@ class StopFlag:
 
     def is_set(self) -> bool:
         return self._set
+
+
+def usable_cpus() -> int:
+    """The processors this process may run on (its affinity where the system says it, as a
+    container's CPU set limits it), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no sched_getaffinity (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
 
 
 def put_unless_stopped(jobs: queue.Queue, item: object, stop: StopFlag | threading.Event) -> bool:

@@ -73,6 +73,7 @@ cdef struct Run:
     int (*sink)(const Run *run, Batch *b, int64_t thread, int64_t job,
                 double *loss) noexcept nogil
     void *recorder
+    void *ahead           # the read-ahead slot of hand_batch (reader/_ahead.pxd), or NULL
     # the model (a Trainer's view and job entry, _inner.pxd) and the schedule
     const ModelView *model
     job_fn job
