@@ -80,7 +80,7 @@ Files. The nogil pieces are cimported inline modules, each with its own names: r
 (``reader/_token_table.pxd``), the range reader (``reader/_lines.pxd``), one range's jobs
 (``reader/_range.pxd``), their replay (``reader/_replay.pxd``) and the read-ahead hand-off
 (``reader/_ahead.pxd``). This file keeps the Python entry points, ``Vocab`` (the table's
-owner), ``FileTrainer`` and ``RangeReader``.
+owner), ``FileTrainer``, and ``RangeReader`` (included from ``_corpus_file_ahead.pxi``).
 """
 
 from cpython.pythread cimport (
@@ -548,62 +548,4 @@ cdef class FileTrainer:
             free(self.recordings)
 
 
-cdef class RangeReader:
-    """The reading side of one range's read-ahead (design note I, ``reader/_ahead.pxd``):
-    ``read()``, run on a thread of its own, reads the range into jobs and hands each to the
-    range's training thread, which takes them from ``ahead``."""
-
-    cdef Ahead ahead
-    cdef Reader r
-    cdef Failure fail
-    cdef Run run
-    cdef int thread
-    cdef Vocab vocab  # kept alive while the thread reads
-    cdef bint ready   # set up, and not read yet: read() runs once
-
-    cdef setup(self, FileTrainer owner, const Run *run, int64_t start, int64_t end, int thread):
-        """Ready to read ``[start, end)`` of ``owner``'s file as range ``thread`` (``run``:
-        the range's, whose sink ``hand_batch`` replaces here)."""
-        cdef int64_t cap = min(run.batch_words + run.max_sentence_length, 1 << 20)
-        self.r.buf = NULL
-        self.ahead.slot.ids = <int32_t *>malloc(cap * sizeof(int32_t))
-        self.ahead.slot.ends = <int64_t *>malloc(cap * sizeof(int64_t))
-        self.ahead.slot.cap_ids = self.ahead.slot.cap_ends = cap
-        self.ahead.slot.n_ids = self.ahead.slot.n_sentences = self.ahead.slot.raw = 0
-        self.ahead.end = False
-        self.ahead.full = PyThread_allocate_lock()
-        self.ahead.free = PyThread_allocate_lock()
-        if (self.ahead.slot.ids == NULL or self.ahead.slot.ends == NULL
-                or self.ahead.full == NULL or self.ahead.free == NULL):
-            raise MemoryError("could not allocate the read-ahead buffers")
-        PyThread_acquire_lock(self.ahead.full, NOWAIT_LOCK)  # nothing in the slot yet
-        self.run = run[0]
-        self.run.sink = hand_batch
-        self.run.recorder = NULL
-        self.run.ahead = &self.ahead
-        self.thread = thread
-        self.vocab = owner.vocab
-        self.fail.code = OK
-        if reader_init(&self.r, owner.fd, start, end) != OK:
-            raise MemoryError("could not allocate a read buffer")
-        self.ready = True
-
-    def read(self):
-        """Read the range, hand every job over, then the end (whatever happened)."""
-        cdef double unused = 0.0
-        if not self.ready:
-            raise RuntimeError("a RangeReader reads once, after FileTrainer set it up")
-        self.ready = False
-        with nogil:
-            train_range_nogil(&self.run, &self.vocab.t, &self.r, self.thread, &unused,
-                              &self.fail)
-            hand_end(&self.ahead)
-
-    def __dealloc__(self):
-        free(self.r.buf)
-        free(self.ahead.slot.ids)
-        free(self.ahead.slot.ends)
-        if self.ahead.full != NULL:
-            PyThread_free_lock(self.ahead.full)
-        if self.ahead.free != NULL:
-            PyThread_free_lock(self.ahead.free)
+include "_corpus_file_ahead.pxi"  # RangeReader: the reading side of a read-ahead
