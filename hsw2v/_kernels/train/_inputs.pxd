@@ -26,7 +26,7 @@ different words of the span share sees the other word's steps when that position
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy, memset
 
-from hsw2v._kernels.math._vecops cimport hsw2v_axpy, prefetch_row
+from hsw2v._kernels.math._vecops cimport HSW2V_PREFETCH, hsw2v_axpy, prefetch_row
 from hsw2v._kernels.train._model cimport ModelView
 from hsw2v._kernels.train._ns_pair cimport hsw2v_rows_sum
 from hsw2v._kernels.train._state cimport JobState, doc_lock, lock_of
@@ -205,6 +205,16 @@ cdef inline void prefetch_subwords(const ModelView *m, int32_t word) noexcept no
     cdef int64_t j
     for j in range(m.sub_ptr[word], m.sub_ptr[word + 1]):
         prefetch_row(m.syn0 + <int64_t>m.sub_rows[j] * m.d, m.d)
+
+
+cdef inline void prefetch_subword_heads(const ModelView *m, int32_t word) noexcept nogil:
+    """Prefetch the first cache line of every input row of ``word`` (FastText's next centre):
+    a word has a few dozen rows, and all their lines asked at once stalled the step on the
+    prefetches themselves (the core's miss buffers full); the rest of each row follows its
+    first line when the rows are summed (the hardware's stream)."""
+    cdef int64_t j
+    for j in range(m.sub_ptr[word], m.sub_ptr[word + 1]):
+        HSW2V_PREFETCH(m.syn0 + <int64_t>m.sub_rows[j] * m.d)
 
 
 cdef inline void take_step(const ModelView *m, JobState *st, float coef) noexcept nogil:

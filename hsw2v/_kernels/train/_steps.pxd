@@ -17,8 +17,8 @@ from hsw2v._kernels.math._vecops cimport HSW2V_PREFETCH, hsw2v_axpy, prefetch_ro
 from hsw2v._kernels.train._draws cimport NS_BLOCK_MAX_D, ns_pair, set_after
 from hsw2v._kernels.train._hot cimport is_private
 from hsw2v._kernels.train._inputs cimport (
-    cbow_inv, cbow_spread, gather_subwords, prefetch_subwords, span_enter, span_leave,
-    span_step, span_window, take_step,
+    cbow_inv, cbow_spread, gather_subwords, prefetch_subword_heads, prefetch_subwords, span_enter,
+    span_leave, span_step, span_window, take_step,
 )
 from hsw2v._kernels.train._model cimport INPUT_SUBWORD_CENTRE, ModelView, Output
 from hsw2v._kernels.train._ns_pair cimport hsw2v_rows_sum
@@ -208,7 +208,7 @@ cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, in
     cdef const int32_t *ahead
     cdef const Output *tree_out
     if m.prefetch and i + 1 < hi:  # the next centre's rows, scattered over the matrix
-        prefetch_subwords(m, st.kept[i + 1])
+        prefetch_subword_heads(m, st.kept[i + 1])
     hsw2v_rows_sum(m.d, st.crows, n, cbow_inv(n), st.neu1)
     memset(st.acc, 0, m.d * sizeof(float))
     for p in range(lo, hi):
