@@ -88,7 +88,7 @@ from cpython.pythread cimport (
 )
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
 import os
@@ -105,7 +105,7 @@ from hsw2v._kernels.reader._ahead cimport Ahead, hand_batch, hand_end, train_ahe
 from hsw2v._kernels.reader._codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
 from hsw2v._kernels.reader._lines cimport Failure, Reader, reader_init, reader_next
 from hsw2v._kernels.reader._range cimport (
-    HSW2V_LOAD64, HSW2V_STORE64, N_PROGRESS, Run, scan_vocab_nogil, train_batch,
+    HSW2V_LOAD64, HSW2V_STORE64, N_PROGRESS, Run, batch_init, scan_vocab_nogil, train_batch,
     train_range_nogil,
 )
 from hsw2v._kernels.reader._replay cimport (
@@ -493,21 +493,20 @@ cdef class FileTrainer:
             run.recorder = rec
         if self.read_ahead:
             loss = self._train_ahead(&run, start, end, thread)
-            rec.complete = not rec.overflow and not HSW2V_LOAD64(&self.stop_flag)
-            return loss
-        fail.code = OK
-        if reader_init(&r, self.fd, start, end) != OK:
-            raise MemoryError("could not allocate a read buffer")
-        try:
-            with nogil:
-                rc = train_range_nogil(&run, &self.vocab.t, &r, thread, &loss, &fail)
-            if rc != OK:
-                self.stop()
-                raise_failure(&fail, self.path)
-            rec.complete = not rec.overflow and not HSW2V_LOAD64(&self.stop_flag)
-            return loss
-        finally:
-            free(r.buf)
+        else:
+            fail.code = OK
+            if reader_init(&r, self.fd, start, end) != OK:
+                raise MemoryError("could not allocate a read buffer")
+            try:
+                with nogil:
+                    rc = train_range_nogil(&run, &self.vocab.t, &r, thread, &loss, &fail)
+                if rc != OK:
+                    self.stop()
+                    raise_failure(&fail, self.path)
+            finally:
+                free(r.buf)
+        rec.complete = not rec.overflow and not HSW2V_LOAD64(&self.stop_flag)
+        return loss
 
     cdef double _train_ahead(self, Run *run, int64_t start, int64_t end, int thread) except? -1:
         """``train_range``'s read-ahead form (design note I): a thread of its own reads the

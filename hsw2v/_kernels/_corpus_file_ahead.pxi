@@ -18,16 +18,10 @@ cdef class RangeReader:
     cdef setup(self, FileTrainer owner, const Run *run, int64_t start, int64_t end, int thread):
         """Ready to read ``[start, end)`` of ``owner``'s file as range ``thread`` (``run``:
         the range's, whose sink ``hand_batch`` replaces here)."""
-        cdef int64_t cap = min(run.batch_words + run.max_sentence_length, 1 << 20)
-        self.r.buf = NULL
-        self.ahead.slot.ids = <int32_t *>malloc(cap * sizeof(int32_t))
-        self.ahead.slot.ends = <int64_t *>malloc(cap * sizeof(int64_t))
-        self.ahead.slot.cap_ids = self.ahead.slot.cap_ends = cap
-        self.ahead.slot.n_ids = self.ahead.slot.n_sentences = self.ahead.slot.raw = 0
         self.ahead.end = False
         self.ahead.full = PyThread_allocate_lock()
         self.ahead.free = PyThread_allocate_lock()
-        if (self.ahead.slot.ids == NULL or self.ahead.slot.ends == NULL
+        if (batch_init(&self.ahead.slot, run) != OK
                 or self.ahead.full == NULL or self.ahead.free == NULL):
             raise MemoryError("could not allocate the read-ahead buffers")
         PyThread_acquire_lock(self.ahead.full, NOWAIT_LOCK)  # nothing in the slot yet

@@ -94,6 +94,21 @@ cdef struct Run:
     int64_t *progress     # this thread's row of the progress counters
 
 
+cdef inline int batch_init(Batch *b, const Run *run) noexcept nogil:
+    """An empty batch with buffers for one of ``run``'s jobs (the caller frees ``b.ids`` and
+    ``b.ends``, also when this fails). A job holds fewer than batch_words raw tokens before
+    its last sentence, which has at most max_sentence_length; the buffers start smaller for
+    huge batch_words, and grow."""
+    b.n_ids = 0
+    b.n_sentences = 0
+    b.raw = 0
+    b.cap_ids = min(run.batch_words + run.max_sentence_length, 1 << 20)
+    b.cap_ends = b.cap_ids
+    b.ids = <int32_t *>malloc(b.cap_ids * sizeof(int32_t))
+    b.ends = <int64_t *>malloc(b.cap_ends * sizeof(int64_t))
+    return ERR_MEMORY if b.ids == NULL or b.ends == NULL else OK
+
+
 cdef inline int train_batch(const Run *run, Batch *b, int64_t thread, int64_t job,
                      double *loss) noexcept nogil:
     """Train one batch with its learning rates and random stream (design note E)."""
@@ -135,17 +150,7 @@ cdef inline int train_range_nogil(const Run *run, const Table *vocab, Reader *r,
     sp.length = NULL
     sp.n = 0
     sp.capacity = 0
-    b.n_ids = 0
-    b.n_sentences = 0
-    b.raw = 0
-    # a job holds fewer than batch_words raw tokens before its last sentence, which has at
-    # most max_sentence_length; the buffers start smaller for huge batch_words, and grow
-    b.cap_ids = min(run.batch_words + run.max_sentence_length, 1 << 20)
-    b.cap_ends = b.cap_ids
-    b.ids = <int32_t *>malloc(b.cap_ids * sizeof(int32_t))
-    b.ends = <int64_t *>malloc(b.cap_ends * sizeof(int64_t))
-    if b.ids == NULL or b.ends == NULL:
-        rc = ERR_MEMORY
+    rc = batch_init(&b, run)
     while rc == OK and not HSW2V_LOAD64(run.stop):
         rc = next_line_tokens(r, &line, &length, &sp, fail)
         if rc != 1:
