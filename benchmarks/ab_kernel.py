@@ -31,6 +31,11 @@ changes to the training kernels.
     python3 benchmarks/ab_kernel.py --in-process --corpus CORPUS --build . --build OLD_CHECKOUT \
         --settings cbow-ns-shared --size 300 --repeats 16 --words 600000
 
+The settings ``ft-sg``, ``ft-cbow``, ``ft-sg-ns`` and ``ft-cbow-ns`` (``--in-process`` only)
+time FastText's kernel instead (min_n 3, max_n 6, the default bucket): its trainer is made
+from the model's own settings (``hsw2v.running.trainer.trainer_settings``) and each build's
+``Trainer``, so the builds compared must take the same arguments.
+
 A build given as ``DIR@LEVEL`` (``--in-process`` only) loads that CPU level's ``_inner`` of
 the build instead of the level in use, so that one process compares the levels of one build
 (``--build .@avx512 --build .@avx2``: the same jobs, the same alternation).
@@ -56,6 +61,12 @@ SETTINGS = {  # name: (sg, hs, negative); kernels as Word2Vec picks them
     "cbow-ns": (0, 0, 5),
     "sg-ns-shared": (1, 0, 5),  # shared negatives (Trainer(shared_negatives=True))
     "cbow-ns-shared": (0, 0, 5),  # the same (builds before CBOW shared draw a set per centre)
+}
+FASTTEXT = {  # name: (sg, hs, negative); FastText's kernel (--in-process only)
+    "ft-sg": (1, 1, 0),
+    "ft-cbow": (0, 1, 0),
+    "ft-sg-ns": (1, 0, 5),
+    "ft-cbow-ns": (0, 0, 5),
 }
 SHARED = {
     "sg-ns-shared",
@@ -109,16 +120,22 @@ def prepare(corpus: str, words: int, setting: str, size: int):
         except ImportError:  # a build of the flat layout, before the running layer's folder
             from hsw2v._train import iter_jobs
 
-    sg, hs, negative = SETTINGS[setting]
     sentences, n = [], 0
     for sentence in LineSentence(corpus):
         sentences.append(sentence)
         n += len(sentence)
         if n >= words:
             break
-    model = Word2Vec(
-        sentences, sg=sg, hs=hs, negative=negative, workers=1, epochs=1, seed=1, vector_size=size
-    )
+    if setting in FASTTEXT:
+        from hsw2v import FastText
+
+        sg, hs, negative = FASTTEXT[setting]
+        model = FastText(sentences, sg=sg, hs=hs, negative=negative, workers=1, epochs=1, seed=1,
+                         vector_size=size, min_n=3, max_n=6)  # fmt: skip
+    else:
+        sg, hs, negative = SETTINGS[setting]
+        model = Word2Vec(sentences, sg=sg, hs=hs, negative=negative, workers=1, epochs=1, seed=1,
+                         vector_size=size)  # fmt: skip
     return model, list(iter_jobs(sentences, model.wv.key_to_index, model.batch_words))
 
 
@@ -132,6 +149,8 @@ def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
     except ImportError:  # a build from before the kernels had a folder
         from hsw2v._inner import job_seed
 
+    if setting in FASTTEXT:
+        return fasttext_pass(module, model, jobs, job_seed)
     sg, hs, negative = SETTINGS[setting]
     syn0, syn1, syn1neg = (w.copy() for w in (model.wv.vectors, model.syn1, model.syn1neg))
     t = model.tree
@@ -161,6 +180,32 @@ def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
         kept, _ = trainer.train_job(job.ids, job.ends, 0.02, 0.01, job_seed(1, 0, index))
         kept_words += kept
     return time.thread_time() - started, kept_words, (syn0, syn1, syn1neg)
+
+
+def fasttext_pass(module, model, jobs, job_seed):
+    """``train_pass`` for FastText: the model's own trainer settings, ``module``'s Trainer
+    over copies of its input matrix and output matrices."""
+    import time
+
+    from hsw2v.running.objectives import outputs_of, with_matrices
+    from hsw2v.running.trainer import trainer_settings
+
+    settings = trainer_settings(model, 1)
+    syn0 = model._input_matrix().copy()
+    outputs = [matrix.copy() for matrix in outputs_of(model).values()]
+    trainer = module.Trainer(
+        syn0, settings.sample_int, settings.window, settings.sg,
+        with_matrices(settings.outputs, outputs), cbow_mean=settings.cbow_mean,
+        shrink_windows=settings.shrink_windows, compute_loss=settings.compute_loss,
+        walk=settings.walk, hot_sync=settings.hot_sync, hot_visits=settings.hot_visits,
+        hot_scale=settings.hot_scale, lockf=settings.lockf, subwords=settings.subwords,
+    )  # fmt: skip
+    started = time.thread_time()
+    kept_words = 0
+    for index, job in enumerate(jobs):
+        kept, _ = trainer.train_job(job.ids, job.ends, 0.02, 0.01, job_seed(1, 0, index))
+        kept_words += kept
+    return time.thread_time() - started, kept_words, (syn0, *outputs)
 
 
 def build_dir(build: str) -> str:
@@ -266,6 +311,8 @@ def main() -> None:
     settings = args.settings.split(",")
     if any(build_level(build) for build in args.build) and not args.in_process:
         parser.error("a build given as DIR@LEVEL needs --in-process")
+    if any(setting in FASTTEXT for setting in settings) and not args.in_process:
+        parser.error("the FastText settings (ft-...) need --in-process")
     if args.in_process:
         if args.kernel in ("loop", "blas"):  # their Trainer lives in another module
             parser.error("--in-process swaps the shipped _inner only: time the benchmark-only "

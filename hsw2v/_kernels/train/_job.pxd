@@ -29,7 +29,7 @@ from hsw2v._kernels.train._draws cimport (
 )
 from hsw2v._kernels.train._hot cimport alloc_hot_copy
 from hsw2v._kernels.train._inputs cimport (
-    cbow_hidden, cbow_inv, distinct_run, gather_doc_window, gather_window, prefetch_subwords,
+    cbow_hidden, cbow_inv, distinct_run, gather_doc_window, gather_window, prefetch_subword_heads,
 )
 from hsw2v._kernels.train._model cimport (
     INPUT_CONTEXT, INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW, INPUT_SUBWORD_CENTRE,
@@ -132,6 +132,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                     prefetch_path(m, tree_out, st.kept[i + m.window + 1])
                 if i + m.window + 2 < end:  # the tree rows that prefetch reads next
                     prefetch_tree_rows(&tree_out.tree, st.kept[i + m.window + 2])
+            if m.prefetch and i + 1 < end and hi < end:  # coming in: a centre soon
+                prefetch_subword_heads(m, st.kept[hi])
             if hi - lo > 1:
                 subword_centre(m, st, lo, hi, i, negs, counts, next_negs, next_count, alpha, rt)
         elif tree_out != NULL:  # the centre's path: its rows, and the next centre's prefetched
@@ -144,11 +146,9 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
                 prefetch_path(m, tree_out, st.kept[i + 1])
             if m.prefetch and i + 2 < end:  # the tree rows that prefetch reads next
                 prefetch_tree_rows(&tree_out.tree, st.kept[i + 2])
-        if m.prefetch and i + 1 < end and hi < end and window_words and not spans:  # coming in
-            if m.sub_ptr == NULL:
-                prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
-            else:
-                prefetch_subwords(m, st.kept[hi])
+        if (m.prefetch and i + 1 < end and hi < end and window_words
+                and m.sub_ptr == NULL):  # the word coming in (FastText's: above)
+            prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
         if m.input == INPUT_CONTEXT or (docs and m.input == INPUT_DOC_CONTEXT):
             # the contexts are the positions kept[lo:hi] but i (then the document's rows)
             npairs = <int>(hi - lo - 1)
