@@ -200,18 +200,18 @@ cdef inline int64_t distinct_run(const JobState *st, int64_t r, int64_t hi,
 
 
 cdef inline void prefetch_subwords(const ModelView *m, int32_t word) noexcept nogil:
-    """Prefetch every input row of ``word`` (a word coming into the window, or the next
-    centre): its n-gram rows are scattered over the whole input matrix."""
+    """Prefetch every input row of ``word`` (FastText's CBOW: the word coming into the
+    span): its n-gram rows are scattered over the whole input matrix."""
     cdef int64_t j
     for j in range(m.sub_ptr[word], m.sub_ptr[word + 1]):
         prefetch_row(m.syn0 + <int64_t>m.sub_rows[j] * m.d, m.d)
 
 
 cdef inline void prefetch_subword_heads(const ModelView *m, int32_t word) noexcept nogil:
-    """Prefetch the first cache line of every input row of ``word`` (FastText's next centre):
-    a word has a few dozen rows, and all their lines asked at once stalled the step on the
-    prefetches themselves (the core's miss buffers full); the rest of each row follows its
-    first line when the rows are summed (the hardware's stream)."""
+    """Prefetch the first cache line of every input row of ``word`` (FastText's skip-gram:
+    the next centre, the word coming in). A word has dozens of rows; all their lines at once
+    stalled the step on the prefetches themselves (the core's miss buffers full); the rest
+    of each row follows its first line when the rows are summed (the hardware's stream)."""
     cdef int64_t j
     for j in range(m.sub_ptr[word], m.sub_ptr[word + 1]):
         HSW2V_PREFETCH(m.syn0 + <int64_t>m.sub_rows[j] * m.d)
