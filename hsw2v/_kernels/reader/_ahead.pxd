@@ -23,7 +23,7 @@ from cpython.pythread cimport (
 from libc.stdint cimport int64_t
 
 from hsw2v._kernels.reader._codes cimport OK
-from hsw2v._kernels.reader._range cimport HSW2V_STORE64, Batch, Run
+from hsw2v._kernels.reader._range cimport HSW2V_STORE64, Batch, Run, batch_clear
 
 
 cdef struct Ahead:
@@ -44,10 +44,7 @@ cdef inline int hand_batch(const Run *run, Batch *b, int64_t thread, int64_t job
     spare = ahead.slot
     ahead.slot = b[0]
     ahead.job = job
-    b[0] = spare
-    b.n_ids = 0
-    b.n_sentences = 0
-    b.raw = 0
+    b[0] = spare  # emptied by train_ahead (or batch_init's, the first time)
     PyThread_release_lock(ahead.full)
     return OK
 
@@ -73,7 +70,5 @@ cdef inline int train_ahead(Ahead *ahead, const Run *run, int64_t thread,
             rc = run.sink(run, &ahead.slot, thread, ahead.job, loss)
             if rc != OK:
                 HSW2V_STORE64(run.stop, 1)
-        ahead.slot.n_ids = 0
-        ahead.slot.n_sentences = 0
-        ahead.slot.raw = 0
+        batch_clear(&ahead.slot)  # handed back empty, also where the job was dropped
         PyThread_release_lock(ahead.free)

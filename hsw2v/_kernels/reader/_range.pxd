@@ -94,14 +94,19 @@ cdef struct Run:
     int64_t *progress     # this thread's row of the progress counters
 
 
+cdef inline void batch_clear(Batch *b) noexcept nogil:
+    """Empty a batch (its buffers kept): what every sink leaves of the batch it took."""
+    b.n_ids = 0
+    b.n_sentences = 0
+    b.raw = 0
+
+
 cdef inline int batch_init(Batch *b, const Run *run) noexcept nogil:
     """An empty batch with buffers for one of ``run``'s jobs (the caller frees ``b.ids`` and
     ``b.ends``, also when this fails). A job holds fewer than batch_words raw tokens before
     its last sentence, which has at most max_sentence_length; the buffers start smaller for
     huge batch_words, and grow."""
-    b.n_ids = 0
-    b.n_sentences = 0
-    b.raw = 0
+    batch_clear(b)
     b.cap_ids = min(run.batch_words + run.max_sentence_length, 1 << 20)
     b.cap_ends = b.cap_ids
     b.ids = <int32_t *>malloc(b.cap_ids * sizeof(int32_t))
@@ -132,9 +137,7 @@ cdef inline int train_batch(const Run *run, Batch *b, int64_t thread, int64_t jo
     HSW2V_STORE64(&p[P_KEPT], p[P_KEPT] + kept)
     HSW2V_STORE64(&p[P_SENTENCES], p[P_SENTENCES] + b.n_sentences)
     HSW2V_STORE64(&p[P_JOBS], p[P_JOBS] + 1)
-    b.n_ids = 0
-    b.n_sentences = 0
-    b.raw = 0
+    batch_clear(b)
     return OK
 
 

@@ -14,7 +14,9 @@ from libc.stdlib cimport free
 from libc.string cimport memcpy
 
 from hsw2v._kernels.reader._codes cimport ERR_MEMORY, OK
-from hsw2v._kernels.reader._range cimport HSW2V_LOAD64, Batch, Run, grow, train_batch
+from hsw2v._kernels.reader._range cimport (
+    HSW2V_LOAD64, Batch, Run, batch_clear, grow, train_batch,
+)
 
 
 cdef struct Recorder:
@@ -71,9 +73,7 @@ cdef inline int record_batch(const Run *run, Batch *b, int64_t thread, int64_t j
     """The twin's sink: keep the batch instead of training it."""
     if copy_batch(<Recorder *>run.recorder, b) != OK:
         return ERR_MEMORY
-    b.n_ids = 0
-    b.n_sentences = 0
-    b.raw = 0
+    batch_clear(b)
     return OK
 
 
