@@ -34,7 +34,8 @@ changes to the training kernels.
 The settings ``ft-sg``, ``ft-cbow``, ``ft-sg-ns`` and ``ft-cbow-ns`` (``--in-process`` only)
 time FastText's kernel instead (min_n 3, max_n 6, the default bucket): its trainer is made
 from the model's own settings (``hsw2v.running.trainer.trainer_settings``) and each build's
-``Trainer``, so the builds compared must take the same arguments.
+``Trainer`` (``TrainerSettings.arguments``), so the builds compared must take the same
+arguments.
 
 A build given as ``DIR@LEVEL`` (``--in-process`` only) loads that CPU level's ``_inner`` of
 the build instead of the level in use, so that one process compares the levels of one build
@@ -142,7 +143,6 @@ def prepare(corpus: str, words: int, setting: str, size: int):
 def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
     """One pass of ``module.Trainer`` (a build's ``_inner``) over the jobs from copies of the
     model's weights: (thread CPU seconds, kept words, the trained weights)."""
-    import time
 
     try:  # the jobs' seeds: the same in every build
         from hsw2v._kernels._inner import job_seed
@@ -174,38 +174,36 @@ def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
             trainer = Trainer(*args, walk=kernel)
         except TypeError:  # a build whose Trainer named the walk ``kernel``
             trainer = Trainer(*args, kernel=kernel)
-    started = time.thread_time()
-    kept_words = 0
-    for index, job in enumerate(jobs):
-        kept, _ = trainer.train_job(job.ids, job.ends, 0.02, 0.01, job_seed(1, 0, index))
-        kept_words += kept
-    return time.thread_time() - started, kept_words, (syn0, syn1, syn1neg)
+    seconds, kept_words = time_jobs(trainer, jobs, job_seed)
+    return seconds, kept_words, (syn0, syn1, syn1neg)
 
 
 def fasttext_pass(module, model, jobs, job_seed):
     """``train_pass`` for FastText: the model's own trainer settings, ``module``'s Trainer
     over copies of its input matrix and output matrices."""
-    import time
 
-    from hsw2v.running.objectives import outputs_of, with_matrices
+    from hsw2v.running.objectives import outputs_of
     from hsw2v.running.trainer import trainer_settings
 
-    settings = trainer_settings(model, 1)
     syn0 = model._input_matrix().copy()
     outputs = [matrix.copy() for matrix in outputs_of(model).values()]
-    trainer = module.Trainer(
-        syn0, settings.sample_int, settings.window, settings.sg,
-        with_matrices(settings.outputs, outputs), cbow_mean=settings.cbow_mean,
-        shrink_windows=settings.shrink_windows, compute_loss=settings.compute_loss,
-        walk=settings.walk, hot_sync=settings.hot_sync, hot_visits=settings.hot_visits,
-        hot_scale=settings.hot_scale, lockf=settings.lockf, subwords=settings.subwords,
-    )  # fmt: skip
+    args, kwargs = trainer_settings(model, 1).arguments(syn0, *outputs)
+    trainer = module.Trainer(*args, **kwargs)
+    seconds, kept_words = time_jobs(trainer, jobs, job_seed)
+    return seconds, kept_words, (syn0, *outputs)
+
+
+def time_jobs(trainer, jobs, job_seed) -> tuple[float, int]:
+    """Train ``jobs`` in order on ``trainer`` (every build's rates and seeds): (thread CPU
+    seconds, kept words)."""
+    import time
+
     started = time.thread_time()
     kept_words = 0
     for index, job in enumerate(jobs):
         kept, _ = trainer.train_job(job.ids, job.ends, 0.02, 0.01, job_seed(1, 0, index))
         kept_words += kept
-    return time.thread_time() - started, kept_words, (syn0, *outputs)
+    return time.thread_time() - started, kept_words
 
 
 def build_dir(build: str) -> str:

@@ -71,12 +71,14 @@ class TrainerSettings:
         output matrices in :data:`hsw2v.running.objectives.OUTPUTS` order (``syn1``,
         ``syn1neg``), 0 rows for an objective that is off. ``frozen``: Doc2Vec's inference,
         which writes only the document rows."""
-        return trainer_class(self.walk)(
-            syn0,
-            self.sample_int,
-            self.window,
-            self.sg,
-            with_matrices(self.outputs, outputs),
+        args, kwargs = self.arguments(syn0, *outputs, frozen=frozen)
+        return trainer_class(self.walk)(*args, **kwargs)
+
+    def arguments(self, syn0: np.ndarray, *outputs: np.ndarray, frozen: bool = False):
+        """``(args, kwargs)`` of the Trainer :meth:`build` makes (for a benchmark that gives
+        them to another build's Trainer)."""
+        args = (syn0, self.sample_int, self.window, self.sg, with_matrices(self.outputs, outputs))
+        kwargs = dict(
             cbow_mean=self.cbow_mean,
             shrink_windows=self.shrink_windows,
             compute_loss=self.compute_loss,
@@ -89,6 +91,7 @@ class TrainerSettings:
             docs=self.docs,
             frozen=frozen,
         )
+        return args, kwargs
 
 
 def check_training_vocabulary(model) -> None:
