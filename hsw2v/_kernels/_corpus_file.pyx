@@ -92,7 +92,6 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
 import os
-import threading
 
 import numpy as np
 
@@ -511,15 +510,18 @@ cdef class FileTrainer:
     cdef double _train_ahead(self, Run *run, int64_t start, int64_t end, int thread) except? -1:
         """``train_range``'s read-ahead form (design note I): a thread of its own reads the
         range into jobs while this one trains them."""
+        from hsw2v.running.threads import Workers  # the one place that waits for threads
+
         cdef RangeReader reader = RangeReader()
         reader.setup(self, run, start, end, thread)
         cdef double loss = 0.0
         cdef int rc
-        read = threading.Thread(target=reader.read, name=f"hsw2v-read-{thread}", daemon=True)
-        read.start()
-        with nogil:
-            rc = train_ahead(&reader.ahead, run, thread, &loss)
-        read.join()
+        # The reader has handed over its end when train_ahead returns; leaving the block
+        # waits until its thread is gone (a fooled ``join`` would leave it running, listed)
+        with Workers(self.stop) as pool:
+            pool.start(reader.read, name=f"hsw2v-read-{thread}")
+            with nogil:
+                rc = train_ahead(&reader.ahead, run, thread, &loss)
         if reader.fail.code != OK:
             self.stop()
             raise_failure(&reader.fail, self.path)
