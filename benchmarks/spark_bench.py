@@ -68,7 +68,7 @@ def session(master: str):
 
 def one_spark(
     system: str, partitions: int, epochs: int, corpus: str, master: str, sync_every=None,
-    repeat=False, merge=None,
+    repeat=False, merge=None, input_partitions=None,
 ) -> dict:
     import numpy as np
     from pyspark.sql import functions as F
@@ -92,7 +92,10 @@ def one_spark(
         .select(F.split(F.trim("value"), r"\s+").alias("words"))
         .cache()
     )
+    if input_partitions:  # the DataFrame's own partitions, before the estimator's
+        df = df.coalesce(input_partitions).cache()
     df.count()
+    have = df.rdd.getNumPartitions()
     params = dict(PARAMS, inputCol="words", maxIter=epochs, numPartitions=partitions)
     if system == "mllib":
         from pyspark.ml.feature import Word2Vec
@@ -108,7 +111,8 @@ def one_spark(
     started = time.perf_counter()
     model = estimator.fit(df)
     seconds = time.perf_counter() - started
-    out = {"system": system, "partitions": partitions, "master": used, "seconds": seconds}
+    out = {"system": system, "partitions": partitions, "input_partitions": have, "master": used,
+           "seconds": seconds}  # fmt: skip
     if repeat and system != "mllib":  # a second fit of the same frame: the same vectors?
         again = estimator.fit(df)
         out["same_vectors_when_fit_again"] = bool(
@@ -173,6 +177,8 @@ def main(argv=None) -> int:
     ap.add_argument("--master", default="local-cluster[2,1,1536]")
     ap.add_argument("--sync-every", type=int, default=None, help="hsw2v.spark's sync_every")
     ap.add_argument("--merge", default=None, help="hsw2v.spark's merge (adasum, average, sum)")
+    ap.add_argument("--input-partitions", type=int, default=None,
+                    help="join the read DataFrame into this many partitions before fitting")
     ap.add_argument("--repeat", action="store_true",
                     help="fit hsw2v.spark twice and say whether the vectors are the same")
     ap.add_argument("--one", nargs=2, metavar=("SYSTEM", "N"), help=argparse.SUPPRESS)
@@ -185,7 +191,7 @@ def main(argv=None) -> int:
         else:
             result = one_spark(
                 system, n, args.epochs, corpus, args.master, args.sync_every, args.repeat,
-                args.merge,
+                args.merge, args.input_partitions,
             )
         print("RESULT " + json.dumps(result), flush=True)
         return 0
@@ -203,6 +209,8 @@ def main(argv=None) -> int:
             cmd += ["--repeat"]
         if args.merge:
             cmd += ["--merge", args.merge]
+        if args.input_partitions:
+            cmd += ["--input-partitions", str(args.input_partitions)]
         done = subprocess.run(cmd, capture_output=True, text=True, env=env)
         line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT ")), None)
         if line is None:

@@ -21,7 +21,7 @@ from hsw2v import Word2Vec as LocalWord2Vec  # noqa: E402
 from hsw2v import _dist_tasks  # noqa: E402
 from hsw2v._dist_core import check_request  # noqa: E402
 from hsw2v.distributed import DistributedTrainingError  # noqa: E402
-from hsw2v.spark import Word2Vec, Word2VecModel, load_without_spark  # noqa: E402
+from hsw2v.spark import Word2Vec, Word2VecModel, _estimator, load_without_spark  # noqa: E402
 
 MLLIB_DEFAULTS = dict(vectorSize=100, windowSize=5, minCount=5, maxIter=1, stepSize=0.025,
                       numPartitions=1, maxSentenceLength=1000)  # fmt: skip
@@ -113,7 +113,8 @@ def test_vocabulary_and_tree_equal_one_machine(spark, monkeypatch, recorded):
     single.build_vocab([s[i : i + 5] for s in sentences for i in range(0, len(s), 5)])
     est = Word2Vec(inputCol="text", vectorSize=8, minCount=3, sample=1e-2, seed=1,
                    maxSentenceLength=5, numPartitions=3, sync_every=1000, workers=2)  # fmt: skip
-    model = est.fit(frame(spark, sentences, partitions=5)).to_word2vec()  # 5 joined in 3
+    # 5 joined in order into 2: numPartitions=3, but the local[2] master has two task slots
+    model = est.fit(frame(spark, sentences, partitions=5)).to_word2vec()
     assert model.wv.index_to_key == single.wv.index_to_key
     for name in ("count", "sample_int"):
         assert (model.wv.expandos[name] == single.wv.expandos[name]).all(), name
@@ -122,7 +123,7 @@ def test_vocabulary_and_tree_equal_one_machine(spark, monkeypatch, recorded):
     assert model.corpus_count == single.corpus_count
     assert model.corpus_total_words == single.corpus_total_words
     assert model.distributed_report.raw_words == single.corpus_total_words
-    assert model.distributed_report.shards == 3
+    assert model.distributed_report.shards == 2
     assert np.isfinite(model.wv.vectors).all()  # trained by two threads per task
 
 
@@ -151,13 +152,25 @@ def test_more_partitions_than_the_frame_has_fit_the_same_model_twice(spark):
     rng = np.random.default_rng(9)
     words = [f"w{i}" for i in range(30)]
     sentences = [[str(w) for w in rng.choice(words, size=8)] for _ in range(400)]
-    df = frame(spark, sentences, partitions=2)
-    params = dict(inputCol="text", vectorSize=8, minCount=1, maxIter=1, numPartitions=3,
+    df = frame(spark, sentences, partitions=1)
+    params = dict(inputCol="text", vectorSize=8, minCount=1, maxIter=1, numPartitions=2,
                   sync_every=1600, seed=2, workers=1)  # fmt: skip
     first, second = (Word2Vec(**params).fit(df).to_word2vec() for _ in range(2))
     assert first.wv.index_to_key == second.wv.index_to_key
-    assert first.distributed_report.shards == 3 and first.distributed_report.rounds == 2
+    assert first.distributed_report.shards == 2 and first.distributed_report.rounds == 2
     assert np.array_equal(first.wv.vectors, second.wv.vectors)
+
+
+def test_more_partitions_than_the_frame_has_are_cut_from_it_in_order(spark):
+    """Each partition is a stretch of consecutive rows, in order, of about equal numbers
+    of rows (so each copy learns from its own part of the corpus, not MLlib's round-robin
+    mix), whatever the frame's own partitions."""
+    for have, n in ((1, 3), (2, 5), (3, 4)):
+        df = frame(spark, [[f"s{i}", "x"] for i in range(103)], partitions=have)
+        parts = _estimator.split_in_order(df, n).rdd.glom().collect()
+        assert len(parts) == n
+        assert [row.text[0] for part in parts for row in part] == [f"s{i}" for i in range(103)]
+        assert max(map(len, parts)) - min(map(len, parts)) <= 1, (have, n)
 
 
 def test_rows_reach_python_exactly(spark):
@@ -312,15 +325,37 @@ def test_a_task_lost_mid_fit_stops_it_with_a_clear_error_and_the_next_fit_trains
     assert model.distributed_report.rounds == 3 and np.isfinite(model.wv.vectors).all()
 
 
+def test_no_more_partitions_train_than_the_cluster_has_task_slots(spark):
+    """numPartitions beyond the task slots (two on local[2]) would train copies one after
+    another, each one more delta to merge: the fit trains one copy per slot, the model that
+    numPartitions=2 gives, bit for bit (one thread per task), with either execution."""
+    sentences, _ = planted_corpus(n_sentences=500, seed=11)
+    df = frame(spark, sentences, partitions=2)
+    params = dict(inputCol="text", vectorSize=8, minCount=1, maxIter=1, sync_every=1000,
+                  seed=4, workers=1)  # fmt: skip
+    two = Word2Vec(**params, numPartitions=2).fit(df).to_word2vec()
+    for execution in ("stage", "jobs"):
+        eight = Word2Vec(**params, numPartitions=8, execution=execution).fit(df)
+        assert eight.getOrDefault("numPartitions") == 8  # the param as the user set it
+        eight = eight.to_word2vec()
+        assert eight.distributed_report.shards == two.distributed_report.shards == 2
+        assert eight.distributed_report.rounds == two.distributed_report.rounds > 2
+        assert np.array_equal(eight.wv.vectors, two.wv.vectors), execution
+        assert np.array_equal(eight.syn1, two.syn1), execution
+
+
 # ------------------------------------------------------------------ one stage or a job a round
-def test_one_stage_and_a_job_per_round_train_the_same_weights(spark):
+def test_one_stage_and_a_job_per_round_train_the_same_weights(spark, monkeypatch):
     """The fit as one stage (tasks that stay up and exchange each round with the driver) and
     as a Spark job per round merge the same results: the same weights bit for bit with one
-    thread per task: on a frame joined into one partition, and on one dealt out to more
-    partitions than the cluster's two task slots (two tasks, one serving two partitions in
-    turn)."""
+    thread per task: on a frame joined into one partition, on one dealt out to more
+    partitions than it has, and with more partitions than the cluster's two task slots (as
+    where slots were lost after the partitions were planned: two tasks, one serving two
+    partitions in turn)."""
     sentences, _ = planted_corpus(n_sentences=800, seed=6)
-    for have, n in ((3, 1), (2, 3)):
+    for have, n in ((3, 1), (1, 2), (2, 3)):
+        if n > 2:  # plan more partitions than the slots: the stage's tasks serve several
+            monkeypatch.setattr(_estimator, "training_partitions", lambda sc, n: n)
         df = frame(spark, sentences, partitions=have)
         params = dict(inputCol="text", vectorSize=12, minCount=1, maxIter=2, numPartitions=n,
                       sync_every=1000, seed=7, workers=1)  # fmt: skip
@@ -329,6 +364,7 @@ def test_one_stage_and_a_job_per_round_train_the_same_weights(spark):
         assert staged.distributed_report.rounds == jobs.distributed_report.rounds
         # 8,000 words an epoch: 8 rounds each, two snapshots (every 8 rounds) on the way
         assert staged.distributed_report.rounds == (2 if n == 1 else 2 * 8)
+        assert staged.distributed_report.shards == jobs.distributed_report.shards == n
         assert staged.wv.index_to_key == jobs.wv.index_to_key
         assert np.array_equal(staged.wv.vectors, jobs.wv.vectors), (have, n)
         assert np.array_equal(staged.syn1, jobs.syn1), (have, n)

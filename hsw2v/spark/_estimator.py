@@ -27,7 +27,7 @@ from hsw2v.spark._engine import (
 )
 from hsw2v.spark._model import Word2VecModel
 from hsw2v.spark._params import _Word2VecParams, sentences_of
-from hsw2v.spark._stage import Stage
+from hsw2v.spark._stage import Stage, stage_tasks
 
 logger = logging.getLogger(__name__)
 
@@ -73,14 +73,15 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 f"got {get('execution')!r}"
             )
         sc = dataset.sparkSession.sparkContext
+        n = training_partitions(sc, n)
         # in the JVM, before the rows reach Python; fewer partitions are joined in order (the
         # corpus keeps its order, so one partition trains it as one machine does), more are
-        # dealt out round-robin, as MLlib does
+        # cut out of them in order (MLlib deals the rows out round-robin)
         have = frame.rdd.getNumPartitions()
         if have > n:
             frame = frame.coalesce(n)
         elif have < n:
-            frame = dealt_out(frame, n)
+            frame = split_in_order(frame, n)
         rdd = rows_to_python(frame, column)
         record = model.cache_words  # words a partition may hold to be recorded as it is read
         scan_args = (max_len, MARK_EVERY, record)
@@ -162,20 +163,85 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         return pieces, spec
 
 
-def dealt_out(frame, n: int):
-    """``frame``'s rows dealt out round-robin into ``n`` partitions, each partition's rows in
-    the corpus's order. Spark's round-robin sends each row to the same partition every time,
-    but a partition receives its rows from several tasks in whatever order they arrive; a
-    partition's rows are its sentences' order and its words' first-seen order (the
-    vocabulary's order among equal counts), so they are put back in the corpus's order: fit
-    twice, get the same model."""
+def training_partitions(sc, n: int) -> int:
+    """How many partitions train, each its own copy of the model: ``numPartitions``, but
+    never more than the cluster runs tasks at once (its task slots, as Spark counts them
+    for a barrier stage; :func:`hsw2v.spark._stage.stage_tasks`).
+
+    Copies beyond the task slots would train one after another, so they add no speed, and
+    every copy more is one more delta in each round's merge, which costs accuracy (3 epochs of
+    the benchmark corpus on two task slots: 16.64 % analogy with 2 copies, 12.03 % with 4 and
+    8.81 % with 8; benchmarks/RESULTS.md). The rows of the partitions beyond are joined in
+    order into these, as fewer partitions than the DataFrame's are. The model then depends on
+    the cluster's task slots where ``numPartitions`` exceeds them: a fit is reproducible for
+    a given DataFrame, ``numPartitions`` and number of slots."""
+    used = stage_tasks(sc, n)
+    if used < n:
+        logger.info(
+            "numPartitions=%i but the cluster runs %i tasks at once: %i partitions train, "
+            "each a copy of the model (more would run in turn, no faster, and merge worse)",
+            n, used, used,
+        )  # fmt: skip
+    return used
+
+
+def split_in_order(frame, n: int):
+    """``frame``'s rows cut into ``n`` partitions of consecutive rows (about equal numbers of
+    rows each), in the corpus's order: partition ``j`` holds the ``j``-th stretch of the
+    corpus, each partition's rows in their order, the same in every fit.
+
+    Consecutive stretches, not MLlib's round-robin: each partition's copy of the model then
+    learns from its own part of the corpus, and the merge (adasum by default) adds up copies
+    that learnt different things but counts copies that learnt the same thing once, so copies
+    dealt the same mix of every part of the corpus learn less between them (3 epochs of the
+    benchmark corpus, 4 partitions: 12.03 % analogy dealt out round-robin, 15.11 % in
+    stretches, 15.20 % on one machine; benchmarks/RESULTS.md).
+
+    A row's place in the corpus is its partition's rows before it plus its rank in its
+    partition (``monotonically_increasing_id``: the partition in the upper 31 bits, the rank
+    in the lower 33); the rows travel by hash partitioning on a key chosen per target
+    partition (:func:`partition_keys`), and are put back in order within each partition (a
+    partition receives its rows from several tasks in whatever order they arrive)."""
     from pyspark.sql import functions as F
 
-    order = "__hsw2v_row"
-    while order in frame.columns:
-        order += "_"
+    order, key = _free_name(frame, "__hsw2v_row"), _free_name(frame, "__hsw2v_key")
     numbered = frame.withColumn(order, F.monotonically_increasing_id())
-    return numbered.repartition(n).sortWithinPartitions(order).drop(order)
+    part = F.shiftright(F.col(order), 33).cast("int")
+    counts = dict(numbered.groupBy(part.alias("p")).count().collect())
+    before, total = [], 0
+    for k in range(frame.rdd.getNumPartitions()):
+        before.append(total)
+        total += counts.get(k, 0)
+    if total == 0:
+        return frame
+    rank = F.element_at(F.array(*(F.lit(b).cast("long") for b in before)), part + 1)
+    rank = rank + F.col(order).bitwiseAND(F.lit((1 << 33) - 1))
+    target = (rank * F.lit(n) / F.lit(total)).cast("int")  # floor: 0 .. n - 1
+    keys = F.array(*(F.lit(k) for k in partition_keys(frame.sparkSession, n)))
+    numbered = numbered.withColumn(key, F.element_at(keys, target + 1))
+    return numbered.repartition(n, key).sortWithinPartitions(order).drop(order, key)
+
+
+def partition_keys(spark, n: int) -> list:
+    """For each ``j < n``, an int key that Spark's hash partitioning into ``n`` partitions
+    sends to partition ``j`` (``pmod(hash(key), n)``, Murmur3 with seed 42, the expression
+    ``repartition(n, col)`` uses), the smallest such key."""
+    from pyspark.sql import functions as F
+
+    tried = 0
+    keys: dict = {}
+    while len(keys) < n:
+        ks = spark.range(tried, tried + 64 * n).select(F.col("id").cast("int").alias("k"))
+        for k, j in ks.select("k", F.pmod(F.hash("k"), F.lit(n))).collect():
+            keys.setdefault(j, k)
+        tried += 64 * n
+    return [keys[j] for j in range(n)]
+
+
+def _free_name(frame, name: str) -> str:
+    while name in frame.columns:
+        name += "_"
+    return name
 
 
 def rows_to_python(frame, column: str):

@@ -32,8 +32,9 @@ class _Word2VecParams(HasInputCol, HasOutputCol, HasMaxIter, HasStepSize, HasSee
     )
     numPartitions = _param(
         "numPartitions",
-        "the number of partitions (shards) that train in parallel; the input is repartitioned "
-        "to it",
+        "the number of partitions (shards) that train in parallel, each its own copy of the "
+        "model, at most the cluster's task slots; the input is joined or cut, in order, into "
+        "them",
         _int,
     )
     maxSentenceLength = _param(

@@ -24,8 +24,10 @@ closure (Spark ships closures; nothing is read from a connection before its toke
 Messages are length-prefixed pickles: the driver's are written with cloudpickle (what Spark
 ships functions with), the tasks' with pickle.
 
-Every task must run at once, so the stage is used only where the cluster has a task slot per
-partition (:func:`stage_fits`; otherwise the fit uses the job engine). It is an ordinary stage,
+Every task must run at once, so the stage runs a task per task slot at most
+(:func:`stage_tasks`): the estimator trains no more partitions than the cluster has slots
+(:func:`hsw2v.spark._estimator.training_partitions`), and where slots were lost before the
+stage started, a task serves several partitions in turn. It is an ordinary stage,
 not one in Spark's barrier mode (SPARK-24374), which refuses a stage whose input was
 coalesced, as fewer partitions than the DataFrame's are (:func:`hsw2v.spark._estimator.Word2Vec`
 joins them in order); the slot check stands in for barrier mode's gang scheduling.
