@@ -168,10 +168,11 @@ def training_partitions(sc, n: int) -> int:
     never more than the cluster runs tasks at once (its task slots, as Spark counts them
     for a barrier stage; :func:`hsw2v.spark._stage.stage_tasks`).
 
-    Copies beyond the task slots would train one after another, so they add no speed, and
-    every copy more is one more delta in each round's merge, which costs accuracy (3 epochs of
-    the benchmark corpus on two task slots: 16.64 % analogy with 2 copies, 12.03 % with 4 and
-    8.81 % with 8; benchmarks/RESULTS.md). The rows of the partitions beyond are joined in
+    Copies beyond the task slots would train one after another, so they add no speed, only
+    work: every copy more is one more delta to send and merge each round, and more copies
+    want smaller rounds to keep the one-machine score (1 epoch of the benchmark corpus on two
+    task slots: 4 copies 1.4-1.6x the time of 2; benchmarks/RESULTS.md, "hsw2v on Spark
+    against MLlib"). The rows of the partitions beyond are joined in
     order into these, as fewer partitions than the DataFrame's are. The model then depends on
     the cluster's task slots where ``numPartitions`` exceeds them: a fit is reproducible for
     a given DataFrame, ``numPartitions`` and number of slots."""
@@ -214,11 +215,14 @@ def split_in_order(frame, n: int):
         total += counts.get(k, 0)
     if total == 0:
         return frame
-    rank = F.element_at(F.array(*(F.lit(b).cast("long") for b in before)), part + 1)
+    # (the try_ forms and the bound: a frame that is not the same when read again, which
+    # Spark's own zipWithIndex does not allow either, moves rows between partitions; no row
+    # is lost and nothing fails)
+    rank = F.try_element_at(F.array(*(F.lit(b).cast("long") for b in before)), part + 1)
     rank = rank + F.col(order).bitwiseAND(F.lit((1 << 33) - 1))
-    target = (rank * F.lit(n) / F.lit(total)).cast("int")  # floor: 0 .. n - 1
+    target = F.least((rank * F.lit(n) / F.lit(total)).cast("int"), F.lit(n - 1))  # floor
     keys = F.array(*(F.lit(k) for k in partition_keys(frame.sparkSession, n)))
-    numbered = numbered.withColumn(key, F.element_at(keys, target + 1))
+    numbered = numbered.withColumn(key, F.try_element_at(keys, target + 1))
     return numbered.repartition(n, key).sortWithinPartitions(order).drop(order, key)
 
 
