@@ -17,6 +17,7 @@ from hsw2v._kernels._corpus_file import FileTrainer, Vocab
 from hsw2v.running import passes
 from hsw2v.running.objectives import outputs_of
 from hsw2v.running.schedule import Schedule
+from hsw2v.running.threads import Workers
 from hsw2v.running.trainer import trainer_settings
 
 
@@ -116,7 +117,7 @@ def file_trainer(path, model, read_ahead, batch_words=100):
     trainer = trainer_settings(model).build(model._input_matrix(), *outputs_of(model).values())
     schedule = Schedule(0.025, 0.0001, 1, model.corpus_total_words, True, 1)
     return FileTrainer(path, trainer, Vocab(model.wv.key_to_index), 1, batch_words, 10_000,
-                       schedule, read_ahead=read_ahead)  # fmt: skip
+                       schedule, read_ahead=read_ahead, reader_pool=Workers)  # fmt: skip
 
 
 def test_a_stop_ends_the_reading_and_the_training_thread(tmp_path):
@@ -185,3 +186,15 @@ except RuntimeError as e:
                           timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert "refused: a RangeReader reads once" in done.stdout
+
+
+def test_read_ahead_without_a_pool_to_wait_for_its_reader_is_refused(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("a b c\n" * 50)
+    model = Word2Vec(min_count=1, vector_size=8, seed=1)
+    model.build_vocab(corpus_file=str(path))
+    trainer = trainer_settings(model).build(model._input_matrix(), *outputs_of(model).values())
+    schedule = Schedule(0.025, 0.0001, 1, model.corpus_total_words, True, 1)
+    with pytest.raises(ValueError, match="read_ahead=True needs reader_pool"):
+        FileTrainer(str(path), trainer, Vocab(model.wv.key_to_index), 1, 100, 10_000, schedule,
+                    read_ahead=True)  # fmt: skip

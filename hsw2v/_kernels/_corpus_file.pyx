@@ -372,10 +372,11 @@ cdef class FileTrainer:
     cdef Recorder *recordings  # one per range: its jobs as ids, kept for later epochs
     cdef int n_recordings
     cdef readonly bint read_ahead
+    cdef object reader_pool
 
     def __init__(self, path, Trainer trainer, Vocab vocab, int workers, int64_t batch_words,
                  int64_t max_sentence_length, schedule, int64_t cache_words=0,
-                 bint documents=False, bint read_ahead=False):
+                 bint documents=False, bint read_ahead=False, reader_pool=None):
         """``schedule``: the run's :class:`hsw2v.running.schedule.Schedule`, taken whole (its rates,
         epochs, units and seed are copied into the nogil ``Run``). ``cache_words``: the ids of
         the ranges are kept after the first epoch, and later epochs train from them instead
@@ -384,7 +385,10 @@ cdef class FileTrainer:
         the trainer's document rows (design note H; the trainer must train a document
         kind). ``read_ahead``: a range read from the file (not replayed) is read by a thread
         of its own one job ahead of its training (design note I), the same jobs trained in
-        the same order; for when there is a core to spare for each range."""
+        the same order; for when there is a core to spare for each range. ``reader_pool``
+        (with ``read_ahead``): the running layer's pool of threads
+        (:class:`hsw2v.running.threads.Workers`), in which a range's reader thread runs and
+        is waited for (never by ``Thread.join``, which an interrupt can fool)."""
         cdef int k
         cdef double start_alpha = schedule.start_alpha, end_alpha = schedule.end_alpha
         cdef int64_t epochs = schedule.epochs, total = schedule.total
@@ -393,6 +397,9 @@ cdef class FileTrainer:
         if batch_words < 1 or max_sentence_length < 1 or total < 1 or epochs < 1:
             raise ValueError("batch_words, max_sentence_length, total and epochs must be >= 1")
         doc_kind = (trainer.m.input == INPUT_DOC_CONTEXT or trainer.m.input == INPUT_DOC_WINDOW)
+        if read_ahead and reader_pool is None:
+            raise ValueError("read_ahead=True needs reader_pool, the pool of threads that runs "
+                             "and waits for the reader (hsw2v.running.threads.Workers)")
         if documents != doc_kind:
             raise ValueError("documents=True needs a Trainer of a document kind (docs=...), "
                              "and such a Trainer needs documents=True")
@@ -412,6 +419,7 @@ cdef class FileTrainer:
         self.run.recorder = NULL
         self.run.ahead = NULL
         self.read_ahead = read_ahead
+        self.reader_pool = reader_pool
         self.run.batch_words = batch_words
         self.run.max_sentence_length = max_sentence_length
         self.run.n_docs = trainer.m.n_docs if documents else -1
@@ -510,15 +518,13 @@ cdef class FileTrainer:
     cdef double _train_ahead(self, Run *run, int64_t start, int64_t end, int thread) except? -1:
         """``train_range``'s read-ahead form (design note I): a thread of its own reads the
         range into jobs while this one trains them."""
-        from hsw2v.running.threads import Workers  # the one place that waits for threads
-
         cdef RangeReader reader = RangeReader()
         reader.setup(self, run, start, end, thread)
         cdef double loss = 0.0
         cdef int rc
         # The reader has handed over its end when train_ahead returns; leaving the block
         # waits until its thread is gone (a fooled ``join`` would leave it running, listed)
-        with Workers(self.stop) as pool:
+        with self.reader_pool(self.stop) as pool:
             pool.start(reader.read, name=f"hsw2v-read-{thread}")
             with nogil:
                 rc = train_ahead(&reader.ahead, run, thread, &loss)

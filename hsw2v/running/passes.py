@@ -24,7 +24,7 @@ from hsw2v.corpora import corpus_identity, file_identity
 from hsw2v.running.epochs import Job, jobs_from_recording, run_epoch, run_file_epoch
 from hsw2v.running.file_scan import lines_before
 from hsw2v.running.schedule import Schedule
-from hsw2v.running.threads import usable_cpus
+from hsw2v.running.threads import Workers, usable_cpus
 
 
 def kept_identity(corpus, cache_words: int):
@@ -80,6 +80,7 @@ class FilePasses:
             cache_words,
             documents=self.documents,
             read_ahead=2 * model.workers <= usable_cpus(),  # a core for each range's reader
+            reader_pool=Workers,
         )
 
     def run(self, epoch: int, report_delay, on_progress):
