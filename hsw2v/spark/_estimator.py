@@ -195,8 +195,8 @@ def split_in_order(frame, n: int):
     learns from its own part of the corpus, and the merge (adasum by default) adds up copies
     that learnt different things but counts copies that learnt the same thing once, so copies
     dealt the same mix of every part of the corpus learn less between them (3 epochs of the
-    benchmark corpus, 4 partitions: 12.03 % analogy dealt out round-robin, 15.11 % in
-    stretches, 15.20 % on one machine; benchmarks/RESULTS.md).
+    benchmark corpus, 4 executors, 4 partitions made from 2: 12.04 % analogy dealt out
+    round-robin, 14.55 % in stretches, 15.20 % on one machine; benchmarks/RESULTS.md).
 
     A row's place in the corpus is its partition's rows before it plus its rank in its
     partition (``monotonically_increasing_id``: the partition in the upper 31 bits, the rank
@@ -209,8 +209,8 @@ def split_in_order(frame, n: int):
     numbered = frame.withColumn(order, F.monotonically_increasing_id())
     part = F.shiftright(F.col(order), 33).cast("int")
     counts = dict(numbered.groupBy(part.alias("p")).count().collect())
-    before, total = [], 0
-    for k in range(frame.rdd.getNumPartitions()):
+    before, total = [], 0  # rows before each partition that holds any (ids up to the last)
+    for k in range(max(counts, default=-1) + 1):
         before.append(total)
         total += counts.get(k, 0)
     if total == 0:
