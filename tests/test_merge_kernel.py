@@ -1,5 +1,7 @@
 """The merge kernel of distributed rounds (hsw2v._kernels._merge) against its NumPy forms:
-"sum" and "average" bit for bit, Adaptive Summation's pair to the last bits of float64."""
+"sum" and "average" bit for bit, Adaptive Summation's pair to the last bits of float64, and
+the round's two ends (a task's changed rows and deltas, an update's addition, the float16
+conversions) bit for bit."""
 
 from __future__ import annotations
 
@@ -7,7 +9,14 @@ import numpy as np
 import pytest
 
 from hsw2v._dist_tasks import adasum_pair, merge_rows
-from hsw2v._kernels._merge import adasum_two, sum_rows
+from hsw2v._kernels._merge import (
+    adasum_two,
+    add_rows,
+    changed_rows,
+    halves,
+    singles,
+    sum_rows,
+)
 
 
 def numpy_sum_rows(parts, average: bool):
@@ -95,3 +104,88 @@ def test_adasum_two_on_round_sized_parts_matches_numpy_to_float64_rounding():
     np.testing.assert_allclose(
         out[np.searchsorted(rows, both)], adasum_pair(a[in_a], b[in_b]), rtol=1e-12, atol=1e-14
     )
+
+
+# ----------------------------------------------------------- the round's two ends (note D)
+def float32_cases(rng, n_random: int) -> np.ndarray:
+    """Random float32 bit patterns (every exponent, NaNs and infinities among them) and, for
+    every exponent a float16 can reach or round to, mantissas at and around a rounding tie
+    (the 13 bits a float16 drops: 0, 1, just under half, half, just over, all ones), with
+    both signs; plus the edges: zeros, the largest float16, the first value that rounds to
+    infinity, the least subnormal and half of it."""
+    random = rng.integers(0, 2**32, size=n_random, dtype=np.uint64).astype(np.uint32)
+    exponents = np.arange(95, 146, dtype=np.uint32)
+    mantissas = rng.integers(0, 2**10, size=300, dtype=np.uint32)
+    low = np.array([0, 1, 0xFFF, 0x1000, 0x1001, 0x1FFF], np.uint32)
+    ties = (exponents[:, None, None] << 23) | (mantissas[None, :, None] << 13) | low
+    edges = np.array([0.0, 65504.0, 65519.99, 65520.0, 2.0**-24, 2.0**-25, 2.0**-14], np.float32)
+    bits = np.concatenate([random, ties.ravel(), edges.view(np.uint32)])
+    return np.concatenate([bits, bits | np.uint32(0x80000000)]).view(np.float32)
+
+
+@pytest.mark.parametrize("portable", [False, True])
+def test_halves_gives_numpys_float16_bits(portable):
+    """Both paths of math/_half.h (F16C where the CPU has it, and the scalar one) round as
+    NumPy's cast: nearest, ties to even, overflow to infinity, signed zeros, subnormals."""
+    x = float32_cases(np.random.default_rng(5), 400_000)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = x.astype(np.float16)
+    got = halves(x.reshape(-1, 2)[:, ::-1], portable=portable)  # any layout in, its shape out
+    assert got.dtype == np.float16 and got.shape == (len(x) // 2, 2)
+    got = got[:, ::-1].ravel()
+    nan = np.isnan(x)
+    assert np.array_equal(got[~nan].view(np.uint16), want[~nan].view(np.uint16))
+    assert np.isnan(got[nan]).all()
+
+
+@pytest.mark.parametrize("portable", [False, True])
+def test_singles_widens_every_float16_exactly(portable):
+    every = np.arange(2**16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    want = every.astype(np.float32)
+    got = singles(every, portable=portable)
+    nan = np.isnan(want)
+    assert got.dtype == np.float32
+    assert np.array_equal(got[~nan].view(np.uint32), want[~nan].view(np.uint32))
+    assert np.isnan(got[nan]).all()
+    assert halves(np.zeros(0, np.float32)).shape == (0,)
+    assert singles(np.zeros((0, 3), np.float16)).shape == (0, 3)
+
+
+@pytest.mark.parametrize("half", [False, True])
+def test_changed_rows_gives_the_numpy_forms_bits(half):
+    rng = np.random.default_rng(7)
+    matrix = rng.normal(size=(50, 13)).astype(np.float32)
+    rows = np.array([3, 0, 49, 7, 8, 21], np.int32)
+    old = matrix[rows].copy()
+    matrix[49, 5] += np.float32(1e-3)  # changed rows: one coordinate, all of them, a NaN
+    matrix[7] -= np.float32(0.25)
+    matrix[21, 12] = np.nan
+    matrix[11] += 1.0  # not a candidate: not looked at
+    dtype = np.float16 if half else np.float32
+    mask = (matrix[rows] != old).any(axis=1)
+    want = (matrix[rows[mask]] - old[mask]).astype(dtype)
+    changed, deltas = changed_rows(matrix, rows, old, half)
+    assert changed.tolist() == [49, 7, 21] == rows[mask].tolist()
+    assert deltas.dtype == dtype and deltas.shape == (3, 13)
+    finite = np.isfinite(want)
+    assert np.array_equal(deltas[finite], want[finite]) and np.isnan(deltas[2, 12])
+    none, empty = changed_rows(matrix, rows[:2], old[:2], half)
+    assert len(none) == 0 and empty.shape == (0, 13)
+    with pytest.raises(ValueError, match="old holds 5 rows"):
+        changed_rows(matrix, rows, old[:5], half)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_add_rows_gives_numpys_in_place_add(dtype):
+    rng = np.random.default_rng(9)
+    matrix = rng.normal(size=(40, 11)).astype(np.float32)
+    rows = np.array([39, 2, 17, 0], np.int32)
+    deltas = rng.normal(scale=1e-2, size=(4, 11)).astype(dtype)
+    want = matrix.copy()
+    want[rows] += deltas
+    add_rows(matrix, rows, deltas)
+    assert np.array_equal(matrix.view(np.uint32), want.view(np.uint32))
+    with pytest.raises(IndexError, match="row 40 is outside a matrix of 40 rows"):
+        add_rows(matrix, np.array([40], np.int32), deltas[:1])
+    with pytest.raises(ValueError, match=r"deltas of shape \(4, 11\) for 3 rows"):
+        add_rows(matrix, rows[:3], deltas)

@@ -23,13 +23,25 @@ C. Notation. ``d``: the vector size. ``pos[r]``: where row ``r`` lands in the un
    nowhere), a table over ``0 .. max row`` (a vocabulary's or a tree's size: cheaper than
    sorting the concatenated rows).
 
+D. The round's two ends. A task's deltas (``changed_rows``: the rows its piece changed and
+   new - old, in one pass over the candidate rows) and the merged update's addition to a
+   copy (``add_rows``) are here too, with the float16 conversions between them
+   (``halves``, ``singles``; ``math/_half.h``): the bits of NumPy's ``(matrix[rows] !=
+   old).any(1)``, ``(matrix[rows] - old).astype(float16)``, ``matrix[rows] += deltas`` and
+   ``astype``, without their temporaries or their value-at-a-time float16 casts.
+
 Built once at the baseline, with strict IEEE arithmetic (no reassociation, no fused
 multiply-add): the same bits in every build (setup.py's ``STRICT``).
 """
 
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint16_t
 
 import numpy as np
+
+
+cdef extern from "math/_half.h" nogil:
+    void hsw2v_to_halves(const float *src, uint16_t *dst, int64_t n, int portable)
+    void hsw2v_to_singles(const uint16_t *src, float *dst, int64_t n, int portable)
 
 
 ctypedef fused real:
@@ -213,3 +225,88 @@ def adasum_two(rows_a, a, rows_b, b, bint last=False):
         else:
             adasum_walk(ra, da, rb, db, d, &out_rows[0], wide, narrow, &n)
     return out_rows_array[:n], out_array[:n]
+
+
+# ------------------------------------------------------------------- the round's two ends
+def halves(x, bint portable=False):
+    """``x`` as float16, the bits of ``np.asarray(x, np.float32).astype(np.float16)``
+    (nearest, ties to even; a NaN stays a NaN). ``portable``: the scalar conversion even
+    where the CPU has F16C (``math/_half.h``, note B), for the tests."""
+    src = np.ascontiguousarray(x, np.float32)
+    out = np.empty(src.shape, np.float16)
+    cdef const float[::1] s = src.reshape(-1)
+    cdef uint16_t[::1] o = out.reshape(-1).view(np.uint16)
+    cdef int64_t n = s.shape[0]
+    if n:
+        with nogil:
+            hsw2v_to_halves(&s[0], &o[0], n, portable)
+    return out
+
+
+def singles(x, bint portable=False):
+    """float16 ``x`` as float32 (exact; ``portable``: as in :func:`halves`)."""
+    src = np.ascontiguousarray(x, np.float16)
+    out = np.empty(src.shape, np.float32)
+    cdef const uint16_t[::1] s = src.reshape(-1).view(np.uint16)
+    cdef float[::1] o = out.reshape(-1)
+    cdef int64_t n = s.shape[0]
+    if n:
+        with nogil:
+            hsw2v_to_singles(&s[0], &o[0], n, portable)
+    return out
+
+
+def changed_rows(const float[:, ::1] matrix, const int32_t[::1] rows, const float[:, ::1] old,
+                 bint half):
+    """``(changed, deltas)``: the rows of ``rows`` whose values in ``matrix`` differ from
+    ``old`` (their values before, one row of ``old`` per row of ``rows``), in order, and
+    their deltas ``matrix[row] - old`` as float16 (``half``) or float32: the bits of
+    ``changed = (matrix[rows] != old).any(1)`` and ``(matrix[rows][changed] -
+    old[changed]).astype(...)``."""
+    cdef Py_ssize_t n = rows.shape[0], d = matrix.shape[1], i, j, m = 0
+    if old.shape[0] != n or (n and old.shape[1] != d):
+        raise ValueError(f"old holds {old.shape[0]} rows of {old.shape[1]} for {n} rows of {d}")
+    out_rows_array = np.empty(n, np.int32)
+    singles_array = np.empty((n, d), np.float32)
+    cdef int32_t[::1] out_rows = out_rows_array
+    cdef float[:, ::1] out = singles_array
+    cdef int32_t r
+    cdef bint differs
+    with nogil:
+        for i in range(n):
+            r = rows[i]
+            differs = False
+            for j in range(d):
+                if matrix[r, j] != old[i, j]:
+                    differs = True
+                    break
+            if not differs:
+                continue
+            out_rows[m] = r
+            for j in range(d):
+                out[m, j] = matrix[r, j] - old[i, j]
+            m += 1
+    if half:
+        return out_rows_array[:m], halves(singles_array[:m])
+    return out_rows_array[:m], singles_array[:m]
+
+
+def add_rows(float[:, ::1] matrix, const int32_t[::1] rows, deltas):
+    """``matrix[rows] += deltas`` in place (``rows`` unique, ``deltas`` float16 or float32
+    ``[len(rows), d]``), in float32: the bits of NumPy's in-place add."""
+    cdef Py_ssize_t n = rows.shape[0], d = matrix.shape[1], i, j, top = matrix.shape[0]
+    deltas = np.asarray(deltas)
+    if deltas.shape != (n, d):
+        raise ValueError(f"deltas of shape {deltas.shape} for {n} rows of {d}")
+    cdef const float[:, ::1] add = (
+        singles(deltas) if deltas.dtype == np.float16 else np.ascontiguousarray(deltas, np.float32)
+    )
+    cdef int32_t r
+    with nogil:
+        for i in range(n):
+            r = rows[i]
+            if r < 0 or r >= top:
+                with gil:
+                    raise IndexError(f"row {r} is outside a matrix of {top} rows")
+            for j in range(d):
+                matrix[r, j] += add[i, j]
