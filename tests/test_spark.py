@@ -185,11 +185,12 @@ def test_rows_reach_python_exactly(spark):
         ["a", "b"], [], None, ["x" + SEPARATOR + "y", "z"], ["", "c"], ["d"],
         ["two words", "line\nbreak", "é"], ["", ""], ["a", "b", "c", "a", "e"], [""],
         ["\x1estarts", "x"], ['"quoted"', "back\\slash", "", "é\ttab"], ["tab\tin", "a"],
+        ["ends\x1e", "b"], ["mid\x1fdle"], ["tail\n"],
     ]  # fmt: skip
     df = spark.createDataFrame([(r,) for r in rows], "text array<string>")
     arrived = rows_to_python(df, "text").collect()
     assert [words_of(r) for r in arrived] == [r or [] for r in rows]
-    assert sum(type(r) is list for r in arrived) == 7  # the seven that cannot be joined
+    assert sum(type(r) is list for r in arrived) == 10  # the ten that cannot be joined
     scan = scan_partition(0, iter(arrived), 2, 3, 100)
     counts, words, sentences, recording = scan_counts(
         chunked([r or [] for r in rows], 2), progress_per=0, record_tokens=100
@@ -257,8 +258,11 @@ def test_a_column_that_is_not_array_of_strings_is_refused(spark):
         Word2Vec(inputCol="nope").fit(df)
 
 
-def test_a_null_word_is_refused_with_a_clear_error(spark):
-    df = spark.createDataFrame([(["a", "b"],), (["c", None, "d"],)], "text array<string>")
+@pytest.mark.parametrize("words", [["c", None, "d"], ["c", None, "x\x1fy"], ["c", None, ""]])
+def test_a_null_word_is_refused_with_a_clear_error(spark, words):
+    """Also beside a word that holds the separator (its two halves would stand in for the
+    null word's place if the row were joined) or an empty one."""
+    df = spark.createDataFrame([(["a", "b"],), (words,)], "text array<string>")
     with pytest.raises(
         DistributedTrainingError,
         match=r"counting the vocabulary failed in a Spark task: TypeError: row 1 of "
