@@ -110,16 +110,22 @@ static int hsw2v_has_f16c(void) {
 }
 #endif
 
+/* the F16C path where the CPU has it and the caller did not ask for the portable one */
+#ifdef HSW2V_HALF_F16C
+#define HSW2V_HALF_FAST(fast, src, dst, n) \
+    if (!portable && hsw2v_has_f16c()) {   \
+        fast(src, dst, n);                 \
+        return;                            \
+    }
+#else
+#define HSW2V_HALF_FAST(fast, src, dst, n)
+#endif
+
 /* dst[i] = the float16 nearest src[i] (ties to even), i < n; ``portable``: the scalar
  * path even where F16C is there (its twin test) */
 static inline void hsw2v_to_halves(const float *src, uint16_t *dst, int64_t n, int portable) {
     int64_t i;
-#ifdef HSW2V_HALF_F16C
-    if (!portable && hsw2v_has_f16c()) {
-        hsw2v_halves_f16c(src, dst, n);
-        return;
-    }
-#endif
+    HSW2V_HALF_FAST(hsw2v_halves_f16c, src, dst, n)
     for (i = 0; i < n; i++)
         dst[i] = hsw2v_half_of(src[i]);
 }
@@ -127,14 +133,11 @@ static inline void hsw2v_to_halves(const float *src, uint16_t *dst, int64_t n, i
 /* dst[i] = src[i] (float16) as float32, i < n (``portable``: as above) */
 static inline void hsw2v_to_singles(const uint16_t *src, float *dst, int64_t n, int portable) {
     int64_t i;
-#ifdef HSW2V_HALF_F16C
-    if (!portable && hsw2v_has_f16c()) {
-        hsw2v_singles_f16c(src, dst, n);
-        return;
-    }
-#endif
+    HSW2V_HALF_FAST(hsw2v_singles_f16c, src, dst, n)
     for (i = 0; i < n; i++)
         dst[i] = hsw2v_single_of(src[i]);
 }
+
+#undef HSW2V_HALF_FAST
 
 #endif /* HSW2V_HALF_H */
