@@ -186,6 +186,7 @@ def test_add_rows_gives_numpys_in_place_add(dtype):
     add_rows(matrix, rows, deltas)
     assert np.array_equal(matrix.view(np.uint32), want.view(np.uint32))
     with pytest.raises(IndexError, match="row 40 is outside a matrix of 40 rows"):
-        add_rows(matrix, np.array([40], np.int32), deltas[:1])
+        add_rows(matrix, np.array([3, 40], np.int32), deltas[:2])
+    assert np.array_equal(matrix.view(np.uint32), want.view(np.uint32))  # row 3 untouched
     with pytest.raises(ValueError, match=r"deltas of shape \(4, 11\) for 3 rows"):
         add_rows(matrix, rows[:3], deltas)

@@ -293,7 +293,8 @@ def changed_rows(const float[:, ::1] matrix, const int32_t[::1] rows, const floa
 
 def add_rows(float[:, ::1] matrix, const int32_t[::1] rows, deltas):
     """``matrix[rows] += deltas`` in place (``rows`` unique, ``deltas`` float16 or float32
-    ``[len(rows), d]``), in float32: the bits of NumPy's in-place add."""
+    ``[len(rows), d]``), in float32: the bits of NumPy's in-place add. A row outside the
+    matrix is refused before any row changes, as NumPy refuses it."""
     cdef Py_ssize_t n = rows.shape[0], d = matrix.shape[1], i, j, top = matrix.shape[0]
     deltas = np.asarray(deltas)
     if deltas.shape != (n, d):
@@ -302,11 +303,16 @@ def add_rows(float[:, ::1] matrix, const int32_t[::1] rows, deltas):
         singles(deltas) if deltas.dtype == np.float16 else np.ascontiguousarray(deltas, np.float32)
     )
     cdef int32_t r
+    cdef Py_ssize_t bad = -1
+    with nogil:
+        for i in range(n):
+            if rows[i] < 0 or rows[i] >= top:
+                bad = i
+                break
+    if bad >= 0:
+        raise IndexError(f"row {rows[bad]} is outside a matrix of {top} rows")
     with nogil:
         for i in range(n):
             r = rows[i]
-            if r < 0 or r >= top:
-                with gil:
-                    raise IndexError(f"row {r} is outside a matrix of {top} rows")
             for j in range(d):
                 matrix[r, j] += add[i, j]
