@@ -525,12 +525,9 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
     for name, matrix, (rows, row_weight), old in zip(
         MATRICES, weights, candidates, before, strict=True
     ):
-        if spec.delta_dtype in ("float16", "float32"):  # one pass, in C
-            changed, delta = changed_rows(matrix, rows, old, spec.delta_dtype == "float16")
-        else:
-            mask = (matrix[rows] != old).any(axis=1)
-            changed = rows[mask]
-            delta = (matrix[changed] - old[mask]).astype(spec.delta_dtype, copy=False)
+        # one pass in C: the float32 differences, narrowed there to float16
+        changed, delta = changed_rows(matrix, rows, old, spec.delta_dtype == "float16")
+        delta = delta.astype(spec.delta_dtype, copy=False)  # any other dtype, from float32
         parts[name] = (changed, delta, row_weight[changed].astype(np.float64))
         undo.append((rows, old))  # putting back an unchanged row changes nothing
     result = PieceResult(
