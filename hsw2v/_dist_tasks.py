@@ -75,6 +75,7 @@ from hsw2v._shards import (
     merge_counts,
 )
 from hsw2v.running.epochs import iter_jobs
+from hsw2v.running.file_scan import Vocab, count_local_range, encode_local_ranges, local_range
 from hsw2v.running.objectives import MATRICES, touched_rows
 from hsw2v.running.params import TASK
 from hsw2v.running.schedule import Schedule, within
@@ -150,7 +151,10 @@ class RowUpdate:
 
 # ------------------------------------------------------------------------------ vocabulary
 def count_task(byte_range: ByteRange, max_sentence_length, mark_every, max_vocab_size, trim_rule):
-    """Count one range (see :func:`hsw2v._shards.count_and_mark_range`)."""
+    """Count one range (see :func:`hsw2v._shards.count_and_mark_range`); a local file's range
+    in C, unless the counts are pruned as they grow (``max_vocab_size``)."""
+    if not max_vocab_size and local_range(byte_range):
+        return count_local_range(byte_range, max_sentence_length, mark_every)
     return count_and_mark_range(
         byte_range, max_sentence_length, mark_every, max_vocab_size, trim_rule
     )
@@ -357,6 +361,7 @@ _REPLICAS: dict = {}  # (run_id, shard) -> _Replica
 _JOBS: dict = {}  # (run_id, shard, piece) -> list of jobs
 _JOB_TOKENS: dict = {}  # run_id -> tokens cached
 _KEY_TO_INDEX: dict = {}  # run_id -> dict
+_VOCAB_TABLES: dict = {}  # run_id -> the kernel's token table (running.file_scan.Vocab)
 
 
 def forget_run(run_id: str) -> int:
@@ -368,6 +373,7 @@ def forget_run(run_id: str) -> int:
             _JOBS.pop(key, None)
         _JOB_TOKENS.pop(run_id, None)
         _KEY_TO_INDEX.pop(run_id, None)
+        _VOCAB_TABLES.pop(run_id, None)
     return len(keys)
 
 
@@ -375,16 +381,29 @@ def forget_other_runs(run_id: str) -> None:
     """Drop the caches of every run but ``run_id`` from this worker process (a Spark Python
     worker outlives the fits it serves)."""
     with _LOCK:
-        others = {k[0] for k in list(_REPLICAS) + list(_JOBS)} | set(_KEY_TO_INDEX)
+        others = {k[0] for k in list(_REPLICAS) + list(_JOBS)}
+        others |= set(_KEY_TO_INDEX) | set(_VOCAB_TABLES)
     for other in others - {run_id}:
         forget_run(other)
 
 
 def _key_to_index(spec: RunSpec) -> dict:
     with _LOCK:
-        table = _KEY_TO_INDEX.get(spec.run_id)
+        return _key_to_index_locked(spec)
+
+
+def _key_to_index_locked(spec: RunSpec) -> dict:
+    table = _KEY_TO_INDEX.get(spec.run_id)
+    if table is None:
+        table = _KEY_TO_INDEX[spec.run_id] = {k: i for i, k in enumerate(spec.index_to_key)}
+    return table
+
+
+def _vocab_table(spec: RunSpec) -> Vocab:
+    with _LOCK:
+        table = _VOCAB_TABLES.get(spec.run_id)
         if table is None:
-            table = _KEY_TO_INDEX[spec.run_id] = {k: i for i, k in enumerate(spec.index_to_key)}
+            table = _VOCAB_TABLES[spec.run_id] = Vocab(_key_to_index_locked(spec))
         return table
 
 
@@ -396,8 +415,13 @@ def _jobs(spec: RunSpec, piece: Piece, cache_key: tuple) -> list:
         jobs = _JOBS.get(cache_key)
     if jobs is not None:
         return jobs
-    sentences = piece.read(spec.max_sentence_length)
-    jobs = list(iter_jobs(sentences, _key_to_index(spec), spec.batch_words))
+    if all(local_range(r) for r in piece.ranges):  # read and encoded in C, without the GIL
+        jobs = encode_local_ranges(
+            piece.ranges, _vocab_table(spec), spec.batch_words, spec.max_sentence_length
+        )
+    else:
+        sentences = piece.read(spec.max_sentence_length)
+        jobs = list(iter_jobs(sentences, _key_to_index(spec), spec.batch_words))
     tokens = sum(len(job.ids) for job in jobs)
     with _LOCK:
         if _JOB_TOKENS.get(spec.run_id, 0) + tokens <= spec.cache_words:

@@ -5,8 +5,9 @@ For corpora too large for one machine. ``train(client, corpus_paths, sync_every=
 
 1. **Shards.** The files are cut into byte ranges, one shard per worker thread by default
    (:mod:`hsw2v._shards`: a line belongs to the range where it starts; compressed files are
-   not split). Workers read them themselves, through smart_open: local paths on shared
-   storage or any seekable URL (``s3://``, ``gs://``, ``https://``, ...).
+   not split). Workers read them themselves: a local path (shared storage) in C without the
+   GIL, as ``corpus_file`` mode reads (:mod:`hsw2v.running.file_scan`), and any seekable URL
+   (``s3://``, ``gs://``, ``https://``, ...) or compressed file through smart_open.
 2. **Vocabulary.** Every range is counted on a worker; the counts are merged on the workers
    by a tree reduction (neighbours first, so first-seen order, and with it the tie order of
    the sorted vocabulary, is the whole corpus's); the vocabulary is built on the worker

@@ -13,16 +13,21 @@ from conftest import NOISE, WEAKENED, cluster_recovery, planted_corpus
 
 from hsw2v import LineSentence, PathLineSentences, Word2Vec, _dist_tasks, distributed
 from hsw2v._dist_tasks import adasum_pair, merge_rows
+from hsw2v._kernels._corpus_file import scan_range_marks, scan_range_vocab
 from hsw2v._shards import (
     ByteRange,
+    CorpusChangedError,
     count_and_mark_range,
     cut_shard,
     expand_paths,
+    file_stamp,
     plan_ranges,
     range_sentences,
     splittable_size,
 )
 from hsw2v.distributed import DistributedTrainingError, run_spec
+from hsw2v.running.epochs import iter_jobs
+from hsw2v.running.file_scan import Vocab, count_local_range, encode_local_ranges
 
 PARAMS = dict(vector_size=24, window=4, min_count=1, sg=1, epochs=3, seed=3, sample=0)
 
@@ -82,6 +87,70 @@ def test_byte_ranges_yield_every_line_once_whatever_the_cuts(tmp_path):
                 assert piece.sentences == len(sentences)
                 again += sentences
             assert again == expected, (cuts, n_pieces)
+
+
+def _job_tuples(jobs):
+    return [(j.ids.tolist(), j.ends.tolist(), j.raw_words, j.n_sentences) for j in jobs]
+
+
+def test_local_ranges_read_in_c_give_the_python_counts_marks_and_jobs(tmp_path):
+    """The tasks read local ranges in C (running.file_scan): the same counts in the same
+    order, the same marks, and the jobs iter_jobs makes, also across files and ranges."""
+    texts = [
+        "a b c\n\nd e f g h\r\nxyz q\n  \nb a\u00a0zz\u3000c",  # no final newline
+        "",  # an empty file
+        "\n \n\t\n",  # no token at all
+        "e e e e e e e e\nq r s a\nb\n" * 3,
+    ]
+    paths = []
+    for i, text in enumerate(texts):
+        path = tmp_path / f"c{i}.txt"
+        path.write_bytes(text.encode())
+        paths.append(str(path))
+    sizes = [splittable_size(p) for p in paths]
+    key_to_index = {w: i for i, w in enumerate(["e", "a", "b", "c", "q", "zz", "s"])}
+    vocab = Vocab(key_to_index)
+    rng = np.random.default_rng(1)
+    for n_shards in (1, 2, 3, 7):
+        shards = plan_ranges(paths, n_shards, sizes)
+        for shard in shards:
+            for mark_every in (1, 2, 5):
+                for r in shard:
+                    in_c = count_local_range(r, 3, mark_every)
+                    in_python = count_and_mark_range(r, 3, mark_every)
+                    assert list(in_c.counts.items()) == list(in_python.counts.items())
+                    assert (in_c.words, in_c.sentences) == (in_python.words, in_python.sentences)
+                    assert in_c.marks == in_python.marks, (r, mark_every)
+            counts = [count_and_mark_range(r, 3, 2) for r in shard]
+            for n_pieces in (1, 2, 4):
+                for piece in cut_shard(shard, counts, n_pieces):
+                    for batch_words in (1, 3, 7, int(rng.integers(2, 30)), 10_000):
+                        expected = iter_jobs(piece.read(3), key_to_index, batch_words)
+                        got = encode_local_ranges(piece.ranges, vocab, batch_words, 3)
+                        assert _job_tuples(got) == _job_tuples(expected), (piece, batch_words)
+                        assert all(j.ids.dtype == np.int32 for j in got)
+
+
+def test_local_range_reads_refuse_what_python_refuses(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"fine words\nbad \xff byte\n")
+    whole = ByteRange(str(path), 0, path.stat().st_size, file_stamp(str(path)))
+    with pytest.raises(UnicodeDecodeError):
+        count_and_mark_range(whole, 10, 1)
+    with pytest.raises(UnicodeDecodeError, match="at byte 15"):
+        count_local_range(whole, 10, 1)
+    with pytest.raises(UnicodeDecodeError, match="at byte 15"):
+        encode_local_ranges([whole], Vocab({"fine": 0}), 100, 10)
+    path.write_bytes(b"other words now\n")  # the stamp no longer holds
+    with pytest.raises(CorpusChangedError, match="changed since the vocabulary pass"):
+        count_local_range(whole, 10, 1)
+    with pytest.raises(CorpusChangedError, match="changed since the vocabulary pass"):
+        encode_local_ranges([whole], Vocab({"fine": 0}), 100, 10)
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="max_sentence_length must be >= 1"):
+            scan_range_vocab(str(path), 0, 10, bad)
+    with pytest.raises(ValueError, match="mark_every must be >= 1"):
+        scan_range_marks(str(path), 0, 10, 10, 0)
 
 
 def test_urls_are_cut_by_bytes_too(tmp_path):

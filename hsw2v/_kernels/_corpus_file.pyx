@@ -10,6 +10,10 @@ A. What runs without the GIL. For a byte range ``[start, end)`` of a plain local
    (``Trainer.job``, ``hsw2v._kernels._inner.train_job_nogil``): no Python object is touched between
    the first byte and the last job. Counting the vocabulary (``scan_range_vocab``) is the same
    reader with counting instead of training. Python only opens the file, starts one thread per range and watches.
+   The distributed tasks (``hsw2v.running.file_scan``) use the same reader for a shard's
+   local ranges: ``scan_range_marks`` counts one and marks line starts where it can be cut
+   into pieces, ``encode_range`` makes a piece's jobs (``carried_raw``: a job begun in the
+   piece's previous range, so that jobs run on across ranges as over one stream).
 
 B. What is shared. The vocabulary table (read-only), the model's weights (Hogwild, as in
    ``hsw2v._kernels._inner``), the count of schedule units handed out in this epoch (one atomic
@@ -104,8 +108,8 @@ from hsw2v._kernels.reader._ahead cimport Ahead, hand_batch, hand_end, train_ahe
 from hsw2v._kernels.reader._codes cimport ERR_IO, ERR_MEMORY, ERR_UTF8, OK
 from hsw2v._kernels.reader._lines cimport Failure, Reader, reader_init, reader_next
 from hsw2v._kernels.reader._range cimport (
-    HSW2V_LOAD64, HSW2V_STORE64, N_PROGRESS, Run, batch_init, scan_vocab_nogil, train_batch,
-    train_range_nogil,
+    HSW2V_LOAD64, HSW2V_STORE64, N_PROGRESS, Marks, Run, batch_init, scan_vocab_nogil,
+    train_batch, train_range_nogil,
 )
 from hsw2v._kernels.reader._replay cimport (
     Recorder, record_batch, recorder_clear, replay_nogil, train_and_record_batch,
@@ -242,11 +246,14 @@ def read_range(str path, int64_t start, int64_t end):
 
 
 def encode_range(str path, int64_t start, int64_t end, Vocab vocab, int64_t batch_words,
-                 int64_t max_sentence_length=10000, int64_t n_docs=-1, int64_t first_doc=0):
+                 int64_t max_sentence_length=10000, int64_t n_docs=-1, int64_t first_doc=0,
+                 int64_t carried_raw=0):
     """Twin of the training reader: the jobs it would train for the lines starting in
     ``[start, end)``, as ``[(ids, ends, raw_words), ...]`` (``ids`` int32, ``ends`` int64:
     sentence ends within the job), made by the same nogil code. ``n_docs >= 0``: each line is
-    a document led by its tag token (design note H), the first one numbered ``first_doc``."""
+    a document led by its tag token (design note H), the first one numbered ``first_doc``.
+    ``carried_raw``: the raw tokens of a job begun before the range, which the range's first
+    job completes (its raw words include them; the caller joins the two)."""
     cdef Reader r
     cdef Failure fail
     cdef Recorder rec
@@ -255,8 +262,8 @@ def encode_range(str path, int64_t start, int64_t end, Vocab vocab, int64_t batc
     cdef int64_t progress[N_PROGRESS]
     cdef double loss = 0.0
     cdef int rc
-    if batch_words < 1 or max_sentence_length < 1:
-        raise ValueError("batch_words and max_sentence_length must be >= 1")
+    if batch_words < 1 or max_sentence_length < 1 or carried_raw < 0:
+        raise ValueError("batch_words and max_sentence_length must be >= 1, carried_raw >= 0")
     memset(&rec, 0, sizeof(Recorder))
     rec.limit = 1 << 62
     memset(&run, 0, sizeof(Run))
@@ -266,6 +273,7 @@ def encode_range(str path, int64_t start, int64_t end, Vocab vocab, int64_t batc
     run.max_sentence_length = max_sentence_length
     run.n_docs = n_docs
     run.first_doc = first_doc
+    run.carried_raw = carried_raw
     run.stop = &stop_flag
     run.units_done = &units
     run.progress = progress
@@ -314,16 +322,43 @@ def scan_range_vocab(str path, int64_t start, int64_t end, int64_t max_sentence_
     another thread may set to non-zero, ends the count early, between lines (the counts are
     then partial).
     """
-    cdef Reader r
-    cdef Table t
-    cdef Failure fail
-    cdef int64_t raw = 0, sentences = 0, e
     cdef int64_t *stop_at = NULL
-    cdef int rc
     if stop is not None:
         if stop.shape[0] < 1:
             raise ValueError("stop must hold at least one int64 value")
         stop_at = &stop[0]
+    return _scan(path, start, end, max_sentence_length, stop_at, 0, NULL)
+
+
+def scan_range_marks(str path, int64_t start, int64_t end, int64_t max_sentence_length,
+                     int64_t mark_every):
+    """:func:`scan_range_vocab` with marks, without the GIL: returns ``(counts, raw_words,
+    sentences, marks)``, ``marks`` a list of ``(line_offset, raw_words, sentences)`` before
+    the first line that starts after every ``mark_every`` or more raw tokens (where the
+    range can be cut: ``hsw2v._shards.count_and_mark_range`` gives the same marks)."""
+    cdef Marks marks
+    if mark_every < 1:
+        raise ValueError(f"mark_every must be >= 1, got {mark_every}")
+    memset(&marks, 0, sizeof(Marks))
+    try:
+        counts, raw, sentences = _scan(path, start, end, max_sentence_length, NULL,
+                                       mark_every, &marks)
+        found = [(marks.v[3 * k], marks.v[3 * k + 1], marks.v[3 * k + 2])
+                 for k in range(marks.n)]
+        return counts, raw, sentences, found
+    finally:
+        free(marks.v)
+
+
+cdef _scan(str path, int64_t start, int64_t end, int64_t max_sentence_length,
+           int64_t *stop_at, int64_t mark_every, Marks *marks):
+    cdef Reader r
+    cdef Table t
+    cdef Failure fail
+    cdef int64_t raw = 0, sentences = 0, e
+    cdef int rc
+    if max_sentence_length < 1:
+        raise ValueError("max_sentence_length must be >= 1")
     fail.code = OK
     fd = os.open(path, _OPEN_FLAGS)
     try:
@@ -335,7 +370,7 @@ def scan_range_vocab(str path, int64_t start, int64_t end, int64_t max_sentence_
         try:
             with nogil:
                 rc = scan_vocab_nogil(&t, &r, max_sentence_length, &raw, &sentences, &fail,
-                                       stop_at)
+                                       stop_at, mark_every, marks)
             if rc != OK:
                 raise_failure(&fail, path)
             counts = {}

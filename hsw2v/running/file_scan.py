@@ -6,6 +6,11 @@ uncompressed file) or must be streamed through :class:`hsw2v.corpora.LineSentenc
 ``corpus_file`` kernel (:mod:`hsw2v._kernels._corpus_file`). The epochs over the same ranges
 are :class:`hsw2v.running.passes.FilePasses`; with documents (Doc2Vec), each range's first line
 number is :func:`lines_before` its start.
+
+The distributed tasks read their shards' local ranges through the same kernel:
+:func:`count_local_range` counts and marks one (as :func:`hsw2v._shards.count_and_mark_range`)
+and :func:`encode_local_ranges` makes a piece's jobs (as
+:func:`hsw2v.running.epochs.iter_jobs` over :meth:`hsw2v._shards.Piece.read`).
 """
 
 from __future__ import annotations
@@ -16,9 +21,17 @@ import os
 
 import numpy as np
 
-from hsw2v._kernels._corpus_file import byte_ranges, scan_range_vocab
+from hsw2v._kernels._corpus_file import (
+    Vocab,
+    byte_ranges,
+    encode_range,
+    scan_range_marks,
+    scan_range_vocab,
+)
+from hsw2v._shards import ByteRange, RangeCount, check_stamp
 from hsw2v.corpora import COMPRESSED_SUFFIXES
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
+from hsw2v.running.epochs import Job
 from hsw2v.running.threads import Workers
 
 logger = logging.getLogger(__name__)
@@ -85,6 +98,59 @@ def count_file(path: str, workers: int) -> tuple[dict, int, int]:
         sentences,
     )
     return counts, total_words, sentences
+
+
+def local_range(byte_range: ByteRange) -> bool:
+    """Whether the kernel can read ``byte_range`` itself: a byte range of a local file (not
+    a URL, not a whole compressed file)."""
+    return byte_range.end is not None and "://" not in byte_range.path
+
+
+def count_local_range(
+    byte_range: ByteRange, max_sentence_length: int, mark_every: int
+) -> RangeCount:
+    """:func:`hsw2v._shards.count_and_mark_range` (without pruning) for a :func:`local_range`,
+    read and counted without the GIL; the same counts, in the same order, and the same marks.
+    The file is checked against the range's stamp before and after."""
+    path = byte_range.path
+    check_stamp(path, byte_range.stamp, "since the vocabulary pass")
+    counts, words, sentences, marks = scan_range_marks(
+        path, byte_range.start, byte_range.end, max_sentence_length, mark_every
+    )
+    check_stamp(path, byte_range.stamp, "while it was read")
+    return RangeCount(counts, words, sentences, marks)
+
+
+def encode_local_ranges(
+    ranges: list[ByteRange], vocab: Vocab, batch_words: int, max_sentence_length: int
+) -> list[Job]:
+    """The jobs :func:`hsw2v.running.epochs.iter_jobs` makes from the sentences of
+    consecutive :func:`local_range` ranges, read and encoded without the GIL. A job still
+    short of ``batch_words`` raw words at a range's end is completed by the next range's
+    first sentences, as one stream of sentences would complete it."""
+    jobs: list = []
+    open_job = None  # (ids, ends, raw): the last job, while it is short
+    for r in ranges:
+        check_stamp(r.path, r.stamp, "since the vocabulary pass")
+        carried = open_job[2] if open_job is not None else 0
+        got = encode_range(
+            r.path, r.start, r.end, vocab, batch_words, max_sentence_length, carried_raw=carried
+        )
+        check_stamp(r.path, r.stamp, "while it was read")
+        if open_job is not None and got:  # the first job completes the open one
+            ids, ends, raw = got[0]
+            got[0] = (
+                np.concatenate([open_job[0], ids]),
+                np.concatenate([open_job[1], ends + len(open_job[0])]),
+                raw,
+            )
+            open_job = None
+        if got and got[-1][2] < batch_words:
+            open_job = got.pop()
+        jobs.extend(got)
+    if open_job is not None:
+        jobs.append(open_job)
+    return [Job(ids=i, ends=e, raw_words=int(w), n_sentences=len(e)) for i, e, w in jobs]
 
 
 _COUNT_BLOCK = 1 << 24  # bytes read at a time by lines_before

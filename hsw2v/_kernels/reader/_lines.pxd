@@ -34,6 +34,7 @@ cdef struct Reader:
     bint eof
     bint skip             # still looking for the first line start
     int error             # errno of a failed read
+    int64_t line_start    # file offset of the line next_line_tokens gave last
 
 
 cdef inline int reader_init(Reader *r, int fd, int64_t start, int64_t end) noexcept nogil:
@@ -45,6 +46,7 @@ cdef inline int reader_init(Reader *r, int fd, int64_t start, int64_t end) noexc
     r.hi = 0
     r.eof = False
     r.error = 0
+    r.line_start = -1
     # a line starts at ``start`` iff the byte before it is a newline: read from there and
     # skip through the first newline
     r.skip = start > 0
@@ -138,6 +140,7 @@ cdef inline int next_line_tokens(Reader *r, const uint8_t **line, int64_t *lengt
     cdef int rc = reader_next(r, line, length, &line_offset)
     if rc != 1:
         return rc
+    r.line_start = line_offset
     rc = split_tokens(line[0], length[0], sp, &fail.offset)
     if rc == ERR_UTF8:
         fail.offset += line_offset

@@ -68,6 +68,14 @@ cdef inline int grow(void **p, int64_t *capacity, int64_t need, size_t item) noe
     return OK
 
 
+cdef struct Marks:
+    # where a counted range can later be cut: per mark, the file offset of a line start and
+    # the raw tokens and sentences of the range before it
+    int64_t *v
+    int64_t n             # marks (3 values each)
+    int64_t cap           # int64 values allocated
+
+
 cdef struct Run:
     # what a full batch is given to: train_batch, or record_batch (the twin)
     int (*sink)(const Run *run, Batch *b, int64_t thread, int64_t job,
@@ -81,6 +89,8 @@ cdef struct Run:
     int64_t max_sentence_length
     int64_t n_docs        # documents: the rows of the document vectors; -1: sentences
     int64_t first_doc     # documents: the line number of the range's first line
+    int64_t carried_raw   # raw tokens of a job begun before the range (its first job's
+                          # threshold is reached that much sooner; the recorded raw holds them)
     double start_alpha
     double end_alpha
     int64_t epoch
@@ -154,6 +164,7 @@ cdef inline int train_range_nogil(const Run *run, const Table *vocab, Reader *r,
     sp.n = 0
     sp.capacity = 0
     rc = batch_init(&b, run)
+    b.raw = run.carried_raw
     while rc == OK and not HSW2V_LOAD64(run.stop):
         rc = next_line_tokens(r, &line, &length, &sp, fail)
         if rc != 1:
@@ -215,12 +226,14 @@ cdef inline int train_range_nogil(const Run *run, const Table *vocab, Reader *r,
 
 cdef inline int scan_vocab_nogil(Table *counts, Reader *r, int64_t max_sentence_length,
                            int64_t *raw, int64_t *sentences, Failure *fail,
-                           int64_t *stop) noexcept nogil:
+                           int64_t *stop, int64_t mark_every, Marks *marks) noexcept nogil:
     """Count every token of the range (first-seen order), its raw tokens and sentences;
-    end early, between lines, once ``stop`` (if not NULL) holds a non-zero value."""
+    end early, between lines, once ``stop`` (if not NULL) holds a non-zero value. With
+    ``marks``, mark the first line start after every ``mark_every`` or more raw tokens
+    (``hsw2v._shards.count_and_mark_range``'s marks)."""
     cdef Spans sp
     cdef const uint8_t *line
-    cdef int64_t length, k
+    cdef int64_t length, k, since = 0
     cdef int rc = OK
     sp.start = NULL
     sp.length = NULL
@@ -233,7 +246,17 @@ cdef inline int scan_vocab_nogil(Table *counts, Reader *r, int64_t max_sentence_
         if rc != 1:
             break
         rc = OK
+        if marks != NULL and since >= mark_every:
+            if grow(<void **>&marks.v, &marks.cap, 3 * (marks.n + 1), sizeof(int64_t)):
+                rc = ERR_MEMORY
+                break
+            marks.v[3 * marks.n] = r.line_start
+            marks.v[3 * marks.n + 1] = raw[0]
+            marks.v[3 * marks.n + 2] = sentences[0]
+            marks.n += 1
+            since = 0
         raw[0] += sp.n
+        since += sp.n
         sentences[0] += (sp.n + max_sentence_length - 1) // max_sentence_length
         for k in range(sp.n):
             if table_count(counts, line + sp.start[k], sp.length[k]) < 0:
