@@ -261,7 +261,9 @@ class DaskEngine:
                 "connected); pass a larger timeout if a round legitimately takes longer"
             ) from exc
         except Exception as exc:
-            raise DistributedTrainingError(f"{what} failed: {type(exc).__name__}: {exc}") from exc
+            raise DistributedTrainingError(
+                f"{what} failed: {type(exc).__name__}: {_message(exc)}"
+            ) from exc
 
     def cancel(self, futures: list) -> None:
         # released, not Client.cancel: the scheduler forgets a released task no client
@@ -279,6 +281,24 @@ class DaskEngine:
             self.client.run(tasks.forget_run, self.run_id, on_error="ignore")
         except Exception:  # noqa: BLE001 - best effort: a dead worker has nothing to forget
             logger.debug("could not clear the workers' caches", exc_info=True)
+
+
+def _message(exc: BaseException) -> str:
+    """What ``exc`` says. A task's error comes back from Dask with its arguments but, for some
+    exceptions, not what their constructor set from them (a ``UnicodeDecodeError``'s reason
+    and position: its message is then empty); such an error is read from its arguments.
+
+    >>> bare = UnicodeDecodeError.__new__(UnicodeDecodeError, "utf-8", b"a\\xff", 1, 2, "bad")
+    >>> str(bare), _message(bare)
+    ('', "'utf-8' codec can't decode byte 0xff in position 1: bad")
+    """
+    text = str(exc)
+    if text or not exc.args:
+        return text
+    try:
+        return str(type(exc)(*exc.args)) or repr(exc.args)
+    except Exception:  # noqa: BLE001 - arguments its constructor refuses: show them as they are
+        return repr(exc.args)
 
 
 def _vocabulary(engine, model, paths, n_shards, sync_every, max_sentence_length, trim_rule):

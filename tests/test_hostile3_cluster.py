@@ -133,3 +133,18 @@ def test_reading_a_range_checks_the_stamp_before_and_after(tmp_path):
     _write(path, CORPUS[:3])  # changed while it is read
     with pytest.raises(ValueError, match="while it was read"):
         list(lines)
+
+
+@pytest.mark.parametrize("as_url", [False, True], ids=["local file (read in C)", "URL"])
+def test_a_corpus_that_is_not_utf8_is_refused_saying_where(as_url, client, tmp_path):
+    """The task's UnicodeDecodeError reaches the caller with its message: Dask gives it back
+    with its arguments only, whose message alone would be empty."""
+    from hsw2v import distributed
+    from hsw2v.distributed import DistributedTrainingError
+
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"the cat sat\nbad \xff here\n")
+    corpus = path.as_uri() if as_url else str(path)
+    expected = "can't decode byte 0xff" if as_url else r"invalid UTF-8 in .*bad\.txt at byte 16"
+    with pytest.raises(DistributedTrainingError, match=expected):
+        distributed.train(client, corpus, sync_every=100, vector_size=8, min_count=1, epochs=1)
