@@ -26,6 +26,7 @@ import io
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from hsw2v.corpora import CorpusNotFoundError, _chunked_lines
@@ -189,14 +190,21 @@ def plan_ranges(
     return shards
 
 
+@contextmanager
+def unchanged_while_read(byte_range: ByteRange) -> Iterator[None]:
+    """Around a whole read of ``byte_range``: a range with a ``stamp`` checks the file against
+    it before and after (:class:`CorpusChangedError`), whoever reads it (here, or the
+    kernel's reader in :mod:`hsw2v.running.file_scan`)."""
+    check_stamp(byte_range.path, byte_range.stamp, "since the vocabulary pass")
+    yield
+    check_stamp(byte_range.path, byte_range.stamp, "while it was read")
+
+
 def read_lines(byte_range: ByteRange) -> Iterator[tuple[int, bytes]]:
-    """``(offset, line)`` for every line that starts inside the range (see module docstring).
-    A range with a ``stamp`` checks the file against it before and after reading
-    (:class:`CorpusChangedError`)."""
-    path, start, end = byte_range.path, byte_range.start, byte_range.end
-    check_stamp(path, byte_range.stamp, "since the vocabulary pass")
-    yield from _read_lines(path, start, end)
-    check_stamp(path, byte_range.stamp, "while it was read")
+    """``(offset, line)`` for every line that starts inside the range (see module docstring),
+    checked against its stamp (:func:`unchanged_while_read`)."""
+    with unchanged_while_read(byte_range):
+        yield from _read_lines(byte_range.path, byte_range.start, byte_range.end)
 
 
 def _read_lines(path: str, start: int, end: int | None) -> Iterator[tuple[int, bytes]]:

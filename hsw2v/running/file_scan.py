@@ -28,7 +28,7 @@ from hsw2v._kernels._corpus_file import (
     scan_range_marks,
     scan_range_vocab,
 )
-from hsw2v._shards import ByteRange, RangeCount, check_stamp
+from hsw2v._shards import ByteRange, RangeCount, unchanged_while_read
 from hsw2v.corpora import COMPRESSED_SUFFIXES
 from hsw2v.corpora import MAX_WORDS_IN_BATCH as LINE_SENTENCE_MAX
 from hsw2v.running.epochs import Job
@@ -112,12 +112,10 @@ def count_local_range(
     """:func:`hsw2v._shards.count_and_mark_range` (without pruning) for a :func:`local_range`,
     read and counted without the GIL; the same counts, in the same order, and the same marks.
     The file is checked against the range's stamp before and after."""
-    path = byte_range.path
-    check_stamp(path, byte_range.stamp, "since the vocabulary pass")
-    counts, words, sentences, marks = scan_range_marks(
-        path, byte_range.start, byte_range.end, max_sentence_length, mark_every
-    )
-    check_stamp(path, byte_range.stamp, "while it was read")
+    with unchanged_while_read(byte_range):
+        counts, words, sentences, marks = scan_range_marks(
+            byte_range.path, byte_range.start, byte_range.end, max_sentence_length, mark_every
+        )
     return RangeCount(counts, words, sentences, marks)
 
 
@@ -131,12 +129,11 @@ def encode_local_ranges(
     jobs: list = []
     open_job = None  # (ids, ends, raw): the last job, while it is short
     for r in ranges:
-        check_stamp(r.path, r.stamp, "since the vocabulary pass")
         carried = open_job[2] if open_job is not None else 0
-        got = encode_range(
-            r.path, r.start, r.end, vocab, batch_words, max_sentence_length, carried_raw=carried
-        )
-        check_stamp(r.path, r.stamp, "while it was read")
+        with unchanged_while_read(r):
+            got = encode_range(
+                r.path, r.start, r.end, vocab, batch_words, max_sentence_length, carried_raw=carried
+            )
         if open_job is not None and got:  # the first job completes the open one
             ids, ends, raw = got[0]
             got[0] = (
