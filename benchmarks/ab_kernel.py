@@ -31,6 +31,11 @@ changes to the training kernels.
     python3 benchmarks/ab_kernel.py --in-process --corpus CORPUS --build . --build OLD_CHECKOUT \
         --settings cbow-ns-shared --size 300 --repeats 16 --words 600000
 
+The settings ``d2v-dm``, ``d2v-dbow``, ``d2v-dm-ns`` and ``d2v-dbow-ns`` (``--in-process``
+only) time Doc2Vec's kernel (each line of the prefix a document tagged with its number; the
+document rows copied for each pass as the other weights are), as the FastText settings
+below do.
+
 The settings ``ft-sg``, ``ft-cbow``, ``ft-sg-ns`` and ``ft-cbow-ns`` (``--in-process`` only)
 time FastText's kernel instead (min_n 3, max_n 6, the default bucket): its trainer is made
 from the model's own settings (``hsw2v.running.trainer.trainer_settings``) and each build's
@@ -68,6 +73,12 @@ FASTTEXT = {  # name: (sg, hs, negative); FastText's kernel (--in-process only)
     "ft-cbow": (0, 1, 0),
     "ft-sg-ns": (1, 0, 5),
     "ft-cbow-ns": (0, 0, 5),
+}
+DOC2VEC = {  # name: (dm, hs, negative); Doc2Vec's kernel (--in-process only)
+    "d2v-dm": (1, 1, 0),
+    "d2v-dbow": (0, 1, 0),
+    "d2v-dm-ns": (1, 0, 5),
+    "d2v-dbow-ns": (0, 0, 5),
 }
 SHARED = {
     "sg-ns-shared",
@@ -127,6 +138,14 @@ def prepare(corpus: str, words: int, setting: str, size: int):
         n += len(sentence)
         if n >= words:
             break
+    if setting in DOC2VEC:  # each line a document tagged with its number
+        from hsw2v import Doc2Vec, TaggedDocument
+
+        dm, hs, negative = DOC2VEC[setting]
+        documents = [TaggedDocument(words, [k]) for k, words in enumerate(sentences)]
+        model = Doc2Vec(documents, dm=dm, hs=hs, negative=negative, workers=1, epochs=1,
+                        seed=1, vector_size=size)  # fmt: skip
+        return model, list(model._corpus_jobs(documents, model.corpus_total_words))
     if setting in FASTTEXT:
         from hsw2v import FastText
 
@@ -149,7 +168,7 @@ def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
     except ImportError:  # a build from before the kernels had a folder
         from hsw2v._inner import job_seed
 
-    if setting in FASTTEXT:
+    if setting in FASTTEXT or setting in DOC2VEC:
         return fasttext_pass(module, model, jobs, job_seed)
     sg, hs, negative = SETTINGS[setting]
     syn0, syn1, syn1neg = (w.copy() for w in (model.wv.vectors, model.syn1, model.syn1neg))
@@ -179,18 +198,25 @@ def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
 
 
 def fasttext_pass(module, model, jobs, job_seed):
-    """``train_pass`` for FastText: the model's own trainer settings, ``module``'s Trainer
-    over copies of its input matrix and output matrices."""
+    """``train_pass`` for FastText and Doc2Vec: the model's own trainer settings,
+    ``module``'s Trainer over copies of its input matrix, output matrices and (Doc2Vec) its
+    document rows."""
+    import dataclasses
 
     from hsw2v.running.objectives import outputs_of
     from hsw2v.running.trainer import trainer_settings
 
     syn0 = model._input_matrix().copy()
     outputs = [matrix.copy() for matrix in outputs_of(model).values()]
-    args, kwargs = trainer_settings(model, 1).arguments(syn0, *outputs)
+    settings = trainer_settings(model, 1)
+    docs = ()
+    if settings.docs is not None:  # trained in place too: each pass starts from a copy
+        docs = (settings.docs[0].copy(),)
+        settings = dataclasses.replace(settings, docs=(*docs, *settings.docs[1:]))
+    args, kwargs = settings.arguments(syn0, *outputs)
     trainer = module.Trainer(*args, **kwargs)
     seconds, kept_words = time_jobs(trainer, jobs, job_seed)
-    return seconds, kept_words, (syn0, *outputs)
+    return seconds, kept_words, (syn0, *outputs, *docs)
 
 
 def time_jobs(trainer, jobs, job_seed) -> tuple[float, int]:
@@ -309,8 +335,14 @@ def main() -> None:
     settings = args.settings.split(",")
     if any(build_level(build) for build in args.build) and not args.in_process:
         parser.error("a build given as DIR@LEVEL needs --in-process")
-    if any(setting in FASTTEXT for setting in settings) and not args.in_process:
-        parser.error("the FastText settings (ft-...) need --in-process")
+    if any(setting in FASTTEXT or setting in DOC2VEC for setting in settings) and (
+        not args.in_process
+    ):
+        parser.error("the FastText and Doc2Vec settings (ft-..., d2v-...) need --in-process")
+    unknown = [s for s in settings if s not in SETTINGS and s not in FASTTEXT and s not in DOC2VEC]
+    if unknown:
+        parser.error(f"unknown settings {unknown}: choose from "
+                     f"{', '.join([*SETTINGS, *FASTTEXT, *DOC2VEC])}")  # fmt: skip
     if args.in_process:
         if args.kernel in ("loop", "blas"):  # their Trainer lives in another module
             parser.error("--in-process swaps the shipped _inner only: time the benchmark-only "

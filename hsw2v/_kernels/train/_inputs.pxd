@@ -217,6 +217,40 @@ cdef inline void prefetch_subword_heads(const ModelView *m, int32_t word) noexce
         HSW2V_PREFETCH(m.syn0 + <int64_t>m.sub_rows[j] * m.d)
 
 
+cdef inline int64_t subword_tail_lines(const ModelView *m, int32_t word) noexcept nogil:
+    """How many cache lines of ``word``'s input rows lie past their first lines (those
+    ``prefetch_subword_heads`` asks for): ``prefetch_row``'s lines 2.. of each row."""
+    return (m.sub_ptr[word + 1] - m.sub_ptr[word]) * ((m.d - 1) // 16)
+
+
+cdef inline int64_t prefetch_subword_tails(const ModelView *m, int32_t word, int64_t cursor,
+                                           int64_t count) noexcept nogil:
+    """Prefetch ``count`` more of ``word``'s tail lines (``subword_tail_lines``) from
+    ``cursor`` on, across the rows line by line (every row's second line, then every row's
+    third, ...), the order in which the rows' sum reads them; returns the new cursor.
+    FastText's skip-gram spreads the next centre's lines over the current centre's walks:
+    asked for at once they filled the core's miss buffers and stalled the step; left to
+    the hardware's stream, the rows' sum waits on them (its loads hold most of the step's
+    own samples)."""
+    cdef int64_t start = m.sub_ptr[word], n = m.sub_ptr[word + 1] - start
+    cdef int64_t end = cursor + count, total = subword_tail_lines(m, word)
+    cdef int64_t r, line
+    if end > total:
+        end = total
+    if cursor >= end:
+        return cursor
+    line = 1 + cursor // n
+    r = cursor % n
+    while cursor < end:
+        HSW2V_PREFETCH(m.syn0 + <int64_t>m.sub_rows[start + r] * m.d + 16 * line)
+        cursor += 1
+        r += 1
+        if r == n:
+            r = 0
+            line += 1
+    return cursor
+
+
 cdef inline void take_step(const ModelView *m, JobState *st, float coef) noexcept nogil:
     """FastText's skip-gram: add h's step (st.work) to the centre's pending step (st.acc),
     and move h (st.neu1) as the mean of the centre's rows moves when they take it."""

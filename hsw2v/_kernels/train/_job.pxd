@@ -71,7 +71,12 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     ``_steps.subword_window``), from the span's sums of the context words' rows.
 
     With negative sampling each centre's draws are made while the centre before it trains
-    (``draw_centre``), and each pair prefetches the rows of the next pair's set. The
+    (``draw_centre``), and each pair prefetches the rows of the next pair's set. The rows a
+    centre soon reads (the next centre's path, the word coming into the window, FastText's
+    next centre's rows) are prefetched past the sentence's end, into the job's next
+    sentence (kept[] runs on to the job's ``total``-th kept word), so that a sentence's
+    first centres do not start cold (benchmarks/RESULTS.md, "Kernel refactors keep bits and
+    speed"). The
     "reference" walks are ``rt.walks`` (``_walks.RefWalks``); the private rows are
     flushed through ``rt.flush``."""
     cdef int64_t i, lo, hi
@@ -127,28 +132,35 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             next_count = next_counts[0]
         centre = st.kept[i]
         if m.input == INPUT_SUBWORD_CENTRE:  # its targets are the contexts (their paths)
+            # what is read soon, up to the job's last kept word: near a sentence's end the
+            # words coming in are the next sentence's first (kept[] runs on across sentences)
             if m.prefetch and tree_out != NULL:  # the paths of the words coming in
-                if i + m.window + 1 < end:
+                if i + m.window + 1 < total:
                     prefetch_path(m, tree_out, st.kept[i + m.window + 1])
-                if i + m.window + 2 < end:  # the tree rows that prefetch reads next
+                if i + m.window + 2 < total:  # the tree rows that prefetch reads next
                     prefetch_tree_rows(&tree_out.tree, st.kept[i + m.window + 2])
             if m.prefetch and i + 1 < end and hi < end:  # coming in: a centre soon
                 prefetch_subword_heads(m, st.kept[hi])
+            elif m.prefetch and i + m.window + 1 < total:  # the next sentence's, as soon
+                prefetch_subword_heads(m, st.kept[i + m.window + 1])
             if hi - lo > 1:
-                subword_centre(m, st, lo, hi, i, negs, counts, next_negs, next_count, alpha, rt)
+                subword_centre(m, st, lo, hi, i, total, negs, counts, next_negs, next_count,
+                               alpha, rt)
         elif tree_out != NULL:  # the centre's path: its rows, and the next centre's prefetched
             code = path_code(&tree_out.tree, centre)
             point = path_point(&tree_out.tree, centre)
             length = tree_out.tree.lengths[centre]
             for k in range(length):
                 st.yrows[k] = output_row(m, st, m.hs, point[k])
-            if m.prefetch and i + 1 < end:
+            if m.prefetch and i + 1 < total:  # (the next sentence's first after the last)
                 prefetch_path(m, tree_out, st.kept[i + 1])
-            if m.prefetch and i + 2 < end:  # the tree rows that prefetch reads next
+            if m.prefetch and i + 2 < total:  # the tree rows that prefetch reads next
                 prefetch_tree_rows(&tree_out.tree, st.kept[i + 2])
-        if (m.prefetch and i + 1 < end and hi < end and window_words
-                and m.sub_ptr == NULL):  # the word coming in (FastText's: above)
-            prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
+        if m.prefetch and window_words and m.sub_ptr == NULL:  # (FastText's: above)
+            if i + 1 < end and hi < end:  # the word coming in
+                prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
+            elif i + m.window + 1 < total:  # the next sentence's, as soon
+                prefetch_row(m.syn0 + <int64_t>st.kept[i + m.window + 1] * d, d)
         if m.input == INPUT_CONTEXT or (docs and m.input == INPUT_DOC_CONTEXT):
             # the contexts are the positions kept[lo:hi] but i (then the document's rows)
             npairs = <int>(hi - lo - 1)

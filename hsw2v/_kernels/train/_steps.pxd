@@ -17,8 +17,9 @@ from hsw2v._kernels.math._vecops cimport HSW2V_PREFETCH, hsw2v_axpy, prefetch_ro
 from hsw2v._kernels.train._draws cimport NS_BLOCK_MAX_D, ns_pair, set_after
 from hsw2v._kernels.train._hot cimport is_private
 from hsw2v._kernels.train._inputs cimport (
-    cbow_inv, cbow_spread, gather_subwords, prefetch_subword_heads, prefetch_subwords, span_enter,
-    span_leave, span_step, span_window, take_step,
+    cbow_inv, cbow_spread, gather_subwords, prefetch_subword_heads, prefetch_subword_tails,
+    prefetch_subwords, span_enter, span_leave, span_step, span_window, subword_tail_lines,
+    take_step,
 )
 from hsw2v._kernels.train._model cimport INPUT_SUBWORD_CENTRE, ModelView, Output
 from hsw2v._kernels.train._ns_pair cimport hsw2v_rows_sum
@@ -183,7 +184,7 @@ cdef inline void load_path(const ModelView *m, JobState *st, int32_t word) noexc
 
 
 cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
-                                int64_t i, const int32_t *negs, const int *counts,
+                                int64_t i, int64_t total, const int32_t *negs, const int *counts,
                                 const int32_t *next_negs, int next_count, float alpha,
                                 const JobRoutines *rt) noexcept nogil:
     """FastText's skip-gram step for centre ``i`` (``INPUT_SUBWORD_CENTRE``): h is the mean
@@ -197,7 +198,9 @@ cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, in
     while h moves after each step exactly as the mean of the stepped rows would
     (``take_step``; ``sub_coef`` counts a row that is repeated, and the lock factors). Only
     the float rounding differs from stepping the rows after every walk (the NumPy twin does
-    that); no other walk touches these rows in between."""
+    that); no other walk touches these rows in between. The next centre's rows are
+    prefetched while this one trains, across sentences up to the job's ``total``-th kept
+    word."""
     cdef int32_t centre = st.kept[i]
     cdef int n = gather_subwords(m, st, centre, 0)
     cdef int q = 0, npairs = <int>(hi - lo - 1), n_ahead
@@ -207,14 +210,20 @@ cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, in
     cdef int32_t target
     cdef const int32_t *ahead
     cdef const Output *tree_out
-    if m.prefetch and i + 1 < hi:  # the next centre's rows, scattered over the matrix
-        prefetch_subword_heads(m, st.kept[i + 1])
+    cdef int32_t ahead_word = -1
+    cdef int64_t cursor = 0, per_pair = 0
+    if m.prefetch and i + 1 < total:  # the next centre's rows (the next sentence's first
+        ahead_word = st.kept[i + 1]    # after a sentence's last), scattered over the matrix
+        prefetch_subword_heads(m, ahead_word)
+        per_pair = (subword_tail_lines(m, ahead_word) + npairs - 1) // npairs
     hsw2v_rows_sum(m.d, st.crows, n, cbow_inv(n), st.neu1)
     memset(st.acc, 0, m.d * sizeof(float))
     for p in range(lo, hi):
         if p == i:
             continue
         target = st.kept[p]
+        if ahead_word >= 0:  # the rest of its lines, a share a context
+            cursor = prefetch_subword_tails(m, ahead_word, cursor, per_pair)
         if m.hs >= 0:
             tree_out = &m.outputs[m.hs]
             length = tree_out.tree.lengths[target]
