@@ -75,8 +75,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
     centre soon reads (the next centre's path, the word coming into the window, FastText's
     next centre's rows) are prefetched past the sentence's end, into the job's next
     sentence (kept[] runs on to the job's ``total``-th kept word), so that a sentence's
-    first centres do not start cold (benchmarks/RESULTS.md, "Kernel refactors keep bits and
-    speed"). The
+    first centres do not start cold (benchmarks/RESULTS.md,
+    "prefetch across a sentence's end; Dask on a quieter host"). The
     "reference" walks are ``rt.walks`` (``_walks.RefWalks``); the private rows are
     flushed through ``rt.flush``."""
     cdef int64_t i, lo, hi
@@ -310,7 +310,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     for b in range(MAX_BLOCK):
         st.wrows[b] = st.W + b * m.d
     if docs:  # a document trains from its first word: its rows predict it
-        total = subsample_docs(m, &st, ids, ends, n_sentences)
+        total = st.n_kept = subsample_docs(m, &st, ids, ends, n_sentences)
         start = 0
         tag_start = 0
         for s in range(n_sentences):
@@ -320,7 +320,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
             start = st.ends[s]
             tag_start = st.tag_ends[s]
     else:
-        total = subsample(m, &st, ids, ends, n_sentences)
+        total = st.n_kept = subsample(m, &st, ids, ends, n_sentences)
         start = 0
         for s in range(n_sentences):
             if st.ends[s] - start > 1:

@@ -55,6 +55,7 @@ cdef struct JobState:
     int ntags         # the rows of the document being trained (draw_centre's extra pairs)
     float *scratch    # frozen word rows (inference): their copies, 2 x window x d floats
     int32_t *kept     # the job's ids that survived subsampling
+    int64_t n_kept    # their count: how far a prefetch may look ahead (across sentences)
     int64_t *ends     # sentence ends in ``kept``
     int32_t *negs     # negative sampling: the words of two centres' (target, negatives)
                       # sets, drawn ahead (2 x pairs_max x (negative + 1); see draw_centre)

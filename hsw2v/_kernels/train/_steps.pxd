@@ -266,6 +266,8 @@ cdef inline void subword_window(const ModelView *m, JobState *st, int64_t i, int
         st.span_entered += 1
     if m.prefetch and st.span_entered < end:  # the word coming in at the next centre
         prefetch_subwords(m, st.kept[st.span_entered])
+    elif m.prefetch and i + m.window + 1 < st.n_kept:  # the next sentence's, as soon
+        prefetch_subwords(m, st.kept[i + m.window + 1])
     n = span_window(m, st, lo, hi, i, &n_rows)
     if n == 0:
         return
