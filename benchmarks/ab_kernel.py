@@ -169,7 +169,7 @@ def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
         from hsw2v._inner import job_seed
 
     if setting in FASTTEXT or setting in DOC2VEC:
-        return fasttext_pass(module, model, jobs, job_seed)
+        return settings_pass(module, model, jobs, job_seed)
     sg, hs, negative = SETTINGS[setting]
     syn0, syn1, syn1neg = (w.copy() for w in (model.wv.vectors, model.syn1, model.syn1neg))
     t = model.tree
@@ -197,7 +197,7 @@ def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
     return seconds, kept_words, (syn0, syn1, syn1neg)
 
 
-def fasttext_pass(module, model, jobs, job_seed):
+def settings_pass(module, model, jobs, job_seed):
     """``train_pass`` for FastText and Doc2Vec: the model's own trainer settings,
     ``module``'s Trainer over copies of its input matrix, output matrices and (Doc2Vec) its
     document rows."""

@@ -144,8 +144,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             elif m.prefetch and i + m.window + 1 < total:  # the next sentence's, as soon
                 prefetch_subword_heads(m, st.kept[i + m.window + 1])
             if hi - lo > 1:
-                subword_centre(m, st, lo, hi, i, total, negs, counts, next_negs, next_count,
-                               alpha, rt)
+                subword_centre(m, st, lo, hi, i, negs, counts, next_negs, next_count, alpha, rt)
         elif tree_out != NULL:  # the centre's path: its rows, and the next centre's prefetched
             code = path_code(&tree_out.tree, centre)
             point = path_point(&tree_out.tree, centre)

@@ -184,7 +184,7 @@ cdef inline void load_path(const ModelView *m, JobState *st, int32_t word) noexc
 
 
 cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, int64_t hi,
-                                int64_t i, int64_t total, const int32_t *negs, const int *counts,
+                                int64_t i, const int32_t *negs, const int *counts,
                                 const int32_t *next_negs, int next_count, float alpha,
                                 const JobRoutines *rt) noexcept nogil:
     """FastText's skip-gram step for centre ``i`` (``INPUT_SUBWORD_CENTRE``): h is the mean
@@ -199,8 +199,8 @@ cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, in
     (``take_step``; ``sub_coef`` counts a row that is repeated, and the lock factors). Only
     the float rounding differs from stepping the rows after every walk (the NumPy twin does
     that); no other walk touches these rows in between. The next centre's rows are
-    prefetched while this one trains, across sentences up to the job's ``total``-th kept
-    word."""
+    prefetched while this one trains, across sentences up to the job's last kept word
+    (``st.n_kept``)."""
     cdef int32_t centre = st.kept[i]
     cdef int n = gather_subwords(m, st, centre, 0)
     cdef int q = 0, npairs = <int>(hi - lo - 1), n_ahead
@@ -212,7 +212,7 @@ cdef inline void subword_centre(const ModelView *m, JobState *st, int64_t lo, in
     cdef const Output *tree_out
     cdef int32_t ahead_word = -1
     cdef int64_t cursor = 0, per_pair = 0
-    if m.prefetch and i + 1 < total:  # the next centre's rows (the next sentence's first
+    if m.prefetch and i + 1 < st.n_kept:  # the next centre's rows (the next sentence's first
         ahead_word = st.kept[i + 1]    # after a sentence's last), scattered over the matrix
         prefetch_subword_heads(m, ahead_word)
         per_pair = (subword_tail_lines(m, ahead_word) + npairs - 1) // npairs
