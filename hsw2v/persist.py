@@ -182,6 +182,18 @@ def refuse_unloadable(path, kind: str, what: str, check, keys) -> None:
         ) from None
 
 
+def _json_scalar(value):
+    """``json.dumps``'s fallback for the metadata: a NumPy scalar (a setting such as
+    ``np.float32(0.75)``, from a NumPy grid of parameters) as the Python number or bool it
+    holds; anything else is a TypeError that names its type."""
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
+    raise TypeError(
+        f"the metadata holds a {type(value).__name__} ({value!r:.80}), which a model file "
+        "cannot store: give settings as numbers, strings, lists or dicts"
+    )
+
+
 def save_bundle(path, kind: str, meta: dict, arrays: dict[str, np.ndarray]) -> None:
     """Write `meta` and `arrays` into one bundle file at `path`, atomically.
 
@@ -196,7 +208,7 @@ def save_bundle(path, kind: str, meta: dict, arrays: dict[str, np.ndarray]) -> N
     kind : str
         What the bundle holds (e.g. ``"KeyedVectors"``); :func:`load_bundle` can insist on it.
     meta : dict
-        JSON-serialisable metadata.
+        JSON-serialisable metadata (NumPy scalars are stored as the numbers they hold).
     arrays : dict of str to numpy.ndarray
         Arrays to store. Names may use letters, digits, ``_``, ``-`` and ``.``.
 
@@ -221,7 +233,7 @@ def save_bundle(path, kind: str, meta: dict, arrays: dict[str, np.ndarray]) -> N
         raise TypeError(f"kind must be a str, not {type(kind).__name__}")
     for name in arrays:
         _check_name(name)
-    json.dumps(meta)  # fail early, before any file is touched, if meta is not serialisable
+    json.dumps(meta, default=_json_scalar)  # fail before any file is touched if it cannot
     with atomic_file(path) as (fd, _tmp):
         with os.fdopen(fd, "w+b") as fh:
             entries = {}
@@ -235,7 +247,7 @@ def save_bundle(path, kind: str, meta: dict, arrays: dict[str, np.ndarray]) -> N
                     "meta": meta,
                     "arrays": entries,
                 }
-                text = json.dumps(header, ensure_ascii=False, indent=1)
+                text = json.dumps(header, ensure_ascii=False, indent=1, default=_json_scalar)
                 zf.writestr(zipfile.ZipInfo(_META_MEMBER), text.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())

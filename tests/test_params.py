@@ -13,6 +13,7 @@ import dataclasses
 import inspect
 import re
 
+import numpy as np
 import pytest
 
 from hsw2v import cli, params
@@ -100,6 +101,47 @@ def test_saved_parameters_round_trip(tmp_path):
     for name in params.SAVED:
         assert getattr(loaded, name) == getattr(model, name), name
     assert "tree" not in params.SAVED and "tree_type" in params.SAVED
+
+
+def _numpy_scalar(value):
+    """The NumPy scalar of a Python setting (bool as np.bool_, int as np.int64, float as
+    np.float32, which is exact for every default here)."""
+    if isinstance(value, bool):
+        return np.bool_(value)
+    return np.int64(value) if isinstance(value, int) else np.float32(value)
+
+
+def test_numpy_scalar_settings_train_save_and_load_as_python_numbers(tmp_path):
+    """Settings from a NumPy grid (np.int64, np.float32, np.bool_) are taken as the numbers
+    they hold: the constructor keeps Python numbers, and a model file (JSON) saves them, for
+    every model; a setting assigned after construction saves too."""
+    import hsw2v
+
+    sentences = [["a", "b", "c", "a"]] * 20
+    given = {"max_vocab_size": 1000, "max_final_vocab": 10, "hs": True, "negative": 0}
+    numeric = {"int", "int?", "real", "flag"}
+    settings = {
+        p.name: _numpy_scalar(given.get(p.name, p.default))
+        for p in params.PARAMS
+        if p.argument and p.kind in numeric and p.name not in ("workers", "epochs", "min_count")
+    }
+    docs = [hsw2v.TaggedDocument(words, [i]) for i, words in enumerate(sentences)]
+    without_sg = {k: v for k, v in settings.items() if k != "sg"}  # Doc2Vec's is dm
+    models = [
+        (hsw2v.Word2Vec, sentences, settings),
+        (hsw2v.FastText, sentences, {**settings, "min_n": np.int64(2), "bucket": np.int32(50)}),
+        (hsw2v.Doc2Vec, docs, {**without_sg, "dm": np.int64(0), "dbow_words": np.bool_(True)}),
+    ]
+    for cls, corpus, kwargs in models:
+        model = cls(corpus, min_count=1, workers=1, epochs=1, **kwargs)
+        model.sample = np.float32(0.01)  # assigned after construction
+        model.save(tmp_path / "m.hsw2v")
+        loaded = cls.load(tmp_path / "m.hsw2v")
+        for name, value in {**kwargs, "sample": model.sample}.items():
+            kept = getattr(model, name)
+            assert type(kept) in (int, float, bool) or name == "sample", (cls, name, kept)
+            assert kept == value and getattr(loaded, name) == value, (cls, name)
+            assert type(getattr(loaded, name)) in (int, float, bool), (cls, name)
 
 
 def test_gensim_column_names_gensim_attributes():

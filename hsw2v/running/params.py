@@ -4,7 +4,8 @@ Each parameter is declared once, as a :class:`Param`: its name, kind and range, 
 whether a model file saves it, gensim's attribute of the same meaning, whether distributed
 tasks need it, and its ``hsw2v train`` flag. Derived from it: the constructor's check
 (:func:`check_word2vec_params` over :data:`ARGUMENTS`), the saved parameters
-(:data:`SAVED`, :mod:`hsw2v.word2vec._schema`), what the gensim conversion copies
+(:data:`SAVED`, :mod:`hsw2v.word2vec._schema`), the attributes the constructor keeps
+(:data:`KEPT`), what the gensim conversion copies
 (:data:`GENSIM_SETTINGS`, :data:`GENSIM_STATE`), the distributed ``RunSpec``'s fields
 (:data:`TASK`) and the command line's flags (:data:`CLI`). The ``Word2Vec`` signature stays
 written out for its readers; a test holds it, this table and its docstring together.
@@ -28,7 +29,10 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import numpy as np
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -49,8 +53,8 @@ class Param:
     """One parameter of :class:`hsw2v.Word2Vec` (or one piece of state saved with a model).
 
     ``kind`` and the closed range ``[low, high]`` say what a value may hold: ``"int"`` (a
-    Python or NumPy integer, not bool), ``"flag"`` (0 or 1, bools accepted), ``"real"`` (a
-    real number, not NaN), ``"int?"`` (None or ``"int"``), ``"str?"`` (None or str),
+    Python or NumPy integer, not bool), ``"flag"`` (0 or 1, Python and NumPy bools accepted),
+    ``"real"`` (a real number, not NaN), ``"int?"`` (None or ``"int"``), ``"str?"`` (None or str),
     ``("one of", values)``, or ``"any"`` (not checked here: the corpus, callables).
     ``default`` is the constructor's default (``argument`` says whether it is a constructor
     argument at all; state such as ``corpus_count`` is not). ``saved``: written to and read
@@ -60,7 +64,10 @@ class Param:
     (:class:`hsw2v._dist_tasks.RunSpec`). ``cli``: the ``hsw2v train`` spellings of its flag
     (gensim's name first, then word2vec.c's), ``cli_help`` its help, and ``cli_options``
     argparse settings of the command line's own (a different default, a stricter minimum
-    ``"min"``, the help ``"group"``).
+    ``"min"``, the help ``"group"``). ``kept_as``: the constructor keeps the checked argument
+    as the model's attribute of the same name, ``kept_as(value)`` (``int``, ``float``,
+    ``bool`` or :func:`as_given`); None: no such attribute (state, and the arguments the
+    constructor uses otherwise).
     """
 
     name: str
@@ -75,21 +82,52 @@ class Param:
     cli: tuple = ()
     cli_help: str = ""
     cli_options: dict = field(default_factory=dict)
+    kept_as: Callable | None = None
 
 
 _UNSET = object()
 
 
+def as_given(value):
+    """The argument itself: a ``kept_as`` that keeps what the user gave."""
+    return value
+
+
+def optional_int(value):
+    """None, or the value as a Python int: a ``kept_as`` for ``"int?"``."""
+    return None if value is None else int(value)
+
+
+def _kept_as(kind, default) -> Callable:
+    """How the constructor keeps an argument of ``kind``: an ``"int"`` as int (``"int?"``:
+    None or int), a ``"real"`` as float, a ``"flag"`` as its default's type (bool for True or
+    False, else int), any other kind as given. NumPy scalars become Python numbers, which a
+    model file (JSON) can hold."""
+    if kind == "int":
+        return int
+    if kind == "int?":
+        return optional_int
+    if kind == "real":
+        return float
+    if kind == "flag":
+        return bool if isinstance(default, bool) else int
+    return as_given
+
+
 def _p(name, kind, low=None, high=None, default=_UNSET, *, saved=True, gensim=True, **more):
-    """A :class:`Param`; ``default`` given means a constructor argument, ``gensim=True`` that
-    gensim's attribute of the same name is copied (never for an unchecked object)."""
+    """A :class:`Param`; ``default`` given means a constructor argument (kept as its kind says
+    unless ``kept_as`` is given), ``gensim=True`` that gensim's attribute of the same name is
+    copied (never for an unchecked object)."""
+    argument = default is not _UNSET
+    if argument:
+        more.setdefault("kept_as", _kept_as(kind, default))
     return Param(
         name,
         kind,
         low,
         high,
         default=None if default is _UNSET else default,
-        argument=default is not _UNSET,
+        argument=argument,
         saved=saved,
         gensim=(name if kind != UNCHECKED else None) if gensim is True else gensim,
         **more,
@@ -102,8 +140,9 @@ _FLAG = {"metavar": "0|1"}
 # Users read the signature itself in hsw2v/word2vec/__init__.py; tests/test_params.py checks that it,
 # this table and the class docstring's Parameters section agree.
 PARAMS: tuple[Param, ...] = (
-    _p("sentences", UNCHECKED, default=None, saved=False),
-    _p("corpus_file", UNCHECKED, default=None, saved=False),
+    # the corpus: read by the constructor's training, not kept
+    _p("sentences", UNCHECKED, default=None, saved=False, kept_as=None),
+    _p("corpus_file", UNCHECKED, default=None, saved=False, kept_as=None),
     _p("vector_size", "int", 1, VECTOR_SIZE_MAX, 100,
        cli=("--size", "--vector-size", "-size"), cli_help="dimensions of the vectors"),
     _p("alpha", "real", math.ulp(0.0), FLOAT32_MAX, 0.025,
@@ -132,11 +171,12 @@ PARAMS: tuple[Param, ...] = (
     _p("ns_exponent", "real", -FLOAT32_MAX, FLOAT32_MAX, 0.75,
        cli=("--ns-exponent",), cli_help="negative draw shape"),
     _p("cbow_mean", "flag", 0, 1, 1, cli=("--cbow-mean",), cli_options=_FLAG),
+    # kept for gensim's signature; the initial vectors come from seed
     _p("hashfxn", UNCHECKED, default=hash, saved=False),
     _p("epochs", "int", 0, INT32_MAX, 5, cli=("--epochs", "--iter", "-iter"), cli_help="passes",
        cli_options={"min": 1}),
     _p("null_word", "flag", 0, 1, 0),
-    _p("trim_rule", UNCHECKED, default=None, saved=False),
+    _p("trim_rule", UNCHECKED, default=None, saved=False, kept_as=None),  # used, not kept
     _p("sorted_vocab", "flag", 0, 1, 1),
     _p("batch_words", "int", 1, INT32_MAX, 10000, task=True, cli=("--batch-words",)),
     _p("compute_loss", "flag", 0, 1, False, cli=("--compute-loss",),
@@ -152,9 +192,9 @@ PARAMS: tuple[Param, ...] = (
     # deprecated and ignored (a DeprecationWarning); saved as "auto", files of earlier versions
     # carry the other names
     _p("kernel", ("one of", (None, "auto", "window", "fused", "loop", "blas")), default=None,
-       gensim=None),
+       gensim=None, kept_as=None),
     # the tree kind is checked by the constructor (a name or a callable), saved as tree_type
-    _p("tree", UNCHECKED, default="huffman", saved=False, gensim=None),
+    _p("tree", UNCHECKED, default="huffman", saved=False, gensim=None, kept_as=None),
     # negative sampling: shared sets of negatives (hsw2v._kernels._inner, design note D')
     _p("shared_negatives", "flag", 0, 1, True, gensim=None, cli=("--shared-negatives",),
        cli_help="negative sampling: 1 (default) shares sets of negatives, in skip-gram one per "
@@ -181,6 +221,7 @@ GENSIM_SETTINGS = tuple(p.name for p in PARAMS if p.gensim and p.argument)  # co
 GENSIM_STATE = tuple(p.name for p in PARAMS if p.gensim and not p.argument)  # set after
 TASK = tuple(p.name for p in PARAMS if p.task)  # in every distributed task's RunSpec
 CLI = tuple(p for p in PARAMS if p.cli)  # flags of `hsw2v train`
+KEPT = tuple(p for p in PARAMS if p.kept_as is not None)  # the constructor's attributes
 
 
 def _is_int(value) -> bool:
@@ -210,7 +251,7 @@ def param_error(name: str, value, spec: tuple | None = None) -> str | None:
             none = "None or " if kind == "int?" else ""
             return f"{name} must be {none}an integer in [{low}, {high}], got {value!r}"
     elif kind == "flag":
-        if not (_is_int(value) or isinstance(value, bool)) or value not in (0, 1):
+        if not (_is_int(value) or isinstance(value, (bool, np.bool_))) or value not in (0, 1):
             return f"{name} must be 0 or 1, got {value!r}"
     elif kind == "real":
         if not _is_real(value) or not low <= float(value) <= high or math.isnan(float(value)):

@@ -28,7 +28,7 @@ from hsw2v.exceptions import class_only_method
 from hsw2v.huffman import Tree
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.running.objectives import active, reset_matrices, resolve_hs_negative
-from hsw2v.running.params import ARGUMENTS, SAVED, check_word2vec_params
+from hsw2v.running.params import ARGUMENTS, KEPT, SAVED, check_word2vec_params
 from hsw2v.trees import TREE_KINDS
 from hsw2v.word2vec._query import QueryMixin
 from hsw2v.word2vec._schema import load_model, no_lock_factors, save_model
@@ -251,34 +251,10 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
     ):
         # every argument the table checks, checked once (hsw2v.running.params); keep this line first
         given = {name: value for name, value in locals().items() if name in ARGUMENTS}
-        given["hs"], given["negative"] = hs, negative = resolve_hs_negative(hs, negative)
+        given["hs"], given["negative"] = resolve_hs_negative(hs, negative)
         check_word2vec_params(given)
-        self.vector_size = int(vector_size)
-        self.alpha = float(alpha)
-        self.min_alpha = float(min_alpha)
-        self.window = int(window)
-        self.min_count = int(min_count)
-        self.max_vocab_size = max_vocab_size
-        self.sample = float(sample)
-        self.seed = int(seed)
-        self.workers = int(workers)
-        self.sg = int(sg)
-        self.hs = int(hs)
-        self.negative = int(negative)
-        self.ns_exponent = ns_exponent
-        self.cbow_mean = int(cbow_mean)
-        self.hashfxn = hashfxn  # kept for signature compatibility; vectors come from `seed`
-        self.epochs = int(epochs)
-        self.null_word = int(null_word)
-        self.sorted_vocab = int(sorted_vocab)
-        self.batch_words = int(batch_words)
-        self.compute_loss = bool(compute_loss)
-        self.callbacks = callbacks
-        self.comment = comment
-        self.max_final_vocab = max_final_vocab
-        self.shrink_windows = bool(shrink_windows)
-        self.cache_words = int(cache_words)
-        self.shared_negatives = bool(shared_negatives)
+        for param in KEPT:  # self.window = int(window), ...: each as the table keeps it
+            setattr(self, param.name, param.kept_as(given[param.name]))
         if kernel is not None:  # deprecated: the path walk is chosen, not a parameter
             if kernel not in ("auto", "window", "fused", "loop", "blas"):
                 raise ValueError(
