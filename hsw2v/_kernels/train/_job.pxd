@@ -72,10 +72,12 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
 
     With negative sampling each centre's draws are made while the centre before it trains
     (``draw_centre``), and each pair prefetches the rows of the next pair's set. The rows a
-    centre soon reads (the next centre's path, the word coming into the window, FastText's
-    next centre's rows) are prefetched past the sentence's end, into the job's next
-    sentence (kept[] runs on to the job's ``total``-th kept word), so that a sentence's
-    first centres do not start cold (benchmarks/RESULTS.md,
+    centre soon reads (the next centre's path; the word the next centre's widest window
+    reaches, kept[i + window + 1], so that every word is asked for once, at least a centre
+    before any reduced window reads it; FastText's next centre's rows; the next document's
+    rows, a sentence ahead, in ``run_job``) are prefetched past the sentence's end, into
+    the job's next sentence (kept[] runs on to the job's ``total``-th kept word), so that a
+    sentence's first centres do not start cold (benchmarks/RESULTS.md,
     "prefetch across a sentence's end; Dask on a quieter host"). The
     "reference" walks are ``rt.walks`` (``_walks.RefWalks``); the private rows are
     flushed through ``rt.flush``."""
@@ -156,9 +158,7 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             if m.prefetch and i + 2 < total:  # the tree rows that prefetch reads next
                 prefetch_tree_rows(&tree_out.tree, st.kept[i + 2])
         if m.prefetch and window_words and m.sub_ptr == NULL:  # (FastText's: above)
-            if i + 1 < end and hi < end:  # the word coming in
-                prefetch_row(m.syn0 + <int64_t>st.kept[hi] * d, d)
-            elif i + m.window + 1 < total:  # the next sentence's, as soon
+            if i + m.window + 1 < total:  # the word the next centre's widest window reaches
                 prefetch_row(m.syn0 + <int64_t>st.kept[i + m.window + 1] * d, d)
         if m.input == INPUT_CONTEXT or (docs and m.input == INPUT_DOC_CONTEXT):
             # the contexts are the positions kept[lo:hi] but i (then the document's rows)
@@ -313,6 +313,9 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
         start = 0
         tag_start = 0
         for s in range(n_sentences):
+            if m.prefetch and s + 1 < n_sentences:  # the next document's rows, a sentence ahead
+                for k in range(<int>(st.tag_ends[s + 1] - st.tag_ends[s])):
+                    prefetch_row(m.docs + <int64_t>st.tags[st.tag_ends[s] + k] * m.d, m.d)
             if st.ends[s] > start:
                 train_sentence(m, &st, start, st.ends[s], total, alpha0, alpha1,
                                st.tags + tag_start, <int>(st.tag_ends[s] - tag_start), r, True)
