@@ -184,6 +184,34 @@ def prune_counts(counts: dict, min_reduce: int, trim_rule: Callable | None = Non
     return removed
 
 
+@dataclass
+class Pruning:
+    """What ``max_vocab_size`` did to the raw counts during a scan: ``times`` the counts
+    grew past it and were pruned, the last time of every word seen fewer than ``threshold``
+    times since it was last dropped (:func:`prune_counts`)."""
+
+    max_vocab_size: int | None = None
+    times: int = 0
+    threshold: int = 0
+
+    def emptied(self, min_count: int, n_raw: int) -> str:
+        """Why no word passed ``min_count``, for the error that says so: the pruning's part
+        when there was one (the counts left are partial: a word dropped by a pruning counts
+        from zero when it comes back)."""
+        if not self.times:
+            return (
+                f"no word occurs at least min_count={min_count} times in the corpus ({n_raw} "
+                "distinct words seen); lower min_count or give a larger corpus"
+            )
+        return (
+            f"max_vocab_size={self.max_vocab_size} pruned the raw counts {self.times} times "
+            f"during the scan (the last time dropping every word seen fewer than "
+            f"{self.threshold} times since it was last dropped), and none of the {n_raw} "
+            f"words left in the counts reaches min_count={min_count}; raise max_vocab_size above "
+            "the number of distinct words (or leave it None), or lower min_count"
+        )
+
+
 class _FirstSeenIndex(dict):
     """word -> provisional id, assigned in first-seen order on first lookup."""
 
@@ -251,6 +279,7 @@ def scan_counts(
     trim_rule: Callable | None = None,
     progress_per: int = 10000,
     record_tokens: int = 0,
+    pruning: Pruning | None = None,
 ):
     """Count tokens in one streaming pass.
 
@@ -258,7 +287,8 @@ def scan_counts(
     word to its count in first-seen order; ``total_words`` counts every token seen (pruned
     ones included); ``corpus_count`` is the number of sentences. With ``record_tokens > 0``
     (and no ``max_vocab_size``), ``recording`` is a :class:`TokenRecording` of the corpus
-    while it has at most that many tokens; else None.
+    while it has at most that many tokens; else None. ``pruning``, when given, records what
+    ``max_vocab_size`` pruned (:class:`Pruning`).
 
     >>> counts, total_words, corpus_count, recording = scan_counts([["a", "b", "a"], ["c", "a"]])
     >>> counts, total_words, corpus_count, recording is None
@@ -294,6 +324,9 @@ def scan_counts(
         counts.update(sentence)
         if max_vocab_size and len(counts) > max_vocab_size:
             prune_counts(counts, min_reduce, trim_rule)
+            if pruning is not None:
+                pruning.max_vocab_size, pruning.times = max_vocab_size, pruning.times + 1
+                pruning.threshold = min_reduce
             min_reduce += 1
     if recording:
         counts = _counts_of(index, ids)

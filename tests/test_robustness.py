@@ -470,6 +470,33 @@ def test_bad_input_fails_early_with_a_clear_message(call, error, pattern):
     assert hsw2v_threads() == [] and {t.ident for t in threading.enumerate()} <= threads_before
 
 
+def _pruned_models():
+    """Each model class on 60 words of 40 occurrences each, max_vocab_size=30: the pruning,
+    not min_count, empties the vocabulary."""
+    from hsw2v import Doc2Vec, FastText, TaggedDocument
+
+    sentences = [[f"x{(i * 5 + j) % 60}" for j in range(5)] for i in range(480)]
+    docs = [TaggedDocument(s, [i]) for i, s in enumerate(sentences)]
+    settings = {"max_vocab_size": 30, "min_count": 5, "workers": 1, "vector_size": 8}
+    return [
+        lambda: Word2Vec(sentences, **settings),
+        lambda: FastText(sentences, bucket=100, **settings),
+        lambda: Doc2Vec(docs, **settings),
+    ]
+
+
+@pytest.mark.parametrize("build", _pruned_models(), ids=["Word2Vec", "FastText", "Doc2Vec"])
+def test_a_vocabulary_emptied_by_max_vocab_size_says_the_pruning_did_it(build):
+    from hsw2v.exceptions import EmptyCorpusError
+
+    with pytest.raises(EmptyCorpusError) as caught:
+        build()
+    message = str(caught.value)
+    assert "max_vocab_size=30 pruned the raw counts" in message
+    assert "min_count=5" in message and "raise max_vocab_size" in message
+    assert "distinct words seen" not in message
+
+
 def test_bad_train_calls(tmp_path):
     corpus = small_corpus(50)
     model = Word2Vec(vector_size=8, min_count=1, workers=1)

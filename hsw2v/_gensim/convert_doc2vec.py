@@ -50,7 +50,7 @@ def doc2vec_from_gensim(cls, gensim_model):
     words = from_gensim(gensim_model, Word2Vec)  # the words, tree, outputs and settings
     model = cls(
         dm=int(not gensim_model.sg),
-        dbow_words=int(getattr(gensim_model, "dbow_words", 0)),
+        dbow_words=int(bool(getattr(gensim_model, "dbow_words", 0))),  # gensim's truth
         dm_tag_count=int(getattr(gensim_model, "dm_tag_count", 1)),
         vector_size=words.vector_size,
         workers=words.workers,

@@ -15,6 +15,7 @@ shared: each call trains its own row, without the GIL, so threads infer at once.
 from __future__ import annotations
 
 import math
+import numbers
 import zlib
 from dataclasses import replace
 
@@ -74,17 +75,55 @@ def _words_seed(doc_words: list, seed: int) -> int:
     return ((int(seed) & 0xFFFFFFFF) << 32) | zlib.crc32(text)
 
 
-def infer_vector(model, doc_words, alpha=None, min_alpha=None, epochs=None) -> np.ndarray:
-    """See :meth:`hsw2v.Doc2Vec.infer_vector`."""
+def _checked_words(doc_words) -> list:
+    """``doc_words`` as a list of str tokens, or a TypeError that says what to give: tokens
+    are str, as in training (gensim's infer_vector raises a TypeError for others too)."""
     if isinstance(doc_words, (str, bytes)):
         raise TypeError(
             "doc_words is a string: give the document's words as a list of str tokens, e.g. "
             "text.split()"
         )
-    words = list(doc_words)
+    if hasattr(doc_words, "words") and hasattr(doc_words, "tags"):
+        raise TypeError(
+            f"doc_words is a {type(doc_words).__name__}: give the document's words as a "
+            "list of str tokens, e.g. infer_vector(doc.words)"
+        )
+    try:
+        words = list(doc_words)
+    except TypeError:
+        raise TypeError(
+            f"doc_words is a {type(doc_words).__name__}: give the document's words as a list "
+            "of str tokens, e.g. text.split()"
+        ) from None
+    if not set(map(type, words)) <= {str}:  # str subclasses (numpy.str_) are str tokens
+        for word in words:
+            if not isinstance(word, str):
+                raise TypeError(
+                    f"doc_words holds a token of type {type(word).__name__} ({word!r:.80}): "
+                    "give the document's words as a list of str tokens, as in training "
+                    "(decode bytes and convert other tokens first)"
+                )
+    return words
+
+
+def _checked_epochs(epochs, model) -> int:
+    """``epochs`` (the model's when None) as an int, or a TypeError as gensim's."""
+    if epochs is None:
+        return model.epochs
+    if not isinstance(epochs, numbers.Integral) or isinstance(epochs, (bool, np.bool_)):
+        raise TypeError(
+            f"infer_vector's epochs must be an integer, got {epochs!r} of type "
+            f"{type(epochs).__name__}"
+        )
+    return int(epochs)
+
+
+def infer_vector(model, doc_words, alpha=None, min_alpha=None, epochs=None) -> np.ndarray:
+    """See :meth:`hsw2v.Doc2Vec.infer_vector`."""
+    words = _checked_words(doc_words)
     alpha = model.alpha if alpha is None else float(alpha)
     min_alpha = model.min_alpha if min_alpha is None else float(min_alpha)
-    epochs = model.epochs if epochs is None else int(epochs)
+    epochs = _checked_epochs(epochs, model)
     if epochs < 0 or not math.isfinite(alpha) or not math.isfinite(min_alpha):
         raise ValueError(
             f"infer_vector needs epochs >= 0 and finite rates, got epochs={epochs}, "

@@ -25,19 +25,49 @@ import numpy as np
 
 from hsw2v._guard import refuse_while_training
 from hsw2v.corpora import TaggedLineDocument
-from hsw2v.doc2vec._documents import TagScan, iter_doc_jobs, words_of
+from hsw2v.doc2vec._documents import (
+    TagScan,
+    check_doc_rows,
+    check_tag,
+    is_int_tag,
+    iter_doc_jobs,
+    words_of,
+)
 from hsw2v.doc2vec._inference import infer_vector
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.keyedvectors import KeyedVectors
+from hsw2v.keyedvectors._similarity import key_list
 from hsw2v.running.file_scan import file_mode_path
+from hsw2v.running.params import INT32_MAX, _p, param_error
 from hsw2v.running.passes import epoch_passes
-from hsw2v.vocab import scan_counts
+from hsw2v.vocab import Pruning, scan_counts
 from hsw2v.word2vec import MAX_WORDS_IN_BATCH, Word2Vec
 
 logger = logging.getLogger("hsw2v.doc2vec")
 
+# Doc2Vec's parameters beyond Word2Vec's (the same rows as hsw2v.running.params.PARAMS):
+# gensim's flags (dm_mean may also be None: cbow_mean's value), and dm_tag_count, which only
+# sizes gensim's dm_concat layer (its default 1; any count a file may hold)
+DOC2VEC_PARAMS = (
+    _p("dm", "flag", 0, 1, 1),
+    _p("dm_mean", "flag", 0, 1, None),
+    _p("dbow_words", "flag", 0, 1, 0),
+    _p("dm_concat", "flag", 0, 1, 0),
+    _p("dm_tag_count", "int", 0, INT32_MAX, 1),
+)
 # what a Doc2Vec file holds beyond a Word2Vec file's settings
 DOC2VEC_SAVED = ("dbow_words", "dm_tag_count")
+
+
+def check_doc2vec_params(values: dict, where: str | None = None) -> None:
+    """Check Doc2Vec's own parameters in ``values``; a ValueError names the one that is out
+    of its range (prefixed by ``where``, e.g. a file, when given)."""
+    for p in DOC2VEC_PARAMS:
+        if p.name not in values or (p.name == "dm_mean" and values[p.name] is None):
+            continue
+        problem = param_error(p.name, values[p.name], (p.kind, p.low, p.high))
+        if problem is not None:
+            raise ValueError(problem if where is None else f"{where}: {problem}")
 
 
 def _refuse_concat(dm_concat, dv, dv_mapfile) -> None:
@@ -54,6 +84,21 @@ def _refuse_concat(dm_concat, dv, dv_mapfile) -> None:
             "dv= and dv_mapfile= are not supported: Doc2Vec builds model.dv from the "
             "documents' tags (save() and load(mmap='r') keep and map it)"
         )
+
+
+def _check_dv_keys(keys: list) -> None:
+    """The error of the first key of ``dv`` that is neither an int nor a str UTF-8 can
+    encode (:func:`hsw2v.doc2vec._documents.check_tag`), if any."""
+    strs = [key for key in keys if type(key) is str]
+    if len(strs) != len(keys):
+        for key in keys:
+            if not is_int_tag(key):
+                check_tag(key, "dv holds")
+    try:
+        "".join(strs).encode("utf-8")
+    except UnicodeEncodeError:
+        for key in strs:
+            check_tag(key, "dv holds")
 
 
 def _doc_rows(n: int, d: int, seed: int) -> np.ndarray:
@@ -84,7 +129,10 @@ class Doc2Vec(Word2Vec):
     :meth:`infer_vector` epoch by epoch); :meth:`infer_vector` starts from a vector seeded by
     the model's ``seed`` and the words (gensim hashes them with Python's ``hash``, which
     changes from process to process), so it is deterministic;
-    ``build_vocab(update=True)`` is refused.
+    ``build_vocab(update=True)`` is refused; a tag is an int or a str (gensim takes any
+    hashable key), checked by ``build_vocab`` before any training, as are int tags past the
+    rows a model can hold and a corpus without tags; ``dm``, ``dbow_words``, ``dm_mean`` and
+    ``dm_concat`` must be 0 or 1 (gensim reads ``dm=2`` as PV-DBOW).
 
     Parameters
     ----------
@@ -103,7 +151,8 @@ class Doc2Vec(Word2Vec):
     dm_concat : {0}, optional
         Only 0: the concatenating PV-DM is refused (see above).
     dm_tag_count : int, optional
-        Kept for gensim's signature (it sizes ``dm_concat``'s layer).
+        Kept for gensim's signature (it sizes ``dm_concat``'s layer): an integer in
+        [0, 2**31 - 1], 1 by default.
     dv, dv_mapfile : None
         Kept for gensim's signature; anything else is refused.
     epochs : int, optional
@@ -151,6 +200,15 @@ class Doc2Vec(Word2Vec):
         shrink_windows=True,
         **kwargs,
     ):
+        check_doc2vec_params(
+            {
+                "dm": dm,
+                "dm_mean": dm_mean,
+                "dbow_words": dbow_words,
+                "dm_concat": dm_concat,
+                "dm_tag_count": dm_tag_count,
+            }
+        )
         _refuse_concat(dm_concat, dv, dv_mapfile)
         for name in ("sentences", "sg"):
             if name in kwargs:
@@ -158,7 +216,7 @@ class Doc2Vec(Word2Vec):
                     f"Doc2Vec() got the Word2Vec argument {name!r}: give documents= (an "
                     "iterable of TaggedDocument) and dm= (1: PV-DM, 0: PV-DBOW)"
                 )
-        self.dbow_words = int(bool(dbow_words))
+        self.dbow_words = int(dbow_words)
         self.dm_concat = 0
         self.dm_tag_count = int(dm_tag_count)
         self._tag_scan: TagScan | None = None
@@ -176,7 +234,7 @@ class Doc2Vec(Word2Vec):
             **kwargs,
         )
         if dm_mean is not None:
-            self.cbow_mean = int(bool(dm_mean))
+            self.cbow_mean = int(dm_mean)
         self.dv = KeyedVectors(self.vector_size)
         self.dv.vectors_lockf = np.ones(1, dtype=np.float32)
         self._build_and_train(documents, corpus_file, trim_rule)
@@ -257,6 +315,7 @@ class Doc2Vec(Word2Vec):
 
     def _check_train_call(self, corpus_iterable, corpus_file, total_examples, total_words, epochs):
         self._corpus(corpus_iterable, corpus_file)  # what the documents are, first (gensim's)
+        check_doc2vec_params({name: getattr(self, name) for name in DOC2VEC_SAVED})
         return super()._check_train_call(
             corpus_iterable, corpus_file, total_examples, total_words, epochs
         )
@@ -274,13 +333,19 @@ class Doc2Vec(Word2Vec):
         refuse_while_training(self, "scan_vocab()")
         corpus = self._corpus(corpus_iterable, corpus_file)
         started = time.perf_counter()
-        tags = TagScan()
+        tags = TagScan(self.vector_size)
+        self._pruning = Pruning()
         self.raw_vocab, total_words, corpus_count, _ = scan_counts(
-            words_of(corpus, tags), self.max_vocab_size, trim_rule, progress_per
+            words_of(corpus, tags),
+            self.max_vocab_size,
+            trim_rule,
+            progress_per,
+            pruning=self._pruning,
         )
         self._recording = None
         if corpus_count == 0:
             raise EmptyCorpusError("the corpus is empty: it yielded no documents")
+        check_doc_rows(tags)  # before any row is allocated, and before any training
         self.corpus_count = corpus_count
         self.corpus_total_words = total_words
         self._tag_scan = tags
@@ -366,7 +431,7 @@ class Doc2Vec(Word2Vec):
         document vector of ``tag``; a list of them gives their rows stacked."""
         if isinstance(tag, (str, int, np.integer)):
             return self.wv[tag] if tag in self.wv else self.dv[tag]
-        return np.vstack([self[t] for t in tag])
+        return np.vstack([self[t] for t in key_list(tag)])
 
     def save_word2vec_format(
         self, fname, doctag_vec=False, word_vec=True, prefix="*dt_", fvocab=None, binary=False
@@ -423,20 +488,26 @@ class Doc2Vec(Word2Vec):
         }
         return meta, arrays
 
-    def _restore_file_state(self, meta: dict, arrays: dict, fname) -> None:
+    def _check_file_state(self, meta: dict, arrays: dict, fname) -> None:
+        """A ValueError naming ``fname`` unless what :meth:`_file_state` wrote (or a file
+        holds) is a Doc2Vec's state: its settings, ``dv``'s keys (ints and strs UTF-8 can
+        encode, each once) and arrays; run by ``load()`` and by ``save()`` before it writes."""
+        check_doc2vec_params(meta, where=f"{fname!r}")
         for name in DOC2VEC_SAVED:
-            value = meta.get(name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{fname!r}: a Doc2Vec file with {name}={value!r}")
-            setattr(self, name, value)
+            if name not in meta:
+                raise ValueError(f"{fname!r}: a Doc2Vec file without {name!r}")
         keys = meta.get("dv_keys")
-        vectors = arrays.get("dv_vectors")
-        if not isinstance(keys, list) or any(
-            not isinstance(k, (int, str)) or isinstance(k, bool) for k in keys
-        ):
-            raise ValueError(f"{fname!r}: a Doc2Vec file whose dv_keys are not ints and strs")
+        if not isinstance(keys, list):
+            raise ValueError(f"{fname!r}: a Doc2Vec file whose dv_keys are not a list")
+        try:
+            _check_dv_keys(keys)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"{fname!r}: a Doc2Vec file whose dv_keys are not ints and strs ({exc})"
+            ) from None
         if len(set(keys)) != len(keys):
             raise ValueError(f"{fname!r}: a Doc2Vec file with repeated dv_keys")
+        vectors = arrays.get("dv_vectors")
         if (
             vectors is None
             or vectors.dtype != np.float32
@@ -452,6 +523,15 @@ class Doc2Vec(Word2Vec):
         counts = arrays.get("dv_doc_count")
         if counts is None or counts.shape != (len(keys),) or counts.dtype.kind not in "iu":
             raise ValueError(f"{fname!r}: dv_doc_count must hold one count per dv key")
+
+    def _restore_file_state(self, meta: dict, arrays: dict, fname) -> None:
+        self._check_file_state(meta, arrays, fname)
+        for name in DOC2VEC_SAVED:
+            setattr(self, name, int(meta[name]))
+        keys = meta["dv_keys"]
+        vectors = arrays["dv_vectors"]
+        lockf = np.array(arrays.get("dv_lockf", np.ones(1, np.float32)), dtype=np.float32)
+        counts = arrays["dv_doc_count"]
         dv = KeyedVectors(self.vector_size)
         dv.index_to_key = keys
         dv.key_to_index = {key: i for i, key in enumerate(keys)}

@@ -34,7 +34,7 @@ from hsw2v._guard import refuse_while_training
 from hsw2v.fasttext import _schema
 from hsw2v.fasttext._ngrams import ngram_hashes, subword_table
 from hsw2v.keyedvectors import KeyedVectors
-from hsw2v.keyedvectors._similarity import KEY_TYPES, REAL, unknown_key
+from hsw2v.keyedvectors._similarity import KEY_TYPES, REAL, key_list, unknown_key
 
 logger = logging.getLogger(__name__)
 
@@ -443,7 +443,7 @@ class FastTextKeyedVectors(KeyedVectors):
         """
         if isinstance(key_or_keys, KEY_TYPES):
             return self.get_vector(key_or_keys)
-        vectors = [self.get_vector(key) for key in key_or_keys]
+        vectors = [self.get_vector(key) for key in key_list(key_or_keys)]
         if not vectors:
             return np.zeros((0, self.vector_size), dtype=self.vectors.dtype)
         return np.vstack(vectors)

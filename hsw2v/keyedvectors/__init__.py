@@ -24,7 +24,13 @@ import numpy as np
 from hsw2v._guard import refuse_while_training
 from hsw2v.keyedvectors._evaluate import Evaluations
 from hsw2v.keyedvectors._files import KeyedVectorsFiles
-from hsw2v.keyedvectors._similarity import KEY_TYPES, REAL, SimilarityQueries, unknown_key
+from hsw2v.keyedvectors._similarity import (
+    KEY_TYPES,
+    REAL,
+    SimilarityQueries,
+    key_list,
+    unknown_key,
+)
 
 __all__ = ["KeyedVectors"]
 
@@ -292,7 +298,7 @@ class KeyedVectors(SimilarityQueries, Evaluations, KeyedVectorsFiles):
         """
         if isinstance(key_or_keys, KEY_TYPES):
             return self.get_vector(key_or_keys)
-        return self.vectors[[self.get_index(key) for key in key_or_keys]].reshape(
+        return self.vectors[[self.get_index(key) for key in key_list(key_or_keys)]].reshape(
             -1, self.vector_size
         )
 

@@ -9,6 +9,7 @@ for filling ``norms``).
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from numbers import Integral
 
 import numpy as np
@@ -34,6 +35,23 @@ def ensure_list(value):
     if isinstance(value, KEY_TYPES) or (isinstance(value, np.ndarray) and value.ndim == 1):
         return [value]
     return list(value)
+
+
+def key_list(key_or_keys) -> Iterable:
+    """``key_or_keys`` (not a key itself) as the iterable of keys it must be, or a TypeError
+    that says what a key is (bytes are not taken as a list of ints).
+
+    >>> key_list(None)
+    Traceback (most recent call last):
+        ...
+    TypeError: a key is a str or an int (or give a list of keys), got NoneType (None)
+    """
+    if isinstance(key_or_keys, bytes) or not isinstance(key_or_keys, Iterable):
+        raise TypeError(
+            f"a key is a str or an int (or give a list of keys), got "
+            f"{type(key_or_keys).__name__} ({key_or_keys!r:.80})"
+        )
+    return key_or_keys
 
 
 def unknown_key(key):

@@ -279,6 +279,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         self.effective_min_count = self.min_count
         self.raw_vocab: dict | None = None
         self._recording = None
+        self._pruning = None  # what max_vocab_size pruned in the last scan (vocab.Pruning)
         self.tree: Tree | None = None
         self.wv = KeyedVectors(self.vector_size)
         self.wv.vectors_lockf = no_lock_factors()
@@ -427,6 +428,10 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
     def _file_state(self) -> tuple[dict, dict]:
         """What a file of this class holds beyond Word2Vec's state: (meta, arrays)."""
         return {}, {}
+
+    def _check_file_state(self, meta: dict, arrays: dict, fname) -> None:
+        """A ValueError unless what :meth:`_file_state` wrote is what ``load()`` takes back
+        (``save()`` runs it before writing)."""
 
     def _restore_file_state(self, meta: dict, arrays: dict, fname) -> None:
         """Take back what :meth:`_file_state` wrote, from a checked file being loaded."""

@@ -72,21 +72,22 @@ def save_model(model, fname, separately, sep_limit, ignore, pickle_protocol) -> 
     more_meta, more_arrays = model._file_state()
     meta.update(more_meta)
     arrays.update(more_arrays)
-    refuse_unloadable(fname, meta, arrays, model.FILE_KIND)
+    refuse_unloadable(fname, meta, arrays, model.FILE_KIND, model._check_file_state)
     persist.save_bundle(fname, model.FILE_KIND, meta, arrays)
 
 
-def refuse_unloadable(fname, meta: dict, arrays: dict, kind: str = KIND) -> None:
+def refuse_unloadable(fname, meta: dict, arrays: dict, kind: str = KIND, check_more=None) -> None:
     """``save()`` never writes what ``load()`` would refuse: the same checks
-    (:func:`check_word2vec_bundle`) run on what is about to be written, and a ValueError
-    names what is wrong before any file is touched (a good file at ``fname`` stays)."""
-    persist.refuse_unloadable(
-        fname,
-        kind,
-        "this model",
-        lambda: check_word2vec_bundle(fname, meta, arrays),
-        meta["index_to_key"],
-    )
+    (:func:`check_word2vec_bundle`, then ``check_more(meta, arrays, fname)``: what the class
+    adds, Doc2Vec's) run on what is about to be written, and a ValueError names what is wrong
+    before any file is touched (a good file at ``fname`` stays)."""
+
+    def check():
+        check_word2vec_bundle(fname, meta, arrays)
+        if check_more is not None:
+            check_more(meta, arrays, fname)
+
+    persist.refuse_unloadable(fname, kind, "this model", check, meta["index_to_key"])
 
 
 def load_model(cls, fname, mmap=None):

@@ -21,7 +21,14 @@ from hsw2v.running.file_scan import count_file, file_mode_path
 from hsw2v.running.objectives import rebuild_lookups, reset_matrices
 from hsw2v.running.objectives.negative import make_cum_table
 from hsw2v.trees import word2vec_tree
-from hsw2v.vocab import Vocabulary, build_vocabulary, check_corpus, check_keys, scan_counts
+from hsw2v.vocab import (
+    Pruning,
+    Vocabulary,
+    build_vocabulary,
+    check_corpus,
+    check_keys,
+    scan_counts,
+)
 
 logger = logging.getLogger("hsw2v.word2vec")  # the model's log, as users know it
 
@@ -131,6 +138,7 @@ class VocabularyMixin:
         """
         refuse_while_training(self, "build_vocab_from_freq()")
         self.raw_vocab = check_keys(dict(word_freq), "word_freq holds")
+        self._pruning = Pruning()
         self._recording = None  # counts from elsewhere: no recording of their corpus
         self.corpus_count = corpus_count or 0
         self.corpus_total_words = int(sum(self.raw_vocab.values()))
@@ -163,6 +171,7 @@ class VocabularyMixin:
         path = file_mode_path(corpus_file)
         # a corpus proven unchanged between passes may be recorded (see cache_words)
         identity = corpus_identity(corpus) if self.cache_words > 0 and path is None else None
+        self._pruning = Pruning()
         if path is not None and not self.max_vocab_size:
             # the workers count their own byte ranges without the GIL (hsw2v.running.file_scan)
             self.raw_vocab, total_words, corpus_count = count_file(
@@ -176,6 +185,7 @@ class VocabularyMixin:
                 trim_rule,
                 progress_per,
                 record_tokens=0 if identity is None else self.cache_words,
+                pruning=self._pruning,
             )
         # the scanned token stream, reused by train() on the same, unchanged corpus (see
         # cache_words); the corpus is kept alive so that its identity stays its own
@@ -243,10 +253,9 @@ class VocabularyMixin:
         if dry_run:
             return report
         if not vocab.index_to_key:
+            pruning = self._pruning or Pruning()
             raise EmptyCorpusError(
-                f"the vocabulary is empty: no word occurs at least min_count={min_count} "
-                f"times in the corpus ({len(self.raw_vocab)} distinct words seen); lower "
-                "min_count or give a larger corpus"
+                f"the vocabulary is empty: {pruning.emptied(min_count, len(self.raw_vocab))}"
             )
         self.min_count = min_count
         self.sample = sample
