@@ -38,7 +38,7 @@ from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.keyedvectors._similarity import key_list
 from hsw2v.running.file_scan import file_mode_path
-from hsw2v.running.params import INT32_MAX, _p, param_error
+from hsw2v.running.params import INT32_MAX, _p, check_rows
 from hsw2v.running.passes import epoch_passes
 from hsw2v.vocab import Pruning, scan_counts
 from hsw2v.word2vec import MAX_WORDS_IN_BATCH, Word2Vec
@@ -62,12 +62,9 @@ DOC2VEC_SAVED = ("dbow_words", "dm_tag_count")
 def check_doc2vec_params(values: dict, where: str | None = None) -> None:
     """Check Doc2Vec's own parameters in ``values``; a ValueError names the one that is out
     of its range (prefixed by ``where``, e.g. a file, when given)."""
-    for p in DOC2VEC_PARAMS:
-        if p.name not in values or (p.name == "dm_mean" and values[p.name] is None):
-            continue
-        problem = param_error(p.name, values[p.name], (p.kind, p.low, p.high))
-        if problem is not None:
-            raise ValueError(problem if where is None else f"{where}: {problem}")
+    if values.get("dm_mean", 0) is None:  # None: cbow_mean's value
+        values = {name: value for name, value in values.items() if name != "dm_mean"}
+    check_rows(DOC2VEC_PARAMS, values, where)
 
 
 def _refuse_concat(dm_concat, dv, dv_mapfile) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 from hsw2v._guard import refuse_while_training
 from hsw2v.fasttext._keyedvectors import FastTextKeyedVectors
 from hsw2v.running.objectives import active
-from hsw2v.running.params import ARGUMENTS, INT32_MAX, _p, param_error
+from hsw2v.running.params import ARGUMENTS, INT32_MAX, _p, check_rows
 from hsw2v.word2vec import MAX_WORDS_IN_BATCH, Word2Vec
 
 # FastText's parameters beyond Word2Vec's (the same rows as hsw2v.running.params.PARAMS).
@@ -45,11 +45,7 @@ def check_fasttext_params(values: dict, where: str | None = None) -> None:
             f"word_ngrams must be 1, got {values['word_ngrams']!r}: FastText trains words and "
             "their character n-grams, not word n-grams (as gensim's FastText)"
         )
-    for p in FASTTEXT_PARAMS:
-        if p.name in values:
-            problem = param_error(p.name, values[p.name], (p.kind, p.low, p.high))
-            if problem is not None:
-                raise ValueError(problem if where is None else f"{where}: {problem}")
+    check_rows(FASTTEXT_PARAMS, values, where)
 
 
 class FastText(Word2Vec):

@@ -273,6 +273,17 @@ def param_error(name: str, value, spec: tuple | None = None) -> str | None:
     return None
 
 
+def check_rows(rows, values: dict, where: str | None = None) -> None:
+    """Check the value in ``values`` of each of ``rows`` (:class:`Param`s of a model's own
+    table, FastText's or Doc2Vec's) that ``values`` names; a ValueError names the first one
+    out of its range (prefixed by ``where``, e.g. a file, when given)."""
+    for p in rows:
+        if p.name in values:
+            problem = param_error(p.name, values[p.name], (p.kind, p.low, p.high))
+            if problem is not None:
+                raise ValueError(problem if where is None else f"{where}: {problem}")
+
+
 def check_word2vec_params(values: dict, where: str | None = None) -> None:
     """Check every known parameter in ``values`` against :data:`WORD2VEC_PARAMS`, and
     ``min_alpha <= alpha`` and ``hs or negative`` when both are given. Raises ValueError naming
