@@ -111,6 +111,38 @@ def test_vocab_table_maps_every_key_and_nothing_else():
     assert vocab.lookup(b"7") == -1
 
 
+def test_vocab_table_keeps_long_keys_and_first_ids():
+    """Keys of every length around a slot's 16 inline bytes (the longer ones stored apart),
+    keys that differ only past their 16th byte, and a key given twice (its first id stays)."""
+    keys = {("k" * n) + str(i): 1000 * n + i for n in (1, 7, 8, 15, 16, 17, 40) for i in range(3)}
+    keys |= {"x" * 16 + "a": 1, "x" * 16 + "b": 2, "x" * 16: 3}
+    vocab = Vocab(keys)
+    assert len(vocab) == len(keys)
+    for key, index in keys.items():
+        assert vocab.lookup(key.encode()) == index
+    for missing in ["x" * 16 + "c", "x" * 15, "x" * 17, "k" * 40, "k" * 41 + "0"]:
+        assert vocab.lookup(missing.encode()) == -1
+    with pytest.raises(ValueError, match="outside 0 to 2\\*\\*31"):
+        Vocab({"a": 2**31})
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab\u00e9\u4e2d \t\u3000x", max_size=12), max_size=60),
+    st.integers(1, 40),
+)
+def test_vocab_lookup_of_a_line_is_each_tokens_lookup(pieces, n_known):
+    """The grouped lookup of a line's tokens (hashed and prefetched 16 at a time, then
+    resolved) gives exactly the known tokens' ids, in order, as one lookup each does."""
+    line = " ".join(pieces)
+    tokens = line.split()
+    known = sorted(set(tokens))[:n_known]
+    ids = {key: 7 * k + 1 for k, key in enumerate(known)}
+    vocab = Vocab(ids)
+    assert [vocab.lookup(t.encode()) for t in tokens] == [ids.get(t, -1) for t in tokens]
+    assert vocab.lookup_line(line.encode()) == [ids[t] for t in tokens if t in ids]
+
+
 def test_linear_alpha_is_the_linear_schedule():
     for epoch, done in [(0, 0), (0, 37), (1, 50), (2, 99), (2, 1000)]:
         progress = (epoch + min(done / 100, 1.0)) / 3

@@ -170,3 +170,53 @@ print("ok")
                           timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().endswith("ok")
+
+
+def test_a_refused_file_trainer_closes_no_file_of_the_process(tmp_path):
+    """A FileTrainer whose arguments are refused owns no file: its end must not close the
+    process's descriptor 0 (it once took 0, the default of its unset field, for its own)."""
+    path = write_documents(tmp_path / "docs.txt", n=30)
+    script = f"""
+import gc, os
+from hsw2v import Doc2Vec
+from hsw2v._kernels._corpus_file import FileTrainer, Vocab
+from hsw2v.running.objectives import outputs_of
+from hsw2v.running.schedule import Schedule
+from hsw2v.running.trainer import trainer_settings
+model = Doc2Vec(corpus_file={str(path)!r}, vector_size=8, min_count=1)
+trainer = trainer_settings(model).build(model._input_matrix(), *outputs_of(model).values())
+try:
+    FileTrainer({str(path)!r}, trainer, Vocab(model.wv.key_to_index), 1, 100, 10_000,
+                Schedule(0.025, 0.0001, 1, 100, True, 1), documents=False)
+except ValueError:
+    pass
+gc.collect()
+os.fstat(0)
+print("descriptor 0 open")
+"""
+    done = subprocess.run([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "descriptor 0 open" in done.stdout
+
+
+def test_the_files_scan_is_the_documents_scan(tmp_path):
+    """Doc2Vec's ``build_vocab(corpus_file=...)`` counts the file in the workers' byte ranges
+    without the GIL: the same words in the same order, counts, documents (blank lines and a
+    last line without a newline included) and tags as the documents read one by one."""
+    path = write_documents(tmp_path / "docs.txt", n=200, blank_every=7)
+    with open(path, "ab") as f:
+        f.write(b"last line without a newline")
+    for workers in (1, 2, 3):
+        settings = dict(vector_size=8, min_count=1, workers=workers, seed=3)
+        from_file = Doc2Vec(**settings)
+        from_file.build_vocab(corpus_file=str(path))
+        documents = Doc2Vec(**settings)
+        documents.build_vocab(TaggedLineDocument(str(path)))
+        assert from_file.wv.index_to_key == documents.wv.index_to_key
+        assert from_file.wv.expandos["count"].tolist() == documents.wv.expandos["count"].tolist()
+        assert (from_file.corpus_count, from_file.corpus_total_words) == (
+            documents.corpus_count, documents.corpus_total_words)  # fmt: skip
+        assert from_file.corpus_count == 201
+        assert from_file.dv.index_to_key == documents.dv.index_to_key == list(range(201))
+        np.testing.assert_array_equal(from_file.dv.vectors, documents.dv.vectors)

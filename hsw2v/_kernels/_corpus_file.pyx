@@ -75,13 +75,14 @@ The token -> id table uses open addressing with linear probing over a power-of-t
 most half full, hashed with 64-bit FNV-1a (Fowler, Noll & Vo; ``offset basis
 14695981039346656037``, ``prime 1099511628211``).
 
-Each nogil routine has a Python-callable twin (``split_line``, ``lookup``, ``read_range``,
+Each nogil routine has a Python-callable twin (``split_line``, ``lookup``, ``lookup_line``, ``read_range``,
 ``encode_range``; the schedule's is ``hsw2v._kernels._rates.linear_alpha``) that the tests compare
 with ``LineSentence`` and ``key_to_index``.
 
 Files. The nogil pieces are cimported inline modules, each with its own names: result codes
-(``reader/_codes.pxd``), the line splitter (``reader/_utf8_split.pxd``), the token table
-(``reader/_token_table.pxd``), the range reader (``reader/_lines.pxd``), one range's jobs
+(``reader/_codes.pxd``), the line splitter (``reader/_utf8_split.pxd``), the counting table
+(``reader/_token_table.pxd``), the vocabulary's read-only table (``reader/_lookup.pxd``: one
+cache line a token, a line's tokens looked up in prefetched groups), the range reader (``reader/_lines.pxd``), one range's jobs
 (``reader/_range.pxd``), their replay (``reader/_replay.pxd``) and the read-ahead hand-off
 (``reader/_ahead.pxd``). This file keeps the Python entry points, ``Vocab`` (the table's
 owner), ``FileTrainer``, and ``RangeReader`` (included from ``_corpus_file_ahead.pxi``).
@@ -92,7 +93,7 @@ from cpython.pythread cimport (
 )
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 import os
@@ -114,9 +115,10 @@ from hsw2v._kernels.reader._range cimport (
 from hsw2v._kernels.reader._replay cimport (
     Recorder, record_batch, recorder_clear, replay_nogil, train_and_record_batch,
 )
-from hsw2v._kernels.reader._token_table cimport (
-    Table, fnv1a, table_add, table_find, table_free, table_init, table_lookup,
+from hsw2v._kernels.reader._lookup cimport (
+    Lookup, append_known, lookup, lookup_add, lookup_free, lookup_init,
 )
+from hsw2v._kernels.reader._token_table cimport Table, table_free, table_init
 from hsw2v._kernels.reader._utf8_split cimport Spans, split_tokens
 from hsw2v._kernels.train._model cimport INPUT_DOC_CONTEXT, INPUT_DOC_WINDOW
 
@@ -132,41 +134,62 @@ cdef class Vocab:
     (1, -1, 2)
     """
 
-    cdef Table t
+    cdef Lookup t
 
     def __cinit__(self, dict key_to_index):
-        if table_init(&self.t, len(key_to_index)) != OK:
+        if lookup_init(&self.t, len(key_to_index)) != OK:
             raise MemoryError("could not allocate the vocabulary table")
         cdef bytes raw
-        cdef const uint8_t *p
-        cdef Py_ssize_t n
-        cdef uint64_t h
-        cdef int64_t i
         for key, index in key_to_index.items():
             if type(key) is not str:
                 continue
+            if not 0 <= index < 2**31:
+                raise ValueError(f"word id {index!r} of {key!r} is outside 0 to 2**31 - 1")
             try:
                 raw = (<str>key).encode("utf-8")
             except UnicodeEncodeError:
                 continue
-            p = <const uint8_t *><char *>raw
-            n = len(raw)
-            h = fnv1a(p, n)
-            i = table_find(&self.t, p, n, h)
-            if self.t.slot[i] >= 0:
-                continue
-            if table_add(&self.t, p, n, h, i, index) != OK:
+            if lookup_add(&self.t, <const uint8_t *><char *>raw, len(raw), index) == ERR_MEMORY:
                 raise MemoryError("could not allocate the vocabulary table")
 
     def __dealloc__(self):
-        table_free(&self.t)
+        lookup_free(&self.t)
 
     def __len__(self):
         return self.t.n
 
     def lookup(self, bytes token):
         """Twin of the nogil lookup: the word id of a token's UTF-8 bytes, or -1."""
-        return table_lookup(&self.t, <const uint8_t *><char *>token, len(token))
+        return lookup(&self.t, <const uint8_t *><char *>token, len(token))
+
+    def lookup_line(self, bytes line):
+        """Twin of the nogil lookup of a line's tokens (``append_known``): the word ids of
+        the known tokens of ``line.split()`` (UTF-8 bytes), in order.
+
+        >>> Vocab({"the": 0, "cat": 1}).lookup_line(b"the dog the cat")
+        [0, 0, 1]
+        """
+        cdef Spans sp
+        cdef int rc
+        cdef int64_t n_ids = 0, bad = 0, k
+        cdef const uint8_t *p = <const uint8_t *><char *>line
+        cdef int32_t *ids = NULL
+        memset(&sp, 0, sizeof(Spans))
+        try:
+            rc = split_tokens(p, len(line), &sp, &bad)
+            if rc == ERR_MEMORY:
+                raise MemoryError()
+            if rc == ERR_UTF8:
+                raise UnicodeDecodeError("utf-8", line, bad, bad + 1, "invalid UTF-8")
+            ids = <int32_t *>malloc(max(sp.n, 1) * sizeof(int32_t))
+            if ids == NULL:
+                raise MemoryError()
+            append_known(&self.t, p, sp.start, sp.length, sp.n, ids, &n_ids)
+            return [ids[k] for k in range(n_ids)]
+        finally:
+            free(ids)
+            free(sp.start)
+            free(sp.length)
 
 
 cdef raise_failure(const Failure *fail, str path):
@@ -408,6 +431,9 @@ cdef class FileTrainer:
     cdef int n_recordings
     cdef readonly bint read_ahead
     cdef object reader_pool
+
+    def __cinit__(self, *args, **kwargs):
+        self.fd = -1  # no file of its own until begin_epoch (an __init__ that raises closes none)
 
     def __init__(self, path, Trainer trainer, Vocab vocab, int workers, int64_t batch_words,
                  int64_t max_sentence_length, schedule, int64_t cache_words=0,

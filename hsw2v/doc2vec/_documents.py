@@ -139,6 +139,16 @@ class TagScan:
                 self.keys[tag] = seen + 1
         self.documents += 1
 
+    def add_line_numbers(self, lines: int) -> None:
+        """The tags of ``lines`` documents each tagged with its line number from 0
+        (:class:`hsw2v.corpora.TaggedLineDocument`'s), as :meth:`add` would take them."""
+        if lines > 0 and lines - 1 > self.max_int:
+            check_int_tag(lines - 1, f"document #{lines - 1} has", self.vector_size)
+            self.max_int = lines - 1
+        for tag in range(lines):
+            self.int_docs[tag] = self.int_docs.get(tag, 0) + 1
+        self.documents += lines
+
     @property
     def rows(self) -> int:
         """The rows of ``model.dv`` these tags need."""

@@ -18,6 +18,7 @@ rows as one more input kind of the one training step
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Iterable
 
@@ -37,7 +38,7 @@ from hsw2v.doc2vec._inference import infer_vector
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.keyedvectors._similarity import key_list
-from hsw2v.running.file_scan import file_mode_path
+from hsw2v.running.file_scan import count_file, file_mode_path, lines_before
 from hsw2v.running.params import INT32_MAX, _p, check_rows
 from hsw2v.running.passes import epoch_passes
 from hsw2v.vocab import Pruning, scan_counts
@@ -301,8 +302,10 @@ class Doc2Vec(Word2Vec):
     @staticmethod
     def _check_corpus(corpus_iterable) -> None:
         """A TypeError unless ``corpus_iterable`` is an iterable of documents."""
-        if corpus_iterable is None or isinstance(corpus_iterable, (str, bytes)) or not isinstance(
-            corpus_iterable, Iterable
+        if (
+            corpus_iterable is None
+            or isinstance(corpus_iterable, (str, bytes))
+            or not isinstance(corpus_iterable, Iterable)
         ):
             raise TypeError(
                 "the documents must be an iterable of TaggedDocument(words, tags), e.g. "
@@ -332,13 +335,23 @@ class Doc2Vec(Word2Vec):
         started = time.perf_counter()
         tags = TagScan(self.vector_size)
         self._pruning = Pruning()
-        self.raw_vocab, total_words, corpus_count, _ = scan_counts(
-            words_of(corpus, tags),
-            self.max_vocab_size,
-            trim_rule,
-            progress_per,
-            pruning=self._pruning,
-        )
+        path = file_mode_path(corpus_file)
+        if path is not None and not self.max_vocab_size:
+            # the workers count their own byte ranges without the GIL, as Word2Vec's scan;
+            # the documents are the file's lines, tagged with their numbers
+            self.raw_vocab, total_words, _ = count_file(
+                path, self.workers if workers is None else int(workers)
+            )
+            corpus_count = lines_before(path, [os.path.getsize(path)])[0]
+            tags.add_line_numbers(corpus_count)
+        else:
+            self.raw_vocab, total_words, corpus_count, _ = scan_counts(
+                words_of(corpus, tags),
+                self.max_vocab_size,
+                trim_rule,
+                progress_per,
+                pruning=self._pruning,
+            )
         self._recording = None
         if corpus_count == 0:
             raise EmptyCorpusError("the corpus is empty: it yielded no documents")

@@ -1,6 +1,6 @@
 """Result codes of the ``corpus_file`` reader's nogil routines, and its one ``realloc`` helper.
 
-Design note: every nogil routine of the reader (``_utf8_split``, ``_token_table``,
+Design note: every nogil routine of the reader (``_utf8_split``, ``_token_table``, ``_lookup``,
 ``_lines``, ``_range``, ``_replay``) returns ``OK`` or one of these codes;
 ``_corpus_file.raise_failure`` turns them into Python errors with the GIL.
 """

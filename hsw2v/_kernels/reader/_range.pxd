@@ -20,7 +20,8 @@ from libc.stdlib cimport free, malloc
 from hsw2v._kernels._rates cimport schedule_alpha
 from hsw2v._kernels.reader._codes cimport ERR_IO, ERR_MEMORY, OK, resize
 from hsw2v._kernels.reader._lines cimport Failure, Reader, next_line_tokens
-from hsw2v._kernels.reader._token_table cimport Table, table_count, table_lookup
+from hsw2v._kernels.reader._lookup cimport Lookup, append_known
+from hsw2v._kernels.reader._token_table cimport Table, table_count
 from hsw2v._kernels.reader._utf8_split cimport Spans
 from hsw2v._kernels.train._model cimport ModelView, job_fn
 from hsw2v._kernels.train._rng cimport job_seed_nogil
@@ -151,13 +152,13 @@ cdef inline int train_batch(const Run *run, Batch *b, int64_t thread, int64_t jo
     return OK
 
 
-cdef inline int train_range_nogil(const Run *run, const Table *vocab, Reader *r, int64_t thread,
+cdef inline int train_range_nogil(const Run *run, const Lookup *vocab, Reader *r, int64_t thread,
                            double *loss, Failure *fail) noexcept nogil:
     """Train every line of the range; see the design note (D, E)."""
     cdef Spans sp
     cdef Batch b
     cdef const uint8_t *line
-    cdef int64_t length, chunk, k, stop_at, id_, job = 0, doc = run.first_doc
+    cdef int64_t length, chunk, stop_at, job = 0, doc = run.first_doc
     cdef int rc = OK
     sp.start = NULL
     sp.length = NULL
@@ -180,11 +181,7 @@ cdef inline int train_range_nogil(const Run *run, const Table *vocab, Reader *r,
                 b.ids[b.n_ids] = <int32_t>(-doc - 1)
                 b.n_ids += 1
             doc += 1
-            for k in range(sp.n):
-                id_ = table_lookup(vocab, line + sp.start[k], sp.length[k])
-                if id_ >= 0:
-                    b.ids[b.n_ids] = <int32_t>id_
-                    b.n_ids += 1
+            append_known(vocab, line, sp.start, sp.length, sp.n, b.ids, &b.n_ids)
             b.raw += sp.n
             b.ends[b.n_sentences] = b.n_ids
             b.n_sentences += 1
@@ -200,11 +197,8 @@ cdef inline int train_range_nogil(const Run *run, const Table *vocab, Reader *r,
                             sizeof(int64_t))):
                 rc = ERR_MEMORY
                 break
-            for k in range(chunk, stop_at):
-                id_ = table_lookup(vocab, line + sp.start[k], sp.length[k])
-                if id_ >= 0:
-                    b.ids[b.n_ids] = <int32_t>id_
-                    b.n_ids += 1
+            append_known(vocab, line, sp.start + chunk, sp.length + chunk, stop_at - chunk,
+                         b.ids, &b.n_ids)
             b.raw += stop_at - chunk
             b.ends[b.n_sentences] = b.n_ids
             b.n_sentences += 1

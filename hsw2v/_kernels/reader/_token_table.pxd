@@ -1,7 +1,8 @@
 """Token bytes -> word id: an open-addressing hash table (linear probing, 64-bit FNV-1a).
 
-Design note: ``_corpus_file`` design note (after G). The vocabulary's table is read-only
-while threads train (``_corpus_file.Vocab`` owns it); each counting thread fills its own.
+Design note: ``_corpus_file`` design note (after G). Each counting thread fills its own (the
+vocabulary scan, ``_recording``); the vocabulary's read-only table for training is
+``reader/_lookup.pxd``'s, which hashes with the same ``fnv1a``.
 """
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
