@@ -170,17 +170,12 @@ cdef class Vocab:
         [0, 0, 1]
         """
         cdef Spans sp
-        cdef int rc
-        cdef int64_t n_ids = 0, bad = 0, k
+        cdef int64_t n_ids = 0, k
         cdef const uint8_t *p = <const uint8_t *><char *>line
         cdef int32_t *ids = NULL
         memset(&sp, 0, sizeof(Spans))
         try:
-            rc = split_tokens(p, len(line), &sp, &bad)
-            if rc == ERR_MEMORY:
-                raise MemoryError()
-            if rc == ERR_UTF8:
-                raise UnicodeDecodeError("utf-8", line, bad, bad + 1, "invalid UTF-8")
+            split_or_raise(line, &sp)
             ids = <int32_t *>malloc(max(sp.n, 1) * sizeof(int32_t))
             if ids == NULL:
                 raise MemoryError()
@@ -190,6 +185,18 @@ cdef class Vocab:
             free(ids)
             free(sp.start)
             free(sp.length)
+
+
+cdef int split_or_raise(bytes line, Spans *sp) except -1:
+    """The twins' split of one line into ``sp`` (the caller frees its arrays): a
+    UnicodeDecodeError at the first invalid byte, a MemoryError when out of memory."""
+    cdef int64_t bad = 0
+    cdef int rc = split_tokens(<const uint8_t *><char *>line, len(line), sp, &bad)
+    if rc == ERR_MEMORY:
+        raise MemoryError()
+    if rc == ERR_UTF8:
+        raise UnicodeDecodeError("utf-8", line, bad, bad + 1, "invalid UTF-8")
+    return 0
 
 
 cdef raise_failure(const Failure *fail, str path):
@@ -221,18 +228,10 @@ def split_line(bytes line):
     [b'a', b'b', b'c']
     """
     cdef Spans sp
-    cdef int64_t bad = 0, k
-    cdef const uint8_t *p = <const uint8_t *><char *>line
-    sp.start = NULL
-    sp.length = NULL
-    sp.n = 0
-    sp.capacity = 0
+    cdef int64_t k
+    memset(&sp, 0, sizeof(Spans))
     try:
-        rc = split_tokens(p, len(line), &sp, &bad)
-        if rc == ERR_MEMORY:
-            raise MemoryError()
-        if rc == ERR_UTF8:
-            raise UnicodeDecodeError("utf-8", line, bad, bad + 1, "invalid UTF-8")
+        split_or_raise(line, &sp)
         return [line[sp.start[k]:sp.start[k] + sp.length[k]] for k in range(sp.n)]
     finally:
         free(sp.start)
