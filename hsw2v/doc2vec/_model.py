@@ -38,7 +38,7 @@ from hsw2v.doc2vec._inference import infer_vector
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.keyedvectors import KeyedVectors
 from hsw2v.keyedvectors._similarity import key_list
-from hsw2v.running.file_scan import count_file, file_mode_path, lines_before
+from hsw2v.running.file_scan import file_mode_path, lines_before
 from hsw2v.running.params import INT32_MAX, _p, check_rows
 from hsw2v.running.passes import epoch_passes
 from hsw2v.vocab import Pruning, scan_counts
@@ -336,12 +336,9 @@ class Doc2Vec(Word2Vec):
         tags = TagScan(self.vector_size)
         self._pruning = Pruning()
         path = file_mode_path(corpus_file)
-        if path is not None and not self.max_vocab_size:
-            # the workers count their own byte ranges without the GIL, as Word2Vec's scan;
-            # the documents are the file's lines, tagged with their numbers
-            self.raw_vocab, total_words, _ = count_file(
-                path, self.workers if workers is None else int(workers)
-            )
+        counted = self._count_file(path, workers)
+        if counted is not None:  # the documents are the file's lines, tagged with their numbers
+            self.raw_vocab, total_words, _ = counted
             corpus_count = lines_before(path, [os.path.getsize(path)])[0]
             tags.add_line_numbers(corpus_count)
         else:

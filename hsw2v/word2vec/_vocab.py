@@ -145,6 +145,16 @@ class VocabularyMixin:
         self.prepare_vocab(update=update, keep_raw_vocab=keep_raw_vocab, trim_rule=trim_rule)
         self.prepare_weights(update=update)
 
+    def _count_file(self, path, workers):
+        """``(counts, raw words, sentences)`` of a local ``corpus_file`` (``path``, from
+        ``file_mode_path``), counted by the workers in their own byte ranges without the GIL
+        (:func:`hsw2v.running.file_scan.count_file`); None where the scan reads the corpus in
+        Python instead: no local path, or ``max_vocab_size``, whose pruning that count does
+        not do."""
+        if path is None or self.max_vocab_size:
+            return None
+        return count_file(path, self.workers if workers is None else int(workers))
+
     def scan_vocab(
         self,
         corpus_iterable=None,
@@ -172,11 +182,9 @@ class VocabularyMixin:
         # a corpus proven unchanged between passes may be recorded (see cache_words)
         identity = corpus_identity(corpus) if self.cache_words > 0 and path is None else None
         self._pruning = Pruning()
-        if path is not None and not self.max_vocab_size:
-            # the workers count their own byte ranges without the GIL (hsw2v.running.file_scan)
-            self.raw_vocab, total_words, corpus_count = count_file(
-                path, self.workers if workers is None else int(workers)
-            )
+        counted = self._count_file(path, workers)
+        if counted is not None:
+            self.raw_vocab, total_words, corpus_count = counted
             recording = None
         else:
             self.raw_vocab, total_words, corpus_count, recording = scan_counts(
