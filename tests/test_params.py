@@ -16,6 +16,7 @@ import re
 import numpy as np
 import pytest
 
+import hsw2v
 from hsw2v import cli, params
 from hsw2v._dist_tasks import RunSpec
 from hsw2v.word2vec import Word2Vec
@@ -199,3 +200,16 @@ def test_cli_flags_are_checked_against_the_table(flag, text):
     parser = _train_parser()
     with pytest.raises(cli.UsageError, match=re.escape(flag)):
         parser.parse_args(["c.txt", flag, text])
+
+
+def test_fasttext_and_doc2vec_signatures_keep_the_tables_defaults():
+    """FastText's and Doc2Vec's gensim signatures repeat Word2Vec's arguments (gensim's order
+    and layout, for a drop-in); each such argument's default is the table's, but for Doc2Vec's
+    epochs (gensim's 10)."""
+    for cls, own, at_least in [(hsw2v.FastText, {}, 28), (hsw2v.Doc2Vec, {"epochs": 10}, 8)]:
+        signature = inspect.signature(cls.__init__).parameters
+        shared = [n for n in signature if n in params.BY_NAME and params.BY_NAME[n].argument]
+        assert len(shared) >= at_least, (cls.__name__, shared)
+        for name in shared:
+            expected = own.get(name, params.BY_NAME[name].default)
+            assert signature[name].default == expected, (cls.__name__, name)

@@ -96,6 +96,22 @@ def _add_command(commands: Any, name: str, help: str, description: str, examples
     )
 
 
+MODEL_OR_VECTORS = "native model or word2vec file"
+
+
+def _add_query(commands: Any, name: str, help: str, description: str, examples: str, *,
+               handler: Any, model_help: str, words: list, topn: tuple) -> Any:
+    """A query command: MODEL, its word arguments (``(dest, metavar, nargs)`` each), ``-n``
+    / ``--topn`` (``(default, help)``) and the function that answers it."""
+    parser = _add_command(commands, name, help, description, examples)
+    parser.add_argument("model", metavar="MODEL", help=model_help)
+    for dest, metavar, nargs in words:
+        parser.add_argument(dest, metavar=metavar, nargs=nargs)
+    parser.add_argument("-n", "--topn", type=_positive_int, default=topn[0], help=topn[1])
+    parser.set_defaults(handler=handler)
+    return parser
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from hsw2v._version import __version__
 
@@ -313,7 +329,7 @@ def _add_training_options(train: Any) -> None:
 
 
 def _add_queries(commands: Any) -> None:
-    similar = _add_command(
+    similar = _add_query(
         commands,
         "similar",
         help="nearest neighbours of words",
@@ -323,19 +339,19 @@ hsw2v similar corpus.hsw2v king
 hsw2v similar vectors.bin king queen --topn 5
 hsw2v similar docs.hsw2v 0 17 --docs
 """,
+        handler=_run_similar,
+        model_help=MODEL_OR_VECTORS,
+        words=[("words", "WORD", "+")],
+        topn=(10, "neighbours shown"),
     )
-    similar.add_argument("model", metavar="MODEL", help="native model or word2vec file")
-    similar.add_argument("words", metavar="WORD", nargs="+")
-    similar.add_argument("-n", "--topn", type=_positive_int, default=10, help="neighbours shown")
     similar.add_argument(
         "--docs",
         action="store_true",
         help="the WORDs are document tags of a Doc2Vec model (a line number, from 0, for "
         "'hsw2v train --model doc2vec'): print their nearest documents",
     )
-    similar.set_defaults(handler=_run_similar)
 
-    analogy = _add_command(
+    _add_query(
         commands,
         "analogy",
         help="A is to B as C is to ?",
@@ -346,15 +362,13 @@ hsw2v similar docs.hsw2v 0 17 --docs
         examples="""
 hsw2v analogy corpus.hsw2v man king woman
 """,
+        handler=_run_analogy,
+        model_help=MODEL_OR_VECTORS,
+        words=[("a", "A", None), ("b", "B", None), ("c", "C", None)],
+        topn=(5, "answers shown"),
     )
-    analogy.add_argument("model", metavar="MODEL", help="native model or word2vec file")
-    analogy.add_argument("a", metavar="A")
-    analogy.add_argument("b", metavar="B")
-    analogy.add_argument("c", metavar="C")
-    analogy.add_argument("-n", "--topn", type=_positive_int, default=5, help="answers shown")
-    analogy.set_defaults(handler=_run_analogy)
 
-    predict = _add_command(
+    _add_query(
         commands,
         "predict",
         help="most probable centre words for a context",
@@ -366,11 +380,11 @@ hsw2v analogy corpus.hsw2v man king woman
         examples="""
 hsw2v predict corpus.hsw2v the king of
 """,
+        handler=_run_predict,
+        model_help="native model written by 'hsw2v train'",
+        words=[("context", "CONTEXT", "+")],
+        topn=(10, "words shown"),
     )
-    predict.add_argument("model", metavar="MODEL", help="native model written by 'hsw2v train'")
-    predict.add_argument("context", metavar="CONTEXT", nargs="+")
-    predict.add_argument("-n", "--topn", type=_positive_int, default=10, help="words shown")
-    predict.set_defaults(handler=_run_predict)
 
     evaluate = _add_command(
         commands,
@@ -387,7 +401,7 @@ hsw2v eval corpus.hsw2v --analogies questions-words.txt
 hsw2v eval vectors.bin --pairs wordsim353.tsv --analogies questions-words.txt
 """,
     )
-    evaluate.add_argument("model", metavar="MODEL", help="native model or word2vec file")
+    evaluate.add_argument("model", metavar="MODEL", help=MODEL_OR_VECTORS)
     evaluate.add_argument("--analogies", metavar="FILE", help="analogy questions")
     evaluate.add_argument("--pairs", metavar="FILE", help="word pairs with similarity scores")
     evaluate.add_argument(
@@ -447,7 +461,7 @@ hsw2v info corpus.hsw2v
 hsw2v info --build
 """,
     )
-    info.add_argument("model", metavar="MODEL", nargs="?", help="native model or word2vec file")
+    info.add_argument("model", metavar="MODEL", nargs="?", help=MODEL_OR_VECTORS)
     info.add_argument(
         "--build",
         action="store_true",

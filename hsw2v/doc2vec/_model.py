@@ -179,24 +179,9 @@ class Doc2Vec(Word2Vec):
     FILE_KIND = "Doc2Vec"
 
     def __init__(
-        self,
-        documents=None,
-        corpus_file=None,
-        vector_size=100,
-        dm_mean=None,
-        dm=1,
-        dbow_words=0,
-        dm_concat=0,
-        dm_tag_count=1,
-        dv=None,
-        dv_mapfile=None,
-        comment=None,
-        trim_rule=None,
-        callbacks=(),
-        window=5,
-        epochs=10,
-        shrink_windows=True,
-        **kwargs,
+        self, documents=None, corpus_file=None, vector_size=100, dm_mean=None, dm=1, dbow_words=0,
+        dm_concat=0, dm_tag_count=1, dv=None, dv_mapfile=None, comment=None, trim_rule=None,
+        callbacks=(), window=5, epochs=10, shrink_windows=True, **kwargs,
     ):
         check_doc2vec_params(
             {
@@ -321,11 +306,7 @@ class Doc2Vec(Word2Vec):
         )
 
     def scan_vocab(
-        self,
-        corpus_iterable=None,
-        corpus_file=None,
-        progress_per=10000,
-        workers=None,
+        self, corpus_iterable=None, corpus_file=None, progress_per=10000, workers=None,
         trim_rule=None,
     ):
         """Count the documents' words and collect their tags (one streaming pass); returns

@@ -78,6 +78,20 @@ __all__ = ["load_facebook_model", "load_facebook_vectors", "save_facebook_model"
 
 logger = logging.getLogger(__name__)
 
+# The fastText ``Args`` that are one FastText setting under another name (the table above):
+# fastText's name, hsw2v's (gensim's), whether a model keeps it itself or on its ``wv``, and the
+# type a .bin file stores. Loading reads them one way, saving the other.
+SAME_ARGS = (
+    ("dim", "vector_size", "model", int),
+    ("ws", "window", "model", int),
+    ("epoch", "epochs", "model", int),
+    ("minCount", "min_count", "model", int),
+    ("t", "sample", "model", float),
+    ("minn", "min_n", "wv", int),
+    ("maxn", "max_n", "wv", int),
+    ("bucket", "bucket", "wv", int),
+)
+
 EOS = "</s>"  # fastText's end-of-line token: one per line read
 FASTTEXT_NEGATIVE = 5  # fastText's default -neg, written for hs models (unused by hs)
 
@@ -200,17 +214,10 @@ def load_facebook_model(path, encoding="utf-8"):
         raise ValueError(f"{where!r}: -loss ns with neg={fb.neg} negative samples")
     hs = int(fb.loss == "hs")
     model = FastText(
-        vector_size=fb.dim,
-        window=fb.ws,
-        epochs=fb.epoch,
-        min_count=fb.minCount,
-        sample=fb.t,
+        **{ours: getattr(fb, theirs) for theirs, ours, _, _ in SAME_ARGS},
         sg=int(fb.model == "skipgram"),
         hs=hs,
         negative=0 if hs else fb.neg,
-        min_n=fb.minn,
-        max_n=fb.maxn,
-        bucket=fb.bucket,
     )
     words = fb.words[: fb.nwords]
     counts = np.asarray(fb.counts[: fb.nwords], dtype=np.int64)
@@ -265,10 +272,9 @@ def load_facebook_vectors(path, encoding="utf-8"):
     --------
     >>> import os, tempfile
     >>> from hsw2v.fasttext import FastText
-    >>> model = FastText([["a", "b", "a"]] * 20, vector_size=4, min_count=1, bucket=50,
-    ...                  workers=1, epochs=1)
-    >>> path = os.path.join(tempfile.mkdtemp(), "m.bin"); save_facebook_model(model, path)
-    >>> kv = load_facebook_vectors(path)
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.bin")
+    >>> model = FastText([["a", "b", "a"]] * 20, sg=1, vector_size=4, min_count=1, bucket=50, workers=1)
+    >>> save_facebook_model(model, path); kv = load_facebook_vectors(path)
     >>> kv.index_to_key, bool((kv["abc"] == model.wv["abc"]).all())
     (['a', 'b'], True)
     """
@@ -377,19 +383,15 @@ def save_facebook_model(model, path, encoding="utf-8", lr_update_rate=100, word_
     else:
         loss, neg, output = "ns", model.negative, np.asarray(model.syn1neg, dtype=np.float32)
     fb = FacebookModel(
-        dim=int(model.vector_size),
-        ws=int(model.window),
-        epoch=int(model.epochs),
-        minCount=int(model.min_count),
+        **{
+            theirs: kind(getattr(wv if owner == "wv" else model, ours))
+            for theirs, ours, owner, kind in SAME_ARGS
+        },
         neg=int(neg),
         wordNgrams=int(word_ngrams),
         loss=loss,
         model="skipgram" if model.sg else "cbow",
-        bucket=int(wv.bucket),
-        minn=int(wv.min_n),
-        maxn=int(wv.max_n),
         lrUpdateRate=int(lr_update_rate),
-        t=float(model.sample),
         words=_encoded_words(wv.index_to_key, encoding),
         counts=np.asarray(wv.expandos["count"], dtype=np.int64),
         entry_types=np.zeros(n, dtype=np.int8),

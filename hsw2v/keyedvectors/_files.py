@@ -148,15 +148,7 @@ class KeyedVectorsFiles:
         [0.0, 1.0]
         """
         return _word2vec_format.read_word2vec(
-            cls,
-            fname,
-            fvocab,
-            binary,
-            encoding,
-            unicode_errors,
-            limit,
-            datatype,
-            no_header,
+            cls, fname, fvocab, binary, encoding, unicode_errors, limit, datatype, no_header,
             allow_nonfinite,
         )
 
@@ -200,12 +192,7 @@ class KeyedVectorsFiles:
         return kv_from_gensim(gensim_kv, cls=cls)
 
     def save(
-        self,
-        fname,
-        separately=None,
-        sep_limit=10 * 1024**2,
-        ignore=frozenset(),
-        pickle_protocol=4,
+        self, fname, separately=None, sep_limit=10 * 1024**2, ignore=frozenset(), pickle_protocol=4,
     ):
         """Save to one pickle-free file (see :mod:`hsw2v.persist`), atomically.
 

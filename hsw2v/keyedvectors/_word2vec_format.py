@@ -319,15 +319,7 @@ def _rows_to_allocate(fname, vocab_size, vector_size, binary, header_len):
 
 
 def read_word2vec(
-    cls,
-    fname,
-    fvocab,
-    binary,
-    encoding,
-    unicode_errors,
-    limit,
-    datatype,
-    no_header,
+    cls, fname, fvocab, binary, encoding, unicode_errors, limit, datatype, no_header,
     allow_nonfinite,
 ):
     """Read a word2vec C format file: the body of :meth:`KeyedVectors.load_word2vec_format`,

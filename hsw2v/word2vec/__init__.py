@@ -216,38 +216,12 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         raise missing_attribute(self, "model", name)
 
     def __init__(
-        self,
-        sentences=None,
-        corpus_file=None,
-        vector_size=100,
-        alpha=0.025,
-        window=5,
-        min_count=5,
-        max_vocab_size=None,
-        sample=1e-3,
-        seed=1,
-        workers=3,
-        min_alpha=0.0001,
-        sg=0,
-        hs=None,
-        negative=None,
-        ns_exponent=0.75,
-        cbow_mean=1,
-        hashfxn=hash,
-        epochs=5,
-        null_word=0,
-        trim_rule=None,
-        sorted_vocab=1,
-        batch_words=MAX_WORDS_IN_BATCH,
-        compute_loss=False,
-        callbacks=(),
-        comment=None,
-        max_final_vocab=None,
-        shrink_windows=True,
-        cache_words=100_000_000,
-        kernel=None,
-        tree="huffman",
-        shared_negatives=True,
+        self, sentences=None, corpus_file=None, vector_size=100, alpha=0.025, window=5, min_count=5,
+        max_vocab_size=None, sample=1e-3, seed=1, workers=3, min_alpha=0.0001, sg=0, hs=None,
+        negative=None, ns_exponent=0.75, cbow_mean=1, hashfxn=hash, epochs=5, null_word=0,
+        trim_rule=None, sorted_vocab=1, batch_words=MAX_WORDS_IN_BATCH, compute_loss=False,
+        callbacks=(), comment=None, max_final_vocab=None, shrink_windows=True,
+        cache_words=100_000_000, kernel=None, tree="huffman", shared_negatives=True,
     ):
         # every argument the table checks, checked once (hsw2v.running.params); keep this line first
         given = {name: value for name, value in locals().items() if name in ARGUMENTS}
@@ -394,6 +368,21 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
             self.wv.init_sims(replace=replace)
 
     # ---------------------------------------------------------------- gensim
+    @classmethod
+    def from_gensim(cls, gensim_model):
+        """An hsw2v model equal to a gensim hs model; see :func:`hsw2v.gensim_compat.from_gensim`.
+
+        Examples
+        --------
+        >>> from gensim.models import Word2Vec as GensimWord2Vec
+        >>> g = GensimWord2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1, epochs=1, hs=1, negative=0)
+        >>> model = Word2Vec.from_gensim(g); bool((model.syn1 == g.syn1).all())
+        True
+        >>> type(model).__name__, model.wv.index_to_key
+        ('Word2Vec', ['a', 'b'])
+        """
+        return from_gensim(gensim_model, cls)
+
     def to_gensim(self):
         """An equal ``gensim.models.Word2Vec``; see :func:`hsw2v.gensim_compat.to_gensim`.
 
@@ -406,21 +395,6 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         ('gensim.models.word2vec', ['a', 'b'], True)
         """
         return to_gensim(self)
-
-    @classmethod
-    def from_gensim(cls, gensim_model):
-        """An hsw2v model equal to a gensim hs model; see :func:`hsw2v.gensim_compat.from_gensim`.
-
-        Examples
-        --------
-        >>> from gensim.models import Word2Vec as GensimWord2Vec
-        >>> g = GensimWord2Vec([["a", "b", "a"]] * 20, vector_size=8, min_count=1, workers=1,
-        ...                    epochs=1, hs=1, negative=0)
-        >>> model = Word2Vec.from_gensim(g)
-        >>> type(model).__name__, model.wv.index_to_key, bool((model.syn1 == g.syn1).all())
-        ('Word2Vec', ['a', 'b'], True)
-        """
-        return from_gensim(gensim_model, cls)
 
     # ---------------------------------------------------------------- persistence
     FILE_KIND = "Word2Vec"  # the bundle kind of this class's files (hsw2v.persist)
@@ -437,12 +411,7 @@ class Word2Vec(VocabularyMixin, TrainingMixin, QueryMixin):
         """Take back what :meth:`_file_state` wrote, from a checked file being loaded."""
 
     def save(
-        self,
-        fname,
-        separately=None,
-        sep_limit=10 * 1024**2,
-        ignore=frozenset(),
-        pickle_protocol=4,
+        self, fname, separately=None, sep_limit=10 * 1024**2, ignore=frozenset(), pickle_protocol=4,
     ):
         """Save the whole model (continues training after :meth:`load`) in the native,
         pickle-free format; the write is atomic.

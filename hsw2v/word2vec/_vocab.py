@@ -156,11 +156,7 @@ class VocabularyMixin:
         return count_file(path, self.workers if workers is None else int(workers))
 
     def scan_vocab(
-        self,
-        corpus_iterable=None,
-        corpus_file=None,
-        progress_per=10000,
-        workers=None,
+        self, corpus_iterable=None, corpus_file=None, progress_per=10000, workers=None,
         trim_rule=None,
     ):
         """Count the corpus's words (one streaming pass); returns ``(total_words,

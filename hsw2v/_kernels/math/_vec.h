@@ -226,6 +226,20 @@ static inline float hsw2v_dot_rest(int k, int d, const float *x, const float *y,
     }
 #endif
 
+/* One element k of a set's step, the scalar tail of the negative-sampling updates
+ * (train/_ns_pair.h, train/_ns_shared.h): for j = 0 .. n-1 in order, w += a[j] * rows[j][k]
+ * (the row before its step) and rows[j][k] += a[j] * hv; returns w, the error at k. */
+static inline float hsw2v_set_step_at(int k, float hv, float *const *rows, const float *a,
+                                      int n) {
+    float w = 0.0f;
+    for (int j = 0; j < n; j++) {
+        float r = rows[j][k];
+        w += a[j] * r;
+        rows[j][k] = r + a[j] * hv;
+    }
+    return w;
+}
+
 /* x . y */
 static inline float hsw2v_dot(int d, const float *x, const float *y) {
     int k = 0;

@@ -140,7 +140,7 @@ static inline void hsw2v_ns_dots(int d, const float *x, float *const *rows, int 
 #define HSW2V_NS_UPDATE_BLOCK(VT, LD, ST, W)                                      \
     for (; k + (W) <= d; k += (W)) {                                              \
         VT hv = LD(h + k), w = {0};                                               \
-        for (j = 0; j < n; j++) {                                                 \
+        for (int j = 0; j < n; j++) {                                             \
             VT r = LD(rows[j] + k);                                               \
             w = w + a[j] * r;                                                     \
             ST(rows[j] + k, r + a[j] * hv);                                       \
@@ -153,17 +153,12 @@ static inline void hsw2v_ns_dots(int d, const float *x, float *const *rows, int 
 static inline void hsw2v_ns_update(int d, const float *h, float *const *rows, const float *a,
                                    int n, float *const *ctx, const float *lock, int nctx,
                                    float scale, float *work) {
-    int k = 0, j, c;
+    int k = 0, c;
 #ifdef HSW2V_VECTOR
     HSW2V_FOR_WIDTHS(HSW2V_NS_UPDATE_BLOCK)
 #endif
     for (; k < d; k++) {
-        float hv = h[k], w = 0.0f;
-        for (j = 0; j < n; j++) {
-            float r = rows[j][k];
-            w += a[j] * r;
-            rows[j][k] = r + a[j] * hv;
-        }
+        float w = hsw2v_set_step_at(k, h[k], rows, a, n);
         if (nctx == 0)
             work[k] = w;
         HSW2V_SEND_ERROR(HSW2V_LOAD1, HSW2V_STORE1, w);

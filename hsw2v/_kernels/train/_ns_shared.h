@@ -65,11 +65,11 @@ static inline void hsw2v_multi_dot(int d, const float *h, float *const *rows, in
  * walk that steps each row in turn. (h does not overlap the rows.) */
 static inline void hsw2v_shared_update(int d, float *h, float lock, float *const *rows,
                                        const float *a, int n) {
-    int q = 0, k;
+    int q = 0;
 #ifdef HSW2V_VECTOR
     for (; q + 8 <= d; q += 8) {
         hsw2v_v8 hv = HSW2V_LOAD(h + q), w = {0};
-        for (k = 0; k < n; k++) {
+        for (int k = 0; k < n; k++) {
             hsw2v_v8 r = HSW2V_LOAD(rows[k] + q);
             w += a[k] * r;
             HSW2V_STORE(rows[k] + q, r + a[k] * hv);
@@ -78,13 +78,8 @@ static inline void hsw2v_shared_update(int d, float *h, float lock, float *const
     }
 #endif
     for (; q < d; q++) {
-        float hq = h[q], w = 0.0f;
-        for (k = 0; k < n; k++) {
-            float r = rows[k][q];
-            w += a[k] * r;
-            rows[k][q] = r + a[k] * hq;
-        }
-        h[q] = hq + lock * w;
+        float hq = h[q];
+        h[q] = hq + lock * hsw2v_set_step_at(q, hq, rows, a, n);
     }
 }
 
