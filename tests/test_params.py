@@ -116,8 +116,6 @@ def test_numpy_scalar_settings_train_save_and_load_as_python_numbers(tmp_path):
     """Settings from a NumPy grid (np.int64, np.float32, np.bool_) are taken as the numbers
     they hold: the constructor keeps Python numbers, and a model file (JSON) saves them, for
     every model; a setting assigned after construction saves too."""
-    import hsw2v
-
     sentences = [["a", "b", "c", "a"]] * 20
     given = {"max_vocab_size": 1000, "max_final_vocab": 10, "hs": True, "negative": 0}
     numeric = {"int", "int?", "real", "flag"}

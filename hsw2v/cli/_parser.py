@@ -100,7 +100,8 @@ MODEL_OR_VECTORS = "native model or word2vec file"
 
 
 def _add_query(commands: Any, name: str, help: str, description: str, examples: str, *,
-               handler: Any, model_help: str, words: list, topn: tuple) -> Any:
+               handler: Any, words: list, topn: tuple,
+               model_help: str = MODEL_OR_VECTORS) -> Any:
     """A query command: MODEL, its word arguments (``(dest, metavar, nargs)`` each), ``-n``
     / ``--topn`` (``(default, help)``) and the function that answers it."""
     parser = _add_command(commands, name, help, description, examples)
@@ -340,7 +341,6 @@ hsw2v similar vectors.bin king queen --topn 5
 hsw2v similar docs.hsw2v 0 17 --docs
 """,
         handler=_run_similar,
-        model_help=MODEL_OR_VECTORS,
         words=[("words", "WORD", "+")],
         topn=(10, "neighbours shown"),
     )
@@ -363,7 +363,6 @@ hsw2v similar docs.hsw2v 0 17 --docs
 hsw2v analogy corpus.hsw2v man king woman
 """,
         handler=_run_analogy,
-        model_help=MODEL_OR_VECTORS,
         words=[("a", "A", None), ("b", "B", None), ("c", "C", None)],
         topn=(5, "answers shown"),
     )
