@@ -188,11 +188,9 @@ def train_pass(module, model, jobs, setting: str, kernel: str | None = None):
         if negative:
             outputs.append(module.draw_output(syn1neg, model.cum_table, negative,
                                        shared=bool(shared)))  # fmt: skip
-        args = (syn0, model.wv.expandos["sample_int"], model.window, bool(sg), outputs)
-        try:
-            trainer = Trainer(*args, walk=kernel)
-        except TypeError:  # a build whose Trainer named the walk ``kernel``
-            trainer = Trainer(*args, kernel=kernel)
+        params = dict(window=model.window, sg=bool(sg), **KERNEL_DEFAULTS)
+        trainer = any_trainer(Trainer, (syn0, model.wv.expandos["sample_int"], outputs, params),
+                              {"walk": kernel})
     seconds, kept_words = time_jobs(trainer, jobs, job_seed)
     return seconds, kept_words, (syn0, syn1, syn1neg)
 
@@ -213,10 +211,36 @@ def settings_pass(module, model, jobs, job_seed):
     if settings.docs is not None:  # trained in place too: each pass starts from a copy
         docs = (settings.docs[0].copy(),)
         settings = dataclasses.replace(settings, docs=(*docs, *settings.docs[1:]))
-    args, kwargs = settings.arguments(syn0, *outputs)
-    trainer = module.Trainer(*args, **kwargs)
+    trainer = any_trainer(module.Trainer, *settings.arguments(syn0, *outputs))
     seconds, kept_words = time_jobs(trainer, jobs, job_seed)
     return seconds, kept_words, (syn0, *outputs, *docs)
+
+
+KERNEL_DEFAULTS = dict(cbow_mean=True, shrink_windows=True, compute_loss=False)
+
+
+def any_trainer(Trainer, args, kwargs):
+    """``Trainer(*args, **kwargs)`` for any build since the outputs became a list, ``args``
+    and ``kwargs`` in either form, whichever build's Python made them: this one's ``(syn0,
+    sample_int, outputs, params)``, or an earlier one's ``(syn0, sample_int, window, sg,
+    outputs)`` with the other kernel parameters as keywords (the walk once named
+    ``kernel``)."""
+    kwargs = dict(kwargs)
+    if len(args) == 5:  # an earlier build's form: to this one's
+        syn0, sample_int, window, sg, outputs = args
+        params = {k: kwargs.pop(k, v) for k, v in KERNEL_DEFAULTS.items()}
+        args = (syn0, sample_int, outputs, dict(window=window, sg=sg, **params))
+    try:
+        return Trainer(*args, **kwargs)
+    except TypeError:  # a build from before the kernel's parameters came by name
+        pass
+    syn0, sample_int, outputs, params = args
+    params = dict(params)
+    earlier = (syn0, sample_int, params.pop("window"), params.pop("sg"), outputs)
+    try:
+        return Trainer(*earlier, **params, **kwargs)
+    except TypeError:  # a build whose Trainer named the walk ``kernel``
+        return Trainer(*earlier, **params, kernel=kwargs.pop("walk"), **kwargs)
 
 
 def time_jobs(trainer, jobs, job_seed) -> tuple[float, int]:

@@ -315,8 +315,14 @@ def word2vec_trainer(Trainer, syn0, syn1, codes, points, lengths, sample_int, wi
                      cbow_stride=0, **settings):
     """A kernel ``Trainer`` (``_inner`` or ``_bench_walks``) over Word2Vec's arrays, its
     outputs made from Word2Vec's switches: the tree's (``hs``) first, then the draws'
-    (``negative > 0``), as Word2Vec gives them (``running.objectives.kernel_outputs``)."""
+    (``negative > 0``), as Word2Vec gives them (``running.objectives.kernel_outputs``). The
+    kernel's parameters (``window``, ``sg`` and, in ``settings``, ``cbow_mean``,
+    ``shrink_windows``, ``compute_loss``) default to Word2Vec's."""
     from hsw2v._kernels._inner import draw_output, tree_output
+    from hsw2v.running.params import BY_NAME, KERNEL
+
+    params = {name: settings.pop(name, BY_NAME[name].default) for name in KERNEL}
+    params.update(window=window, sg=sg)
 
     outputs = []
     if hs:
@@ -326,7 +332,7 @@ def word2vec_trainer(Trainer, syn0, syn1, codes, points, lengths, sample_int, wi
         outputs.append(draw_output(syn1neg, cum_table, negative, hot_rows=hot_words,
                                           shared=shared_negatives, cbow_run=cbow_run,
                                           cbow_stride=cbow_stride))
-    return Trainer(syn0, sample_int, window, sg, outputs, **settings)
+    return Trainer(syn0, sample_int, outputs, params, **settings)
 
 
 def cli_env() -> dict:

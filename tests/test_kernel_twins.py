@@ -576,9 +576,10 @@ for variant in ("reference", kernel):
     rows = np.random.default_rng(6)
     syn0 = rows.uniform(-0.5, 0.5, size=(V, d)).astype(np.float32)
     syn1 = rows.normal(0, 0.2, size=(V, d)).astype(np.float32)
-    trainer = Trainer(syn0, np.full(V, 2**32 - 1, np.uint32), 4, sg,
+    trainer = Trainer(syn0, np.full(V, 2**32 - 1, np.uint32),
                       [tree_output(syn1, tree.codes, tree.points, lengths)],
-                      compute_loss=True, walk=variant)
+                      dict(window=4, sg=sg, cbow_mean=True, shrink_windows=True,
+                           compute_loss=True), walk=variant)
     _, loss = trainer.train_job(ids, np.array([400], dtype=np.int64), 0.05, 0.001, 99)
     out[variant] = (syn0, syn1, loss)
 (s0r, s1r, loss_r), (s0k, s1k, loss_k) = out["reference"], out[kernel]

@@ -12,6 +12,7 @@ import ast
 import dataclasses
 import inspect
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -158,6 +159,42 @@ def test_run_spec_fields_come_from_the_table():
     fields = [f.name for f in dataclasses.fields(RunSpec)]
     assert fields[-len(params.TASK) :] == list(params.TASK)
     assert set(params.TASK) == {"batch_words", "cache_words"}  # the seed is the schedule's
+
+
+def _kernel_params_struct() -> list[str]:
+    """The fields of ``ModelView.params`` (``cdef struct Params`` in ``train/_model.pxd``), in
+    order."""
+    source = (Path(hsw2v.__file__).parent / "_kernels" / "train" / "_model.pxd").read_text()
+    body = source.split("cdef struct Params:", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^    (?:int|bint|float|double|int64_t) (\w+)", body, flags=re.MULTILINE)
+
+
+def test_the_kernels_parameters_come_from_the_table():
+    """Each row marked ``in_kernel`` is a field of the kernel's ``Params`` of the same name,
+    and each field a row: a row without its field would reach the kernel nowhere (the
+    Trainer's fill ignores names it does not know)."""
+    assert params.KERNEL == ("window", "sg", "cbow_mean", "compute_loss", "shrink_windows")
+    assert sorted(_kernel_params_struct()) == sorted(params.KERNEL)
+
+
+def test_the_trainer_names_a_missing_kernel_parameter():
+    from hsw2v._kernels._inner import Trainer
+
+    model = Word2Vec([["a", "b", "a", "c"]] * 3, min_count=1, vector_size=4, workers=1,
+                     epochs=1)  # fmt: skip
+    settings = hsw2v.running.trainer.trainer_settings(model)
+    args, kwargs = settings.arguments(model.wv.vectors, model.syn1, model.syn1neg)
+    *head, given = args
+    assert given == params.kernel_params(model)
+    Trainer(*head, dict(given), **kwargs)
+    for name in params.KERNEL:
+        partial = {k: v for k, v in given.items() if k != name}
+        with pytest.raises(ValueError, match=f"params must map each.*'{name}'"):
+            Trainer(*head, partial, **kwargs)
+    with pytest.raises(ValueError, match="params must map each"):
+        Trainer(*head, None, **kwargs)
+    with pytest.raises(ValueError, match="window must be >= 1, got 0"):
+        Trainer(*head, {**given, "window": 0}, **kwargs)
 
 
 def _train_parser() -> argparse.ArgumentParser:

@@ -196,9 +196,14 @@ BENCH_WALKS = ("loop", "blas")
 cdef class Trainer:
     """Holds the model's arrays for the nogil kernels; one instance serves all worker threads.
 
+    ``params`` maps each of the model's parameters the kernel reads to its value, by name:
+    the fields of ``ModelView.params`` (``train/_model.pxd``: ``window``, ``sg``,
+    ``cbow_mean``, ``shrink_windows``, ``compute_loss``), filled from a model by
+    :func:`hsw2v.running.params.kernel_params`.
+
     One training step per (h, centre) pair, in fastText's shape: the input rows (``syn0``,
     V x d) form h by the input kind (``sg``: each context row is its own h; CBOW: the mean,
-    or with ``cbow_mean=False`` the sum, of the window's rows), each of ``outputs`` walks its
+    or with ``cbow_mean`` false the sum, of the window's rows), each of ``outputs`` walks its
     targets for the centre, hierarchical softmax first whatever the list's order (gensim's
     order), and h's step goes back to the input rows. ``outputs`` holds at most one of each
     kind, made by :func:`tree_output` (hierarchical softmax) and :func:`draw_output`
@@ -223,13 +228,19 @@ cdef class Trainer:
     may infer at once (``infer_job``, ``infer_doc``: each call its own rows).
     """
 
-    def __init__(self, float[:, ::1] syn0, const uint32_t[::1] sample_int, int window,
-                 bint sg, outputs, *, bint cbow_mean=True, bint shrink_windows=True,
-                 bint compute_loss=False, str walk="fused", bint prefetch=True,
-                 int hot_sync=1000, int hot_visits=2**30, float hot_scale=1.0, int block=4,
-                 lockf=None, subwords=None, docs=None, bint frozen=False):
-        if window < 1:
-            raise ValueError(f"window must be >= 1, got {window}")
+    def __init__(self, float[:, ::1] syn0, const uint32_t[::1] sample_int, outputs, params, *,
+                 str walk="fused", bint prefetch=True, int hot_sync=1000, int hot_visits=2**30,
+                 float hot_scale=1.0, int block=4, lockf=None, subwords=None, docs=None,
+                 bint frozen=False):
+        try:  # by name, every field of ModelView.params (train/_model.pxd)
+            self.m.params = params
+        except (TypeError, ValueError, OverflowError) as err:
+            raise ValueError("params must map each of the kernel's parameters (window, sg, "
+                             f"cbow_mean, shrink_windows, compute_loss, ...) to its value: {err}"
+                             ) from None
+        if self.m.params.window < 1:
+            raise ValueError(f"window must be >= 1, got {self.m.params.window}")
+        cdef bint sg = self.m.params.sg
         cdef Py_ssize_t V = sample_int.shape[0]
         if V < 1:
             raise ValueError("the vocabulary is empty")
@@ -266,9 +277,7 @@ cdef class Trainer:
         self.m.n_words = V
         self.m.sample_int = &sample_int[0]
         self.m.d = syn0.shape[1]
-        self.m.window = window
         self.m.input = INPUT_CONTEXT if sg else INPUT_WINDOW
-        self.m.cbow_mean = cbow_mean
         self._keep_alive = [syn0, sample_int]
         self.m.sub_ptr = NULL
         self.m.sub_rows = NULL
@@ -290,9 +299,7 @@ cdef class Trainer:
             self._subwords(subwords, syn0.shape[0])
             self.m.input = INPUT_SUBWORD_CENTRE if sg else INPUT_SUBWORD_WINDOW
             if sg:  # h is the mean of the centre's rows, its step goes to each unscaled
-                self.m.cbow_mean = True
-        self.m.shrink_windows = shrink_windows
-        self.m.compute_loss = compute_loss
+                self.m.params.cbow_mean = True
         self.m.prefetch = prefetch
         self.job = train_doc_job_nogil if docs is not None else train_job_nogil
         if frozen:  # inference: the output rows are only read (the walks of lr 0)
@@ -364,8 +371,8 @@ cdef class Trainer:
         if len(rows) and (rows.min() < 0 or rows.max() >= n_rows):
             raise ValueError(f"subwords: every row must be a row of syn0 (0..{n_rows - 1})")
         max_sub = int(counts.max())
-        if 2 * max(self.m.window, 1) * max_sub >= 2**31:
-            raise ValueError(f"subwords: a window of 2 x {self.m.window} words of up to "
+        if 2 * max(self.m.params.window, 1) * max_sub >= 2**31:
+            raise ValueError(f"subwords: a window of 2 x {self.m.params.window} words of up to "
                              f"{max_sub} input rows each exceeds 2**31 rows; use a smaller "
                              "window or fewer n-grams (max_n)")
         cdef const int64_t[::1] ptr_view = ptr
@@ -456,7 +463,7 @@ cdef class Trainer:
                                or self.m.input == INPUT_SUBWORD_CENTRE)
         o.cbow_run = (cbow_run if shared and (self.m.input == INPUT_WINDOW
                                               or self.m.input == INPUT_SUBWORD_WINDOW) else 1)
-        o.cbow_stride = cbow_stride if cbow_stride else 2 * min(self.m.window, 512) + 1
+        o.cbow_stride = cbow_stride if cbow_stride else 2 * min(self.m.params.window, 512) + 1
         # Every thread draws the most frequent words as negatives, so ``hot_rows`` (word ids,
         # rows of syn1neg; Word2Vec gives the most frequent ones with several workers) are
         # trained as private copies, synced as the tree's hot rows (``_tree_output``).

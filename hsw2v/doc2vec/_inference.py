@@ -23,6 +23,7 @@ import numpy as np
 
 from hsw2v._kernels._inner import infer_words
 from hsw2v.running.objectives import outputs_of
+from hsw2v.running.params import kernel_params
 from hsw2v.running.trainer import trainer_settings
 
 
@@ -34,15 +35,7 @@ def _state_key(model) -> tuple:
         model.cum_table,
         model.wv.expandos.get("sample_int"),
     )
-    return (
-        *(id(a) for a in arrays),
-        model.window,
-        model.sg,
-        model.cbow_mean,
-        model.hs,
-        model.negative,
-        model.shrink_windows,
-    )
+    return (*(id(a) for a in arrays), *kernel_params(model).values(), model.hs, model.negative)
 
 
 def inference_trainer(model):
@@ -60,7 +53,7 @@ def inference_trainer(model):
     settings = replace(
         settings,
         walk="reference",  # the shipped Trainer (its frozen walks), whatever HSW2V_KERNEL says
-        compute_loss=False,
+        params={**settings.params, "compute_loss": False},
         docs=(np.zeros((1, d), dtype=np.float32), None, False),
         lockf=None,
     )

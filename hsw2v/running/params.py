@@ -67,7 +67,10 @@ class Param:
     ``"min"``, the help ``"group"``). ``kept_as``: the constructor keeps the checked argument
     as the model's attribute of the same name, ``kept_as(value)`` (``int``, ``float``,
     ``bool`` or :func:`as_given`); None: no such attribute (state, and the arguments the
-    constructor uses otherwise).
+    constructor uses otherwise). ``in_kernel``: the training kernel reads it, as the field of
+    the same name of ``ModelView.params`` (``hsw2v/_kernels/train/_model.pxd``), which the
+    trainer fills by name from :func:`kernel_params`; a new such parameter is this row, the
+    signature, that field and the code that reads it.
     """
 
     name: str
@@ -83,6 +86,7 @@ class Param:
     cli_help: str = ""
     cli_options: dict = field(default_factory=dict)
     kept_as: Callable | None = None
+    in_kernel: bool = False
 
 
 _UNSET = object()
@@ -147,7 +151,8 @@ PARAMS: tuple[Param, ...] = (
        cli=("--size", "--vector-size", "-size"), cli_help="dimensions of the vectors"),
     _p("alpha", "real", math.ulp(0.0), FLOAT32_MAX, 0.025,
        cli=("--alpha", "-alpha"), cli_help="start rate"),
-    _p("window", "int", 1, INT32_MAX, 5, cli=("--window", "-window"), cli_help="context size"),
+    _p("window", "int", 1, INT32_MAX, 5, cli=("--window", "-window"), cli_help="context size",
+       in_kernel=True),
     _p("min_count", "int", 0, INT64_MAX, 5,
        cli=("--min-count", "-min-count"), cli_help="ignore words seen fewer times"),
     _p("max_vocab_size", "int?", 1, INT64_MAX, None, cli=("--max-vocab-size",)),
@@ -159,7 +164,7 @@ PARAMS: tuple[Param, ...] = (
        cli_help="training threads (default: number of CPUs)", cli_options={"default": None}),
     _p("min_alpha", "real", 0.0, FLOAT32_MAX, 0.0001, cli=("--min-alpha",)),
     _p("sg", "flag", 0, 1, 0, cli=("--sg",), cli_help="1: skip-gram, 0: CBOW (default 0)",
-       cli_options={"default": None, **_FLAG}),
+       cli_options={"default": None, **_FLAG}, in_kernel=True),
     # hs and negative: None means "not given"; hsw2v.running.objectives.resolve_hs_negative gives
     # the other gensim's default when one is given, (1, 0) when neither is
     _p("hs", "flag", 0, 1, None, cli=("--hs", "-hs"),
@@ -170,7 +175,7 @@ PARAMS: tuple[Param, ...] = (
        cli_help="negative samples (0: none; default 0, or gensim's 5 with --hs)"),
     _p("ns_exponent", "real", -FLOAT32_MAX, FLOAT32_MAX, 0.75,
        cli=("--ns-exponent",), cli_help="negative draw shape"),
-    _p("cbow_mean", "flag", 0, 1, 1, cli=("--cbow-mean",), cli_options=_FLAG),
+    _p("cbow_mean", "flag", 0, 1, 1, cli=("--cbow-mean",), cli_options=_FLAG, in_kernel=True),
     # kept for gensim's signature; the initial vectors come from seed
     _p("hashfxn", UNCHECKED, default=hash, saved=False),
     _p("epochs", "int", 0, INT32_MAX, 5, cli=("--epochs", "--iter", "-iter"), cli_help="passes",
@@ -181,11 +186,11 @@ PARAMS: tuple[Param, ...] = (
     _p("batch_words", "int", 1, INT32_MAX, 10000, task=True, cli=("--batch-words",)),
     _p("compute_loss", "flag", 0, 1, False, cli=("--compute-loss",),
        cli_help="track the training loss (shown in the summary)",
-       cli_options={"action": "store_true", "group": "reporting"}),
+       cli_options={"action": "store_true", "group": "reporting"}, in_kernel=True),
     _p("callbacks", UNCHECKED, default=(), saved=False),
     _p("comment", "str?", default=None),
     _p("max_final_vocab", "int?", 1, INT64_MAX, None, cli=("--max-final-vocab",)),
-    _p("shrink_windows", "flag", 0, 1, True),
+    _p("shrink_windows", "flag", 0, 1, True, in_kernel=True),
     _p("cache_words", "int", 0, INT64_MAX, 100_000_000, gensim=None, task=True,
        cli=("--cache-words",),
        cli_help="keep the id-encoded corpus in memory up to this many tokens (0: reread)"),
@@ -222,6 +227,20 @@ GENSIM_STATE = tuple(p.name for p in PARAMS if p.gensim and not p.argument)  # s
 TASK = tuple(p.name for p in PARAMS if p.task)  # in every distributed task's RunSpec
 CLI = tuple(p for p in PARAMS if p.cli)  # flags of `hsw2v train`
 KEPT = tuple(p for p in PARAMS if p.kept_as is not None)  # the constructor's attributes
+KERNEL = tuple(p.name for p in PARAMS if p.in_kernel)  # the fields of ModelView.params
+
+
+def kernel_params(model) -> dict:
+    """The parameters the training kernel reads (:data:`KERNEL`), by name, with ``model``'s
+    values (a Word2Vec, FastText or Doc2Vec): the ``params`` of
+    :class:`hsw2v._kernels._inner.Trainer`.
+
+    >>> from types import SimpleNamespace
+    >>> kernel_params(SimpleNamespace(window=5, sg=1, cbow_mean=1, shrink_windows=True,
+    ...                               compute_loss=False))
+    {'window': 5, 'sg': 1, 'cbow_mean': 1, 'compute_loss': False, 'shrink_windows': True}
+    """
+    return {name: getattr(model, name) for name in KERNEL}
 
 
 def _is_int(value) -> bool:

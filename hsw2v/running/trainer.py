@@ -4,9 +4,9 @@ Every way of training (``Word2Vec.train`` over an iterable, ``corpus_file`` mode
 task of distributed training, :mod:`hsw2v._dist_tasks`) builds its trainer here, so a setting
 that trains on one machine trains the same way everywhere: the objectives (the rows of
 :data:`hsw2v.running.objectives.OBJECTIVES`, each one output of the kernel's step with its
-matrix, lookup and private hot rows), the input kind (skip-gram or CBOW), the window,
-sg/CBOW, ``cbow_mean``, ``shrink_windows``, ``compute_loss``, the kernel variant, the private
-hot rows and the lock factors (``wv.vectors_lockf``).
+matrix, lookup and private hot rows), the parameters the kernel reads (the rows of
+:data:`hsw2v.running.params.PARAMS` marked ``in_kernel``: ``window``, ``sg``, ``cbow_mean``,
+...), the kernel variant, the private hot rows and the lock factors (``wv.vectors_lockf``).
 
 :func:`trainer_settings` reads everything but the weights from a model into a picklable
 :class:`TrainerSettings` (what distributed training ships to its workers once);
@@ -31,6 +31,7 @@ from hsw2v.running.objectives import (
     ready_lookups,
     with_matrices,
 )
+from hsw2v.running.params import kernel_params
 from hsw2v.running.validation import check_model_for_training
 
 logger = logging.getLogger(__name__)
@@ -41,11 +42,9 @@ class TrainerSettings:
     """Everything :class:`hsw2v._kernels._inner.Trainer` needs besides the weight matrices."""
 
     sample_int: np.ndarray
-    window: int
-    sg: bool  # the input kind: each context row its own h (skip-gram), or the window's (CBOW)
-    cbow_mean: bool
-    shrink_windows: bool
-    compute_loss: bool
+    # the parameters the kernel reads, by name (hsw2v.running.params.kernel_params: window,
+    # sg, cbow_mean, ...)
+    params: dict
     walk: str  # the path walk (:func:`walk_variant`)
     # the objectives that are on, as the kernel's outputs without their matrices
     # (:func:`hsw2v.running.objectives.kernel_outputs`: lookups and private hot rows)
@@ -77,11 +76,8 @@ class TrainerSettings:
     def arguments(self, syn0: np.ndarray, *outputs: np.ndarray, frozen: bool = False):
         """``(args, kwargs)`` of the Trainer :meth:`build` makes (for a benchmark that gives
         them to another build's Trainer)."""
-        args = (syn0, self.sample_int, self.window, self.sg, with_matrices(self.outputs, outputs))
+        args = (syn0, self.sample_int, with_matrices(self.outputs, outputs), self.params)
         kwargs = dict(
-            cbow_mean=self.cbow_mean,
-            shrink_windows=self.shrink_windows,
-            compute_loss=self.compute_loss,
             walk=self.walk,
             hot_sync=self.hot_sync,
             hot_visits=self.hot_visits,
@@ -186,11 +182,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
     sg = bool(model.sg)
     return TrainerSettings(
         sample_int=model.wv.expandos["sample_int"],
-        window=int(model.window),
-        sg=sg,
-        cbow_mean=bool(model.cbow_mean),
-        shrink_windows=bool(model.shrink_windows),
-        compute_loss=bool(model.compute_loss),
+        params=kernel_params(model),
         walk=walk_variant(model),
         outputs=kernel_outputs(model, threads),
         hot_sync=tuning.HOT_SYNC if sg else tuning.HOT_SYNC_CBOW,

@@ -37,7 +37,7 @@ cdef inline int64_t pairs_max(const ModelView *m, int64_t n_ids) noexcept nogil:
     """The most (h, target) pairs of one centre word in a job of ``n_ids`` ids: its contexts
     (skip-gram and FastText's; fewer than the job's ids, however large the window), or 1
     (CBOW)."""
-    cdef int64_t pairs = (2 * <int64_t>m.window
+    cdef int64_t pairs = (2 * <int64_t>m.params.window
                           if m.input == INPUT_CONTEXT or m.input == INPUT_SUBWORD_CENTRE else 1)
     return pairs if pairs < n_ids else n_ids
 
@@ -82,10 +82,10 @@ cdef inline void draw_document(const ModelView *m, JobState *st, int64_t start, 
     cdef int *counts
     cdef const Output *o
     if m.input == INPUT_DOC_WINDOW or m.doc_words:
-        if m.shrink_windows:
-            b = <int>(next_random(&st.rng) % <uint32_t>m.window)
-        lo = max(i - m.window + b, start)
-        hi = min(i + m.window + 1 - b, end)
+        if m.params.shrink_windows:
+            b = <int>(next_random(&st.rng) % <uint32_t>m.params.window)
+        lo = max(i - m.params.window + b, start)
+        hi = min(i + m.params.window + 1 - b, end)
     o = slot_sets(m, st, slot, lo, hi, &negs, &counts)
     if o == NULL:
         return
@@ -113,8 +113,9 @@ cdef inline void draw_centre(const ModelView *m, JobState *st, int64_t start, in
     if docs:
         draw_document(m, st, start, end, i, slot)
         return
-    cdef int b = <int>(next_random(&st.rng) % <uint32_t>m.window) if m.shrink_windows else 0
-    cdef int64_t lo = i - m.window + b, hi = i + m.window + 1 - b, j
+    cdef int b = (<int>(next_random(&st.rng) % <uint32_t>m.params.window)
+                  if m.params.shrink_windows else 0)
+    cdef int64_t lo = i - m.params.window + b, hi = i + m.params.window + 1 - b, j
     cdef int p = 0, stride, k
     cdef int64_t q
     cdef int32_t *negs
@@ -224,7 +225,7 @@ cdef inline double ns_pair(const ModelView *m, JobState *st, const float *h,
     else:
         if next_count:
             prefetch_negs(m, st, next_negs, next_count)
-        loss = walks.ns(m.d, h, st.work, st.nrows, count, alpha, m.compute_loss, &st.check)
+        loss = walks.ns(m.d, h, st.work, st.nrows, count, alpha, m.params.compute_loss, &st.check)
     if scale != 1.0:
         for k in range(m.d):
             st.work[k] *= scale
@@ -242,7 +243,7 @@ cdef inline double ns_shared_centre(const ModelView *m, JobState *st, int npairs
     for k in range(count):
         st.nrows[k] = output_row(m, st, m.ns, negs[k])
     return ns_shared_block(m.d, npairs, st.crows, st.clock if m.lockf != NULL else NULL,
-                           st.nrows, count, alpha, &SIGMOID, st.nscore, m.compute_loss,
+                           st.nrows, count, alpha, &SIGMOID, st.nscore, m.params.compute_loss,
                            &st.check)
 
 

@@ -169,7 +169,7 @@ cdef inline void cbow_hidden(const ModelView *m, JobState *st, int count) noexce
     """CBOW's h into st.neu1: the sum of the window's ``count`` rows (st.crows, at least one),
     divided by their count when cbow_mean, in one pass (``train/_ns_pair.h``'s
     ``hsw2v_rows_sum``: the bits of a sum row by row, then a scaling pass)."""
-    hsw2v_rows_sum(m.d, st.crows, count, cbow_inv(count) if m.cbow_mean else 1.0, st.neu1)
+    hsw2v_rows_sum(m.d, st.crows, count, cbow_inv(count) if m.params.cbow_mean else 1.0, st.neu1)
 
 
 cdef inline void cbow_spread(const ModelView *m, JobState *st, int count) noexcept nogil:
@@ -177,7 +177,7 @@ cdef inline void cbow_spread(const ModelView *m, JobState *st, int count) noexce
     times its lock factor (st.work divided by the count first when not cbow_mean)."""
     cdef int k
     cdef float inv
-    if not m.cbow_mean:
+    if not m.params.cbow_mean:
         inv = 1.0 / count
         for k in range(m.d):
             st.work[k] *= inv

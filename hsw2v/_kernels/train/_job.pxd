@@ -137,14 +137,14 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             # what is read soon, up to the job's last kept word: near a sentence's end the
             # words coming in are the next sentence's first (kept[] runs on across sentences)
             if m.prefetch and tree_out != NULL:  # the paths of the words coming in
-                if i + m.window + 1 < total:
-                    prefetch_path(m, tree_out, st.kept[i + m.window + 1])
-                if i + m.window + 2 < total:  # the tree rows that prefetch reads next
-                    prefetch_tree_rows(&tree_out.tree, st.kept[i + m.window + 2])
+                if i + m.params.window + 1 < total:
+                    prefetch_path(m, tree_out, st.kept[i + m.params.window + 1])
+                if i + m.params.window + 2 < total:  # the tree rows that prefetch reads next
+                    prefetch_tree_rows(&tree_out.tree, st.kept[i + m.params.window + 2])
             if m.prefetch and i + 1 < end and hi < end:  # coming in: a centre soon
                 prefetch_subword_heads(m, st.kept[hi])
-            elif m.prefetch and i + m.window + 1 < total:  # the next sentence's, as soon
-                prefetch_subword_heads(m, st.kept[i + m.window + 1])
+            elif m.prefetch and i + m.params.window + 1 < total:  # the next sentence's, as soon
+                prefetch_subword_heads(m, st.kept[i + m.params.window + 1])
             if hi - lo > 1:
                 subword_centre(m, st, lo, hi, i, negs, counts, next_negs, next_count, alpha, rt)
         elif tree_out != NULL:  # the centre's path: its rows, and the next centre's prefetched
@@ -158,8 +158,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             if m.prefetch and i + 2 < total:  # the tree rows that prefetch reads next
                 prefetch_tree_rows(&tree_out.tree, st.kept[i + 2])
         if m.prefetch and window_words and m.sub_ptr == NULL:  # (FastText's: above)
-            if i + m.window + 1 < total:  # the word the next centre's widest window reaches
-                prefetch_row(m.syn0 + <int64_t>st.kept[i + m.window + 1] * d, d)
+            if i + m.params.window + 1 < total:  # the word the next centre's widest window reaches
+                prefetch_row(m.syn0 + <int64_t>st.kept[i + m.params.window + 1] * d, d)
         if m.input == INPUT_CONTEXT or (docs and m.input == INPUT_DOC_CONTEXT):
             # the contexts are the positions kept[lo:hi] but i (then the document's rows)
             npairs = <int>(hi - lo - 1)
@@ -199,7 +199,8 @@ cdef inline void train_sentence(const ModelView *m, JobState *st, int64_t start,
             if m.ns >= 0:
                 cbow_hidden(m, st, n)  # again after hs: gensim's order
                 st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &rt.walks,
-                                   st.crows, st.clock, n, 1.0 if m.cbow_mean else cbow_inv(n),
+                                   st.crows, st.clock, n,
+                                   1.0 if m.params.cbow_mean else cbow_inv(n),
                                    d <= NS_BLOCK_MAX_D, next_negs, next_count)
         if hot:
             st.since += 1
@@ -242,12 +243,12 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     cdef bint shared_draw = (m.ns >= 0 and m.outputs[m.ns].shared
                              and m.input == INPUT_SUBWORD_CENTRE)
     cdef int max_length = m.outputs[m.hs].tree.max_length if m.hs >= 0 else 1
-    cdef size_t window_rows = <size_t>min(2 * <int64_t>m.window, n_ids)
+    cdef size_t window_rows = <size_t>min(2 * <int64_t>m.params.window, n_ids)
     cdef JobState st
     if m.sub_ptr != NULL:  # subwords: at most max_sub rows a word, and the job's rows in all
         window_rows = <size_t>min(<int64_t>window_rows * m.max_sub, job_rows(m, ids, n_ids))
     elif docs:  # the window's words and the document's rows
-        window_rows = <size_t>min(2 * <int64_t>m.window + most_tags, n_ids)
+        window_rows = <size_t>min(2 * <int64_t>m.params.window + most_tags, n_ids)
     kept[0] = 0
     loss[0] = 0.0
     if n_ids == 0:
@@ -268,12 +269,13 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     st.xlock = <float *>malloc(MAX_BLOCK * sizeof(float))
     st.pairs = pairs_max(m, n_ids)
     if docs and m.input == INPUT_DOC_CONTEXT:  # the window's contexts, then the document's
-        st.pairs = max(1, min((2 * <int64_t>m.window if m.doc_words else 0) + most_tags, n_ids))
+        st.pairs = max(1, min((2 * <int64_t>m.params.window if m.doc_words else 0) + most_tags,
+                              n_ids))
     if docs:
         st.tags = <int32_t *>malloc(max(n_ids, 1) * sizeof(int32_t))
         st.tag_ends = <int64_t *>malloc(n_sentences * sizeof(int64_t))
     if m.input == INPUT_SUBWORD_WINDOW:  # FastText's CBOW: the span's sums and owed steps
-        st.span_n = min(2 * <int64_t>m.window + 1, n_ids)
+        st.span_n = min(2 * <int64_t>m.params.window + 1, n_ids)
         st.span = <float *>malloc(<size_t>st.span_n * 2 * m.d * sizeof(float))
     if m.frozen:  # inference: the window's word rows are read through copies
         st.scratch = <float *>malloc(max(window_rows, 1) * m.d * sizeof(float))
@@ -332,7 +334,7 @@ cdef inline int run_job(const ModelView *m, const int32_t *ids, const int64_t *e
     if has_hot_rows(m):
         flush_hot(m, &st)
     kept[0] = total
-    if m.compute_loss:  # the walks' terms (the job's tally)
+    if m.params.compute_loss:  # the walks' terms (the job's tally)
         st.loss += loss_total(&st.tally)
     # design note G: a job that met a non-finite weight reports a NaN loss
     loss[0] = st.loss if isfinite(st.check) else NAN

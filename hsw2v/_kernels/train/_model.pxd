@@ -71,15 +71,22 @@ cdef struct Output:  # one output of the step: a row of the objectives' table, f
     int cbow_stride   # OUTPUT_NS, CBOW: the distance, in centres, between two that share a set
 
 
+cdef struct Params:  # the model's parameters the kernel reads, each under its own name: the
+                     # Trainer fills them by name from the rows of hsw2v.running.params.PARAMS
+                     # marked ``kernel=True`` (a new one is a field here, its row, and its reader)
+    int window
+    bint sg
+    bint cbow_mean       # CBOW's h: the mean of the window's rows (else their sum)
+    bint shrink_windows  # each centre's window a random 1..window (else always window)
+    bint compute_loss
+
+
 cdef struct ModelView:
     float *syn0       # the input rows: V x d (word rows), or more rows with subwords
     const uint32_t *sample_int
     int d
-    int window
-    int input         # INPUT_CONTEXT / INPUT_WINDOW
-    bint cbow_mean
-    bint shrink_windows
-    bint compute_loss
+    Params params     # the model's parameters (window, cbow_mean, ...)
+    int input         # INPUT_CONTEXT / INPUT_WINDOW / ...: the input kind, from params.sg
     bint prefetch
     Output outputs[MAX_OUTPUTS]  # in the order they step for each (h, centre): hs first
     int n_outputs

@@ -232,7 +232,7 @@ cdef inline int ns_negative(const ModelView *m) noexcept nogil:
 
 cdef inline hsw2v_loss_acc *job_tally(const ModelView *m, JobState *st) noexcept nogil:
     """The job's loss tally for the walks, or NULL without compute_loss."""
-    return &st.tally if m.compute_loss else NULL
+    return &st.tally if m.params.compute_loss else NULL
 
 
 cdef inline float lock_of(const ModelView *m, int32_t word) noexcept nogil:

@@ -95,7 +95,7 @@ cdef inline void hs_row(const ModelView *m, JobState *st, float *ctx, float lock
     cdef int walk = m.outputs[m.hs].walk
     if walk != WALK_FUSED and walk != WALK_WINDOW:
         st.loss += rt.walks.hs(ctx, st.work, st.yrows, code, length, alpha, m.d,
-                               m.compute_loss, &st.check)
+                               m.params.compute_loss, &st.check)
         hsw2v_axpy(m.d, lock, st.work, ctx)
     elif not locked:  # the last node's update of ctx fused in
         hs_path_fused(ctx, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
@@ -158,7 +158,7 @@ cdef inline void hidden_hs(const ModelView *m, JobState *st, const uint8_t *code
                         job_tally(m, st), &st.check)
     elif walk != WALK_FUSED:
         st.loss += rt.walks.hs(st.neu1, st.work, st.yrows, code, length, alpha, m.d,
-                               m.compute_loss, &st.check)
+                               m.params.compute_loss, &st.check)
     else:
         hs_path_fused(st.neu1, st.work, st.yrows, code, length, alpha, m.d, job_tally(m, st),
                       False, &st.check)
@@ -258,24 +258,24 @@ cdef inline void subword_window(const ModelView *m, JobState *st, int64_t i, int
     cdef float *acc_row = st.acc
     cdef float acc_lock = 1.0
     cdef float scale
-    while st.span_live < i - m.window:
+    while st.span_live < i - m.params.window:
         span_leave(m, st, st.span_live)
         st.span_live += 1
-    while st.span_entered <= i + m.window and st.span_entered < end:
+    while st.span_entered <= i + m.params.window and st.span_entered < end:
         span_enter(m, st, st.span_entered, st.span_live)
         st.span_entered += 1
     if m.prefetch and st.span_entered < end:  # the word coming in at the next centre
         prefetch_subwords(m, st.kept[st.span_entered])
-    elif m.prefetch and i + m.window + 1 < st.n_kept:  # the next sentence's, as soon
-        prefetch_subwords(m, st.kept[i + m.window + 1])
+    elif m.prefetch and i + m.params.window + 1 < st.n_kept:  # the next sentence's, as soon
+        prefetch_subwords(m, st.kept[i + m.params.window + 1])
     n = span_window(m, st, lo, hi, i, &n_rows)
     if n == 0:
         return
-    scale = cbow_inv(n_rows) if m.cbow_mean else 1.0
+    scale = cbow_inv(n_rows) if m.params.cbow_mean else 1.0
     if m.hs >= 0:
         hsw2v_rows_sum(m.d, st.crows, n, scale, st.neu1)
         hidden_hs(m, st, code, length, alpha, rt)
-        if not m.cbow_mean:
+        if not m.params.cbow_mean:
             for k in range(m.d):
                 st.work[k] *= cbow_inv(n_rows)
         span_step(m, st, lo, hi, i, st.span_live, st.span_entered, st.work)
@@ -283,7 +283,7 @@ cdef inline void subword_window(const ModelView *m, JobState *st, int64_t i, int
         hsw2v_rows_sum(m.d, st.crows, n, scale, st.neu1)
         memset(st.acc, 0, m.d * sizeof(float))
         st.loss += ns_pair(m, st, st.neu1, negs, counts[0], alpha, &rt.walks, &acc_row,
-                           &acc_lock, 1, 1.0 if m.cbow_mean else cbow_inv(n_rows),
+                           &acc_lock, 1, 1.0 if m.params.cbow_mean else cbow_inv(n_rows),
                            m.d <= NS_BLOCK_MAX_D, next_negs, next_count)
         span_step(m, st, lo, hi, i, st.span_live, st.span_entered, st.acc)
 
