@@ -73,7 +73,7 @@ cdef struct Output:  # one output of the step: a row of the objectives' table, f
 
 cdef struct Params:  # the model's parameters the kernel reads, each under its own name: the
                      # Trainer fills them by name from the rows of hsw2v.running.params.PARAMS
-                     # marked ``kernel=True`` (a new one is a field here, its row, and its reader)
+                     # marked ``in_kernel=True`` (a new one: a field here, its row, its reader)
     int window
     bint sg
     bint cbow_mean       # CBOW's h: the mean of the window's rows (else their sum)
