@@ -86,6 +86,43 @@ def test_each_objective_owns_its_private_hot_rows():
     assert len(hs["hot_rows"]) == 0 and ns["hot_rows"] is None
 
 
+@pytest.mark.parametrize(
+    "make, like_skip_gram",
+    [
+        (lambda docs, words: Word2Vec(words, sg=1, **HOT_COMMON), True),
+        (lambda docs, words: Word2Vec(words, sg=0, **HOT_COMMON), False),
+        (lambda docs, words: hsw2v.FastText(words, sg=1, bucket=64, **HOT_COMMON), True),
+        (lambda docs, words: hsw2v.Doc2Vec(docs, dm=0, **HOT_COMMON), False),
+        (lambda docs, words: hsw2v.Doc2Vec(docs, dm=0, dbow_words=1, **HOT_COMMON), True),
+        (lambda docs, words: hsw2v.Doc2Vec(docs, dm=1, **HOT_COMMON), False),
+    ],
+    ids=["sg", "cbow", "fasttext-sg", "pv-dbow", "pv-dbow-words", "pv-dm"],
+)
+def test_the_private_rows_are_tuned_by_walks_per_word(make, like_skip_gram):
+    """Several threads: a model whose words walk their outputs once per context word
+    (skip-gram, PV-DBOW with ``dbow_words``) gets skip-gram's private rows and sync interval,
+    one whose words walk once (CBOW, PV-DM, PV-DBOW alone, from the document's row) CBOW's."""
+    from hsw2v.running import _tuning
+    from hsw2v.running.trainer import trainer_settings
+
+    words = [[f"w{(i * 13 + j * 7) % 400}" for j in range(12)] for i in range(400)]
+    docs = [hsw2v.TaggedDocument(w, [i]) for i, w in enumerate(words)]
+    model = make(docs, words)
+    settings = trainer_settings(model, threads=2)
+    (tree,) = settings.outputs
+    nodes, sync = (
+        (_tuning.HOT_NODES, _tuning.HOT_SYNC)
+        if like_skip_gram
+        else (_tuning.HOT_NODES_CBOW, _tuning.HOT_SYNC_CBOW)
+    )
+    assert len(model.wv) - 1 > max(_tuning.HOT_NODES, _tuning.HOT_NODES_CBOW)
+    assert (len(tree["hot_rows"]), settings.hot_sync) == (nodes, sync)
+
+
+HOT_COMMON = dict(vector_size=4, window=2, min_count=1, workers=2, epochs=1, seed=5, hs=1,
+                  negative=0)
+
+
 def test_a_stale_draw_table_is_rebuilt_for_the_kernel():
     model = Word2Vec(SENTENCES, hs=0, negative=3, **COMMON)
     model.cum_table = model.cum_table[:-1]

@@ -232,6 +232,12 @@ class Doc2Vec(Word2Vec):
         """PV-DBOW (True) or PV-DM (False), as gensim's property."""
         return bool(self.sg)
 
+    def _skip_gram_walks(self) -> bool:
+        """PV-DBOW alone walks each word's outputs once (from its document's row), as CBOW
+        does; with ``dbow_words`` skip-gram's walks of each word come beside it, and PV-DM
+        walks once, as CBOW (:meth:`hsw2v.Word2Vec._skip_gram_walks`)."""
+        return bool(self.sg and self.dbow_words)
+
     # ---------------------------------------------------------------- the input side
     def _input_docs(self):
         """The document rows (``dv.vectors``), their lock factors (``dv.vectors_lockf``,

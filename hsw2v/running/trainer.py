@@ -179,7 +179,7 @@ def trainer_settings(model, threads: int | None = None) -> TrainerSettings:
     check_training_vocabulary(model)
     ready_lookups(model)  # cum_table, rebuilt when missing or stale
     check_model_for_training(model)  # every index the kernels will follow, as it is now
-    sg = bool(model.sg)
+    sg = model._skip_gram_walks()  # the hot rows' tuning: skip-gram's or CBOW's
     return TrainerSettings(
         sample_int=model.wv.expandos["sample_int"],
         params=kernel_params(model),

@@ -311,6 +311,13 @@ class TrainingMixin:
         self._restart_alpha_reached()
         return True
 
+    def _skip_gram_walks(self) -> bool:
+        """Whether each trained word walks its outputs once per context word, as skip-gram's
+        word does (about 2 x window walks), rather than once (CBOW's centre word): how many
+        private hot rows a job keeps and how often it syncs them
+        (:mod:`hsw2v.running._tuning`)."""
+        return bool(self.sg)
+
     def _hot_rows(self):
         """The inner nodes each job trains a private copy of (see ``HOT_NODES``): the most
         visited ones, none with one worker (:func:`hsw2v.running.objectives.tree_hot_rows`)."""

@@ -117,7 +117,7 @@ def tree_hot_rows(model, threads: int) -> np.ndarray:
     :mod:`hsw2v.running._tuning`); none for one thread or without hierarchical softmax."""
     if threads < 2 or not model.hs:
         return np.zeros(0, dtype=np.int32)
-    n = tuning.HOT_NODES if model.sg else tuning.HOT_NODES_CBOW
+    n = tuning.HOT_NODES if model._skip_gram_walks() else tuning.HOT_NODES_CBOW
     return model.tree.most_visited_nodes(model.wv.expandos["count"], n)
 
 
