@@ -19,9 +19,9 @@ the CPU for the same work, ``workers_cpu.py``), so read the runs, not only the m
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
-import time
+
+from workers_cpu import timed_train  # this folder's: wall and CPU seconds of a train()
 
 
 def make(kind: str, objective: str, workers: int, epochs: int):
@@ -35,11 +35,6 @@ def make(kind: str, objective: str, workers: int, epochs: int):
     if kind.startswith("ft-"):
         return FastText(sg=int(kind == "ft-sg"), **common)
     return Word2Vec(sg=int(kind == "sg"), **common)
-
-
-def cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -67,10 +62,7 @@ def main() -> None:
         for config in configs if repeat % 2 == 0 else configs[::-1]:
             for slot, value in zip(slots, config, strict=True):
                 setattr(tuning, slot, value)
-            cpu0, t0 = cpu_seconds(), time.perf_counter()
-            model.train(corpus_file=args.corpus, total_examples=model.corpus_count,
-                        total_words=model.corpus_total_words, epochs=args.epochs)  # fmt: skip
-            wall, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0
+            wall, cpu = timed_train(model, args.corpus, args.epochs)
             runs[config].append((wall, cpu))
             print(f"{config[0]}:{config[1]}: wall {wall:.2f} s cpu {cpu:.2f} s", flush=True)
     base = runs[configs[0]]

@@ -37,6 +37,14 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def timed_train(model, corpus: str, epochs: int) -> tuple:
+    """Wall and CPU seconds (all threads) of ``model.train(corpus_file=corpus)``."""
+    cpu0, t0 = cpu_seconds(), time.perf_counter()
+    model.train(corpus_file=corpus, total_examples=model.corpus_count,
+                total_words=model.corpus_total_words, epochs=epochs)  # fmt: skip
+    return time.perf_counter() - t0, cpu_seconds() - cpu0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", required=True)
@@ -52,11 +60,7 @@ def main() -> None:
     runs = {1: [], 2: []}
     for repeat in range(args.repeats):
         for workers in (1, 2) if repeat % 2 == 0 else (2, 1):
-            m = models[workers]
-            cpu0, t0 = cpu_seconds(), time.perf_counter()
-            m.train(corpus_file=args.corpus, total_examples=m.corpus_count,
-                    total_words=m.corpus_total_words, epochs=args.epochs)  # fmt: skip
-            wall, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0
+            wall, cpu = timed_train(models[workers], args.corpus, args.epochs)
             runs[workers].append((wall, cpu))
             print(f"workers={workers} wall {wall:.2f} s cpu {cpu:.2f} s", flush=True)
     for workers in (1, 2):
