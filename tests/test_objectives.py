@@ -86,6 +86,10 @@ def test_each_objective_owns_its_private_hot_rows():
     assert len(hs["hot_rows"]) == 0 and ns["hot_rows"] is None
 
 
+HOT_COMMON = dict(vector_size=4, window=2, min_count=1, workers=2, epochs=1, seed=5, hs=1,
+                  negative=0)
+
+
 @pytest.mark.parametrize(
     "make, like_skip_gram",
     [
@@ -117,10 +121,6 @@ def test_the_private_rows_are_tuned_by_walks_per_word(make, like_skip_gram):
     )
     assert len(model.wv) - 1 > max(_tuning.HOT_NODES, _tuning.HOT_NODES_CBOW)
     assert (len(tree["hot_rows"]), settings.hot_sync) == (nodes, sync)
-
-
-HOT_COMMON = dict(vector_size=4, window=2, min_count=1, workers=2, epochs=1, seed=5, hs=1,
-                  negative=0)
 
 
 def test_a_stale_draw_table_is_rebuilt_for_the_kernel():

@@ -13,8 +13,8 @@ word (skip-gram about six), so the same staleness allows a sync every 1,000 cent
 255 nodes (eight levels) then measured fastest, at the same quality as no private rows
 ("Private top nodes for CBOW"). A model says which it trains like
 (``_skip_gram_walks``): PV-DBOW alone walks once per word, from its document's row, and takes
-CBOW's (2 workers: 0.90x the time with hierarchical softmax, 0.93x with negative sampling,
-at the same classification accuracy; "Doc2Vec's PV-DBOW with CBOW's private rows").
+CBOW's (2 workers: 0.85-0.90x the time with hierarchical softmax, 0.92-0.93x with negative
+sampling, at the same classification accuracy; "Doc2Vec's PV-DBOW with CBOW's private rows").
 
 :func:`hsw2v.running.trainer.trainer_settings` reads them when it builds a trainer; this module
 imports nothing, so reading them closes no import circle.
