@@ -68,12 +68,21 @@ def session(master: str):
     return spark
 
 
+def corpus_frame(spark, corpus: str):
+    """The corpus as every system here fits it: a row per non-blank line, its words split on
+    whitespace (column ``words``), cached (count it to fill the cache)."""
+    from pyspark.sql import functions as F
+
+    text = spark.read.text(corpus)
+    words = F.split(F.trim("value"), r"\s+").alias("words")
+    return text.where(F.trim("value") != "").select(words).cache()
+
+
 def one_spark(
     system: str, partitions: int, epochs: int, corpus: str, master: str, sync_every=None,
     repeat=False, merge=None, input_partitions=None,
 ) -> dict:
     import numpy as np
-    from pyspark.sql import functions as F
 
     used = master
     try:
@@ -88,12 +97,7 @@ def one_spark(
             SparkSession.getActiveSession().stop()
         used = "local[2]"
         spark = session(used)
-    text = spark.read.text(corpus)
-    df = (
-        text.where(F.trim("value") != "")
-        .select(F.split(F.trim("value"), r"\s+").alias("words"))
-        .cache()
-    )
+    df = corpus_frame(spark, corpus)
     if input_partitions:  # the DataFrame's own partitions, before the estimator's
         df = df.coalesce(input_partitions).cache()
     df.count()

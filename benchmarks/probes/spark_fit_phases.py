@@ -59,7 +59,6 @@ def main() -> None:
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     bench = bench_module()
-    from pyspark.sql import functions as F
 
     import hsw2v._dist_core as core
     import hsw2v.spark._estimator as estimator
@@ -72,9 +71,7 @@ def main() -> None:
             key, _, value = item.partition("=")
             spark.conf.set(key, value)
         spark.sparkContext.parallelize(range(4), 2).map(lambda x: x).collect()  # executors up
-        text = spark.read.text(args.corpus)
-        words = F.split(F.trim("value"), r"\s+").alias("words")
-        df = text.where(F.trim("value") != "").select(words).cache()
+        df = bench.corpus_frame(spark, args.corpus)
         df.count()
         seconds: list = []
         for owner, name in [(stage.Stage, "connect"), (stage.Stage, "counts"),

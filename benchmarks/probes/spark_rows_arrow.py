@@ -14,12 +14,10 @@ not install.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from spark_fit_phases import ROOT, bench_module  # this folder's
 
 
 def iterate(rows):
@@ -53,19 +51,14 @@ def main() -> None:
     ap.add_argument("--master", default="local-cluster[2,1,1536]")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
-    spec = importlib.util.spec_from_file_location("spark_bench", ROOT / "benchmarks" / "spark_bench.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    from pyspark.sql import functions as F
+    bench = bench_module()
 
     from hsw2v.spark._estimator import rows_to_python
 
     spark = bench.session(args.master)
     try:
         spark.sparkContext.parallelize(range(4), 2).map(lambda x: x).collect()  # executors up
-        text = spark.read.text(args.corpus)
-        words = F.split(F.trim("value"), r"\s+").alias("words")
-        df = text.where(F.trim("value") != "").select(words).cache()
+        df = bench.corpus_frame(spark, args.corpus)
         df.count()
         rdd = rows_to_python(df, "words")
         ways = {
