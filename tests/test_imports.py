@@ -366,6 +366,31 @@ def test_every_package_is_packaged():
     assert folders <= set(packages), sorted(folders - set(packages))
 
 
+SOURCE_SUFFIXES = (".py", ".pyx", ".pxd", ".pxi", ".h")
+MAX_SOURCE_LINES = 600  # docs/architecture.md: no file in hsw2v/ is over 600 lines
+
+
+def long_sources(root: Path, limit: int) -> dict:
+    """The hand-written sources under ``root`` over ``limit`` lines, with their counts
+    (Cython's generated ``.c`` files are not sources)."""
+    return {
+        str(p.relative_to(root)): n
+        for p in sorted(root.rglob("*"))
+        if p.suffix in SOURCE_SUFFIXES
+        and (n := len(p.read_text(encoding="utf-8").splitlines())) > limit
+    }
+
+
+def test_no_source_file_is_over_600_lines():
+    assert long_sources(PACKAGE, MAX_SOURCE_LINES) == {}
+
+
+def test_the_length_check_sees_a_long_file(tmp_path):
+    (tmp_path / "long.pyx").write_text("x = 1\n" * 601)
+    (tmp_path / "short.pxi").write_text("x = 1\n" * 600)
+    (tmp_path / "long.c").write_text("int x;\n" * 900)  # generated, not counted
+    assert long_sources(tmp_path, MAX_SOURCE_LINES) == {"long.pyx": 601}
+
 
 def run_in_a_fresh_interpreter(code: str) -> None:
     """Run ``code`` in a new Python process with this checkout first on the path; a failed
