@@ -286,7 +286,7 @@ def train_rounds(
     schedule = spec.schedule
     spec_h = engine.put(spec, "spec")
     weights = (model.wv.vectors, *outputs_of(model).values())  # in MATRICES order
-    snapshot = engine.put(weights, "weights")
+    snapshot = engine.put(tasks.compact_snapshot(weights), "weights")  # zero matrices by shape
     watch = _Watch(model, engine, schedule, len(pieces), on_progress)
     first, updates, g, n_snapshots = 0, [], 0, 0
     final = None

@@ -328,10 +328,36 @@ def _apply(weights: list, update: RowUpdate) -> None:
             add_rows(matrix, np.ascontiguousarray(rows, np.int32), deltas)
 
 
+@dataclass(frozen=True)
+class Zeros:
+    """A matrix of +0.0 in a snapshot, sent as its shape: a new model's output matrices start
+    at zero (``syn1``, ``syn1neg``, as in word2vec.c and gensim), and every task would
+    otherwise receive all their bytes. :func:`compact_snapshot` makes them."""
+
+    shape: tuple
+
+
+def compact_snapshot(weights: tuple) -> tuple:
+    """``weights`` for sending, each all-zero matrix as :class:`Zeros` (its bits checked, so
+    a matrix holding -0.0 travels whole and every copy has the same bits)."""
+    return tuple(
+        Zeros(m.shape)
+        if m.dtype == np.float32 and m.flags.c_contiguous and not m.view(np.uint32).any()
+        else m
+        for m in weights
+    )
+
+
 def _copy_weights(snapshot: tuple) -> list:
     """Copies of a snapshot's matrices (:data:`MATRICES` order; a snapshot that leaves out
-    trailing output matrices, as hs-only callers may give ``syn0, syn1``, gets them empty)."""
-    weights = [np.array(m, dtype=np.float32, copy=True, order="C") for m in snapshot]
+    trailing output matrices, as hs-only callers may give ``syn0, syn1``, gets them empty;
+    a :class:`Zeros` becomes its matrix)."""
+    weights = [
+        np.zeros(m.shape, np.float32)
+        if isinstance(m, Zeros)
+        else np.array(m, dtype=np.float32, copy=True, order="C")
+        for m in snapshot
+    ]
     while len(weights) < len(MATRICES):
         weights.append(np.zeros((0, weights[0].shape[1]), np.float32))
     return weights

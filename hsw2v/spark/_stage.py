@@ -9,7 +9,7 @@ run from the first read of their partition to the last round:
 
 * **Counting.** Each task reads its partition once (:func:`hsw2v.spark._engine.scan_partition`),
   keeps the scan in its own memory and sends its counts to the driver, which merges them in
-  the partitions' order (:func:`hsw2v.spark._engine.merge_partition_counts`) and builds the
+  the partitions' order (:func:`hsw2v.spark._engine.counts_in_order`) and builds the
   vocabulary, the tree and the weights once, as the job engine does.
 * **Rounds.** The core's round loop (:func:`hsw2v._dist_core.train_rounds`) runs on the driver
   unchanged, over :class:`StageEngine`: a round's training call goes to each shard's task as a
@@ -22,7 +22,8 @@ The connections: the driver listens on an ephemeral port of its own host (``spar
 and each task connects to it, first sending a random token the driver put in the task's
 closure (Spark ships closures; nothing is read from a connection before its token matches).
 Messages are length-prefixed pickles: the driver's are written with cloudpickle (what Spark
-ships functions with), the tasks' with pickle.
+ships functions with; a held value goes in already pickled, once for all the tasks it goes
+to), the tasks' with pickle.
 
 Every task must run at once, so the stage runs a task per task slot at most
 (:func:`stage_tasks`): the estimator trains no more partitions than the cluster has slots
@@ -54,11 +55,10 @@ import weakref
 from hsw2v import _dist_tasks as tasks
 from hsw2v._dist_core import DistributedTrainingError
 from hsw2v.spark._engine import (
-    PartitionCount,
     _Held,
     call_on_driver,
+    counts_in_order,
     cut_piece,
-    merge_partition_counts,
     scan_partition,
     step_name,
     task_error,
@@ -149,7 +149,7 @@ def serve_shards(task, shards, address, token, attempt, scan_args) -> int:
         try:
             for k, rows in shards:
                 scans[k] = scan_partition(k, rows, *scan_args)
-            counted = [(k, PartitionCount.of(scan)) for k, scan in scans.items()]
+            counted = [(k, scan.counts, scan.shape()) for k, scan in scans.items()]
             send(sock, pickle.dumps(("ok", counted), protocol=5))
         except Exception as exc:  # noqa: BLE001 - reported to the driver, which stops the fit
             send(sock, pickle.dumps(("error", _error(exc)), protocol=5))
@@ -160,7 +160,7 @@ def serve_shards(task, shards, address, token, attempt, scan_args) -> int:
             if message[0] == "stop":
                 return task
             _, fn, calls, new, dropped = message
-            held.update(new)
+            held.update((number, pickle.loads(blob)) for number, blob in new.items())
             for number in dropped:
                 held.pop(number, None)
             try:
@@ -322,18 +322,16 @@ class Stage:
             raise DistributedTrainingError(f"{what} failed in a Spark task: {value}")
         return value
 
-    def counts(self) -> PartitionCount:
-        """The partitions' counts, merged in their order."""
+    def counts(self) -> tuple[dict, dict]:
+        """The partitions' counts merged in their order (the corpus's first-seen order), and
+        each partition's shape (:meth:`hsw2v.spark._engine.PartitionScan.shape`)."""
         self.connect()
-        counted = {}
+        counted, shapes = {}, {}
         for task in range(self.n_tasks):
-            for k, count in self.reply(task, "counting the vocabulary"):
+            for k, counts, shape in self.reply(task, "counting the vocabulary"):
                 self.owner[k] = task
-                counted[k] = count
-        merged = counted[0]
-        for k in range(1, self.n):
-            merged = merge_partition_counts(merged, counted[k])
-        return merged
+                counted[k], shapes[k] = counts, shape
+        return counts_in_order([counted[k] for k in range(self.n)]), shapes
 
     def engine(self) -> StageEngine:
         return StageEngine(self)
@@ -356,15 +354,18 @@ class Stage:
         self.server.close()
 
 
-def _ship(value, sent: set, new: dict):
+def _ship(value, sent: set, new: dict, blobs: dict):
     """``value`` as a task receives it: a held value it has not been sent yet goes into
-    ``new``, and every held value travels as a :class:`_Ref`."""
+    ``new``, pickled (once for all the tasks it goes to: ``blobs``), and every held value
+    travels as a :class:`_Ref`."""
     if isinstance(value, list):
-        return [_ship(v, sent, new) for v in value]
+        return [_ship(v, sent, new, blobs) for v in value]
     if not isinstance(value, _Held):
         return value
     if value.number not in sent:
-        new[value.number] = value.value
+        if value.number not in blobs:
+            blobs[value.number] = _dumps(value.value)
+        new[value.number] = blobs[value.number]
         sent.add(value.number)
     return _Ref(value.number)
 
@@ -395,10 +396,11 @@ class StageEngine:
 
     def submit_shards(self, fn, calls: list, name: str) -> list:
         stage, what = self.stage, step_name(name)
+        blobs: dict = {}  # the held values new to some task, each pickled once
         for task, sock in enumerate(stage.connections):
             sent, new = self.sent[task], {}
             mine = [
-                (k, tuple(_ship(a, sent, new) for a in args), kwargs)
+                (k, tuple(_ship(a, sent, new, blobs) for a in args), kwargs)
                 for k, (args, kwargs) in enumerate(calls)
                 if stage.owner[k] == task
             ]
