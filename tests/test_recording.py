@@ -182,3 +182,28 @@ def test_joined_recorder_rejects_bad_input():
     recorder = JoinedRecorder(5, 10, 1)
     with pytest.raises(ValueError, match="expected 1 lines, the text holds 2"):
         recorder.add_lines(b"a\nb\n", 1)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.lists(st.sampled_from("abcdefg"), max_size=6), max_size=8), min_size=1, max_size=5))
+def test_counts_merged_in_order_equal_the_positioned_merge(partitions):
+    """The stage's merge of the partitions' counts in their order
+    (:func:`hsw2v.spark._engine.counts_in_order`) gives the counts of the order-free merge
+    (``PartitionCount``, what the job engine's tree reduce combines) and of the whole corpus
+    counted on one machine, words in the same first-seen order."""
+    import functools
+
+    from hsw2v.spark._engine import (
+        PartitionCount,
+        counts_in_order,
+        merge_partition_counts,
+        scan_partition,
+    )
+
+    scans = [scan_partition(k, iter(rows), 10, 3, 100) for k, rows in enumerate(partitions)]
+    in_order = counts_in_order([scan.counts for scan in scans])
+    shuffled = [PartitionCount.of(scan) for scan in reversed(scans)]  # any order, any grouping
+    positioned = functools.reduce(merge_partition_counts, shuffled).counts.ordered()
+    sentences = [row for rows in partitions for row in rows]
+    one_machine = scan_counts(iter(sentences), progress_per=0, record_tokens=0)[0]
+    assert list(in_order.items()) == list(positioned.items()) == list(one_machine.items())

@@ -94,6 +94,10 @@ class PartitionScan:
     sentences: int
     marks: list
 
+    def shape(self) -> tuple:
+        """``(words, sentences, marks, recorded)``: what the driver plans the pieces from."""
+        return (self.words, self.sentences, self.marks, self.recording is not None)
+
 
 def scan_partition(
     index: int, rows, max_sentence_length: int, mark_every: int, record_tokens,
@@ -158,8 +162,7 @@ class PartitionCount:
         counts = PositionedCounts()
         counts.counts = scan.counts
         counts.first = {word: (scan.index, rank) for rank, word in enumerate(scan.counts)}
-        shape = (scan.words, scan.sentences, scan.marks, scan.recording is not None)
-        return cls(counts, {scan.index: shape})
+        return cls(counts, {scan.index: scan.shape()})
 
 
 def merge_partition_counts(a: PartitionCount, b: PartitionCount) -> PartitionCount:
@@ -167,6 +170,19 @@ def merge_partition_counts(a: PartitionCount, b: PartitionCount) -> PartitionCou
     a.counts = a.counts.merge(b.counts)
     a.shapes.update(b.shapes)
     return a
+
+
+def counts_in_order(parts: list) -> dict:
+    """The partitions' counts (each a scan's, in its first-seen order), given in the
+    partitions' order, merged into the corpus's first-seen order: what
+    :meth:`PartitionCount.of` and :func:`merge_partition_counts` give through
+    ``counts.ordered()``, without the positions, since in the partitions' order a word is
+    first inserted where it is first seen."""
+    merged = dict(parts[0]) if parts else {}
+    for counts in parts[1:]:
+        for word, count in counts.items():
+            merged[word] = merged.get(word, 0) + count
+    return merged
 
 
 @dataclass

@@ -91,9 +91,9 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
             # partitions, keeps them, and trains their pieces at the driver's word
             with Stage(sc, rdd, n, scan_args) as stage:
                 started = time.perf_counter()
-                counted = stage.counts()
-                if all(counted.shapes[k][3] for k in range(n)):
-                    pieces, spec = self._plan(model, counted, n, max_len)
+                counts, shapes = stage.counts()
+                if all(shapes[k][3] for k in range(n)):
+                    pieces, spec = self._plan(model, counts, shapes, n, max_len)
                     vocab_seconds = time.perf_counter() - started
                     core.train_rounds(stage.engine(), model, pieces, spec, **train,
                                       vocab_seconds=vocab_seconds)  # fmt: skip
@@ -113,7 +113,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 raise core.DistributedTrainingError(
                     f"counting the vocabulary failed in a Spark task: {task_error(exc)}"
                 ) from exc
-            pieces, spec = self._plan(model, counted, n, max_len)
+            pieces, spec = self._plan(model, counted.counts.ordered(), counted.shapes, n, max_len)
             # what the rounds' tasks read: the partitions' recordings, from which each task
             # cuts its own piece's jobs (design note of hsw2v.spark._engine), or (a partition
             # too large to record) every round's pieces encoded once from the rows
@@ -136,15 +136,14 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 encoded.unpersist()
         return self._copyValues(Word2VecModel(model))
 
-    def _plan(self, model, counted, n: int, max_len: int):
-        """Install the vocabulary of the merged counts on ``model`` (its tree and initial
-        weights, as on one machine) and plan the run: each partition's pieces, one per
-        round of an epoch, and the tasks' settings."""
+    def _plan(self, model, counts: dict, shapes: dict, n: int, max_len: int):
+        """Install the vocabulary of the merged counts (``counts``, in the corpus's first-seen
+        order) on ``model`` (its tree and initial weights, as on one machine) and plan the
+        run from the partitions' ``shapes``: each partition's pieces, one per round of an
+        epoch, and the tasks' settings."""
         get = self.getOrDefault
-        vocab, n_raw = tasks.vocabulary_task(
-            counted.counts.ordered(), core.vocabulary_options(model, None)
-        )
-        shapes = [counted.shapes[k] for k in range(n)]
+        vocab, n_raw = tasks.vocabulary_task(counts, core.vocabulary_options(model, None))
+        shapes = [shapes[k] for k in range(n)]
         words = sum(shape[0] for shape in shapes)
         core.install_vocabulary(model, vocab, n_raw, words, sum(shape[1] for shape in shapes))
         # one partition has no one to merge with: it trains each epoch in one round
