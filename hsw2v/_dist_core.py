@@ -275,16 +275,18 @@ def train_rounds(
     snapshot_every: int,
     on_progress: Callable | None = None,
     vocab_seconds: float = 0.0,
+    spec_handle: Any = None,
 ) -> None:
     """Train ``model`` (with its vocabulary and initial weights) in rounds: ``pieces[k][r]``
     is what shard ``k`` trains in round ``r`` of every epoch (anything with ``words``, the
     piece's raw words, that the engine's training call can read). Installs the trained
     weights and ``model.distributed_report``; raises
-    :class:`~hsw2v.divergence.TrainingDivergedError` when the weights became non-finite."""
+    :class:`~hsw2v.divergence.TrainingDivergedError` when the weights became non-finite.
+    ``spec_handle``: ``spec`` already put to the engine (as calls before the rounds took it)."""
     n_rounds = len(pieces[0])
     round_words = [sum(p[r].words for p in pieces) for r in range(n_rounds)]
     schedule = spec.schedule
-    spec_h = engine.put(spec, "spec")
+    spec_h = engine.put(spec, "spec") if spec_handle is None else spec_handle
     weights = (model.wv.vectors, *outputs_of(model).values())  # in MATRICES order
     snapshot = engine.put(tasks.compact_snapshot(weights), "weights")  # zero matrices by shape
     watch = _Watch(model, engine, schedule, len(pieces), on_progress)

@@ -130,7 +130,10 @@ def test_vocabulary_and_tree_equal_one_machine(spark, monkeypatch, recorded):
 def test_pieces_cut_from_the_recording_train_as_pieces_read_from_the_rows(spark, monkeypatch):
     """The rounds' tasks cut their pieces from the partitions' recordings; a partition too
     large to record is read again from its rows. Both give the same jobs, so the same
-    weights bit for bit (one thread per task)."""
+    weights bit for bit (one thread per task). (Recorded partitions of unequal words are
+    balanced by lending stretches, which partitions read again cannot lend: here both
+    train the partitions as they are.)"""
+    monkeypatch.setattr(_estimator, "MAX_LENT_WORDS", 0)
     sentences, _ = planted_corpus(n_sentences=600, seed=8)
     df = frame(spark, sentences, partitions=3)
     params = dict(inputCol="text", vectorSize=12, minCount=1, maxIter=2, numPartitions=2,
@@ -372,6 +375,32 @@ def test_one_stage_and_a_job_per_round_train_the_same_weights(spark, monkeypatch
         assert staged.wv.index_to_key == jobs.wv.index_to_key
         assert np.array_equal(staged.wv.vectors, jobs.wv.vectors), (have, n)
         assert np.array_equal(staged.syn1, jobs.syn1), (have, n)
+
+
+def test_partitions_of_unequal_words_train_equal_shards_the_same_either_way(
+    spark, monkeypatch, caplog
+):
+    """Partitions of 3,600 and 900 words train shards of about 2,250 each: the first ends at
+    its first place to cut past 2,250 words (marks every 5 sentences of 12 words: sentence
+    190, 2,280 words), and its last 110 sentences are lent to the second's task through the
+    driver. The weights are the same bit for bit whether the fit runs as one stage or as a
+    job per round."""
+    monkeypatch.setattr(_estimator, "MARK_EVERY", 50)  # places to cut (the default: 10,000)
+    rng = np.random.default_rng(12)
+    words = [f"w{i}" for i in range(30)]
+    sentences = [[str(w) for w in rng.choice(words, size=12 if i < 300 else 3)]
+                 for i in range(600)]  # fmt: skip
+    df = frame(spark, sentences, partitions=2)
+    params = dict(inputCol="text", vectorSize=8, minCount=1, maxIter=2, numPartitions=2,
+                  sync_every=1000, seed=3, workers=1)  # fmt: skip
+    caplog.set_level("INFO", logger="hsw2v.spark._estimator")
+    staged = Word2Vec(**params, execution="stage").fit(df).to_word2vec()
+    assert "110 sentences lent between partitions" in caplog.text
+    jobs = Word2Vec(**params, execution="jobs").fit(df).to_word2vec()
+    assert staged.distributed_report.rounds == jobs.distributed_report.rounds == 2 * 5
+    assert staged.distributed_report.raw_words == 2 * 4500
+    assert np.array_equal(staged.wv.vectors, jobs.wv.vectors)
+    assert np.array_equal(staged.syn1, jobs.syn1)
 
 
 def test_execution_is_checked(spark):

@@ -187,9 +187,12 @@ def counts_in_order(parts: list) -> dict:
 
 @dataclass
 class PartitionPiece:
-    """Round ``round``'s piece of partition ``partition``: its sentences ``[start, stop)``.
-    Inside its task it holds the piece's id-encoded jobs (``encoded``, from the encoded
-    partition, :func:`encode_partition`), which the training task trains."""
+    """Round ``round``'s piece of shard ``partition`` (trained by that partition's task): its
+    sentences ``[start, stop)`` of the partition, or, in a balanced plan
+    (:func:`plan_shards`), ``segments``: ``(partition, start, stop)`` stretches in the corpus's
+    order, those of other partitions lent to it (``lent``: their final ids, which the driver
+    fetched, :func:`lend_task`). Inside its task it holds the piece's id-encoded jobs
+    (``encoded``), which the training task trains."""
 
     partition: int
     round: int
@@ -198,6 +201,16 @@ class PartitionPiece:
     words: int
     sentences: int
     encoded: list | None = field(default=None, repr=False, compare=False)
+    segments: list | None = None
+    lent: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def spans(self) -> list:
+        """The piece's ``(partition, start, stop)`` stretches, in the corpus's order."""
+        return self.segments if self.segments is not None else [(self.partition, self.start, self.stop)]
+
+    def borrowed(self) -> list:
+        """Its stretches of other partitions than its own."""
+        return [span for span in self.spans() if span[0] != self.partition]
 
     def read(self, max_sentence_length: int):
         raise RuntimeError("a partition piece is trained from its encoded jobs only")
@@ -220,6 +233,122 @@ def plan_partition(partition: int, words: int, sentences: int, marks: list, n_ro
     return pieces
 
 
+def _range_count(shape: tuple, start: int, stop: int) -> RangeCount:
+    """The words, sentences and marks of sentences ``[start, stop)`` of a partition of
+    ``shape`` (``start`` and ``stop`` are 0, its end or one of its marks)."""
+    words, sentences, marks = shape[:3]
+    before = {0: 0, sentences: words, **{at: w for at, w, _ in marks}}
+    inside = [(at, w - before[start], at - start) for at, w, _ in marks if start < at < stop]
+    return RangeCount({}, before[stop] - before[start], stop - start, inside)
+
+
+def _cut(spans: list, shapes: list, n: int) -> list:
+    """``spans`` (``(partition, start, stop)``, in order) cut at marks into ``n`` stretches of
+    about equal words (:func:`hsw2v._shards.cut_shard`): ``(spans, words, sentences)`` each."""
+    if not spans:
+        return [([], 0, 0)] * n
+    ranges = [ByteRange(str(p), a, b) for p, a, b in spans]
+    counts = [_range_count(shapes[p], a, b) for p, a, b in spans]
+    return [
+        ([(int(r.path), r.start, r.end) for r in piece.ranges], piece.words, piece.sentences)
+        for piece in cut_shard(ranges, counts, n)
+    ]
+
+
+BALANCE_ABOVE = 1.02  # a plan is balanced when its largest shard holds more than this x the mean
+
+
+def plan_shards(shapes: list, n_rounds: int, max_lent_words: int) -> list:
+    """Each shard's pieces, one per round of an epoch (``pieces[k][r]``). Shard ``k`` is
+    partition ``k`` cut into ``n_rounds`` pieces of about equal words (:func:`plan_partition`)
+    unless the partitions' words differ by more than :data:`BALANCE_ABOVE`: then the corpus
+    (the partitions in order) is cut at marks into shards of about equal words, so that no
+    round waits for a larger partition, and each shard's stretches of other partitions are
+    lent to it (at most ``max_lent_words`` words in all, which pass through the driver;
+    more, and the partitions train as they are). Shard ``k`` is still trained by partition
+    ``k``'s task, and the shards keep the corpus's order."""
+    n = len(shapes)
+    words = [shape[0] for shape in shapes]
+    unbalanced = [plan_partition(k, *shapes[k][:3], n_rounds) for k in range(n)]
+    if n < 2 or max(words) <= BALANCE_ABOVE * sum(words) / n:
+        return unbalanced
+    spans = [(p, 0, shape[1]) for p, shape in enumerate(shapes)]
+    shards = _cut(spans, shapes, n)
+    lent = sum(
+        _range_count(shapes[p], a, b).words
+        for k, (shard_spans, _, _) in enumerate(shards)
+        for p, a, b in shard_spans
+        if p != k
+    )
+    if lent == 0 or lent > max_lent_words:  # no mark to cut at, or too much to move
+        return unbalanced
+    pieces = []
+    for k, (shard_spans, _, _) in enumerate(shards):
+        pieces.append(
+            [
+                PartitionPiece(k, r, 0, 0, piece_words, piece_sentences, segments=piece_spans)
+                for r, (piece_spans, piece_words, piece_sentences) in enumerate(
+                    _cut(shard_spans, shapes, n_rounds)
+                )
+            ]
+        )
+    return pieces
+
+
+@dataclass
+class LendRequest:
+    """What partition ``partition``'s task lends to other shards: its sentences in each of
+    ``spans`` (``(start, stop)``), as recordings of final ids (``parts``, filled in its task
+    by :func:`cut_piece`)."""
+
+    partition: int
+    spans: list
+    parts: list | None = field(default=None, repr=False, compare=False)
+
+
+def lend_requests(pieces: list) -> list:
+    """One :class:`LendRequest` per partition: every stretch of it another shard's pieces
+    borrow (none, for a plan that is not balanced)."""
+    wanted: list = [[] for _ in pieces]
+    for shard in pieces:
+        for piece in shard:
+            for p, a, b in piece.borrowed():
+                wanted[p].append((a, b))
+    return [LendRequest(p, spans) for p, spans in enumerate(wanted)]
+
+
+def lend_task(spec, snapshot, updates, request: LendRequest, **_) -> list:
+    """A training call's shape (``spec`` first, the request where a piece goes), run by the
+    engines as a round is: the lent stretches' recordings, which :func:`cut_piece` made."""
+    return request.parts
+
+
+def attach_lent(pieces: list, requests: list, parts: list) -> None:
+    """Give every piece the recordings of the stretches it borrows (``parts[p]``: what
+    ``requests[p]`` returned)."""
+    lent = {
+        (request.partition, a, b): part
+        for request, got in zip(requests, parts, strict=True)
+        for (a, b), part in zip(request.spans, got, strict=True)
+    }
+    for shard in pieces:
+        for piece in shard:
+            piece.lent = {span: lent[span] for span in piece.borrowed()}
+
+
+def lend(engine, pieces: list, spec_handle) -> None:
+    """Fetch the stretches the pieces of a balanced plan borrow (:func:`plan_shards`) from
+    their partitions' tasks, one call to each as in a round, and attach them to the pieces
+    (nothing to do for a plan that is not balanced)."""
+    requests = lend_requests(pieces)
+    if not any(request.spans for request in requests):
+        return
+    calls = [((spec_handle, None, [], request), {}) for request in requests]
+    what = "lending sentences between the partitions"
+    handles = engine.submit_shards(lend_task, calls, name=what)
+    attach_lent(pieces, requests, [engine.result(handle, what) for handle in handles])
+
+
 def encode_partition(rows, spec, pieces: list):
     """A partition's sentences as id-encoded jobs (:func:`hsw2v.running.epochs.iter_jobs`, as
     every task encodes), one ``(round, jobs)`` item per piece: what the rounds' tasks read
@@ -233,31 +362,69 @@ def encode_partition(rows, spec, pieces: list):
         pass
 
 
-def encode_scan(scan: PartitionScan, spec, pieces: list):
-    """:func:`encode_partition` from a partition's recording, without reading its rows again:
-    the recording's ids are made final for the run's vocabulary and each piece's jobs are
-    views of them (:func:`hsw2v.running.epochs.jobs_from_recording`, the jobs
-    :func:`~hsw2v.running.epochs.iter_jobs` makes from the same sentences)."""
+def final_recording(scan: PartitionScan, spec) -> TokenRecording:
+    """The scan's recording with final ids for the run's vocabulary (made once, in place:
+    a scan kept by its task between rounds)."""
     recording = scan.recording
-    if not recording.final:  # a scan kept by its task between rounds is made final once
+    if not recording.final:
         index_of = {key: i for i, key in enumerate(spec.index_to_key)}
         to_final = np.fromiter(
             (index_of.get(w, -1) for w in scan.counts), np.int32, len(scan.counts)
         )
         recording.finalize(to_final, spec.index_to_key)
+    return recording
+
+
+def _stretch(recording: TokenRecording, kept_at: np.ndarray, lo: int, hi: int,
+             vocabulary=None) -> TokenRecording:  # fmt: skip
+    """Sentences ``[lo, hi)`` of a final recording (``kept_at``: kept tokens before each
+    sentence), as views."""
+    return TokenRecording(
+        ids=recording.ids[kept_at[lo] : kept_at[hi]],
+        lengths=recording.lengths[lo:hi],
+        n_keys=recording.n_keys,
+        kept_lengths=recording.kept_lengths[lo:hi],
+        n_kept=int(kept_at[hi] - kept_at[lo]),
+        vocabulary=vocabulary,
+        vocabulary_size=recording.vocabulary_size,
+    )
+
+
+def _joined(parts: list, vocabulary) -> TokenRecording:
+    """Final recordings one after another, as one."""
+    if len(parts) == 1:
+        return parts[0]
+    return TokenRecording(
+        ids=np.concatenate([part.ids for part in parts]),
+        lengths=np.concatenate([part.lengths for part in parts]),
+        n_keys=parts[0].n_keys,
+        kept_lengths=np.concatenate([part.kept_lengths for part in parts]),
+        n_kept=sum(part.n_kept for part in parts),
+        vocabulary=vocabulary,
+        vocabulary_size=parts[0].vocabulary_size,
+    )
+
+
+def encode_scan(scan: PartitionScan, spec, pieces: list):
+    """:func:`encode_partition` from a partition's recording, without reading its rows again:
+    the recording's ids are made final for the run's vocabulary and each piece's jobs are
+    views of them (:func:`hsw2v.running.epochs.jobs_from_recording`, the jobs
+    :func:`~hsw2v.running.epochs.iter_jobs` makes from the same sentences); a piece's
+    stretches of other partitions come from what they lent it."""
+    recording = final_recording(scan, spec)
     kept_at = np.concatenate([[0], np.cumsum(recording.kept_lengths)])
     for piece in pieces:
-        lo, hi = piece.start, piece.stop
-        part = TokenRecording(
-            ids=recording.ids[kept_at[lo] : kept_at[hi]],
-            lengths=recording.lengths[lo:hi],
-            n_keys=recording.n_keys,
-            kept_lengths=recording.kept_lengths[lo:hi],
-            n_kept=int(kept_at[hi] - kept_at[lo]),
-            vocabulary=recording.vocabulary,
-            vocabulary_size=recording.vocabulary_size,
-        )
-        yield piece.round, jobs_from_recording(part, spec.batch_words)
+        parts = [
+            _stretch(recording, kept_at, lo, hi, recording.vocabulary)
+            if p == scan.index
+            else piece.lent[(p, lo, hi)]
+            for p, lo, hi in piece.spans()
+        ]
+        if not parts:  # a round's piece of a shard with fewer marks than rounds
+            yield piece.round, []
+            continue
+        joined = _joined(parts, recording.vocabulary)
+        yield piece.round, jobs_from_recording(joined, spec.batch_words)
 
 
 def run_shard(fn, args: tuple, kwargs: dict, rows):
@@ -276,8 +443,14 @@ def run_shard(fn, args: tuple, kwargs: dict, rows):
     return fn(*args, **kwargs)
 
 
-def cut_piece(scan: PartitionScan, spec, piece: PartitionPiece) -> None:
-    """Give ``piece`` its jobs, cut from its partition's recording (:func:`encode_scan`)."""
+def cut_piece(scan: PartitionScan, spec, piece) -> None:
+    """Give ``piece`` its jobs, cut from its partition's recording (:func:`encode_scan`), or
+    a :class:`LendRequest` the stretches it lends (final ids, without the vocabulary)."""
+    if isinstance(piece, LendRequest):
+        recording = final_recording(scan, spec)
+        kept_at = np.concatenate([[0], np.cumsum(recording.kept_lengths)])
+        piece.parts = [_stretch(recording, kept_at, lo, hi) for lo, hi in piece.spans]
+        return
     for _, jobs in encode_scan(scan, spec, [piece]):
         piece.encoded = jobs
 

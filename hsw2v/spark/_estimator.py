@@ -19,8 +19,9 @@ from hsw2v.spark._engine import (
     PartitionCount,
     SparkEngine,
     encode_partition,
+    lend,
     merge_partition_counts,
-    plan_partition,
+    plan_shards,
     row_of,
     scan_partition,
     task_error,
@@ -33,6 +34,7 @@ logger = logging.getLogger(__name__)
 
 SNAPSHOT_EVERY = 8  # rounds between two full snapshots of the model (broadcast once each)
 MARK_EVERY = 10_000  # words between two places a partition can be cut into pieces
+MAX_LENT_WORDS = 20_000_000  # words a balanced plan may move between tasks (via the driver)
 EXECUTIONS = ("stage", "jobs")  # the execution param: see hsw2v.spark._stage
 
 
@@ -94,9 +96,12 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 counts, shapes = stage.counts()
                 if all(shapes[k][3] for k in range(n)):
                     pieces, spec = self._plan(model, counts, shapes, n, max_len)
+                    engine = stage.engine()
+                    spec_h = engine.put(spec, "spec")
+                    lend(engine, pieces, spec_h)  # a balanced plan's borrowed stretches
                     vocab_seconds = time.perf_counter() - started
-                    core.train_rounds(stage.engine(), model, pieces, spec, **train,
-                                      vocab_seconds=vocab_seconds)  # fmt: skip
+                    core.train_rounds(engine, model, pieces, spec, **train,
+                                      vocab_seconds=vocab_seconds, spec_handle=spec_h)  # fmt: skip
                     return self._copyValues(Word2VecModel(model))
             logger.info("a partition is too large to keep in its task: a Spark job per round")
         scans = rdd.mapPartitionsWithIndex(
@@ -127,9 +132,12 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 scans.unpersist()
                 spec_b.unpersist()
                 source = encoded
+            engine = SparkEngine(sc, source)
+            spec_h = engine.put(spec, "spec")
+            lend(engine, pieces, spec_h)  # a balanced plan's borrowed stretches (scans only)
             vocab_seconds = time.perf_counter() - started
-            core.train_rounds(SparkEngine(sc, source), model, pieces, spec, **train,
-                              vocab_seconds=vocab_seconds)  # fmt: skip
+            core.train_rounds(engine, model, pieces, spec, **train,
+                              vocab_seconds=vocab_seconds, spec_handle=spec_h)  # fmt: skip
         finally:
             scans.unpersist()
             if encoded is not None:
@@ -149,7 +157,13 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
         # one partition has no one to merge with: it trains each epoch in one round
         # (what the rounds would give, less a transfer and a merge each)
         n_rounds = 1 if n == 1 else max(1, math.ceil(words / get("sync_every")))
-        pieces = [plan_partition(k, *shapes[k][:3], n_rounds) for k in range(n)]
+        # shards of equal words where the partitions differ (stretches lent between tasks
+        # through the driver), which only recorded partitions can lend
+        recorded = all(shape[3] for shape in shapes)
+        pieces = plan_shards(shapes, n_rounds, MAX_LENT_WORDS if recorded else 0)
+        lent = sum(b - a for shard in pieces for piece in shard for _, a, b in piece.borrowed())
+        if lent:
+            logger.info("shards of equal words: %i sentences lent between partitions", lent)
         spec = core.run_spec(
             model, uuid.uuid4().hex[:12], max_len, threads=get("workers"),
             delta_dtype="float16",  # half the bytes per round, quality unchanged
