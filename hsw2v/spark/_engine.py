@@ -10,6 +10,10 @@ The data stays in the partitions of an RDD of sentences (one per row of the inpu
   position, :class:`hsw2v._dist_core.PositionedCounts`) and only the merged counts reach the
   driver, which builds the vocabulary, the Huffman tree and the initial weights once, as on
   one machine.
+* **Shards.** Partitions of unequal words train shards of equal words (:func:`plan_shards`):
+  the corpus cut in order at marks, shard ``k`` trained by partition ``k``'s task, which
+  gets the stretches of other partitions its shard takes once, before the first round
+  (:func:`lend`: one call to each partition's task, through the driver).
 * **Rounds.** Each round is one Spark job over the persisted scans: the task of partition
   ``k`` makes the final ids of its scan's recording (one pass in place,
   :meth:`hsw2v.vocab.TokenRecording.finalize`), cuts the round's piece into jobs (views,

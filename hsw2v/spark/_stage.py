@@ -10,7 +10,9 @@ run from the first read of their partition to the last round:
 * **Counting.** Each task reads its partition once (:func:`hsw2v.spark._engine.scan_partition`),
   keeps the scan in its own memory and sends its counts to the driver, which merges them in
   the partitions' order (:func:`hsw2v.spark._engine.counts_in_order`) and builds the
-  vocabulary, the tree and the weights once, as the job engine does.
+  vocabulary, the tree and the weights once, as the job engine does. Where a balanced plan
+  lends stretches between partitions (:func:`hsw2v.spark._engine.lend`), that is one more
+  call of the same kind before the rounds.
 * **Rounds.** The core's round loop (:func:`hsw2v._dist_core.train_rounds`) runs on the driver
   unchanged, over :class:`StageEngine`: a round's training call goes to each shard's task as a
   message, and its result comes back on the same connection. A value the tasks need (the run's
