@@ -18,10 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 
-from spark_fit_phases import ROOT, bench_module, timed  # this folder's
+from spark_fit_phases import bench_module, ready_frame, timed  # this folder's
 
 PLANS = {"balanced": 20_000_000, "as-is": 0}  # MAX_LENT_WORDS
 
@@ -35,7 +34,6 @@ def main() -> None:
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--epochs", type=int, default=1)
     args = ap.parse_args()
-    sys.path.insert(0, str(ROOT))
     bench = bench_module()
 
     import hsw2v._dist_core as core
@@ -44,9 +42,7 @@ def main() -> None:
 
     spark = bench.session(args.master)
     try:
-        spark.sparkContext.parallelize(range(4), 2).map(lambda x: x).collect()  # executors up
-        df = bench.corpus_frame(spark, args.corpus)
-        df.count()
+        df = ready_frame(bench, spark, args.corpus)
 
         def fit(plan: str, seed: int):
             estimator.MAX_LENT_WORDS = PLANS[plan]

@@ -28,10 +28,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def bench_module():
+    """``benchmarks/spark_bench.py`` as a module, with this checkout first on the path."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
     spec = importlib.util.spec_from_file_location("spark_bench", ROOT / "benchmarks" / "spark_bench.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def ready_frame(bench, spark, corpus: str):
+    """The benchmark's corpus DataFrame, cached and counted, on ``spark`` whose executors are
+    up (their Python workers started by a first small job), as ``spark_bench.py`` fits it."""
+    spark.sparkContext.parallelize(range(4), 2).map(lambda x: x).collect()
+    df = bench.corpus_frame(spark, corpus)
+    df.count()
+    return df
 
 
 def timed(owner, name: str, seconds: list) -> None:
@@ -57,7 +69,6 @@ def main() -> None:
     ap.add_argument("--master", default="local-cluster[2,1,1536]")
     ap.add_argument("--conf", action="append", default=[], help="KEY=VALUE, a SQL option")
     args = ap.parse_args()
-    sys.path.insert(0, str(ROOT))
     bench = bench_module()
 
     import hsw2v._dist_core as core
@@ -70,9 +81,7 @@ def main() -> None:
         for item in args.conf:
             key, _, value = item.partition("=")
             spark.conf.set(key, value)
-        spark.sparkContext.parallelize(range(4), 2).map(lambda x: x).collect()  # executors up
-        df = bench.corpus_frame(spark, args.corpus)
-        df.count()
+        df = ready_frame(bench, spark, args.corpus)
         seconds: list = []
         for owner, name in [(stage.Stage, "connect"), (stage.Stage, "counts"),
                             (estimator.Word2Vec, "_plan"), (stage.StageEngine, "submit_shards"),

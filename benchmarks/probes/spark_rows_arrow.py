@@ -14,10 +14,9 @@ not install.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
-from spark_fit_phases import ROOT, bench_module  # this folder's
+from spark_fit_phases import bench_module, ready_frame  # this folder's
 
 
 def iterate(rows):
@@ -50,16 +49,13 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--master", default="local-cluster[2,1,1536]")
     args = ap.parse_args()
-    sys.path.insert(0, str(ROOT))
     bench = bench_module()
 
     from hsw2v.spark._estimator import rows_to_python
 
     spark = bench.session(args.master)
     try:
-        spark.sparkContext.parallelize(range(4), 2).map(lambda x: x).collect()  # executors up
-        df = bench.corpus_frame(spark, args.corpus)
-        df.count()
+        df = ready_frame(bench, spark, args.corpus)
         rdd = rows_to_python(df, "words")
         ways = {
             "joined rows, iterated": lambda: rdd.mapPartitions(iterate).collect(),
