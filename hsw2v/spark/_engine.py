@@ -268,9 +268,10 @@ def plan_shards(shapes: list, n_rounds: int, max_lent_words: int) -> list:
     unless the partitions' words differ by more than :data:`BALANCE_ABOVE`: then the corpus
     (the partitions in order) is cut at marks into shards of about equal words, so that no
     round waits for a larger partition, and each shard's stretches of other partitions are
-    lent to it (at most ``max_lent_words`` words in all, which pass through the driver;
-    more, and the partitions train as they are). Shard ``k`` is still trained by partition
-    ``k``'s task, and the shards keep the corpus's order."""
+    lent to it (at most ``max_lent_words`` words in all, which pass through the driver and
+    then travel with their pieces, once an epoch; more, and the partitions train as they
+    are). Shard ``k`` is still trained by partition ``k``'s task, and the shards keep the
+    corpus's order."""
     n = len(shapes)
     words = [shape[0] for shape in shapes]
     unbalanced = [plan_partition(k, *shapes[k][:3], n_rounds) for k in range(n)]
