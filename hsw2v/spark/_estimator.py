@@ -96,12 +96,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 counts, shapes = stage.counts()
                 if all(shapes[k][3] for k in range(n)):
                     pieces, spec = self._plan(model, counts, shapes, n, max_len)
-                    engine = stage.engine()
-                    spec_h = engine.put(spec, "spec")
-                    lend(engine, pieces, spec_h)  # a balanced plan's borrowed stretches
-                    vocab_seconds = time.perf_counter() - started
-                    core.train_rounds(engine, model, pieces, spec, **train,
-                                      vocab_seconds=vocab_seconds, spec_handle=spec_h)  # fmt: skip
+                    _train(stage.engine(), model, pieces, spec, started, train)
                     return self._copyValues(Word2VecModel(model))
             logger.info("a partition is too large to keep in its task: a Spark job per round")
         scans = rdd.mapPartitionsWithIndex(
@@ -132,12 +127,7 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
                 scans.unpersist()
                 spec_b.unpersist()
                 source = encoded
-            engine = SparkEngine(sc, source)
-            spec_h = engine.put(spec, "spec")
-            lend(engine, pieces, spec_h)  # a balanced plan's borrowed stretches (scans only)
-            vocab_seconds = time.perf_counter() - started
-            core.train_rounds(engine, model, pieces, spec, **train,
-                              vocab_seconds=vocab_seconds, spec_handle=spec_h)  # fmt: skip
+            _train(SparkEngine(sc, source), model, pieces, spec, started, train)
         finally:
             scans.unpersist()
             if encoded is not None:
@@ -174,6 +164,17 @@ class Word2Vec(Estimator, _Word2VecParams, DefaultParamsReadable, DefaultParamsW
             len(vocab.index_to_key), n_raw, words, n, n_rounds,
         )  # fmt: skip
         return pieces, spec
+
+
+def _train(engine, model, pieces: list, spec, started: float, train: dict) -> None:
+    """The rounds on ``engine``, after the stretches a balanced plan's pieces borrow are
+    fetched (:func:`hsw2v.spark._engine.lend`; counted with the vocabulary's seconds, from
+    ``started``)."""
+    spec_h = engine.put(spec, "spec")
+    lend(engine, pieces, spec_h)
+    vocab_seconds = time.perf_counter() - started
+    core.train_rounds(engine, model, pieces, spec, **train, vocab_seconds=vocab_seconds,
+                      spec_handle=spec_h)  # fmt: skip
 
 
 def training_partitions(sc, n: int) -> int:
