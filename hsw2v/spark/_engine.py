@@ -274,9 +274,12 @@ def plan_shards(shapes: list, n_rounds: int, max_lent_words: int) -> list:
     corpus's order."""
     n = len(shapes)
     words = [shape[0] for shape in shapes]
-    unbalanced = [plan_partition(k, *shapes[k][:3], n_rounds) for k in range(n)]
+
+    def unbalanced() -> list:  # each partition its own pieces (made only when returned)
+        return [plan_partition(k, *shapes[k][:3], n_rounds) for k in range(n)]
+
     if n < 2 or max(words) <= BALANCE_ABOVE * sum(words) / n:
-        return unbalanced
+        return unbalanced()
     spans = [(p, 0, shape[1]) for p, shape in enumerate(shapes)]
     shards = _cut(spans, shapes, n)
     lent = sum(
@@ -286,7 +289,7 @@ def plan_shards(shapes: list, n_rounds: int, max_lent_words: int) -> list:
         if p != k
     )
     if lent == 0 or lent > max_lent_words:  # no mark to cut at, or too much to move
-        return unbalanced
+        return unbalanced()
     pieces = []
     for k, (shard_spans, _, _) in enumerate(shards):
         pieces.append(
@@ -367,9 +370,10 @@ def encode_partition(rows, spec, pieces: list):
         pass
 
 
-def final_recording(scan: PartitionScan, spec) -> TokenRecording:
+def final_recording(scan: PartitionScan, spec) -> tuple[TokenRecording, np.ndarray]:
     """The scan's recording with final ids for the run's vocabulary (made once, in place:
-    a scan kept by its task between rounds)."""
+    a scan kept by its task between rounds), and its kept tokens before each sentence (what
+    :func:`_stretch` cuts at)."""
     recording = scan.recording
     if not recording.final:
         index_of = {key: i for i, key in enumerate(spec.index_to_key)}
@@ -377,7 +381,7 @@ def final_recording(scan: PartitionScan, spec) -> TokenRecording:
             (index_of.get(w, -1) for w in scan.counts), np.int32, len(scan.counts)
         )
         recording.finalize(to_final, spec.index_to_key)
-    return recording
+    return recording, np.concatenate([[0], np.cumsum(recording.kept_lengths)])
 
 
 def _stretch(recording: TokenRecording, kept_at: np.ndarray, lo: int, hi: int,
@@ -416,8 +420,7 @@ def encode_scan(scan: PartitionScan, spec, pieces: list):
     views of them (:func:`hsw2v.running.epochs.jobs_from_recording`, the jobs
     :func:`~hsw2v.running.epochs.iter_jobs` makes from the same sentences); a piece's
     stretches of other partitions come from what they lent it."""
-    recording = final_recording(scan, spec)
-    kept_at = np.concatenate([[0], np.cumsum(recording.kept_lengths)])
+    recording, kept_at = final_recording(scan, spec)
     for piece in pieces:
         parts = [
             _stretch(recording, kept_at, lo, hi, recording.vocabulary)
@@ -452,8 +455,7 @@ def cut_piece(scan: PartitionScan, spec, piece) -> None:
     """Give ``piece`` its jobs, cut from its partition's recording (:func:`encode_scan`), or
     a :class:`LendRequest` the stretches it lends (final ids, without the vocabulary)."""
     if isinstance(piece, LendRequest):
-        recording = final_recording(scan, spec)
-        kept_at = np.concatenate([[0], np.cumsum(recording.kept_lengths)])
+        recording, kept_at = final_recording(scan, spec)
         piece.parts = [_stretch(recording, kept_at, lo, hi) for lo, hi in piece.spans]
         return
     for _, jobs in encode_scan(scan, spec, [piece]):
