@@ -62,7 +62,7 @@ def main(argv=None) -> int:
     from dask.distributed import Client, LocalCluster
 
     from hsw2v import Word2Vec
-    from hsw2v._dist_tasks import MERGES
+    from hsw2v._dist_merge import MERGES
 
     unknown = [m for m in args.merge.split(",") if m not in MERGES]
     if unknown:

@@ -10,7 +10,7 @@ not depend on the engine lives here, once:
   do not keep the partitions' order (Spark's ``treeReduce``): the merged counts still list the
   words in the corpus's first-seen order, so the vocabulary's ties sort as on one machine;
 * the round loop (:func:`train_rounds`): the learning-rate schedule across rounds, the
-  training tasks, the merge of their rows (the rules of :mod:`hsw2v._dist_tasks`), the
+  training tasks, the merge of their rows (the rules of :mod:`hsw2v._dist_merge`), the
   snapshots, the progress, the divergence checks and the :class:`DistributedReport`.
 
 An engine (:class:`Engine`) only runs functions: it makes a value available to every task
@@ -36,6 +36,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from hsw2v import _dist_tasks as tasks
+from hsw2v._dist_merge import MERGES
 from hsw2v.divergence import TrainingDivergedError, count_nonfinite_rows
 from hsw2v.exceptions import EmptyCorpusError
 from hsw2v.running.epochs import Progress
@@ -131,9 +132,9 @@ def check_request(
         )
     if not isinstance(sync_every, int) or isinstance(sync_every, bool) or sync_every < 1:
         raise ValueError(f"sync_every must be a positive number of words, got {sync_every!r}")
-    if merge not in tasks.MERGES:
+    if merge not in MERGES:
         raise ValueError(
-            f"merge must be one of {', '.join(map(repr, tasks.MERGES))}, got {merge!r}"
+            f"merge must be one of {', '.join(map(repr, MERGES))}, got {merge!r}"
         )
     if not isinstance(snapshot_every, int) or snapshot_every < 1:
         raise ValueError(f"snapshot_every must be a positive integer, got {snapshot_every!r}")

@@ -16,46 +16,11 @@ cache, never a source of truth:
 * the id-encoded jobs of each piece (while they fit ``cache_words``), so later epochs do not
   read and tokenise the files again, as :class:`hsw2v.Word2Vec` does on one machine.
 
-Merging (:func:`merge_rows`). Every shard starts a round from the same model, trains its piece
-and returns, for each row it changed, its *delta* (new value minus old) and a weight: how much
-it trained the row (for ``syn0[w]`` the occurrences of ``w`` in the piece; for an output
-matrix its objective's ``rows_touched`` in :mod:`hsw2v.running.objectives`: for ``syn1[n]`` the
-occurrences of words whose Huffman path passes through ``n``, for ``syn1neg[w]`` the occurrences
-of ``w`` plus its expected draws as a negative: ``negative`` times the piece's words times
-``w``'s share of ``cum_table``). Rows no shard changed are not sent.
-
 A task trains its replica on one thread with the trainer :func:`hsw2v.running.trainer.trainer_settings`
 makes from the model (``threads=1``: the same objective, kernel and settings as ``Word2Vec.train``
-on one machine; private hot rows are for threads sharing one copy, which a replica never is). The round's update adds to each row either
+on one machine; private hot rows are for threads sharing one copy, which a replica never is).
 
-* ``"sum"``: the sum of the shards' deltas. Every shard's learning is kept, as when threads
-  share one model (Hogwild, Recht et al. 2011) or workers push their gradients to a parameter
-  server (Downpour SGD, Dean et al. 2012); the difference is that each shard sees the others'
-  changes one round late (a staleness of one round). With ``k`` shards a frequent row moves
-  ``k`` times as far per round as under ``"average"``, as it does on one machine, but a row
-  every shard drives to about the same point within a round (the inner nodes near the root)
-  is pushed ``k`` times past it: in the simplest model the error changes by a factor
-  ``1 - k`` per round, which does not shrink for ``k >= 2`` and grows for ``k >= 3``
-  (training collapsed with three and four shards on the benchmark corpus);
-* ``"average"``: their average weighted by the training weights. This is the model averaging
-  of Spark MLlib's Word2Vec after SPARK-24666 (apache/spark pull request 26722), where every
-  partition trains its own copy for a whole iteration and summing made vectors grow without
-  bound; as all shards start from the same model, averaging the deltas is averaging the
-  shards' new values. A row trained by ``k`` shards moves about ``1/k`` of what those shards
-  learnt together;
-* ``"adasum"``: their Adaptive Summation (Maleki et al., "Scaling Distributed Training with
-  Adaptive Summation", MLSys 2021), row by row. Two deltas ``a`` and ``b`` of one row combine
-  as ``(1 - a.b / (2 |a|^2)) a + (1 - a.b / (2 |b|^2)) b``: orthogonal deltas (the shards
-  learnt different things) are added up as under ``"sum"``, equal ones (the shards pushed the
-  row to the same point) give that delta once, as under ``"average"``, and everything between
-  is interpolated, so a row every shard drives the same way is not pushed ``k`` times past
-  its target. A shard that did not change a row contributes nothing to it (a zero delta is
-  the identity). ``k`` shards combine pairwise in a fixed binary tree over the shards in
-  their order (neighbours first: ``((0, 1), (2, 3))``, ``((0, 1), 2)``), as the paper's
-  reduction does, so the result does not depend on which worker ran what. The weights are
-  not used: the rule looks at the deltas alone (their lengths and the angles between them).
-
-A row changed by one shard only gets that shard's delta under every rule.
+The merge of a round's deltas, its rules and their references: :mod:`hsw2v._dist_merge`.
 """
 
 from __future__ import annotations
@@ -66,7 +31,8 @@ from dataclasses import dataclass, make_dataclass
 
 import numpy as np
 
-from hsw2v._kernels._merge import adasum_two, add_rows, changed_rows, halves, singles, sum_rows
+from hsw2v._dist_merge import merge_rows
+from hsw2v._kernels._merge import add_rows, changed_rows
 from hsw2v._shards import (
     ByteRange,
     CorpusChangedError,
@@ -179,106 +145,6 @@ def vocabulary_task(counts: dict, options: dict):
 
 
 # ------------------------------------------------------------------------------ merging
-MERGES = ("sum", "average", "adasum")
-
-
-def merge_rows(parts, merge: str) -> tuple[np.ndarray, np.ndarray]:
-    """Merge the shards' row deltas (see the module docstring): ``parts`` holds ``(rows,
-    deltas, weights)`` triples, one per shard in shard order, rows unique within a triple.
-    Returns the sorted union of the rows and, for each, ``sum_k delta_k`` (``merge="sum"``),
-    ``sum_k w_k * delta_k / sum_k w_k`` (``merge="average"``) or the pairwise adaptive sum of
-    the deltas (``merge="adasum"``, :func:`adasum_pair`) over the parts that hold it, as
-    float32 (computed in float64).
-
-    >>> parts = [
-    ...     (np.array([0, 2]), np.array([[1.0, 0.0], [2.0, 0.0]]), np.array([1.0, 3.0])),
-    ...     (np.array([2]), np.array([[2.0, 2.0]]), np.array([1.0])),
-    ... ]
-    >>> rows, deltas = merge_rows(parts, "sum")
-    >>> rows.tolist(), deltas.tolist()
-    ([0, 2], [[1.0, 0.0], [4.0, 2.0]])
-    >>> merge_rows(parts, "average")[1].tolist()
-    [[1.0, 0.0], [2.0, 0.5]]
-    >>> merge_rows(parts, "adasum")[1].tolist()  # row 2: (1 - 4/8) a + (1 - 4/16) b
-    [[1.0, 0.0], [2.5, 1.5]]
-    """
-    if merge not in MERGES:
-        raise ValueError(f"merge must be one of {', '.join(map(repr, MERGES))}, got {merge!r}")
-    if merge == "adasum":
-        return _adasum_rows(parts)
-    parts = [p for p in parts if len(p[0])]
-    if not parts:
-        return np.zeros(0, np.int32), np.zeros((0, 0), np.float32)
-    d = parts[0][1].shape[1]
-    rows, merged = sum_rows(
-        [np.ascontiguousarray(rows, np.int32) for rows, _, _ in parts],
-        [_real_rows(deltas, d) for _, deltas, _ in parts],
-        [np.ascontiguousarray(weights, np.float64) for _, _, weights in parts],
-        d,
-        merge == "average",
-    )  # the NumPy form's float64 sums in its order (hsw2v._kernels._merge, design note A)
-    return rows, merged.astype(np.float32)
-
-
-def _real_rows(deltas, d: int) -> np.ndarray:
-    """Deltas as the merge kernel reads them: float32 or float64, C-contiguous ``[n, d]``
-    (float16 widened to float32, exactly)."""
-    deltas = np.asarray(deltas)
-    if deltas.dtype == np.float16:
-        return singles(deltas).reshape(len(deltas), d)
-    dtype = np.float64 if deltas.dtype == np.float64 else np.float32
-    return np.ascontiguousarray(deltas, dtype).reshape(len(deltas), d)
-
-
-def adasum_pair(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Adaptive Summation (Maleki et al., MLSys 2021) of two deltas per row: row ``i`` of the
-    result is ``(1 - a_i.b_i / (2 |a_i|^2)) a_i + (1 - a_i.b_i / (2 |b_i|^2)) b_i``, in
-    float64; a zero row is the identity (``adasum(a, 0) = a``).
-
-    >>> adasum_pair(np.array([[1.0, 0.0], [2.0, 2.0], [3.0, 0.0]]),
-    ...             np.array([[0.0, 1.0], [2.0, 2.0], [0.0, 0.0]])).tolist()
-    [[1.0, 1.0], [2.0, 2.0], [3.0, 0.0]]
-    """
-    a = np.asarray(a, np.float64)
-    b = np.asarray(b, np.float64)
-    dot = np.einsum("ij,ij->i", a, b)
-    aa = np.einsum("ij,ij->i", a, a)
-    bb = np.einsum("ij,ij->i", b, b)
-    # a zero row has a zero dot product with the other one: its own factor does not matter
-    # (it multiplies zero), the other's is 1; ``where`` keeps 0/0 out
-    ca = 1.0 - np.divide(dot, 2.0 * aa, out=np.zeros_like(dot), where=aa > 0)
-    cb = 1.0 - np.divide(dot, 2.0 * bb, out=np.zeros_like(dot), where=bb > 0)
-    return ca[:, None] * a + cb[:, None] * b
-
-
-def _adasum_rows(parts) -> tuple[np.ndarray, np.ndarray]:
-    """``merge="adasum"``: the parts combine pairwise, neighbours first, in the order given
-    (the tree is fixed by the parts' positions, empty parts included, so a row's result
-    depends only on which shards changed it and how)."""
-    if not any(len(p[0]) for p in parts):
-        return np.zeros(0, np.int32), np.zeros((0, 0), np.float32)
-    d = next(p[1].shape[1] for p in parts if len(p[0]))
-    level = []
-    for rows, deltas, _ in parts:  # each part's rows sorted (they may come in any order)
-        rows = np.ascontiguousarray(rows, np.int32)
-        deltas = _real_rows(deltas, d)
-        if len(rows) > 1 and not (rows[1:] > rows[:-1]).all():
-            order = np.argsort(rows, kind="stable")
-            rows, deltas = rows[order], deltas[order]
-        level.append((rows, deltas))
-    if len(level) == 1:
-        rows, deltas = level[0]
-        return rows, deltas.astype(np.float32)
-    while len(level) > 1:  # each pair in one pass (hsw2v._kernels._merge.adasum_two), in
-        # float64 up to the root, which is rounded to float32 once
-        last = len(level) == 2
-        paired = [
-            adasum_two(*level[i], *level[i + 1], last=last) for i in range(0, len(level) - 1, 2)
-        ]
-        level = paired + level[len(level) - len(level) % 2 :]
-    return level[0]
-
-
 def merge_round_task(*results: PieceResult, merge: str, dtype: str = "float32") -> RowUpdate:
     """Merge one round's results into the update every shard applies; its deltas in ``dtype``
     (``"float16"``: half the bytes to send, the update every copy and snapshot adds is the
@@ -286,10 +152,9 @@ def merge_round_task(*results: PieceResult, merge: str, dtype: str = "float32") 
 
     from concurrent.futures import ThreadPoolExecutor
 
-    def merged(name):
-        rows, deltas = merge_rows([r.part(name) for r in results], merge)
-        if np.dtype(dtype) == np.float16:  # in C, NumPy's bits
-            return rows, halves(deltas)
+    def merged(name):  # float16: narrowed in C, NumPy's bits
+        narrow = np.float16 if np.dtype(dtype) == np.float16 else np.float32
+        rows, deltas = merge_rows([r.part(name) for r in results], merge, narrow)
         return rows, deltas.astype(dtype, copy=False)
 
     # the matrices merge at once (NumPy's large operations release the GIL): 2-3x faster
@@ -380,6 +245,27 @@ class _Replica:
         self.dirty = False
         self.weights = None  # in MATRICES order: [syn0, syn1, syn1neg]
         self.undo = None  # when dirty: (rows, old values) of own changes, per matrix
+        self.scratch: list = []  # per matrix, the rows' old values' space, kept between rounds
+
+    def before(self, matrices, candidates) -> list:
+        """The candidate rows' values in each matrix now (what ``undo`` puts back), in space
+        kept from round to round: a fresh copy each round would be fresh pages each round,
+        which a Spark task's first rounds paid for again and again."""
+        while len(self.scratch) < len(matrices):
+            self.scratch.append(np.empty((0, 0), np.float32))
+        out = []
+        for k, (matrix, (rows, _)) in enumerate(zip(matrices, candidates, strict=True)):
+            shape = (len(rows), matrix.shape[1])
+            space = self.scratch[k]
+            if space.shape[0] < shape[0] or space.shape[1] != shape[1]:
+                space = self.scratch[k] = np.empty((max(shape[0], space.shape[0]), shape[1]),
+                                                   np.float32)  # fmt: skip
+            view = space[: shape[0]]
+            if len(rows) and (rows.min() < 0 or rows.max() >= len(matrix)):
+                raise IndexError(f"row {rows.max()} is outside a matrix of {len(matrix)} rows")
+            np.take(matrix, rows, axis=0, out=view, mode="clip")  # in range: no copy between
+            out.append(view)
+        return out
 
 
 _LOCK = threading.Lock()
@@ -556,7 +442,7 @@ def _train_piece(spec, replica, piece, shard, piece_index, epoch, alpha0, alpha1
     words = np.flatnonzero(occurrences).astype(np.int32)
     candidates = [(words, occurrences.astype(np.float64))]
     candidates += touched_rows(settings, occurrences, outputs)  # per objective (syn1, syn1neg)
-    before = [matrix[rows] for matrix, (rows, _) in zip(weights, candidates, strict=True)]
+    before = replica.before(weights, candidates)
     total = max(sum(job.raw_words for job in jobs), 1)
     plan, done = [], 0  # each job with its rates and seed, as one thread trains them in turn
     for j, job in enumerate(jobs):

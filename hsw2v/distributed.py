@@ -24,7 +24,7 @@ For corpora too large for one machine. ``train(client, corpus_paths, sync_every=
    al. (MLSys 2021) row by row, a sum where the shards' deltas are orthogonal and an average
    where they agree; ``merge="sum"``: added up, every shard's learning kept, as threads
    sharing one model do; ``merge="average"``: averaged, weighted by that, the model
-   averaging of Spark MLlib's Word2Vec after SPARK-24666; see :mod:`hsw2v._dist_tasks`), and
+   averaging of Spark MLlib's Word2Vec after SPARK-24666; see :mod:`hsw2v._dist_merge`), and
    every shard adds the merged update before its next piece. The learning rate decays
    linearly over the words of all shards and epochs, as on one machine: a round's pieces all
    run from the rate at the round's start to the rate at its end.
@@ -111,7 +111,7 @@ def train(
         sync_every: Corpus words (all shards together) trained between two merges.
             Smaller syncs more often: closer to one-machine quality, more traffic and waiting.
         merge: How the rows that several shards changed in a round are merged (the rules
-            and their references are in :mod:`hsw2v._dist_tasks`). ``"adasum"`` (the
+            and their references are in :mod:`hsw2v._dist_merge`). ``"adasum"`` (the
             default) combines the shards' deltas by Adaptive Summation (Maleki et al.,
             MLSys 2021), row by row and pairwise in a fixed tree over the shards: deltas
             that point different ways add up, deltas that agree count once, so a row every

@@ -12,7 +12,7 @@ import pytest
 from conftest import NOISE, WEAKENED, cluster_recovery, planted_corpus
 
 from hsw2v import LineSentence, PathLineSentences, Word2Vec, _dist_tasks, distributed
-from hsw2v._dist_tasks import adasum_pair, merge_rows
+from hsw2v._dist_merge import MERGES, adasum_pair, merge_rows
 from hsw2v._kernels._corpus_file import scan_range_marks, scan_range_vocab
 from hsw2v._shards import (
     ByteRange,
@@ -444,7 +444,7 @@ def test_replicas_updated_in_place_or_rebuilt_give_the_same_model(tmp_path, obje
     moved = {m: np.linalg.norm(final[m][0] - start[0]) for m in final}
     assert moved["sum"] > 1.2 * moved["average"] > 0, moved
     # one shard: nothing to merge, every rule gives the same model bit for bit
-    alone = [train_rounds(model, path, 1, 4, m, rebuild=False) for m in _dist_tasks.MERGES]
+    alone = [train_rounds(model, path, 1, 4, m, rebuild=False) for m in MERGES]
     for other in alone[1:]:
         assert all(np.array_equal(a, b) for a, b in zip(alone[0], other, strict=True))
 

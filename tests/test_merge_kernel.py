@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hsw2v._dist_tasks import adasum_pair, merge_rows
+from hsw2v._dist_merge import adasum_pair, merge_rows
 from hsw2v._kernels._merge import (
     adasum_two,
     add_rows,
@@ -104,6 +104,34 @@ def test_adasum_two_on_round_sized_parts_matches_numpy_to_float64_rounding():
     np.testing.assert_allclose(
         out[np.searchsorted(rows, both)], adasum_pair(a[in_a], b[in_b]), rtol=1e-12, atol=1e-14
     )
+
+
+def test_adasum_two_reads_float16_as_its_exact_widening_in_every_output_width():
+    """float16 deltas (a task's, as they arrive) give the bits of the same deltas widened to
+    float32 first, and a float16 root the bits of ``halves`` of the float32 root: the two
+    steps the merge took before it read float16 a row at a time."""
+    rng = np.random.default_rng(6)
+    d = 37
+    rows_a = np.flatnonzero(rng.random(600) < 0.5).astype(np.int32)
+    rows_b = np.flatnonzero(rng.random(600) < 0.5).astype(np.int32)
+    scale_a = rng.choice([1e-7, 1e-3, 1.0, 900.0], (len(rows_a), 1))
+    scale_b = rng.choice([1e-7, 1e-3, 1.0, 900.0], (len(rows_b), 1))
+    a = (rng.normal(size=(len(rows_a), d)) * scale_a).astype(np.float16)
+    b = (rng.normal(size=(len(rows_b), d)) * scale_b).astype(np.float16)
+    a[3] = 0.0  # a zero side: the other side's delta
+    for out_dtype, last in [(None, False), (None, True), (np.float16, True)]:
+        got_rows, got = adasum_two(rows_a, a, rows_b, b, last=last, out_dtype=out_dtype)
+        want_rows, want = adasum_two(rows_a, singles(a), rows_b, singles(b), last=last)
+        if out_dtype is not None:
+            want = halves(want)
+        assert np.array_equal(got_rows, want_rows)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    # one side float16, the other float64 (a subtree's), as a tree of several parts meets them
+    wide_b = rng.normal(size=(len(rows_b), d))
+    got = adasum_two(rows_a, a, rows_b, wide_b)[1]
+    assert got.tobytes() == adasum_two(rows_a, singles(a), rows_b, wide_b)[1].tobytes()
+    with pytest.raises(TypeError, match="float16, float32 or float64"):
+        adasum_two(rows_a, a.astype(np.int16), rows_b, b)
 
 
 # ----------------------------------------------------------- the round's two ends (note D)
