@@ -407,3 +407,45 @@ def test_execution_is_checked(spark):
     df = frame(spark, [["a", "b"]] * 10)
     with pytest.raises(ValueError, match=r"execution must be one of 'stage', 'jobs', got 'barrier'"):
         Word2Vec(inputCol="text", minCount=1, execution="barrier").fit(df)
+
+
+def test_stage_messages_carry_arrays_apart_and_back_exactly():
+    """The stage's wire (``_stage.send`` / ``receive_packed``): several packed values in one
+    message, their arrays sent from their own memory and unpickled over the bytes read, every
+    dtype, shape and layout back as it was (a non-contiguous array travels inside its pickle)."""
+    import socket
+
+    from hsw2v.spark import _stage
+
+    rng = np.random.default_rng(0)
+    first = {
+        "deltas": rng.normal(size=(7, 5)).astype(np.float16),
+        "rows": np.arange(7, dtype=np.int32),
+        "empty": np.zeros((0, 5), np.float32),
+        "strided": rng.normal(size=(6, 4))[:, ::2],
+        "text": "round 3",
+    }
+    second = [rng.normal(size=300_000).astype(np.float32)]  # larger than a socket's buffer
+    left, right = socket.socketpair()
+    try:
+        import threading
+
+        sender = threading.Thread(
+            target=_stage.send,
+            args=(left, _stage.pack(first), _stage.pack(second), _stage.pack(("stop",))),
+        )
+        sender.start()
+        values = _stage.receive_packed(right)
+        sender.join()
+    finally:
+        left.close()
+        right.close()
+    assert len(values) == 3
+    assert len(values[0].buffers) >= 3  # the contiguous arrays travelled apart
+    got, got_second, stop = (_stage.unpack(v) for v in values)
+    assert stop == ("stop",)
+    assert got["text"] == "round 3"
+    for key in ("deltas", "rows", "empty", "strided"):
+        assert got[key].dtype == first[key].dtype and got[key].shape == first[key].shape
+        assert got[key].tobytes() == first[key].tobytes()
+    assert got_second[0].tobytes() == second[0].tobytes()

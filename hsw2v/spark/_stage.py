@@ -23,9 +23,12 @@ run from the first read of their partition to the last round:
 The connections: the driver listens on an ephemeral port of its own host (``spark.driver.host``)
 and each task connects to it, first sending a random token the driver put in the task's
 closure (Spark ships closures; nothing is read from a connection before its token matches).
-Messages are length-prefixed pickles: the driver's are written with cloudpickle (what Spark
-ships functions with; a held value goes in already pickled, once for all the tasks it goes
-to), the tasks' with pickle.
+Messages are pickles with their arrays apart (protocol 5's out-of-band buffers, PEP 574:
+:class:`Packed`), every part's length first: the arrays' memory is sent as it is and read
+into the arrays the other side unpickles, so a round's deltas and its update are not copied
+into a pickle and out of it again. The driver's are written with cloudpickle (what Spark
+ships functions with; a held value goes in already packed, once for all the tasks it goes
+to, as a value of its own after the call), the tasks' with pickle.
 
 Every task must run at once, so the stage runs a task per task slot at most
 (:func:`stage_tasks`): the estimator trains no more partitions than the cluster has slots
@@ -53,6 +56,7 @@ import struct
 import threading
 import time
 import weakref
+from typing import NamedTuple
 
 from hsw2v import _dist_tasks as tasks
 from hsw2v._dist_core import DistributedTrainingError
@@ -73,10 +77,43 @@ CONNECT_SECONDS = 300  # how long the driver waits for every task to connect
 
 
 # ------------------------------------------------------------------------------ the wire
-def send(sock: socket.socket, data: bytes) -> None:
-    """One message: its length, then its bytes."""
-    sock.sendall(_LENGTH.pack(len(data)))
-    sock.sendall(data)
+class Packed(NamedTuple):
+    """A value pickled with its large arrays apart (pickle protocol 5's out-of-band buffers,
+    PEP 574): ``head`` is the pickle, ``buffers`` the arrays' own memory, sent as it is and
+    read back into the arrays the receiver unpickles, so no copy of a round's deltas or
+    update is made on the way (only the socket's)."""
+
+    head: bytes
+    buffers: list
+
+
+def pack(value, dumps=pickle.dumps) -> Packed:
+    """``value`` as a :class:`Packed`, pickled by ``dumps`` (pickle's, or cloudpickle's for
+    what holds functions)."""
+    buffers: list = []
+    head = dumps(value, protocol=5, buffer_callback=buffers.append)
+    return Packed(head, [buffer.raw() for buffer in buffers])
+
+
+def _cloudpickled(value) -> Packed:
+    from pyspark import cloudpickle
+
+    return pack(value, cloudpickle.dumps)
+
+
+def send(sock: socket.socket, *values: Packed) -> None:
+    """One message of packed values: how many values and parts, each value's number of
+    buffers, each part's length, then the parts (each value's head and its buffers)."""
+    parts = [part for value in values for part in (value.head, *value.buffers)]
+    sizes = [memoryview(part).nbytes for part in parts]
+    counts = [len(value.buffers) for value in values]
+    sock.sendall(
+        _LENGTH.pack(len(values))
+        + _LENGTH.pack(len(parts))
+        + struct.pack(f"!{len(counts)}Q{len(sizes)}Q", *counts, *sizes)
+    )
+    for part in parts:
+        sock.sendall(part)
 
 
 def _read_exactly(sock: socket.socket, n: int) -> bytearray:
@@ -90,16 +127,27 @@ def _read_exactly(sock: socket.socket, n: int) -> bytearray:
     return buffer
 
 
+def receive_packed(sock: socket.socket) -> list:
+    """The next message's values, each a :class:`Packed` over the bytes read."""
+    n_values, n_parts = struct.unpack("!QQ", _read_exactly(sock, 2 * _LENGTH.size))
+    layout = struct.unpack(f"!{n_values + n_parts}Q",
+                           _read_exactly(sock, (n_values + n_parts) * _LENGTH.size))  # fmt: skip
+    counts, sizes = layout[:n_values], layout[n_values:]
+    parts = [_read_exactly(sock, size) for size in sizes]
+    values, at = [], 0
+    for count in counts:
+        values.append(Packed(parts[at], parts[at + 1 : at + 1 + count]))
+        at += 1 + count
+    return values
+
+
+def unpack(value: Packed):
+    return pickle.loads(value.head, buffers=value.buffers)
+
+
 def receive(sock: socket.socket):
-    """The next message, unpickled."""
-    (n,) = _LENGTH.unpack(_read_exactly(sock, _LENGTH.size))
-    return pickle.loads(_read_exactly(sock, n))
-
-
-def _dumps(value) -> bytes:
-    from pyspark import cloudpickle
-
-    return cloudpickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    """The next message's first value, unpickled."""
+    return unpack(receive_packed(sock)[0])
 
 
 # ------------------------------------------------------------------------------ the task side
@@ -152,17 +200,18 @@ def serve_shards(task, shards, address, token, attempt, scan_args) -> int:
             for k, rows in shards:
                 scans[k] = scan_partition(k, rows, *scan_args)
             counted = [(k, scan.counts, scan.shape()) for k, scan in scans.items()]
-            send(sock, pickle.dumps(("ok", counted), protocol=5))
+            send(sock, pack(("ok", counted)))
         except Exception as exc:  # noqa: BLE001 - reported to the driver, which stops the fit
-            send(sock, pickle.dumps(("error", _error(exc)), protocol=5))
+            send(sock, pack(("error", _error(exc))))
             return task
         held: dict = {}
         while True:
-            message = receive(sock)
+            first, *values = receive_packed(sock)
+            message = unpack(first)
             if message[0] == "stop":
                 return task
             _, fn, calls, new, dropped = message
-            held.update((number, pickle.loads(blob)) for number, blob in new.items())
+            held.update((number, unpack(value)) for number, value in zip(new, values, strict=True))
             for number in dropped:
                 held.pop(number, None)
             try:
@@ -178,7 +227,7 @@ def serve_shards(task, shards, address, token, attempt, scan_args) -> int:
                 reply = ("ok", results)
             except Exception as exc:  # noqa: BLE001 - reported to the driver
                 reply = ("error", _error(exc))
-            send(sock, pickle.dumps(reply, protocol=5))
+            send(sock, pack(reply))
     finally:
         sock.close()
         if run_id is not None:
@@ -339,7 +388,7 @@ class Stage:
         return StageEngine(self)
 
     def close(self, failed: bool) -> None:
-        stop = _dumps(("stop",))
+        stop = pack(("stop",))
         for sock in self.connections:
             if sock is None:
                 continue
@@ -358,7 +407,7 @@ class Stage:
 
 def _ship(value, sent: set, new: dict, blobs: dict):
     """``value`` as a task receives it: a held value it has not been sent yet goes into
-    ``new``, pickled (once for all the tasks it goes to: ``blobs``), and every held value
+    ``new``, packed (once for all the tasks it goes to: ``blobs``), and every held value
     travels as a :class:`_Ref`."""
     if isinstance(value, list):
         return [_ship(v, sent, new, blobs) for v in value]
@@ -366,7 +415,7 @@ def _ship(value, sent: set, new: dict, blobs: dict):
         return value
     if value.number not in sent:
         if value.number not in blobs:
-            blobs[value.number] = _dumps(value.value)
+            blobs[value.number] = _cloudpickled(value.value)
         new[value.number] = blobs[value.number]
         sent.add(value.number)
     return _Ref(value.number)
@@ -398,7 +447,7 @@ class StageEngine:
 
     def submit_shards(self, fn, calls: list, name: str) -> list:
         stage, what = self.stage, step_name(name)
-        blobs: dict = {}  # the held values new to some task, each pickled once
+        blobs: dict = {}  # the held values new to some task, each packed once
         for task, sock in enumerate(stage.connections):
             sent, new = self.sent[task], {}
             mine = [
@@ -409,7 +458,8 @@ class StageEngine:
             dropped = sent - self.alive
             sent -= dropped
             try:
-                send(sock, _dumps(("call", fn, mine, new, sorted(dropped))))
+                call = _cloudpickled(("call", fn, mine, list(new), sorted(dropped)))
+                send(sock, call, *new.values())
             except OSError as exc:
                 raise DistributedTrainingError(
                     f"{what} failed in a Spark task: the task of {stage.partitions_of(task)} "
