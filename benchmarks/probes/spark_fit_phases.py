@@ -10,7 +10,9 @@ the driver: the job's start, the task's Python worker taking it, hsw2v's import)
 (``connect`` included: the rows reaching Python and counted, the counts sent and merged),
 ``_plan`` (the vocabulary, the tree and the initial weights on the driver), each round's
 ``submit_shards`` (sending the round, training, the replies) and ``train_rounds`` (the rounds
-and their merges). ``--conf KEY=VALUE`` sets a Spark SQL option on the session first.
+and their merges), and of those the rounds' slowest tasks' (``task_seconds`` of the fit's
+``distributed_report``: a piece's training and its changed rows) and the merges' on the
+driver. ``--conf KEY=VALUE`` sets a Spark SQL option on the session first.
 
     python3 benchmarks/probes/spark_fit_phases.py --corpus ../data/gcide.txt --partitions 2 \\
         --fits 3 [--conf spark.sql.codegen.wholeStage=false]
@@ -92,13 +94,16 @@ def main() -> None:
             params = dict(bench.PARAMS, inputCol="words", maxIter=args.epochs,
                           numPartitions=args.partitions, sg=1, hs=1, negative=0, sample=0)  # fmt: skip
             started = time.perf_counter()
-            Word2Vec(**params).fit(df)
+            model = Word2Vec(**params).fit(df)
             total = time.perf_counter() - started
             rounds = [f"{s:.2f}" for name, s in seconds if name == "submit_shards"]
             phases = {name: s for name, s in seconds if name != "submit_shards"}
+            report = model.to_word2vec().distributed_report
             print(f"fit {fit + 1}: {total:.2f} s; connect {phases['connect']:.2f}, counts "
                   f"{phases['counts']:.2f}, _plan {phases['_plan']:.2f}, train_rounds "
-                  f"{phases['train_rounds']:.2f} (rounds {' '.join(rounds)})", flush=True)  # fmt: skip
+                  f"{phases['train_rounds']:.2f} (rounds {' '.join(rounds)}; the slowest "
+                  f"task's {report.task_seconds:.2f}, merging {report.merge_seconds:.2f})",
+                  flush=True)  # fmt: skip
     finally:
         spark.stop()
 
