@@ -51,23 +51,27 @@ from hsw2v.vocab import TokenRecording, check_keys
 
 SEPARATOR = "\x1f"  # ASCII's unit separator: joins a row's words on their way to Python
 AS_JSON = "\x1e"  # ASCII's record separator: a row that cannot be joined travels in JSON
-BLOCK_CHARS = 1 << 20  # joined rows counted in one call (design note D of ``_recording``)
+_AS_JSON_BYTES = AS_JSON.encode()
+BLOCK_CHARS = 1 << 20  # bytes of joined rows counted in one call (note D of ``_recording``)
 
 
 def words_of(row) -> list:
-    """A row's words: a row travels as its words joined by :data:`SEPARATOR` (a str), or as
-    its list of words when one of them is null or empty or holds the separator, a newline or
-    :data:`AS_JSON` (:func:`hsw2v.spark._estimator.rows_to_python`, :func:`row_of`)."""
+    """A row's words: a row travels as its words joined by :data:`SEPARATOR` (UTF-8 bytes, or
+    a str), or as its list of words when one of them is null or empty or holds the separator,
+    a newline or :data:`AS_JSON` (:func:`hsw2v.spark._estimator.rows_to_python`,
+    :func:`row_of`)."""
+    if type(row) is bytes:
+        return row.decode("utf-8").split(SEPARATOR) if row else []
     if type(row) is str:
         return row.split(SEPARATOR) if row else []
     return list(row)
 
 
-def row_of(line: str):
-    """A row as it reaches Python (:func:`hsw2v.spark._estimator.rows_to_python`): its
-    joined words, or, where they cannot be joined, :data:`AS_JSON` and its words in JSON,
-    read back into their list."""
-    if line.startswith(AS_JSON):
+def row_of(line):
+    """A row as it reaches Python (:func:`hsw2v.spark._estimator.rows_to_python`, UTF-8
+    bytes): its joined words as they came, or, where they cannot be joined,
+    :data:`AS_JSON` and its words in JSON, read back into their list."""
+    if line[:1] == _AS_JSON_BYTES or line[:1] == AS_JSON:
         return json.loads(line[1:])
     return line
 
@@ -109,9 +113,9 @@ def scan_partition(
 ):  # fmt: skip
     """Count and record a partition's rows in one pass, as :func:`hsw2v.vocab.scan_counts`
     (what ``Word2Vec.build_vocab`` runs on one machine) does for their sentences, the joined
-    rows without the GIL in blocks of about ``block_chars`` characters
-    (:class:`hsw2v._kernels._recording.JoinedRecorder`); the marks come every ``mark_every``
-    words or so."""
+    rows (UTF-8 bytes as they arrive; a str is encoded) without the GIL in blocks of about
+    ``block_chars`` bytes (:class:`hsw2v._kernels._recording.JoinedRecorder`); the marks come
+    every ``mark_every`` words or so."""
     recorder = JoinedRecorder(max_sentence_length, record_tokens or 0, mark_every)
     block: list = []
     size = 0
@@ -119,14 +123,16 @@ def scan_partition(
     def flush():
         nonlocal size
         if block:
-            text = ("\n".join(block) + "\n").encode("utf-8", "surrogatepass")
-            recorder.add_lines(text, len(block))
+            recorder.add_lines(b"\n".join(block) + b"\n", len(block))
             block.clear()
         size = 0
 
     for at, row in enumerate(rows):
-        if row is None or type(row) is str:
-            block.append(row or "")
+        kind = type(row)
+        if kind is bytes or kind is str or row is None:
+            if kind is str:
+                row = row.encode("utf-8", "surrogatepass")
+            block.append(row or b"")
             size += len(block[-1])
             if size >= block_chars:
                 flush()

@@ -270,9 +270,9 @@ def rows_to_python(frame, column: str):
     Spark's conversion of an array; 1.0-1.2 s against 3.4 s for the 4.5M words of the
     benchmark corpus on two executors), counted there without splitting it into str objects
     (:func:`hsw2v.spark._engine.scan_partition`). The strings travel as UTF-8, one length
-    and its bytes each (a Dataset of strings, as ``DataFrame.toJSON`` sends its lines), not
-    as pickled rows: 0.6-1.0 s against 1.0-1.6 s per task for that corpus in two
-    partitions. A row with a word that holds the separator, a newline or
+    and its bytes each (a Dataset of strings, as ``DataFrame.toJSON`` sends its lines), and
+    are counted as those bytes (not decoded into str and encoded back), not as pickled
+    rows: 0.6-1.0 s against 1.0-1.6 s per task for that corpus in two partitions. A row with a word that holds the separator, a newline or
     :data:`~hsw2v.spark._engine.AS_JSON`, or is empty or null, travels as
     :data:`~hsw2v.spark._engine.AS_JSON` and its words in JSON, so every row's words arrive
     exactly (a null word is refused when the rows are counted); a null or empty row is an
@@ -289,5 +289,6 @@ def rows_to_python(frame, column: str):
     line = F.when(F.exists(words, unjoinable), as_json).otherwise(F.concat_ws(SEPARATOR, words))
     jvm = frame.sparkSession.sparkContext._jvm
     strings = getattr(frame.select(line)._jdf, "as")(jvm.org.apache.spark.sql.Encoders.STRING())
-    rdd = RDD(strings.toJavaRDD(), frame.sparkSession.sparkContext, UTF8Deserializer())
+    # UTF-8 as it came: the counting reads bytes (not decoded to str and encoded back)
+    rdd = RDD(strings.toJavaRDD(), frame.sparkSession.sparkContext, UTF8Deserializer(False))
     return rdd.map(row_of)  # in _engine: a task does not import this module
