@@ -137,8 +137,10 @@ def _adasum_rows(parts, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
             order = np.argsort(rows, kind="stable")
             rows, deltas = rows[order], deltas[order]
         level.append((rows, deltas))
-    if len(level) == 1:
+    if len(level) == 1:  # one shard's deltas are the update (float16 in, float16 out as is)
         rows, deltas = level[0]
+        if deltas.dtype == dtype:
+            return rows, deltas
         deltas = deltas.astype(np.float32)
         return rows, halves(deltas) if dtype == np.float16 else deltas
     while len(level) > 1:  # each pair in one pass (hsw2v._kernels._merge.adasum_two), in
