@@ -423,6 +423,7 @@ def test_stage_messages_carry_arrays_apart_and_back_exactly():
         "rows": np.arange(7, dtype=np.int32),
         "empty": np.zeros((0, 5), np.float32),
         "strided": rng.normal(size=(6, 4))[:, ::2],
+        "fortran": np.asfortranarray(rng.normal(size=(3, 4)).astype(np.float32)),
         "text": "round 3",
     }
     second = [rng.normal(size=300_000).astype(np.float32)]  # larger than a socket's buffer
@@ -445,7 +446,7 @@ def test_stage_messages_carry_arrays_apart_and_back_exactly():
     got, got_second, stop = (_stage.unpack(v) for v in values)
     assert stop == ("stop",)
     assert got["text"] == "round 3"
-    for key in ("deltas", "rows", "empty", "strided"):
+    for key in ("deltas", "rows", "empty", "strided", "fortran"):
         assert got[key].dtype == first[key].dtype and got[key].shape == first[key].shape
-        assert got[key].tobytes() == first[key].tobytes()
+        assert np.array_equal(got[key], first[key]) and got[key].tobytes() == first[key].tobytes()
     assert got_second[0].tobytes() == second[0].tobytes()
