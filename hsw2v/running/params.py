@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hsw2v.running.objectives import OBJECTIVES
+
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
@@ -165,14 +167,10 @@ PARAMS: tuple[Param, ...] = (
     _p("min_alpha", "real", 0.0, FLOAT32_MAX, 0.0001, cli=("--min-alpha",)),
     _p("sg", "flag", 0, 1, 0, cli=("--sg",), cli_help="1: skip-gram, 0: CBOW (default 0)",
        cli_options={"default": None, **_FLAG}, in_kernel=True),
-    # hs and negative: None means "not given"; hsw2v.running.objectives.resolve_hs_negative gives
+    # each objective's switch (hs, negative), its row declared with the objective's
+    # (hsw2v.running.objectives.OBJECTIVES): None means "not given"; resolve_hs_negative gives
     # the other gensim's default when one is given, (1, 0) when neither is
-    _p("hs", "flag", 0, 1, None, cli=("--hs", "-hs"),
-       cli_help="hierarchical softmax (0/1; default 1, or gensim's 0 with --negative)",
-       cli_options=_FLAG),
-    _p("negative", "int", 0, INT32_MAX - 1, None,
-       cli=("--negative", "-negative"),
-       cli_help="negative samples (0: none; default 0, or gensim's 5 with --hs)"),
+    *(_p(o.switch, **o.switch_param) for o in OBJECTIVES),
     _p("ns_exponent", "real", -FLOAT32_MAX, FLOAT32_MAX, 0.75,
        cli=("--ns-exponent",), cli_help="negative draw shape"),
     _p("cbow_mean", "flag", 0, 1, 1, cli=("--cbow-mean",), cli_options=_FLAG, in_kernel=True),

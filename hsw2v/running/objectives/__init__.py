@@ -223,6 +223,10 @@ class Objective:
         the objective's kernel output.
     ``describe``
         in words, with the switch's value as ``{value}``.
+    ``switch_param``
+        the switch's row of the parameter table, as :mod:`hsw2v.running.params` makes it
+        (its kind, range, default and command-line flags), declared here so that an
+        objective is declared in one place.
     """
 
     switch: str
@@ -238,6 +242,7 @@ class Objective:
     kernel_output: Callable
     rows_touched: Callable
     describe: str
+    switch_param: dict
 
 
 HIERARCHICAL_SOFTMAX = Objective(
@@ -254,6 +259,12 @@ HIERARCHICAL_SOFTMAX = Objective(
     kernel_output=_tree_output,
     rows_touched=_tree_rows_touched,
     describe="hierarchical softmax",
+    # None means "not given": resolve_hs_negative gives gensim's default of the other
+    switch_param=dict(
+        kind="flag", low=0, high=1, default=None, cli=("--hs", "-hs"),
+        cli_help="hierarchical softmax (0/1; default 1, or gensim's 0 with --negative)",
+        cli_options={"metavar": "0|1"},
+    ),  # fmt: skip
 )
 NEGATIVE_SAMPLING = Objective(
     switch="negative",
@@ -269,6 +280,11 @@ NEGATIVE_SAMPLING = Objective(
     kernel_output=_draw_output,
     rows_touched=_draw_rows_touched,
     describe="negative sampling (negative={value})",
+    switch_param=dict(
+        kind="int", low=0, high=2**31 - 2, default=None,  # the kernel's int, less one
+        cli=("--negative", "-negative"),
+        cli_help="negative samples (0: none; default 0, or gensim's 5 with --hs)",
+    ),  # fmt: skip
 )
 
 #: Every objective, in the order the kernel trains them for one (h, target) pair.
