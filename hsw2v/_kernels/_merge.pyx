@@ -13,9 +13,9 @@ A. What it computes. A round's shards each send, per matrix, the rows they chang
    sorted row list with float16, float32 or float64 deltas (widened exactly to float64 a row
    at a time, so a task's float16 deltas are read as they came), into one: a row one side
    holds keeps its delta, a row both hold gets ``(1 - a.b / (2 |a|^2)) a + (1 - a.b / (2
-   |b|^2)) b`` (a zero side's factor is 1). Its dot products sum in the coordinates' order (NumPy's ``einsum`` sums
-   in its own blocks), so a merged row may differ from the NumPy form in the last bits of
-   float64, never beyond (the tests compare the two).
+   |b|^2)) b`` (a zero side's factor is 1). Its dot products sum in the coordinates' order
+   (NumPy's ``einsum`` sums in its own blocks), so a merged row may differ from the NumPy
+   form in the last bits of float64, never beyond (the tests compare the two).
 
 B. What runs without the GIL: every loop over rows, once the arrays are typed. What is
    shared: nothing; the results are new arrays.
@@ -129,14 +129,14 @@ cdef enum:  # how a part's deltas are stored (``kind_of``)
     DOUBLE = 2
 
 
-cdef int kind_of(x) except -1:
-    if x.dtype == np.float16:
+cdef int kind_of(dtype) except -1:
+    if dtype == np.float16:
         return HALF
-    if x.dtype == np.float32:
+    if dtype == np.float32:
         return SINGLE
-    if x.dtype == np.float64:
+    if dtype == np.float64:
         return DOUBLE
-    raise TypeError(f"deltas must be float16, float32 or float64, got {x.dtype}")
+    raise TypeError(f"deltas must be float16, float32 or float64, got {dtype}")
 
 
 cdef inline const double *wide_row(const void *base, int kind, Py_ssize_t i, Py_ssize_t d,
@@ -241,8 +241,7 @@ def adasum_two(rows_a, a, rows_b, b, bint last=False, out_dtype=None):
     if na + nb == 0 or d == 0:  # no values to merge: the rows alone
         rows = np.union1d(rows_a, rows_b).astype(np.int32)
         return rows, np.zeros((len(rows), d), dtype)
-    cdef int kind_a = kind_of(a), kind_b = kind_of(b)
-    cdef int kind_out = kind_of(np.empty(0, dtype))
+    cdef int kind_a = kind_of(a.dtype), kind_b = kind_of(b.dtype), kind_out = kind_of(dtype)
     a = np.ascontiguousarray(a)
     b = np.ascontiguousarray(b)
     ra_array = np.ascontiguousarray(rows_a, np.int32)
