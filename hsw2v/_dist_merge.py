@@ -85,9 +85,16 @@ def merge_rows(parts, merge: str, dtype=np.float32) -> tuple[np.ndarray, np.ndar
         d,
         merge == "average",
     )  # the NumPy form's float64 sums in its order (hsw2v._kernels._merge, design note A)
-    if np.dtype(dtype) == np.float16:
-        return rows, halves(merged.astype(np.float32))
-    return rows, merged.astype(np.float32)
+    return rows, _narrowed(merged, np.dtype(dtype))
+
+
+def _narrowed(deltas: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Merged deltas in ``dtype``: float32, or float16 rounded from float32 as ``halves``
+    rounds (deltas already in ``dtype`` as they are)."""
+    if deltas.dtype == dtype:
+        return deltas
+    single = deltas.astype(np.float32)
+    return halves(single) if dtype == np.float16 else single
 
 
 def _real_rows(deltas, d: int) -> np.ndarray:
@@ -139,10 +146,7 @@ def _adasum_rows(parts, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
         level.append((rows, deltas))
     if len(level) == 1:  # one shard's deltas are the update (float16 in, float16 out as is)
         rows, deltas = level[0]
-        if deltas.dtype == dtype:
-            return rows, deltas
-        deltas = deltas.astype(np.float32)
-        return rows, halves(deltas) if dtype == np.float16 else deltas
+        return rows, _narrowed(deltas, dtype)
     while len(level) > 1:  # each pair in one pass (hsw2v._kernels._merge.adasum_two), in
         # float64 up to the root, which is rounded to float32 (then to ``dtype``) once
         last = len(level) == 2
