@@ -25,14 +25,13 @@ the tree (prediction, the layer's top-k, :mod:`hsw2v.trees`).
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from hsw2v import _tree_shapes
-from hsw2v._kernels._array_passes import path_node_visits
+from hsw2v._kernels._array_passes import huffman_merges, path_node_visits
 from hsw2v._tree_checks import check_tree, child_table
 
 __all__ = ["COUNT_TOTAL_MAX", "HuffmanTree", "Tree", "build_huffman_tree", "child_table"]
@@ -331,40 +330,10 @@ def _huffman_paths(counts) -> _tree_shapes.Paths:
     if n_leaves == 1:
         # A single word needs no decision; give it a one-node path so training stays defined.
         return _tree_shapes.one_leaf_paths()
-    # The two-cursor merge needs the leaves in descending order of count.
+    # The two-cursor merge needs the leaves in descending order of count (leaves 0..V-1 in
+    # that order, inner nodes V..2V-2; one pass in C, hsw2v._kernels._array_passes).
     order = np.argsort(-counts, kind="stable")
-    n_inner = n_leaves - 1
-    n_nodes = 2 * n_leaves - 1
-    # Compact typed arrays, not lists of Python ints: a million-word tree stays small.
-    node_count = array("q", counts[order].tobytes())  # leaves 0..V-1 (sorted), inner V..2V-2
-    node_count.extend(bytes(8 * n_inner))
-    parent = array("q", bytes(8 * n_nodes))
-    bit = array("b", bytes(n_nodes))
-    leaf = n_leaves - 1  # rarest leaf not merged yet
-    inner = n_leaves  # oldest inner node not merged yet
-    for k in range(n_inner):
-        picked = []
-        for _ in range(2):
-            if leaf >= 0 and (inner >= n_leaves + k or node_count[leaf] < node_count[inner]):
-                picked.append(leaf)
-                leaf -= 1
-            else:
-                picked.append(inner)
-                inner += 1
-        new = n_leaves + k
-        node_count[new] = node_count[picked[0]] + node_count[picked[1]]
-        parent[picked[0]] = new
-        parent[picked[1]] = new
-        bit[picked[1]] = 1
-    # Depths top-down: the root is the last inner node; every child is created before its
-    # parent, so walking ids downward visits parents first.
-    root = n_nodes - 1
-    depth = array("i", bytes(4 * n_nodes))
-    for node in range(root - 1, -1, -1):
-        depth[node] = depth[parent[node]] + 1
-    parent_of = np.frombuffer(parent, dtype=np.int64)
-    bit_of = np.frombuffer(bit, dtype=np.int8)
-    lengths_sorted = np.frombuffer(depth, dtype=np.int32)[:n_leaves]
+    parent_of, bit_of, lengths_sorted = huffman_merges(np.ascontiguousarray(counts[order]))
     # Paths bottom-up, all leaves at once: row ``order[i]`` is the word of sorted leaf ``i``.
     codes, points = _tree_shapes.fill_paths(parent_of, bit_of, lengths_sorted, rows_of=order)
     lengths = np.empty(n_leaves, dtype=np.int32)

@@ -25,6 +25,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import compress
 
 import numpy as np
 
@@ -414,6 +415,25 @@ def keep_probabilities(counts: np.ndarray, sample: float) -> tuple[np.ndarray, f
     return sample_int, float((prob * counts).sum())
 
 
+def _kept(raw_counts: dict, min_count: int, trim_rule: Callable | None) -> tuple:
+    """``(keys, counts, dropped)``: the words :func:`keep_vocab_item` keeps, in the counts'
+    order, their counts (int64) and the sum of the other counts. Without a ``trim_rule`` the
+    test runs on all counts at once (NumPy's comparison of ints and floats is Python's)."""
+    values = np.asarray(list(raw_counts.values())) if trim_rule is None and raw_counts else None
+    if values is None or values.dtype.kind not in "if":  # a rule, or counts NumPy cannot hold
+        keys, kept_counts, dropped = [], [], 0
+        for word, count in raw_counts.items():
+            if keep_vocab_item(word, count, min_count, trim_rule):
+                keys.append(word)
+                kept_counts.append(count)
+            else:
+                dropped += count
+        return keys, np.asarray(kept_counts, dtype=np.int64), dropped
+    keep = values >= min_count
+    keys = list(compress(raw_counts, keep.tolist()))
+    return keys, values[keep].astype(np.int64), values[~keep].sum().item()
+
+
 def build_vocabulary(
     raw_counts: dict,
     min_count: int = 5,
@@ -433,18 +453,10 @@ def build_vocabulary(
     if max_final_vocab is not None and max_final_vocab < len(raw_counts):
         by_count = sorted(raw_counts.values(), reverse=True)
         effective_min_count = max(min_count, by_count[max_final_vocab] + 1)
-    keys, kept_counts = [], []
-    dropped = 0
-    for word, count in raw_counts.items():
-        if keep_vocab_item(word, count, effective_min_count, trim_rule):
-            keys.append(word)
-            kept_counts.append(count)
-        else:
-            dropped += count
-    counts = np.asarray(kept_counts, dtype=np.int64)
+    keys, counts, dropped = _kept(raw_counts, effective_min_count, trim_rule)
     if sorted_vocab and len(keys):
         order = np.argsort(-counts, kind="stable")
-        keys = [keys[i] for i in order]
+        keys = [keys[i] for i in order.tolist()]
         counts = counts[order]
     sample_int, downsampled_total = keep_probabilities(counts, sample)
     if null_word and NULL_WORD not in keys:  # the corpus may hold the token itself

@@ -1,11 +1,17 @@
 """The one-pass checks of ``hsw2v._kernels._array_passes`` against their NumPy references: a
-tree's paths (``paths_in_range``; ``check_tree_indices`` still names the wrong entry) and the
-rows that hold a NaN or an infinity (``nonfinite_rows``, under ``count_nonfinite_rows``)."""
+tree's paths (``paths_in_range``; ``check_tree_indices`` still names the wrong entry), the
+rows that hold a NaN or an infinity (``nonfinite_rows``, under ``count_nonfinite_rows``) and a
+Huffman tree's merges (``huffman_merges``, against the loop as Python runs it)."""
 
 import numpy as np
 import pytest
 
-from hsw2v._kernels._array_passes import nonfinite_rows, path_node_visits, paths_in_range
+from hsw2v._kernels._array_passes import (
+    huffman_merges,
+    nonfinite_rows,
+    path_node_visits,
+    paths_in_range,
+)
 from hsw2v._tree_checks import check_tree_indices
 from hsw2v.divergence import count_nonfinite_rows
 from hsw2v.huffman import build_huffman_tree
@@ -149,3 +155,59 @@ def test_path_node_visits_refuses_paths_outside_the_nodes():
         path_node_visits(points, np.array([3, 1], np.int32), np.ones(2), 2)
     with pytest.raises(ValueError, match="rows"):
         path_node_visits(points, np.array([2], np.int32), np.ones(2), 2)
+
+
+def python_huffman_merges(counts):
+    """The reference: word2vec.c's two-queue merge over counts sorted in descending order,
+    in Python (the rarest unmerged leaf while its count is below the oldest unmerged inner
+    node's), then the depths top-down."""
+    V = len(counts)
+    node_count = [int(c) for c in counts] + [0] * (V - 1)
+    parent, bit = [0] * (2 * V - 1), [0] * (2 * V - 1)
+    leaf, inner = V - 1, V
+    for k in range(V - 1):
+        picked = []
+        for _ in range(2):
+            if leaf >= 0 and (inner >= V + k or node_count[leaf] < node_count[inner]):
+                picked.append(leaf)
+                leaf -= 1
+            else:
+                picked.append(inner)
+                inner += 1
+        node_count[V + k] = node_count[picked[0]] + node_count[picked[1]]
+        parent[picked[0]] = parent[picked[1]] = V + k
+        bit[picked[1]] = 1
+    depth = [0] * (2 * V - 1)
+    for node in range(2 * V - 3, -1, -1):
+        depth[node] = depth[parent[node]] + 1
+    return parent, bit, depth[:V]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_huffman_merges_equal_the_python_loop(seed):
+    """Ties everywhere (few distinct counts), heavy tails, equal counts, two leaves."""
+    rng = np.random.default_rng(seed)
+    V = int(rng.integers(2, 400))
+    kind = seed % 4
+    if kind == 0:
+        counts = rng.integers(1, 4, size=V)
+    elif kind == 1:
+        counts = np.minimum(rng.zipf(1.3, size=V), 10**9)
+    elif kind == 2:
+        counts = np.full(V, int(rng.integers(1, 10)))
+    else:
+        counts = rng.integers(1, 2**40, size=V)
+    counts = np.sort(counts.astype(np.int64))[::-1].copy()
+    parent, bit, depth = huffman_merges(counts)
+    want = python_huffman_merges(counts)
+    assert parent.dtype == np.int64 and bit.dtype == np.int8 and depth.dtype == np.int32
+    assert parent.tolist() == want[0] and bit.tolist() == want[1] and depth.tolist() == want[2]
+    # a full binary tree: every inner node is the parent of exactly two nodes, bits 0 and 1
+    children = np.bincount(parent[:-1], minlength=2 * V - 1)
+    assert (children[V:] == 2).all() and (children[:V] == 0).all()
+    assert np.bincount(parent[:-1], weights=bit[:-1], minlength=2 * V - 1)[V:].tolist() == [1] * (V - 1)
+
+
+def test_huffman_merges_refuses_fewer_than_two_counts():
+    with pytest.raises(ValueError, match="at least 2 counts"):
+        huffman_merges(np.array([3], np.int64))

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """One pass each over the arrays the kernels read: a tree's paths checked and their nodes'
-visits summed, the weights' finiteness checked.
+visits summed, the weights' finiteness checked, a Huffman tree's merges.
 
 Design note
 -----------
@@ -21,15 +21,23 @@ A. What it holds. ``paths_in_range``: whether every entry a tree's paths use is 
    ``bincount`` order (word by word, root first), so the sums are the same bits, without the
    ``V x L`` mask and the repeated counts.
 
+   ``huffman_merges``: the two-queue merge of a Huffman tree over counts sorted in
+   descending order (Huffman 1952; van Leeuwen's linear-time form for sorted weights, the
+   one word2vec.c runs), the parent table, each node's bit and the leaves' depths, with
+   word2vec.c's ties: the rarer leaf is taken while its count is below the oldest unmerged
+   inner node's. The same loop in Python took about 0.05 s of every ``build_vocab`` over
+   42,000 words.
+
 B. What runs without the GIL: every pass, once the arguments are typed. What is shared:
-   nothing; the arrays are only read (``path_node_visits`` writes its own result).
+   nothing; the arrays are only read (``path_node_visits`` and ``huffman_merges`` write
+   their own results).
 
 C. Notation. A tree's flat arrays (:mod:`hsw2v.huffman`): ``codes`` (uint8, V x L),
    ``points`` (int32, V x L), ``lengths`` (int32, V); row ``w``'s path is its first
    ``lengths[w]`` entries. ``high``: the largest valid inner-node id.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
 
 import numpy as np
 
@@ -143,3 +151,52 @@ def path_node_visits(const int32_t[:, ::1] points, const int32_t[::1] lengths,
     if bad >= 0:
         raise ValueError(f"path_node_visits: a path leaves [0, {n_inner}) or its row (word {bad})")
     return visits
+
+
+def huffman_merges(const int64_t[::1] counts):
+    """``(parent, bit, depth)`` of the Huffman tree over ``counts`` sorted in descending
+    order (leaves ``0 .. V-1`` in that order, inner nodes ``V .. 2V-2`` in the order they are
+    made, the root last): ``parent`` (int64, ``2V - 1``; the root's 0), ``bit`` (int8: 1 for
+    the second node of a merge) and the leaves' ``depth`` (int32, ``V``). Each merge takes the
+    two smallest nodes, the rarest unmerged leaf first while its count is below the oldest
+    unmerged inner node's (word2vec.c's ties). ``V >= 2``; the sums must fit in int64 (the
+    caller checks both).
+
+    >>> parent, bit, depth = huffman_merges(np.array([5, 3, 1, 1], np.int64))
+    >>> parent.tolist(), bit.tolist(), depth.tolist()
+    ([6, 5, 4, 4, 5, 6, 0], [1, 1, 1, 0, 0, 0, 0], [1, 2, 3, 3])
+    """
+    cdef Py_ssize_t V = counts.shape[0], n_nodes, k, pick, node
+    if V < 2:
+        raise ValueError(f"huffman_merges needs at least 2 counts, got {V}")
+    n_nodes = 2 * V - 1
+    parent_array = np.zeros(n_nodes, np.int64)
+    bit_array = np.zeros(n_nodes, np.int8)
+    depth_array = np.zeros(n_nodes, np.int32)
+    node_count_array = np.empty(n_nodes, np.int64)
+    cdef int64_t[::1] parent = parent_array
+    cdef int8_t[::1] bit = bit_array
+    cdef int32_t[::1] depth = depth_array
+    cdef int64_t[::1] node_count = node_count_array
+    cdef Py_ssize_t leaf = V - 1, inner = V, new
+    cdef Py_ssize_t picked[2]
+    cdef int side
+    with nogil:
+        for k in range(V):
+            node_count[k] = counts[k]
+        for k in range(V - 1):
+            new = V + k
+            for side in range(2):
+                if leaf >= 0 and (inner >= new or node_count[leaf] < node_count[inner]):
+                    picked[side] = leaf
+                    leaf -= 1
+                else:
+                    picked[side] = inner
+                    inner += 1
+            node_count[new] = node_count[picked[0]] + node_count[picked[1]]
+            parent[picked[0]] = new
+            parent[picked[1]] = new
+            bit[picked[1]] = 1
+        for node in range(n_nodes - 2, -1, -1):  # every child is made before its parent
+            depth[node] = depth[parent[node]] + 1
+    return parent_array, bit_array, depth_array[:V]

@@ -84,13 +84,13 @@ def count_file(path: str, workers: int) -> tuple[dict, int, int]:
     with Workers(halt) as pool:
         for k, (start, end) in enumerate(ranges):
             pool.start(count, k, start, end, name=f"hsw2v-scan-{k}")
-    counts: dict = {}
-    total_words = sentences = 0
-    for part, raw, n in results:
+    counts: dict = results[0][0]  # the first range's own dict: its words first, in order
+    for part, _, _ in results[1:]:
+        get = counts.get
         for word, c in part.items():
-            counts[word] = counts.get(word, 0) + c
-        total_words += raw
-        sentences += n
+            counts[word] = get(word, 0) + c
+    total_words = sum(raw for _, raw, _ in results)
+    sentences = sum(n for _, _, n in results)
     logger.info(
         "collected %i word types from a corpus of %i raw words and %i sentences",
         len(counts),

@@ -340,9 +340,10 @@ class VocabularyMixin:
         n = len(self.wv.index_to_key)
         codes = np.empty(n, dtype=object)
         points = np.empty(n, dtype=object)
-        for i in range(n):
-            codes[i] = self.tree.code(i)
-            points[i] = self.tree.point(i)
+        all_codes, all_points = self.tree.codes, self.tree.points  # Tree.code(i), Tree.point(i)
+        for i, length in enumerate(self.tree.lengths[:n].tolist()):
+            codes[i] = all_codes[i, :length]
+            points[i] = all_points[i, :length]
         self.wv.expandos["code"] = codes
         self.wv.expandos["point"] = points
 
