@@ -449,6 +449,36 @@ def test_replicas_updated_in_place_or_rebuilt_give_the_same_model(tmp_path, obje
         assert all(np.array_equal(a, b) for a, b in zip(alone[0], other, strict=True))
 
 
+def test_rows_a_piece_touches_in_the_tree_are_the_numpy_sums():
+    """The ``syn1`` rows a piece may change (``touched_rows``, one pass over the paths) and
+    their weights: the rows on its words' paths, each the occurrences of the words through
+    it, the bits of ``np.bincount`` over the used path entries (words that do not occur
+    included as zeros, every node's sum exact)."""
+    from hsw2v.running.objectives import touched_rows
+
+    sentences, _ = planted_corpus(n_sentences=300, seed=3)
+    model = Word2Vec(**PARAMS, hs=1, negative=2, workers=1)
+    model.build_vocab(sentences)
+    settings = run_spec(model, "touched", 1000).trainer
+    rng = np.random.default_rng(0)
+    V = len(model.wv)
+    for share in (0.0, 0.1, 1.0):
+        occurrences = np.where(rng.random(V) < share, rng.integers(1, 50, V), 0)
+        (rows, weights), (ns_rows, ns_weights) = touched_rows(
+            settings, occurrences, (model.syn1, model.syn1neg)
+        )
+        points, lengths = settings.output("hs")["points"], settings.output("hs")["lengths"]
+        words = np.flatnonzero(occurrences)
+        on_path = np.arange(points.shape[1])[None, :] < lengths[words][:, None]
+        want = np.bincount(points[words][on_path], minlength=len(model.syn1),
+                           weights=np.repeat(occurrences[words], lengths[words]))  # fmt: skip
+        assert weights.tobytes() == want.tobytes()
+        assert rows.dtype == np.int32 and rows.tolist() == np.flatnonzero(want).tolist()
+        assert len(rows) == 0 if share == 0.0 else len(rows) > 0
+        assert ns_rows.tolist() == list(range(len(model.syn1neg)))  # any word may be drawn
+        assert (ns_weights >= occurrences).all()
+
+
 @pytest.mark.parametrize(
     "objective",
     [{}, {"hs": 0}, {"hs": 0, "negative": 7, "ns_exponent": 0.5}, {"hs": 1, "negative": 2}],

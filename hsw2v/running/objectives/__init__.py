@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hsw2v._kernels._array_passes import path_node_visits
 from hsw2v.running import _tuning as tuning
 
 logger = logging.getLogger(__name__)
@@ -87,13 +88,11 @@ def resolve_hs_negative(hs, negative) -> tuple:
 # ------------------------------------------------------------------------------ the table
 def _tree_rows_touched(output: dict, occurrences: np.ndarray, n_rows: int) -> tuple:
     """The ``syn1`` rows on the paths of the piece's words, each weighted by the occurrences of
-    the words whose path passes through it (``output``: the objective's kernel output)."""
-    words = np.flatnonzero(occurrences)
-    lengths = output["lengths"][words]
-    on_path = np.arange(output["points"].shape[1])[None, :] < lengths[:, None]
-    nodes_of = output["points"][words][on_path]
-    weights = np.bincount(nodes_of, weights=np.repeat(occurrences[words], lengths),
-                          minlength=n_rows)
+    the words whose path passes through it (``output``: the objective's kernel output), in
+    one pass over the paths (:func:`~hsw2v._kernels._array_passes.path_node_visits`: the
+    sums of ``np.bincount`` over the used path entries, without its temporaries)."""
+    counts = np.asarray(occurrences, np.float64)
+    weights = path_node_visits(output["points"], output["lengths"], counts, n_rows)
     return np.flatnonzero(weights).astype(np.int32), weights
 
 
