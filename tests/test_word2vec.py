@@ -193,6 +193,33 @@ def test_learning_rate_decays_linearly_to_min_alpha():
     assert schedule.alpha(1, 500) == pytest.approx(0.0001)
 
 
+def test_progress_counts_sentences_when_given_as_gensim_does(planted, caplog):
+    """gensim's iterable mode counts the learning rate's progress in sentences whenever
+    ``total_examples`` is given (in words only without it): the constructor, which passes both
+    counts, then trains exactly as ``build_vocab`` and ``train(total_examples=corpus_count)``
+    (gensim's two spellings of one training), and not as a count in words."""
+    import logging
+
+    planted_sentences, _ = planted
+    # sentences of unequal lengths: a share of the sentences is not that share of the words
+    sentences = [s[: 3 + (i * 7) % 25] for i, s in enumerate(planted_sentences)]
+    kw = dict(vector_size=8, min_count=1, workers=1, sample=0, epochs=2, seed=3)
+    built = Word2Vec(sentences, **kw)
+    by_sentences = Word2Vec(**kw)
+    by_sentences.build_vocab(sentences)
+    with caplog.at_level(logging.INFO, logger="hsw2v"):
+        by_sentences.train(sentences, total_examples=by_sentences.corpus_count,
+                           total_words=by_sentences.corpus_total_words, epochs=2,
+                           report_delay=0.0)  # fmt: skip
+    assert "% examples" in caplog.text and "% words" not in caplog.text
+    by_words = Word2Vec(**kw)
+    by_words.build_vocab(sentences)
+    by_words.train(sentences, total_words=by_words.corpus_total_words, epochs=2)
+    assert np.array_equal(built.wv.vectors, by_sentences.wv.vectors)
+    assert np.array_equal(built.syn1, by_sentences.syn1)
+    assert not np.array_equal(built.wv.vectors, by_words.wv.vectors)
+
+
 def test_train_returns_effective_and_raw_counts(planted):
     sentences, _ = planted
     model = Word2Vec(vector_size=8, min_count=1, workers=2, sample=0)

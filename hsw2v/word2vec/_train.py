@@ -134,8 +134,9 @@ class TrainingMixin:
             kept_settings = self._call_settings()
             try:
                 schedule = self._take_call_settings(
-                    start_alpha, end_alpha, epochs, compute_loss, total_examples, total_words
-                )
+                    start_alpha, end_alpha, epochs, compute_loss, total_examples, total_words,
+                    from_file=corpus_file is not None,
+                )  # fmt: skip
                 trainer = make_trainer(self)
             except BaseException:  # a refused call leaves the model as it was
                 self.__dict__.update(kept_settings)
@@ -229,23 +230,27 @@ class TrainingMixin:
         return {name: self.__dict__[name] for name in names if name in self.__dict__}
 
     def _take_call_settings(
-        self, start_alpha, end_alpha, epochs, compute_loss, total_examples, total_words
+        self, start_alpha, end_alpha, epochs, compute_loss, total_examples, total_words,
+        from_file=False,
     ) -> Schedule:
         """As gensim's train(): the call's settings become the model's (only the callbacks
         passed to the call are called; the constructor passes its own). Returns the call's
-        learning-rate schedule."""
+        learning-rate schedule, whose progress counts what gensim's counts: a ``corpus_file``'s
+        words; a corpus iterable's sentences where ``total_examples`` is given (also beside
+        ``total_words``, as the constructor gives both), else its words."""
         self.alpha = float(start_alpha or self.alpha)
         self.min_alpha = float(end_alpha or self.min_alpha)
         if self.alpha > getattr(self, "min_alpha_yet_reached", self.alpha):
             logger.warning("Effective 'alpha' higher than previous training cycles")  # gensim's
         self.epochs = epochs
         self.compute_loss = bool(compute_loss)
+        by_words = bool(total_words) if from_file else not total_examples
         return Schedule(
             self.alpha,
             self.min_alpha,
             epochs,
-            int(total_words) if total_words else int(total_examples),
-            by_words=bool(total_words),
+            int(total_words) if by_words else int(total_examples),
+            by_words=by_words,
             seed=self.seed,
         )
 
