@@ -166,7 +166,7 @@ def huffman_merges(const int64_t[::1] counts):
     >>> parent.tolist(), bit.tolist(), depth.tolist()
     ([6, 5, 4, 4, 5, 6, 0], [1, 1, 1, 0, 0, 0, 0], [1, 2, 3, 3])
     """
-    cdef Py_ssize_t V = counts.shape[0], n_nodes, k, pick, node
+    cdef Py_ssize_t V = counts.shape[0], n_nodes, k, node
     if V < 2:
         raise ValueError(f"huffman_merges needs at least 2 counts, got {V}")
     n_nodes = 2 * V - 1
