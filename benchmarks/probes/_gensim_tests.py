@@ -4,6 +4,9 @@
 folder with each ``old -> new`` of ``swaps`` applied (every ``old`` must be found: a changed
 gensim file stops the probe), writes ``extra_files`` (name -> text) beside it, runs pytest
 there with this checkout first on ``PYTHONPATH`` and prints the failures and the summary.
+``run_with_module(name, module, names)`` does so for a test file that imports
+``from gensim.models import MODULE, keyedvectors``: its ``MODULE`` becomes one whose
+``names`` are hsw2v's and every other name gensim's.
 """
 
 from __future__ import annotations
@@ -40,3 +43,20 @@ def run_gensim_tests(name: str, swaps: dict, extra_files: dict | None = None) ->
     print("\n".join(line for line in lines if line.startswith(("FAILED", "ERROR"))))
     print(lines[-1] if lines else run.stderr[-2000:])
     return 0
+
+
+def run_with_module(name: str, module: str, names: str) -> int:
+    """gensim's ``name`` with its ``gensim.models.MODULE`` swapped for a module whose
+    ``names`` (``"Doc2Vec, TaggedDocument"``) come from hsw2v and every other name from
+    gensim's module."""
+    swap = (
+        f"from gensim.models import {module}, keyedvectors",
+        f"from gensim.models import keyedvectors\nimport hsw2v_{module} as {module}",
+    )
+    shim = (
+        f"import gensim.models.{module} as _gensim_{module}\n"
+        f"from hsw2v import {names}  # noqa: F401\n\n\n"
+        "def __getattr__(name):\n"
+        f"    return getattr(_gensim_{module}, name)\n"
+    )
+    return run_gensim_tests(name, dict([swap]), {f"hsw2v_{module}.py": shim})

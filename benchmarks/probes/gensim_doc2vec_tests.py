@@ -14,23 +14,11 @@ from __future__ import annotations
 
 import sys
 
-from _gensim_tests import run_gensim_tests
-
-SWAP = (
-    "from gensim.models import doc2vec, keyedvectors",
-    "from gensim.models import keyedvectors\nimport hsw2v_doc2vec as doc2vec",
-)
-SHIM = '''import gensim.models.doc2vec as _gensim_doc2vec
-from hsw2v import Doc2Vec, TaggedDocument, TaggedLineDocument  # noqa: F401
-
-
-def __getattr__(name):
-    return getattr(_gensim_doc2vec, name)
-'''
+from _gensim_tests import run_with_module
 
 
 def main() -> int:
-    return run_gensim_tests("test_doc2vec.py", dict([SWAP]), {"hsw2v_doc2vec.py": SHIM})
+    return run_with_module("test_doc2vec.py", "doc2vec", "Doc2Vec, TaggedDocument, TaggedLineDocument")
 
 
 if __name__ == "__main__":

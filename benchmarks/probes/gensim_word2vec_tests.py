@@ -15,23 +15,11 @@ from __future__ import annotations
 
 import sys
 
-from _gensim_tests import run_gensim_tests
-
-SWAP = (
-    "from gensim.models import word2vec, keyedvectors",
-    "from gensim.models import keyedvectors\nimport hsw2v_word2vec as word2vec",
-)
-SHIM = '''import gensim.models.word2vec as _gensim_word2vec
-from hsw2v import LineSentence, PathLineSentences, Text8Corpus, Word2Vec  # noqa: F401
-
-
-def __getattr__(name):
-    return getattr(_gensim_word2vec, name)
-'''
+from _gensim_tests import run_with_module
 
 
 def main() -> int:
-    return run_gensim_tests("test_word2vec.py", dict([SWAP]), {"hsw2v_word2vec.py": SHIM})
+    return run_with_module("test_word2vec.py", "word2vec", "LineSentence, PathLineSentences, Text8Corpus, Word2Vec")
 
 
 if __name__ == "__main__":

@@ -25,8 +25,8 @@ A. What it holds. ``paths_in_range``: whether every entry a tree's paths use is 
    descending order (Huffman 1952; van Leeuwen's linear-time form for sorted weights, the
    one word2vec.c runs), the parent table, each node's bit and the leaves' depths, with
    word2vec.c's ties: the rarer leaf is taken while its count is below the oldest unmerged
-   inner node's. The same loop in Python took about 0.05 s of every ``build_vocab`` over
-   42,000 words.
+   inner node's (fastText's tree, :mod:`hsw2v.fasttext._facebook_tree`, is the same merge).
+   The same loop in Python took about 0.05 s of every ``build_vocab`` over 42,000 words.
 
 B. What runs without the GIL: every pass, once the arguments are typed. What is shared:
    nothing; the arrays are only read (``path_node_visits`` and ``huffman_merges`` write
@@ -154,9 +154,10 @@ def path_node_visits(const int32_t[:, ::1] points, const int32_t[::1] lengths,
 
 
 def huffman_merges(const int64_t[::1] counts):
-    """``(parent, bit, depth)`` of the Huffman tree over ``counts`` sorted in descending
-    order (leaves ``0 .. V-1`` in that order, inner nodes ``V .. 2V-2`` in the order they are
-    made, the root last): ``parent`` (int64, ``2V - 1``; the root's 0), ``bit`` (int8: 1 for
+    """``(parent, bit, depth)`` of the Huffman tree over ``counts`` in the order given
+    (descending, which makes the two-queue merge optimal: :mod:`hsw2v.huffman` sorts them,
+    fastText's vocabulary comes sorted; leaves ``0 .. V-1`` in that order, inner nodes
+    ``V .. 2V-2`` in the order they are made, the root last): ``parent`` (int64, ``2V - 1``; the root's 0), ``bit`` (int8: 1 for
     the second node of a merge) and the leaves' ``depth`` (int32, ``V``). Each merge takes the
     two smallest nodes, the rarest unmerged leaf first while its count is below the oldest
     unmerged inner node's (word2vec.c's ties). ``V >= 2``; the sums must fit in int64 (the

@@ -7,10 +7,9 @@ arrays (:mod:`hsw2v.huffman`), so that a ``.bin`` model's output matrix keeps it
 
 from __future__ import annotations
 
-from array import array
-
 import numpy as np
 
+from hsw2v._kernels._array_passes import huffman_merges
 from hsw2v._tree_shapes import fill_paths
 
 __all__ = ["facebook_hs_tree"]
@@ -61,32 +60,11 @@ def facebook_hs_tree(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise ValueError("counts must be >= 0")
     if raw.astype(np.float64).sum() > 2**62:
         raise ValueError("the counts sum to more than 2**62, which int64 cannot add safely")
-    n_nodes = 2 * n_leaves - 1
-    node_count = array("q", raw.astype(np.int64).tobytes())
-    node_count.extend(bytes(8 * (n_leaves - 1)))
-    parent = array("q", bytes(8 * n_nodes))
-    bit = array("b", bytes(n_nodes))
-    leaf = n_leaves - 1  # the last leaf not merged yet
-    node = n_leaves  # the oldest inner node not merged yet
-    for new in range(n_leaves, n_nodes):
-        picked = [0, 0]
-        for j in range(2):
-            if leaf >= 0 and (node >= new or node_count[leaf] < node_count[node]):
-                picked[j] = leaf
-                leaf -= 1
-            else:
-                picked[j] = node
-                node += 1
-        node_count[new] = node_count[picked[0]] + node_count[picked[1]]
-        parent[picked[0]] = new
-        parent[picked[1]] = new
-        bit[picked[1]] = 1
-    # Every node is created before its parent: walking ids downward visits parents first.
-    depth = array("i", bytes(4 * n_nodes))
-    for n in range(n_nodes - 2, -1, -1):
-        depth[n] = depth[parent[n]] + 1
-    lengths = np.frombuffer(depth, dtype=np.int32)[:n_leaves].copy()
-    parent_of = np.frombuffer(parent, dtype=np.int64)
-    bit_of = np.frombuffer(bit, dtype=np.int8)
+    if n_leaves == 1:  # one word: no merge, an empty path
+        parent_of, bit_of = np.zeros(1, np.int64), np.zeros(1, np.int8)
+        lengths = np.zeros(1, np.int32)
+    else:  # the two-queue merge over the counts as given (fastText's order), in C
+        parent_of, bit_of, depth = huffman_merges(np.ascontiguousarray(raw, np.int64))
+        lengths = depth.copy()
     codes, points = fill_paths(parent_of, bit_of, lengths)
     return codes, points, lengths
