@@ -135,6 +135,8 @@ def run(client, corpus: str, n: int, sync: int, merge: str, params: dict) -> dic
         "kib_in": report.bytes_in_per_round / 1024,
         "kib_out": report.bytes_out_per_round / 1024,
         "model_kib": report.model_bytes / 1024,
+        "merge_s": report.merge_seconds,
+        "seconds": report.seconds,
         "snapshots": report.snapshots,
         "load1": os.getloadavg()[0],
         "finite": bool(np.isfinite(model.wv.vectors).all() and np.isfinite(model.syn1).all()),

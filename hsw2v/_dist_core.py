@@ -61,8 +61,9 @@ class DistributedReport:
     ``bytes_out_per_round`` the mean size of the merged update (each worker receives it
     once), ``model_bytes`` the size of ``syn0``, ``syn1`` and ``syn1neg`` together, for
     comparison; every worker also fetches each of the ``snapshots`` full models once
-    (``model_bytes`` each). ``merge_seconds`` is the time the rounds' merges took together
-    where the engine measures it (the Spark adapter merges on the driver), else 0.
+    (``model_bytes`` each). ``merge_seconds`` is the time the rounds' merges took together,
+    each timed where it ran (a Dask worker, Spark's driver): its share of ``seconds`` is the
+    time spent merging.
     ``task_seconds`` adds up, over the rounds, the seconds the round's slowest task spent
     on its piece (reading it where it was not kept, training it, taking out the rows it
     changed): the rest of ``seconds`` is the engine's jobs, transfers and merges.
@@ -321,7 +322,6 @@ def train_rounds(
                     for k, piece in enumerate(pieces)
                 ]
                 results = engine.submit_shards(tasks.train_task, calls, name=f"train-{g}")
-                started = time.perf_counter()
                 update = engine.submit(
                     tasks.merge_round_task,
                     *results,
@@ -329,7 +329,6 @@ def train_rounds(
                     dtype=spec.delta_dtype,
                     name=f"merge-round-{g}",
                 )
-                watch.merge_seconds += time.perf_counter() - started  # 0 where it is deferred
                 watch.rounds.append(
                     (epoch, done, engine.submit(tasks.stats_of, update, name=f"stats-{g}"))
                 )
@@ -365,9 +364,9 @@ class _Watch:
         self.seen = 0
         self.started = time.perf_counter()
         self.totals = dict.fromkeys(
-            ("kept", "raw", "loss", "rows", "bytes_in", "bytes_out", "seconds"), 0
+            ("kept", "raw", "loss", "rows", "bytes_in", "bytes_out", "seconds", "merge_seconds"),
+            0,
         )
-        self.merge_seconds = 0.0
 
     def until(self, n: int) -> None:
         """Wait for the totals of the first ``n`` rounds."""
@@ -413,7 +412,7 @@ class _Watch:
             bytes_out_per_round=t["bytes_out"] / n,
             model_bytes=sum(m.nbytes for m in (model.wv.vectors, *outputs_of(model).values())),
             snapshots=n_snapshots,
-            merge_seconds=self.merge_seconds,
+            merge_seconds=t["merge_seconds"],
             task_seconds=t["seconds"],
         )
         logger.info(

@@ -105,6 +105,7 @@ class RowUpdate:
     loss: float
     seconds: float  # the slowest shard's training time
     bytes_in: int  # bytes of the shards' results that were merged
+    merge_seconds: float = 0.0  # the merge's own time, where it ran
 
     def part(self, name: str) -> tuple:
         """``(rows, deltas)`` of one matrix (a name in :data:`MATRICES`)."""
@@ -152,6 +153,8 @@ def merge_round_task(*results: PieceResult, merge: str, dtype: str = "float32") 
 
     from concurrent.futures import ThreadPoolExecutor
 
+    started = time.perf_counter()
+
     def merged(name):  # float16: narrowed in C, NumPy's bits
         narrow = np.float16 if np.dtype(dtype) == np.float16 else np.float32
         rows, deltas = merge_rows([r.part(name) for r in results], merge, narrow)
@@ -168,6 +171,7 @@ def merge_round_task(*results: PieceResult, merge: str, dtype: str = "float32") 
         loss=sum(r.loss for r in results),
         seconds=max((r.seconds for r in results), default=0.0),
         bytes_in=sum(r.nbytes for r in results),
+        merge_seconds=time.perf_counter() - started,
     )
 
 
@@ -180,6 +184,7 @@ def stats_of(update: RowUpdate) -> dict:
         "seconds": update.seconds,
         "bytes_in": update.bytes_in,
         "bytes_out": update.nbytes,
+        "merge_seconds": update.merge_seconds,
         "rows": sum(len(update.part(name)[0]) for name in MATRICES),
     }
 

@@ -563,6 +563,9 @@ def test_quality_matches_one_machine_on_planted_clusters(client, tmp_path, merge
     assert neighbour_overlap(untrained.wv, single.wv, cluster_words) < 0.35
     # the rows exchanged per round are the touched ones, far fewer than the model's
     assert model.distributed_report.bytes_out_per_round > 0
+    # the merges' own time, timed on the workers that ran them: a share of the run's
+    report = model.distributed_report
+    assert 0 < report.merge_seconds < report.seconds
 
 
 def test_weakened_distributed_training_fails_the_quality_bar(client, tmp_path):

@@ -212,6 +212,7 @@ def test_training_gives_finite_vectors_and_the_planted_neighbours(planted):
     report = model.distributed_report
     assert report.shards == 2 and report.epochs == 3 and report.rounds == 3 * 4
     assert 0 < report.bytes_in_per_round and report.raw_words == 3 * 20000
+    assert 0 < report.merge_seconds < report.seconds  # the merges' own time, on the driver
 
 
 def test_mllibs_queries(planted, spark):
