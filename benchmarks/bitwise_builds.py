@@ -7,7 +7,8 @@ PV-DBOW, against ``dm=1``, PV-DM) and every setting
 both ``hs=1, negative=5`` with gensim's draws (per pair in skip-gram, per centre in CBOW), and
 ``hs=0, negative=5`` with shared negatives; skip-gram and CBOW; a ``LineSentence`` iterable and
 ``corpus_file``; the default walk and
-``HSW2V_KERNEL=reference``) each build trains one model with ``workers=1`` and a fixed seed in
+``HSW2V_KERNEL=reference``; the iterable through ``build_vocab`` and ``train(total_words=...)``,
+scheduled in words by every build) each build trains one model with ``workers=1`` and a fixed seed in
 a fresh subprocess (``PYTHONPATH=DIR``), and the weight matrices (``wv.vectors``, ``syn1``,
 ``syn1neg``) are compared byte for byte. The corpus is the first ``--lines`` lines of
 ``--corpus`` (default: the bundled demo corpus). Exit status 1 when any setting differs.
@@ -52,8 +53,11 @@ def child(
     """One model (in the subprocess): train, save the weights, report their digests."""
     import numpy as np
 
-    from hsw2v import Doc2Vec, FastText, LineSentence, Word2Vec, _cpu
-    from hsw2v.corpora import TaggedLineDocument
+    from hsw2v import LineSentence, Word2Vec, _cpu
+
+    if kind != "word2vec":  # builds before FastText and Doc2Vec compare Word2Vec alone
+        from hsw2v import Doc2Vec, FastText
+        from hsw2v.corpora import TaggedLineDocument
 
     settings = dict(
         vector_size=size, window=5, min_count=2, sample=1e-3, workers=1, seed=7,
@@ -67,8 +71,11 @@ def child(
         sentences = LineSentence
     if source == "corpus_file":
         model = model_class(corpus_file=corpus, **settings)
-    else:
-        model = model_class(sentences(corpus), **settings)
+    else:  # counted in words, which every build schedules alike (the constructor's
+        model = model_class(**settings)  # counts changed to sentences at ee0c3d4)
+        model.build_vocab(sentences(corpus))
+        model.train(sentences(corpus), total_words=model.corpus_total_words,
+                    epochs=model.epochs)
     arrays = {"vectors": model.wv.vectors}
     if kind == "fasttext":
         arrays["vectors_vocab"] = model.wv.vectors_vocab
