@@ -11,7 +11,9 @@ moments (A B A B ...). A run builds the vocabulary from ``LineSentence`` (or wit
 corpus_file`` from the file itself; untimed) and trains ``--epochs`` epochs; it reports
 training words/s (corpus words x epochs / ``train()`` seconds) and CPU seconds of all threads
 per million words. The medians close the output, with each build's workers=2 / workers=1
-ratio.
+ratio. Runs with several workers record the CPUs' placement (``placement.py``: near or far,
+a cache line's round trip before and after the run; a shared line costs several times more
+in the far one), each run on its line and counted at the end.
 
     python benchmarks/ab_builds.py --corpus CORPUS --build OLD_CHECKOUT --build . \\
         [--modes sg,cbow,sg-ns,cbow-ns] [--workers 1,2] [--repeats 5] [--epochs 3] [--size 100] \\
@@ -32,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import child_env, ensure_corpus  # noqa: E402
+from placement import placement_of, placements_line, round_trip_ns  # noqa: E402
 
 # mode: (sg, hs, negative); "sg" and "cbow" are hierarchical softmax alone
 MODES = {"sg": (1, 1, 0), "cbow": (0, 1, 0), "sg-ns": (1, 0, 5), "cbow-ns": (0, 0, 5)}
@@ -151,14 +154,17 @@ def main(argv=None):
             for w in workers:
                 for build in args.build:
                     sg, hs, negative = MODES[mode]
+                    before = round_trip_ns() if w > 1 else None
                     r = run_child(
                         build, corpus, sg, w, args.epochs, args.size, args.input, hs, negative
                     )
+                    r["placement"] = placement_of(before, round_trip_ns()) if w > 1 else ""
                     runs.setdefault((mode, w, build), []).append(r)
                     print(
                         f"[{repeat + 1}/{args.repeats}] {mode} workers={w} {build} ({r['level']}): "
                         f"{r['words_per_s'] / 1e3:,.0f}k words/s, "
-                        f"{r['cpu_s_per_mword']:.3f} CPU s/Mword",
+                        f"{r['cpu_s_per_mword']:.3f} CPU s/Mword"
+                        + (f", {r['placement']}" if r["placement"] else ""),
                         flush=True,
                     )
     print(
@@ -180,6 +186,11 @@ def main(argv=None):
             )
             ratio = f"  2/1: {speed[2] / speed[1]:.2f}x" if {1, 2} <= set(workers) else ""
             print(f"{mode} {build}: {cells}{ratio}")
+    for mode in modes:  # several workers: where the CPUs were (placement.py)
+        for w in (w for w in workers if w > 1):
+            where = {build: [r["placement"] for r in runs[(mode, w, build)]]
+                     for build in args.build}  # fmt: skip
+            print(f"{mode} workers={w}" + placements_line(where))
 
 
 if __name__ == "__main__":

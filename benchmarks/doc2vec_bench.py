@@ -7,7 +7,9 @@ dictionary entry per line), the line number the tag:
 - ``speed``: ``train()`` seconds only (the vocabulary scan excluded), hsw2v against gensim
   in both of gensim's modes (an in-memory list of ``TaggedDocument``, and ``corpus_file``),
   alternated within each repetition; medians and paired ratios (gensim / hsw2v), against
-  each gensim mode and against the faster of the two.
+  each gensim mode and against the faster of the two. With several workers, also the runs'
+  placements of the CPUs (``placement.py``: near or far, by a cache line's round trip
+  measured before and after each run).
 - ``quality``: document classification without any download. gcide's entries whose second
   token is a part of speech (``n``, ``v``, ``a``, ``adv``) are documents labelled by it, their
   headword and part-of-speech tokens removed. A model trains on all but a held-out share;
@@ -48,6 +50,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO_ROOT, count_words, ensure_corpus, run_json_child  # noqa: E402
+from placement import placement_of, placements_line, round_trip_ns  # noqa: E402
 
 SETTINGS = {"vector_size": 100, "window": 5, "min_count": 5, "sample": 1e-3}
 POS = ("n", "v", "a", "adv")
@@ -202,12 +205,15 @@ def speed(args) -> None:
         for obj in args.objectives:
             for workers in args.workers:
                 times: dict = {run: [] for run in runs}
+                where: dict = {run: [] for run in runs}
                 for _ in range(args.repeats):
                     for system, gmode in runs:
                         spec = {"task": "speed", "system": system, "gensim_mode": gmode,
                                 "corpus": str(args.corpus), "mode": mode, "objective": obj,
                                 "workers": workers, "epochs": args.epochs, "seed": 1}  # fmt: skip
+                        before = round_trip_ns()
                         times[(system, gmode)].append(run_child(spec)["train_s"])
+                        where[(system, gmode)].append(placement_of(before, round_trip_ns()))
                 base = times[("hsw2v", args.hsw2v_modes[0])]
                 gensim = [times[("gensim", mode)] for mode in args.gensim_modes]
                 faster = [min(ts) for ts in zip(*gensim, strict=True)]
@@ -220,6 +226,9 @@ def speed(args) -> None:
                     cells.append(f"{label} {med:.2f}s ({words * args.epochs / med / 1e3:.0f}k "
                                  f"w/s, /hsw2v {ratio:.2f})")  # fmt: skip
                 print(f"{mode:4s} {obj} workers={workers}: " + "; ".join(cells), flush=True)
+                if workers > 1:  # threads share cache lines: where the CPUs were
+                    print(placements_line({f"{system} {names[m]}": where[(system, m)]
+                                           for system, m in runs}), flush=True)  # fmt: skip
 
 
 def quality(args) -> None:

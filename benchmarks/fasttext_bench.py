@@ -9,7 +9,8 @@ itself), with vector_size 100, window 5, min_count 5, min_n 3, max_n 6, the defa
   excluded). hsw2v and gensim time ``train()`` alone; the tool cannot be split, so its train
   time is its total at ``epoch=E`` less its total at ``epoch=0`` (reading the vocabulary and
   initialising the matrices), both measured in the same repetition. Systems alternate
-  within each repetition; the medians and the paired ratios are printed.
+  within each repetition; the medians and the paired ratios are printed; with several
+  workers, also the runs' placements of the CPUs (``placement.py``).
 - ``quality``: analogy accuracy (gensim's ``questions-words.txt``, restrict_vocab 30000) and
   WordSim-353 Spearman of the in-vocabulary word vectors, per seed, and their means.
 - ``oov``: words never seen. Every other WordSim-353 word (sorted, even positions) is held
@@ -41,6 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO_ROOT, count_words, ensure_corpus, run_json_child  # noqa: E402
+from placement import placement_of, placements_line, round_trip_ns  # noqa: E402
 
 SETTINGS = {"vector_size": 100, "window": 5, "min_count": 5, "min_n": 3, "max_n": 6,
             "sample": 1e-3}  # fmt: skip
@@ -161,12 +163,16 @@ def speed(args) -> None:
         for obj in args.objectives:
             for workers in args.workers:
                 times: dict = {s: [] for s in args.systems}
+                where: dict = {s: [] for s in args.systems}
                 for _ in range(args.repeats):
                     for system in args.systems:
                         spec = {"system": system, "corpus": str(args.corpus), "mode": mode,
                                 "objective": obj, "workers": workers, "epochs": args.epochs,
                                 "seed": 1, "shared": args.shared_negatives}  # fmt: skip
+                        before = round_trip_ns() if workers > 1 else None
                         times[system].append(run_child(spec)["train_s"])
+                        if workers > 1:
+                            where[system].append(placement_of(before, round_trip_ns()))
                 base = times["hsw2v"]
                 cells = []
                 for system in args.systems:
@@ -177,6 +183,8 @@ def speed(args) -> None:
                     cells.append(f"{system} {med:.2f}s ({words * args.epochs / med / 1e3:.0f}k "
                                  f"w/s, hsw2v x{ratio:.2f})")  # fmt: skip
                 print(f"{mode:4s} {obj} workers={workers}: " + "; ".join(cells), flush=True)
+                if workers > 1:  # threads share cache lines: where the CPUs were
+                    print(placements_line(where), flush=True)
 
 
 def quality(args) -> None:

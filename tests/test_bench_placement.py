@@ -1,0 +1,32 @@
+"""The benchmarks' placement probe (benchmarks/placement.py): a cache line's round trip between
+the first two CPUs, and how runs are grouped by the placement they saw."""
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import placement  # noqa: E402
+
+
+def test_placement_of_each_case():
+    assert placement.placement_of(60.0, 70.0) == "near"
+    assert placement.placement_of(330.0, 340.0) == "far"
+    assert placement.placement_of(60.0, 330.0) == "mixed"
+    assert placement.placement_of(60.0, None) == "unknown"
+    assert placement.placement_of() == "unknown"
+
+
+def test_placements_line_counts_each_series():
+    line = placement.placements_line({"a": ["near", "far", "near"], "b": ["mixed"]})
+    assert line == "  placements (before / after each run): a: near 2, far 1; b: mixed 1"
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2 or shutil.which("cc") is None,
+                    reason="needs two CPUs and a C compiler")  # fmt: skip
+def test_round_trip_is_measured():
+    rt = placement.round_trip_ns(20_000)
+    assert rt is not None and 1.0 < rt < 100_000.0
