@@ -1,15 +1,20 @@
 """The benchmarks' placement probe (benchmarks/placement.py): a cache line's round trip between
 the first two CPUs, and how runs are grouped by the placement they saw."""
 
+import importlib.util
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import placement  # noqa: E402
+# Loaded from its file: putting benchmarks/ on sys.path would shadow packages by its scripts'
+# names (benchmarks/distributed.py and Dask's ``distributed``).
+_SPEC = importlib.util.spec_from_file_location(
+    "bench_placement", Path(__file__).resolve().parents[1] / "benchmarks" / "placement.py"
+)
+placement = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(placement)
 
 
 def test_placement_of_each_case():
