@@ -29,12 +29,13 @@ import statistics
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import child_env, ensure_corpus  # noqa: E402
-from placement import placement_of, placements_line, round_trip_ns  # noqa: E402
+from placement import placements_line, run_placed  # noqa: E402
 
 # mode: (sg, hs, negative); "sg" and "cbow" are hierarchical softmax alone
 MODES = {"sg": (1, 1, 0), "cbow": (0, 1, 0), "sg-ns": (1, 0, 5), "cbow-ns": (0, 0, 5)}
@@ -154,11 +155,12 @@ def main(argv=None):
             for w in workers:
                 for build in args.build:
                     sg, hs, negative = MODES[mode]
-                    before = round_trip_ns() if w > 1 else None
-                    r = run_child(
-                        build, corpus, sg, w, args.epochs, args.size, args.input, hs, negative
-                    )
-                    r["placement"] = placement_of(before, round_trip_ns()) if w > 1 else ""
+                    r, placed = run_placed(
+                        partial(run_child, build, corpus, sg, w, args.epochs, args.size,
+                                args.input, hs, negative),
+                        several=w > 1,
+                    )  # fmt: skip
+                    r["placement"] = placed
                     runs.setdefault((mode, w, build), []).append(r)
                     print(
                         f"[{repeat + 1}/{args.repeats}] {mode} workers={w} {build} ({r['level']}): "

@@ -44,13 +44,14 @@ import json
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO_ROOT, count_words, ensure_corpus, run_json_child  # noqa: E402
-from placement import placement_of, placements_line, round_trip_ns  # noqa: E402
+from placement import placements_line, run_placed  # noqa: E402
 
 SETTINGS = {"vector_size": 100, "window": 5, "min_count": 5, "sample": 1e-3}
 POS = ("n", "v", "a", "adv")
@@ -211,9 +212,9 @@ def speed(args) -> None:
                         spec = {"task": "speed", "system": system, "gensim_mode": gmode,
                                 "corpus": str(args.corpus), "mode": mode, "objective": obj,
                                 "workers": workers, "epochs": args.epochs, "seed": 1}  # fmt: skip
-                        before = round_trip_ns()
-                        times[(system, gmode)].append(run_child(spec)["train_s"])
-                        where[(system, gmode)].append(placement_of(before, round_trip_ns()))
+                        out, placed = run_placed(partial(run_child, spec), workers > 1)
+                        times[(system, gmode)].append(out["train_s"])
+                        where[(system, gmode)].append(placed)
                 base = times[("hsw2v", args.hsw2v_modes[0])]
                 gensim = [times[("gensim", mode)] for mode in args.gensim_modes]
                 faster = [min(ts) for ts in zip(*gensim, strict=True)]

@@ -36,13 +36,14 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO_ROOT, count_words, ensure_corpus, run_json_child  # noqa: E402
-from placement import placement_of, placements_line, round_trip_ns  # noqa: E402
+from placement import placements_line, run_placed  # noqa: E402
 
 SETTINGS = {"vector_size": 100, "window": 5, "min_count": 5, "min_n": 3, "max_n": 6,
             "sample": 1e-3}  # fmt: skip
@@ -169,10 +170,9 @@ def speed(args) -> None:
                         spec = {"system": system, "corpus": str(args.corpus), "mode": mode,
                                 "objective": obj, "workers": workers, "epochs": args.epochs,
                                 "seed": 1, "shared": args.shared_negatives}  # fmt: skip
-                        before = round_trip_ns() if workers > 1 else None
-                        times[system].append(run_child(spec)["train_s"])
-                        if workers > 1:
-                            where[system].append(placement_of(before, round_trip_ns()))
+                        out, placed = run_placed(partial(run_child, spec), workers > 1)
+                        times[system].append(out["train_s"])
+                        where[system].append(placed)
                 base = times["hsw2v"]
                 cells = []
                 for system in args.systems:

@@ -10,7 +10,7 @@ CBOW hierarchical softmax, 0.72-0.83 against 0.41-0.43 CPU s per million words),
 in the walks and the window's rows, not in the reader's private work; gensim's threads have
 the same slow mode. So two-worker runs are comparable only where they saw the same
 placement: the benchmarks record the round trip before and after each run
-(:func:`round_trip_ns`, :func:`placement_of`). That is a hint, not a proof: the placement
+(:func:`run_placed`). That is a hint, not a proof: the placement
 can flip and flip back within a run (gensim's two-worker CBOW once took 1.7x its CPU seconds
 between two near readings), so a run's own CPU seconds per word remain the measure of the
 mode it ran in.
@@ -31,11 +31,14 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 SOURCE = Path(__file__).resolve().parent / "core_round_trip.c"
 #: Round trips under this many ns are the near placement (cores sharing a cache).
 NEAR_NS = 150.0
+T = TypeVar("T")
 
 
 def _probe() -> Path | None:
@@ -82,6 +85,17 @@ def placement_of(*round_trips: float | None) -> str:
     if all(rt >= NEAR_NS for rt in known):
         return "far"
     return "mixed"
+
+
+def run_placed(run: Callable[[], T], several: bool = True) -> tuple[T, str]:
+    """``run()``'s result and the placement it saw (:func:`placement_of` of the round trips
+    read just before and just after it); the placement is "" without ``several`` workers
+    (one thread shares no rows, and the readings are skipped)."""
+    if not several:
+        return run(), ""
+    before = round_trip_ns()
+    result = run()
+    return result, placement_of(before, round_trip_ns())
 
 
 def placements_line(where: dict[str, list[str]]) -> str:

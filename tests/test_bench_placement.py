@@ -35,3 +35,9 @@ def test_placements_line_counts_each_series():
 def test_round_trip_is_measured():
     rt = placement.round_trip_ns(20_000)
     assert rt is not None and 1.0 < rt < 100_000.0
+
+
+def test_run_placed_returns_the_result_and_skips_one_worker():
+    assert placement.run_placed(lambda: 7, several=False) == (7, "")
+    result, where = placement.run_placed(lambda: 42)
+    assert result == 42 and where in ("near", "far", "mixed", "unknown")
