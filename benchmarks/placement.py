@@ -32,6 +32,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -41,8 +42,10 @@ NEAR_NS = 150.0
 T = TypeVar("T")
 
 
+@cache
 def _probe() -> Path | None:
-    """The compiled probe (built on first use), or None without a compiler."""
+    """The compiled probe (built on first use, looked up once a process), or None without a
+    compiler."""
     text = SOURCE.read_bytes()
     folder = Path(tempfile.gettempdir()) / f"hsw2v-bench-{hashlib.sha1(text).hexdigest()[:12]}"
     exe = folder / "core_round_trip"
