@@ -1,7 +1,7 @@
 /* Runs the vector primitives of hsw2v/_kernels/math/_vec.h (the fused walk's passes included),
- * the skip-gram window block of hsw2v/_kernels/train/_window.h and the two negative-sampling passes
- * of hsw2v/_kernels/train/_ns_pair.h on fixed pseudo-random data and prints every result, one
- * number a line ("%.9g"). tests/test_portable_c.py compiles it twice, with GCC's vector
+ * the skip-gram window block of hsw2v/_kernels/train/_window.h (one context too: CBOW's walk),
+ * the rows' sum and the two negative-sampling passes of hsw2v/_kernels/train/_ns_pair.h on
+ * fixed pseudo-random data and prints every result, one number a line ("%.9g"). tests/test_portable_c.py compiles it twice, with GCC's vector
  * extensions and with -DHSW2V_NO_VECTOR_EXT (the plain scalar path that compilers without
  * them, MSVC, take), and compares the two outputs: the scalar path must give the same numbers
  * to float rounding. */
@@ -73,6 +73,27 @@ int main(void) {
             for (int k = 0; k < d; k++)
                 printf("%.9g\n%.9g\n%.9g\n", x[0][k], x[1][k], work[1][k]);
             for (int j = 0; j < n; j++)
+                for (int k = 0; k < d; k++) printf("%.9g\n", y[j][k]);
+        }
+        for (int count = 1; count <= 17; count += 8) { /* CBOW's h, FastText's rows' mean */
+            float *rp[17];
+            static float rows[17][MAXD];
+            for (int c = 0; c < count; c++) { fill(rows[c], d, 2.0f); rp[c] = rows[c]; }
+            hsw2v_rows_sum(d, rp, count, count > 1 ? 1.0f / count : 1.0f, h);
+            for (int k = 0; k < d; k++) printf("%.9g\n", h[k]);
+        }
+        { /* one context: CBOW's walk (h's step left in work), then a locked row's block */
+            float *yp[L], *xp[1] = {x[0]}, *wp[1] = {work[0]};
+            uint8_t code[L];
+            const float lock[1] = {0.5f};
+            double check = 0.0;
+            fill(x[0], d, 2.0f);
+            for (int j = 0; j < L; j++) { fill(y[j], d, 2.0f); yp[j] = y[j]; code[j] = (uint8_t)(j % 2); }
+            hsw2v_cbow_walk(d, x[0], work[0], L, yp, code, 0.05f, &sig, NULL, &check);
+            double loss = hsw2v_sg_block(1, d, xp, wp, L, yp, code, 0.05f, &sig, 1, &check, lock);
+            printf("%.9g\n%.9g\n", loss, check);
+            for (int k = 0; k < d; k++) printf("%.9g\n%.9g\n", x[0][k], work[0][k]);
+            for (int j = 0; j < L; j++)
                 for (int k = 0; k < d; k++) printf("%.9g\n", y[j][k]);
         }
         for (int B = 1; B <= HSW2V_MAX_BLOCK; B++) {

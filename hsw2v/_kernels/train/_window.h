@@ -17,10 +17,11 @@
  *      before it (Gram terms, below), but the nodes' chains of table lookups are independent,
  *      so the CPU overlaps them instead of waiting on each in turn;
  *   3. the updates, element range by element range (a 16-, 8- or 4-float piece, or one
- *      float): the B context pieces and their B work pieces stay in registers while the
- *      nodes go by, each node piece loaded and stored once. After the path's last segment
- *      the context rows take their step from the same registers, so the work rows are
- *      touched only where a path is longer than a segment.
+ *      float; with one context, a group of up to 8 pieces): the B context pieces and their
+ *      B work pieces stay in registers while the nodes go by, each node piece loaded and
+ *      stored once. After the path's last segment the context rows take their step from the
+ *      same registers, so the work rows are touched only where a path is longer than a
+ *      segment.
  *
  * The result is word2vec.c's, not an approximation: walking node-major instead of
  * context-major changes nothing, because a context's own row does not move during its walk.
@@ -100,7 +101,7 @@
 #define HSW2V_DOTS16(y_row) HSW2V_DOTS_STEP(hsw2v_v16, HSW2V_LOAD16, 16, acc16, 0, d16, y_row)
 #define HSW2V_FOLD16(b) hsw2v_fold16(acc16[b])
 #define HSW2V_SEGMENT_STEP16() \
-    HSW2V_SEGMENT_STEP(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16, 0, d16)
+    HSW2V_SEGMENT_STEPS(hsw2v_v16, HSW2V_LOAD16, HSW2V_STORE16, 16, 0, d16)
 #else
 #define HSW2V_ZERO16() ((void)0)
 #define HSW2V_DOTS16(y_row) ((void)0)
@@ -207,6 +208,74 @@
         }                                                                       \
     }
 
+/* One context (B = 1: CBOW's h, FastText's skip-gram h, a lone skip-gram context): the same
+ * updates as HSW2V_SEGMENT_STEP, element by element in the same order, but up to
+ * HSW2V_SEGMENT_PIECES vector pieces of the row at once. Their work pieces stay in registers
+ * while the nodes go by, so the pieces' chains of work += g y overlap, and the loop over the
+ * nodes, whose count changes with every path (a mispredicted exit each time), runs once per
+ * group of pieces instead of once per piece. Blocks of several contexts keep
+ * HSW2V_SEGMENT_STEP: there the compiler may regroup a node's sum over the contexts
+ * (-fassociative-math) differently in another loop shape, which would change the bits. */
+#if defined(__AVX512F__)
+#define HSW2V_SEGMENT_PIECES 8 /* 8 h and 8 work pieces: half of the 32 registers */
+#elif defined(__AVX__)
+#define HSW2V_SEGMENT_PIECES 6 /* 12 of the 16 registers */
+#else
+#define HSW2V_SEGMENT_PIECES 3 /* an 8-float piece takes two SSE registers */
+#endif
+#define HSW2V_SEGMENT_GROUP(VT, LD, ST, W, NP)                                  \
+    do {                                                                        \
+        VT xv[NP], wv[NP];                                                      \
+        for (int c = 0; c < (NP); c++) {                                        \
+            xv[c] = LD(x[0] + k + c * (W));                                     \
+            wv[c] = j0 == 0 ? (VT){0} : LD(work[0] + k + c * (W));              \
+        }                                                                       \
+        for (int j = 0; j < n; j++) {                                           \
+            float *yk = y[j0 + j] + k;                                          \
+            const float gj = g[j][0];                                           \
+            for (int c = 0; c < (NP); c++) {                                    \
+                VT r = LD(yk + c * (W)), step = r;                              \
+                wv[c] += gj * r;                                                \
+                step += gj * xv[c];                                             \
+                ST(yk + c * (W), step);                                         \
+            }                                                                   \
+        }                                                                       \
+        for (int c = 0; c < (NP); c++) {                                        \
+            if (last && apply)                                                  \
+                ST(x[0] + k + c * (W), xv[c] + (lock ? lock[0] : 1.0f) * wv[c]); \
+            else                                                                \
+                ST(work[0] + k + c * (W), wv[c]);                               \
+        }                                                                       \
+    } while (0)
+#if HSW2V_SEGMENT_PIECES >= 6
+#define HSW2V_SEGMENT_GROUP_CASES(VT, LD, ST, W)                                \
+    case 8: HSW2V_SEGMENT_GROUP(VT, LD, ST, W, 8); break;                       \
+    case 7: HSW2V_SEGMENT_GROUP(VT, LD, ST, W, 7); break;                       \
+    case 6: HSW2V_SEGMENT_GROUP(VT, LD, ST, W, 6); break;                       \
+    case 5: HSW2V_SEGMENT_GROUP(VT, LD, ST, W, 5); break;                       \
+    case 4: HSW2V_SEGMENT_GROUP(VT, LD, ST, W, 4); break;
+#else
+#define HSW2V_SEGMENT_GROUP_CASES(VT, LD, ST, W)
+#endif
+/* [K0, K1) in steps of W: one context in groups of pieces, else HSW2V_SEGMENT_STEP */
+#define HSW2V_SEGMENT_STEPS(VT, LD, ST, W, K0, K1)                              \
+    if (B == 1) {                                                               \
+        for (int k = (K0); k < (K1);) {                                         \
+            int np = ((K1) - k) / (W);                                          \
+            if (np > HSW2V_SEGMENT_PIECES)                                      \
+                np = HSW2V_SEGMENT_PIECES;                                      \
+            switch (np) {                                                       \
+                HSW2V_SEGMENT_GROUP_CASES(VT, LD, ST, W)                        \
+                case 3: HSW2V_SEGMENT_GROUP(VT, LD, ST, W, 3); break;           \
+                case 2: HSW2V_SEGMENT_GROUP(VT, LD, ST, W, 2); break;           \
+                default: HSW2V_SEGMENT_GROUP(VT, LD, ST, W, 1); break;          \
+            }                                                                   \
+            k += np * (W);                                                      \
+        }                                                                       \
+    } else {                                                                    \
+        HSW2V_SEGMENT_STEP(VT, LD, ST, W, K0, K1)                               \
+    }
+
 /* ``tally``: the loss tally the block's terms go to, or NULL for none; the callers below
  * pass it as a constant NULL or as a pointer tested non-NULL just before, so that the no-loss
  * specialisations hold no loss code at all. ``apply`` (a constant at every call): 1, the
@@ -275,7 +344,7 @@ HSW2V_ALWAYS_INLINE void hsw2v_sg_block_n(
         /* the updates, element range by element range */
 #ifdef HSW2V_VECTOR
         HSW2V_SEGMENT_STEP16();
-        HSW2V_SEGMENT_STEP(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, d16, d8)
+        HSW2V_SEGMENT_STEPS(hsw2v_v8, HSW2V_LOAD, HSW2V_STORE, 8, d16, d8)
         HSW2V_SEGMENT_STEP(hsw2v_v4, HSW2V_LOAD4, HSW2V_STORE4, 4, d8, d4)
 #endif
         HSW2V_SEGMENT_STEP(float, HSW2V_LOAD1, HSW2V_STORE1, 1, d4, d)
