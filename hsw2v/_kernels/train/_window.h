@@ -17,7 +17,7 @@
  *      before it (Gram terms, below), but the nodes' chains of table lookups are independent,
  *      so the CPU overlaps them instead of waiting on each in turn;
  *   3. the updates, element range by element range (a 16-, 8- or 4-float piece, or one
- *      float; with one context, a group of up to 8 pieces): the B context pieces and their
+ *      float; CBOW's h, a group of up to 8 pieces): the B context pieces and their
  *      B work pieces stay in registers while the nodes go by, each node piece loaded and
  *      stored once. After the path's last segment the context rows take their step from the
  *      same registers, so the work rows are touched only where a path is longer than a
@@ -208,14 +208,15 @@
         }                                                                       \
     }
 
-/* One context (B = 1: CBOW's h, FastText's skip-gram h, a lone skip-gram context): the same
- * updates as HSW2V_SEGMENT_STEP, element by element in the same order, but up to
- * HSW2V_SEGMENT_PIECES vector pieces of the row at once. Their work pieces stay in registers
- * while the nodes go by, so the pieces' chains of work += g y overlap, and the loop over the
- * nodes, whose count changes with every path (a mispredicted exit each time), runs once per
- * group of pieces instead of once per piece. Blocks of several contexts keep
- * HSW2V_SEGMENT_STEP: there the compiler may regroup a node's sum over the contexts
- * (-fassociative-math) differently in another loop shape, which would change the bits. */
+/* One h that is not moved (B = 1 without ``apply``: CBOW's h, FastText's skip-gram h;
+ * ``hsw2v_cbow_walk``): the same updates as HSW2V_SEGMENT_STEP, element by element in the
+ * same order, but up to HSW2V_SEGMENT_PIECES vector pieces of the row at once. Their work
+ * pieces stay in registers while the nodes go by, so the pieces' chains of work += g y
+ * overlap, and the loop over the nodes, whose count changes with every path (a mispredicted
+ * exit each time), runs once per group of pieces instead of once per piece. Skip-gram's
+ * blocks keep HSW2V_SEGMENT_STEP: with several contexts the compiler may regroup a node's
+ * sum over them (-fassociative-math) differently in another loop shape, which changes the
+ * bits, and a block of one measured no faster in whole training. */
 #if defined(__AVX512F__)
 #define HSW2V_SEGMENT_PIECES 8 /* 8 h and 8 work pieces: half of the 32 registers */
 #elif defined(__AVX__)
@@ -240,12 +241,7 @@
                 ST(yk + c * (W), step);                                         \
             }                                                                   \
         }                                                                       \
-        for (int c = 0; c < (NP); c++) {                                        \
-            if (last && apply)                                                  \
-                ST(x[0] + k + c * (W), xv[c] + (lock ? lock[0] : 1.0f) * wv[c]); \
-            else                                                                \
-                ST(work[0] + k + c * (W), wv[c]);                               \
-        }                                                                       \
+        for (int c = 0; c < (NP); c++) ST(work[0] + k + c * (W), wv[c]);       \
     } while (0)
 #if HSW2V_SEGMENT_PIECES >= 6
 #define HSW2V_SEGMENT_GROUP_CASES(VT, LD, ST, W)                                \
@@ -257,9 +253,9 @@
 #else
 #define HSW2V_SEGMENT_GROUP_CASES(VT, LD, ST, W)
 #endif
-/* [K0, K1) in steps of W: one context in groups of pieces, else HSW2V_SEGMENT_STEP */
+/* [K0, K1) in steps of W: CBOW's h in groups of pieces, else HSW2V_SEGMENT_STEP */
 #define HSW2V_SEGMENT_STEPS(VT, LD, ST, W, K0, K1)                              \
-    if (B == 1) {                                                               \
+    if (B == 1 && !apply) {                                                     \
         for (int k = (K0); k < (K1);) {                                         \
             int np = ((K1) - k) / (W);                                          \
             if (np > HSW2V_SEGMENT_PIECES)                                      \
