@@ -184,10 +184,10 @@ def test_training_with_repeated_negatives_is_the_reference_walk(monkeypatch):
 @pytest.mark.parametrize("d", (1, 4, 15, 16, 64, 100, 129, 136, 300))
 @pytest.mark.parametrize("count", (1, 2, 9, 40))
 def test_rows_sum_is_numpy_row_by_row_in_order(d, count):
-    """The rows' sum (``hsw2v_rows_sum``: CBOW's h, FastText's mean of a word's rows, which
-    sums up to 8 pieces of a row side by side) is float32 ``out += row`` row by row, from a
-    zeroed out, then ``out *= scale``: bit for bit, at widths that leave groups of 1-8
-    pieces and every tail, for a repeated row too."""
+    """The rows' sum (``hsw2v_rows_sum``: CBOW's h, FastText's mean of a word's rows) is
+    float32 ``out += row`` row by row, from a zeroed out, then ``out *= scale``: bit for
+    bit, at widths that end on each step width and tail, for 1 to 40 rows (FastText's rows
+    of a word), a repeated row too."""
     r = np.random.default_rng(d * 100 + count)
     rows = r.normal(0, 1.0, size=(count + 3, d)).astype(np.float32)
     which = r.integers(0, count + 3, size=count).astype(np.int32)

@@ -1,10 +1,10 @@
 /* Runs the vector primitives of hsw2v/_kernels/math/_vec.h (the fused walk's passes included),
  * the skip-gram window block of hsw2v/_kernels/train/_window.h (one context too: CBOW's walk),
  * the rows' sum and the two negative-sampling passes of hsw2v/_kernels/train/_ns_pair.h on
- * fixed pseudo-random data and prints every result, one number a line ("%.9g"). tests/test_portable_c.py compiles it twice, with GCC's vector
- * extensions and with -DHSW2V_NO_VECTOR_EXT (the plain scalar path that compilers without
- * them, MSVC, take), and compares the two outputs: the scalar path must give the same numbers
- * to float rounding. */
+ * fixed pseudo-random data and prints every result, one number a line ("%.9g").
+ * tests/test_portable_c.py compiles it twice, with GCC's vector extensions and with
+ * -DHSW2V_NO_VECTOR_EXT (the plain scalar path that compilers without them, MSVC, take), and
+ * compares the two outputs: the scalar path must give the same numbers to float rounding. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
