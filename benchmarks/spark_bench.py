@@ -186,7 +186,9 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--master", default="local-cluster[2,1,1536]")
     ap.add_argument("--sync-every", type=int, default=None, help="hsw2v.spark's sync_every")
-    ap.add_argument("--merge", default=None, help="hsw2v.spark's merge (adasum, average, sum)")
+    ap.add_argument(
+        "--merge", default=None, help="hsw2v.spark's merge (hybrid, adasum, average, sum)"
+    )
     ap.add_argument("--input-partitions", type=int, default=None,
                     help="join the read DataFrame into this many partitions before fitting")
     ap.add_argument("--repeat", action="store_true",

@@ -31,7 +31,7 @@ from dataclasses import dataclass, make_dataclass
 
 import numpy as np
 
-from hsw2v._dist_merge import merge_rows
+from hsw2v._dist_merge import matrix_rule, merge_rows
 from hsw2v._kernels._merge import add_rows, changed_rows
 from hsw2v._shards import (
     ByteRange,
@@ -155,9 +155,12 @@ def merge_round_task(*results: PieceResult, merge: str, dtype: str = "float32") 
 
     started = time.perf_counter()
 
+    words = sum(r.raw for r in results)
+
     def merged(name):  # float16: narrowed in C, NumPy's bits
         narrow = np.float16 if np.dtype(dtype) == np.float16 else np.float32
-        rows, deltas = merge_rows([r.part(name) for r in results], merge, narrow)
+        rule, hot_weight = matrix_rule(merge, name, words)
+        rows, deltas = merge_rows([r.part(name) for r in results], rule, narrow, hot_weight)
         return rows, deltas.astype(dtype, copy=False)
 
     # the matrices merge at once (NumPy's large operations release the GIL): 2-3x faster

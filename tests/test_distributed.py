@@ -428,7 +428,7 @@ def test_replicas_updated_in_place_or_rebuilt_give_the_same_model(tmp_path, obje
     model.build_vocab(corpus_file=path)
     start = model.wv.vectors.copy(), model.syn1.copy(), model.syn1neg.copy()
     final = {}
-    for merge in ("sum", "average", "adasum"):
+    for merge in ("sum", "average", "adasum", "hybrid"):
         final[merge] = train_rounds(model, path, 2, 4, merge, rebuild=False)
         rebuilt = train_rounds(model, path, 2, 4, merge, rebuild=True)
         for k in range(3):
@@ -539,7 +539,7 @@ def test_vocabulary_equals_one_machine_exactly(client, tmp_path):
     assert model.distributed_report.raw_words == single.corpus_total_words
 
 
-@pytest.mark.parametrize("merge", [None, "sum", "average"])  # None: the default, adasum
+@pytest.mark.parametrize("merge", [None, "adasum", "sum", "average"])  # None: the default
 def test_quality_matches_one_machine_on_planted_clusters(client, tmp_path, merge):
     sentences, clusters = planted_corpus(n_sentences=2000, seed=4)
     path = write_corpus(tmp_path / "planted.txt", sentences)

@@ -13,7 +13,8 @@ A. What it computes. A round's shards each send, per matrix, the rows they chang
    sorted row list with float16, float32 or float64 deltas (widened exactly to float64 a row
    at a time, so a task's float16 deltas are read as they came), into one: a row one side
    holds keeps its delta, a row both hold gets ``(1 - a.b / (2 |a|^2)) a + (1 - a.b / (2
-   |b|^2)) b`` (a zero side's factor is 1). Its dot products sum in the coordinates' order
+   |b|^2)) b`` (a zero side's factor is 1), or, where a ``hot`` flag per row is given and
+   the row's is 0, the plain sum ``a + b``. Its dot products sum in the coordinates' order
    (NumPy's ``einsum`` sums in its own blocks), so a merged row may differ from the NumPy
    form in the last bits of float64, never beyond (the tests compare the two).
 
@@ -177,9 +178,11 @@ cdef inline void put_row(void *out, int kind, Py_ssize_t n, Py_ssize_t d, const 
 cdef Py_ssize_t adasum_walk(const int32_t *rows_a, Py_ssize_t na, const void *a, int kind_a,
                             const int32_t *rows_b, Py_ssize_t nb, const void *b, int kind_b,
                             Py_ssize_t d, int32_t *out_rows, void *out, int kind_out,
-                            double *scratch) noexcept nogil:
+                            double *scratch, const uint8_t *hot) noexcept nogil:
     """The merge walk of :func:`adasum_two`: writes the union's rows and their deltas
-    (:func:`put_row`) and returns how many. ``scratch``: 4 ``d`` doubles of row space."""
+    (:func:`put_row`) and returns how many. ``scratch``: 4 ``d`` doubles of row space.
+    ``hot``: NULL (every row both sides hold gets the adaptive sum), or a flag per row
+    (over ``0 .. max row``): a row both sides hold whose flag is 0 gets the plain sum."""
     cdef Py_ssize_t i = 0, k = 0, n = 0, j
     cdef double dot, aa, bb, ca, cb, x, y
     cdef double *xa = scratch
@@ -196,6 +199,15 @@ cdef Py_ssize_t adasum_walk(const int32_t *rows_a, Py_ssize_t na, const void *a,
         elif i >= na or rows_b[k] < rows_a[i]:  # b's row alone
             out_rows[n] = rows_b[k]
             put_row(out, kind_out, n, d, wide_row(b, kind_b, k, d, single, xb), single)
+            k += 1
+        elif hot != NULL and not hot[rows_a[i]]:  # both, a row kept out: the sum
+            out_rows[n] = rows_a[i]
+            ra = wide_row(a, kind_a, i, d, single, xa)
+            rb = wide_row(b, kind_b, k, d, single, xb)
+            for j in range(d):
+                merged[j] = ra[j] + rb[j]
+            put_row(out, kind_out, n, d, merged, single)
+            i += 1
             k += 1
         else:  # both: the adaptive sum
             out_rows[n] = rows_a[i]
@@ -228,13 +240,15 @@ cdef const void *data_of(x):
     return &raw[0]
 
 
-def adasum_two(rows_a, a, rows_b, b, bint last=False, out_dtype=None):
+def adasum_two(rows_a, a, rows_b, b, bint last=False, out_dtype=None, hot=None):
     """Two subtrees' ``(rows, deltas)`` (rows int32 sorted ascending, deltas float16, float32
     or float64 ``[n, d]`` C-contiguous) into their union (rows sorted): the one delta on a row
     one side holds, the adaptive sum on a row both hold, in float64 from the exact widening
     of each side's values. The deltas come back in float64, or in float32 where ``last`` (the
     tree's root: no temporary of twice the size), or in ``out_dtype`` (float16: rounded to
-    float32 first, then to float16, as ``halves`` of the float32 result would)."""
+    float32 first, then to float16, as ``halves`` of the float32 result would). ``hot``: a
+    flag per row (longer than the largest row): a row both hold whose flag is false gets the
+    sum ``a + b`` (in float64) instead of the adaptive sum."""
     cdef Py_ssize_t na = len(rows_a), nb = len(rows_b), n = 0
     cdef Py_ssize_t d = a.shape[1] if na else (b.shape[1] if nb else 0)
     dtype = np.dtype(out_dtype if out_dtype is not None else (np.float32 if last else np.float64))
@@ -254,13 +268,21 @@ def adasum_two(rows_a, a, rows_b, b, bint last=False, out_dtype=None):
     cdef const int32_t *ra = <const int32_t *>data_of(ra_array)
     cdef const int32_t *rb = <const int32_t *>data_of(rb_array)
     cdef int32_t *out_rows = <int32_t *>data_of(out_rows_array)
+    cdef const uint8_t *flags = NULL
+    if hot is not None:
+        hot = np.ascontiguousarray(hot, np.uint8)
+        top = max(int(ra_array.max()) if na else -1, int(rb_array.max()) if nb else -1)
+        if hot.ndim != 1 or len(hot) <= top or (na and ra_array.min() < 0) or (
+                nb and rb_array.min() < 0):
+            raise ValueError(f"hot holds {hot.size} flags; rows run up to {top}")
+        flags = <const uint8_t *>data_of(hot)
     cdef double *scratch = <double *>malloc(4 * d * sizeof(double))
     if scratch == NULL:
         raise MemoryError()
     try:
         with nogil:
             n = adasum_walk(ra, na, pa, kind_a, rb, nb, pb, kind_b, d, out_rows, out, kind_out,
-                            scratch)
+                            scratch, flags)
     finally:
         free(scratch)
     return out_rows_array[:n], out_array[:n]

@@ -206,9 +206,9 @@ def split_in_order(frame, n: int):
     corpus, each partition's rows in their order, the same in every fit.
 
     Consecutive stretches, not MLlib's round-robin: each partition's copy of the model then
-    learns from its own part of the corpus, and the merge (adasum by default) adds up copies
-    that learnt different things but counts copies that learnt the same thing once, so copies
-    dealt the same mix of every part of the corpus learn less between them (3 epochs of the
+    learns from its own part of the corpus, and the merge (by default adasum on the rows
+    where the copies' changes collide most) adds up copies that learnt different things but
+    counts copies that learnt the same thing once, so copies dealt the same mix of every part of the corpus learn less between them (3 epochs of the
     benchmark corpus, 4 executors, 4 partitions made from 2: 12.04 % analogy dealt out
     round-robin, 14.55 % in stretches, 15.20 % on one machine; benchmarks/RESULTS.md).
 

@@ -71,8 +71,9 @@ class _Word2VecParams(HasInputCol, HasOutputCol, HasMaxIter, HasStepSize, HasSee
     )
     merge = _param(
         "merge",
-        "how the rows several partitions changed in a round are merged: adasum, average "
-        "(MLlib's rule) or sum",
+        "how the rows several partitions changed in a round are merged: hybrid (adasum "
+        "on the input rows and on the output rows much of the round trained, the sum on "
+        "the others), adasum, average (MLlib's rule) or sum",
         _str,
     )
     execution = _param(
@@ -90,7 +91,7 @@ class _Word2VecParams(HasInputCol, HasOutputCol, HasMaxIter, HasStepSize, HasSee
             vectorSize=100, windowSize=5, minCount=5, maxIter=1, stepSize=0.025, seed=1,
             numPartitions=1, maxSentenceLength=1000, outputCol="vector",
             sg=1, hs=1, negative=0, sample=0.0, workers=1, min_alpha=0.0001,
-            ns_exponent=0.75, sync_every=1_000_000, merge="adasum", execution="stage",
+            ns_exponent=0.75, sync_every=1_000_000, merge="hybrid", execution="stage",
         )  # fmt: skip
 
     def word2vec_params(self) -> dict:
