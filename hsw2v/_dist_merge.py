@@ -43,11 +43,11 @@ A round's update adds to each row either
   negative-sampling rows), and ``"sum"`` on the other output rows. The rows near the root
   are the ones every shard drives to the same point within a round, which the sum
   overshoots; a deeper node takes few steps a round from each shard, each barely changed by
-  the others', so adding them up is what one machine's threads do. Adasum on those deep
-  nodes gives back part of what the shards learnt wherever their deltas happen to agree.
+  the others', so adding them up is what one machine's threads do; adasum on those deep
+  nodes would drop part of what the shards learnt wherever their deltas happen to agree.
   On the benchmark corpus (2, 4 and 8 shards, 3 epochs) it raised WordSim-353 by
-  0.010-0.015 over ``"adasum"`` (to one machine's level) with analogy accuracy within 0.25
-  points of it, and with negative sampling raised both (1.6 points, 0.05); summing every
+  0.010-0.015 over ``"adasum"`` (to one machine's level) with analogy accuracy never more
+  than 0.25 points under it, and with negative sampling raised both (1.6 points, 0.05); summing every
   output row instead lost 2 analogy points (docs/distributed.md, "hybrid against adasum").
 
 A row changed by one shard only gets that shard's delta under every rule.
