@@ -9,6 +9,14 @@ timed apart). Prints one JSON line per run and a Markdown table at the end.
 
     python3 benchmarks/distributed.py --corpus CORPUS --workers 1,2,4 \\
         --sync 100000,500000,2000000 --merge adasum,average,sum --epochs 2
+
+``--pairs N`` measures one setting against one machine instead: N pairs of runs, one machine's
+``Word2Vec(workers=--single-threads)`` and the distributed run alternated (which goes first
+swaps every pair) on one cluster, and prints each pair's words/s ratio and their median
+(each model scored in the first pair only):
+
+    python3 benchmarks/distributed.py --corpus CORPUS --workers 2 --sync 500000 \\
+        --merge hybrid --epochs 3 --single-threads 2 --pairs 5
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import os
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +67,7 @@ def main(argv=None) -> int:
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--sg", type=int, default=1)
     parser.add_argument("--single-threads", type=int, default=2, help="0 skips the reference")
+    parser.add_argument("--pairs", type=int, default=0, help="alternated pairs (see above)")
     args = parser.parse_args(argv)
     from dask.distributed import Client, LocalCluster
 
@@ -71,6 +81,10 @@ def main(argv=None) -> int:
     params = dict(
         vector_size=100, window=5, min_count=5, sample=1e-3, sg=args.sg, epochs=args.epochs, seed=1
     )
+    if args.pairs:
+        if any("," in str(v) for v in (args.workers, args.sync, args.merge)):
+            parser.error("--pairs measures one setting: give one --workers, --sync and --merge")
+        return alternate(args, params)
     rows = []
     if args.single_threads:
         model = Word2Vec(workers=args.single_threads, **params)
@@ -117,6 +131,79 @@ def main(argv=None) -> int:
             f"{r['words_per_s']:,.0f} | {r['analogy_pct']:.1f} | {r['wordsim_spearman']:.3f} | "
             f"{kin} | {kout} | {r['load1']:.1f} |"
         )
+    return 0
+
+
+def placement():
+    """``benchmarks/placement.py`` (loaded by file name: this folder is off the path)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hsw2v_bench_placement", HERE / "placement.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def one_machine(corpus: str, threads: int, params: dict, scored: bool) -> dict:
+    """One machine's ``Word2Vec(workers=threads)`` on the corpus: its training words/s."""
+    from hsw2v import Word2Vec
+
+    model = Word2Vec(workers=threads, **params)
+    model.build_vocab(corpus_file=corpus)
+    started = time.perf_counter()
+    _, raw = model.train(
+        corpus_file=corpus, total_words=model.corpus_total_words, epochs=params["epochs"]
+    )
+    row = {"words_per_s": raw / (time.perf_counter() - started), "load1": os.getloadavg()[0]}
+    return {**row, **score(model.wv)} if scored else row
+
+
+def alternate(args, params: dict) -> int:
+    """``--pairs``: one setting against one machine, the runs alternated (see the docstring)."""
+    import statistics
+
+    from dask.distributed import Client, LocalCluster
+
+    from hsw2v import distributed
+
+    n, sync, merge = int(args.workers), int(args.sync), args.merge
+    threads = args.single_threads or n
+    ratios, placed, where = [], placement(), {"one machine": [], "distributed": []}
+    with (
+        LocalCluster(n_workers=n, threads_per_worker=1, processes=True) as cluster,
+        Client(cluster) as client,
+    ):
+        for i in range(args.pairs):
+            got = {}
+            for side in ("one", "dist") if i % 2 == 0 else ("dist", "one"):
+                if side == "one":  # the CPUs' placement read before and after (placement.py)
+                    got[side], at = placed.run_placed(
+                        partial(one_machine, args.corpus, threads, params, scored=i == 0)
+                    )
+                    where["one machine"].append(at)
+                else:
+                    model, at = placed.run_placed(
+                        partial(distributed.train, client, args.corpus, sync_every=sync,
+                                merge=merge, **params)  # fmt: skip
+                    )
+                    where["distributed"].append(at)
+                    report = model.distributed_report
+                    got[side] = {"words_per_s": report.words_per_second,
+                                 "merge_s": report.merge_seconds, "seconds": report.seconds,
+                                 "load1": os.getloadavg()[0],
+                                 **(score(model.wv) if i == 0 else {})}  # fmt: skip
+                got[side]["placement"] = at
+            ratios.append(got["dist"]["words_per_s"] / got["one"]["words_per_s"])
+            print(json.dumps({"pair": i, "first": "one" if i % 2 == 0 else "dist",
+                              "ratio": ratios[-1], **{f"{k}_{side}": v for side in got
+                                                      for k, v in got[side].items()}}),
+                  flush=True)  # fmt: skip
+    print(
+        f"{n} workers, sync_every={sync:,}, merge={merge}, against Word2Vec(workers={threads}):"
+        f" words/s ratios {', '.join(f'{r:.3f}' for r in ratios)}; median "
+        f"{statistics.median(ratios):.3f}"
+    )
+    print(placed.placements_line(where))
     return 0
 
 
