@@ -58,6 +58,7 @@ from __future__ import annotations
 import numpy as np
 
 from hsw2v._kernels._merge import adasum_two, halves, singles, sum_rows
+from hsw2v.running.objectives import MATRICES
 
 MERGES = ("sum", "average", "adasum", "hybrid")
 
@@ -78,7 +79,7 @@ def matrix_rule(merge: str, name: str, words: int) -> tuple[str, float | None]:
     """
     if merge != "hybrid":
         return merge, None
-    if name == "syn0":
+    if name == MATRICES[0]:  # the input vectors
         return "adasum", None
     return "adasum", HOT_SHARE * max(int(words), 0)
 

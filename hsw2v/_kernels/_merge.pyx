@@ -200,30 +200,25 @@ cdef Py_ssize_t adasum_walk(const int32_t *rows_a, Py_ssize_t na, const void *a,
             out_rows[n] = rows_b[k]
             put_row(out, kind_out, n, d, wide_row(b, kind_b, k, d, single, xb), single)
             k += 1
-        elif hot != NULL and not hot[rows_a[i]]:  # both, a row kept out: the sum
+        else:  # both: the adaptive sum, or the plain sum on a row the flags keep out
             out_rows[n] = rows_a[i]
             ra = wide_row(a, kind_a, i, d, single, xa)
             rb = wide_row(b, kind_b, k, d, single, xb)
-            for j in range(d):
-                merged[j] = ra[j] + rb[j]
-            put_row(out, kind_out, n, d, merged, single)
-            i += 1
-            k += 1
-        else:  # both: the adaptive sum
-            out_rows[n] = rows_a[i]
-            ra = wide_row(a, kind_a, i, d, single, xa)
-            rb = wide_row(b, kind_b, k, d, single, xb)
-            dot = aa = bb = 0.0
-            for j in range(d):
-                x = ra[j]
-                y = rb[j]
-                dot += x * y
-                aa += x * x
-                bb += y * y
-            ca = 1.0 - dot / (2.0 * aa) if aa > 0 else 1.0
-            cb = 1.0 - dot / (2.0 * bb) if bb > 0 else 1.0
-            for j in range(d):
-                merged[j] = ca * ra[j] + cb * rb[j]
+            if hot != NULL and not hot[rows_a[i]]:
+                for j in range(d):
+                    merged[j] = ra[j] + rb[j]
+            else:
+                dot = aa = bb = 0.0
+                for j in range(d):
+                    x = ra[j]
+                    y = rb[j]
+                    dot += x * y
+                    aa += x * x
+                    bb += y * y
+                ca = 1.0 - dot / (2.0 * aa) if aa > 0 else 1.0
+                cb = 1.0 - dot / (2.0 * bb) if bb > 0 else 1.0
+                for j in range(d):
+                    merged[j] = ca * ra[j] + cb * rb[j]
             put_row(out, kind_out, n, d, merged, single)
             i += 1
             k += 1
