@@ -71,7 +71,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from dask.distributed import Client, LocalCluster
 
-    from hsw2v import Word2Vec
     from hsw2v._dist_merge import MERGES
 
     unknown = [m for m in args.merge.split(",") if m not in MERGES]
@@ -87,23 +86,14 @@ def main(argv=None) -> int:
         return alternate(args, params)
     rows = []
     if args.single_threads:
-        model = Word2Vec(workers=args.single_threads, **params)
-        model.build_vocab(corpus_file=args.corpus)
-        started = time.perf_counter()
-        _, raw = model.train(
-            corpus_file=args.corpus, total_words=model.corpus_total_words, epochs=args.epochs
-        )
-        seconds = time.perf_counter() - started
         row = {
             "setting": f"one machine, Word2Vec(workers={args.single_threads})",
-            "words_per_s": raw / seconds,
             "merge": None,
             "sync_every": None,
             "rounds": None,
             "kib_in": None,
             "kib_out": None,
-            "load1": os.getloadavg()[0],
-            **score(model.wv),
+            **one_machine(args.corpus, args.single_threads, params, scored=True),
         }
         print(json.dumps(row), flush=True)
         rows.append(row)
