@@ -39,11 +39,11 @@ def setup_flags(level: str) -> list[str]:
     return values["GCC_OPT"] + values["GCC_LEVELS"][level]
 
 
-def build(level: str) -> Path:
+def build(level: str, folder: str) -> Path:
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         sys.exit("walk_alone: no C compiler (cc or $CC)")
-    exe = Path(tempfile.mkdtemp(prefix="hsw2v-walk-")) / "walk_alone"
+    exe = Path(folder) / "walk_alone"
     command = [cc, *setup_flags(level), "-Wno-psabi", f"-I{ROOT / 'hsw2v' / '_kernels'}",
                str(HERE / "walk_alone.c"), "-o", str(exe), "-lm"]  # fmt: skip
     built = subprocess.run(command, capture_output=True, text=True)
@@ -63,7 +63,12 @@ def main(argv=None) -> int:
     parser.add_argument("--stride", type=int, default=0,
                         help="the spread layout's floats per row (default: d to 16 floats)")  # fmt: skip
     args = parser.parse_args(argv)
-    exe = build(args.level)
+    with tempfile.TemporaryDirectory(prefix="hsw2v-walk-") as folder:
+        run(args, build(args.level, folder))
+    return 0
+
+
+def run(args, exe: Path) -> None:
     low, high = args.lengths.split("-")
     stride = args.stride or -(-args.d // 16) * 16
     rates = subprocess.run([exe, "fma"], capture_output=True, text=True).stdout.split("\n")
@@ -72,7 +77,6 @@ def main(argv=None) -> int:
         out = subprocess.run([exe, "walk", rows, low, high, str(args.walks), str(args.pairs),
                               str(args.d), str(stride)], capture_output=True, text=True)  # fmt: skip
         print(out.stdout.strip() or out.stderr.strip())
-    return 0
 
 
 if __name__ == "__main__":
