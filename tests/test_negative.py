@@ -16,6 +16,7 @@ from conftest import (
     cluster_recovery,
     gensim_models,
     planted_corpus,
+    weakened_settings,
     word2vec_trainer,
 )
 
@@ -204,7 +205,7 @@ def test_planted_clusters_are_recovered(sg, hs):
     for name, weakened in WEAKENED.items():
         if sg and hs and name == "one epoch":
             continue
-        control = Word2Vec(sentences, **{**settings, **weakened})
+        control = Word2Vec(sentences, **weakened_settings(settings, weakened))
         assert cluster_recovery(control.wv, clusters) < 0.9
 
 

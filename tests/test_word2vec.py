@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import WEAKENED, cluster_recovery, settle, word2vec_trainer
+from conftest import WEAKENED, cluster_recovery, settle, weakened_settings, word2vec_trainer
 
 from hsw2v import FixedCorpus, LineSentence, Word2Vec
 from hsw2v.vocab import RULE_DISCARD, RULE_KEEP
@@ -18,14 +18,14 @@ from hsw2v.vocab import RULE_DISCARD, RULE_KEEP
 @pytest.mark.parametrize("sg,cbow_mean", [(1, 1), (0, 1), (0, 0)])
 def test_planted_clusters_are_recovered(planted_noisy, sg, cbow_mean, workers):
     """Full training recovers the noisy planted clusters; the controls beside it, trained one
-    epoch or at a tenth of the learning rate, must not: the test can tell a weakened
-    training from a sound one."""
+    epoch or at a tenth of the learning rate (by one worker: ``weakened_settings``), must
+    not: the test can tell a weakened training from a sound one."""
     sentences, clusters = planted_noisy
     settings = dict(vector_size=32, window=3, min_count=1, sg=sg, cbow_mean=cbow_mean,
                     workers=workers, epochs=5, sample=0, seed=3)  # fmt: skip
     assert cluster_recovery(Word2Vec(sentences, **settings).wv, clusters) > 0.9
     for weakened in WEAKENED.values():
-        control = Word2Vec(sentences, **{**settings, **weakened})
+        control = Word2Vec(sentences, **weakened_settings(settings, weakened))
         assert cluster_recovery(control.wv, clusters) < 0.9
 
 
