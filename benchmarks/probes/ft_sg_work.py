@@ -7,8 +7,9 @@ so what remains per context is its walk. The distinct nodes bound what any walk 
 node once per centre (h fixed across the contexts, which is not gensim's arithmetic) could
 save: the top of the tree is on every path, the rest mostly is not.
 
-Sampling and windows as the kernel draws them (``sample`` kept with word2vec.c's formula,
-each centre's window reduced uniformly to 1..window), with this script's own random numbers.
+Sampling and windows as the kernel draws them (each word kept with the model's own
+``sample_int``, each centre's window reduced uniformly to 1..window), with this script's
+own random numbers.
 
     PYTHONPATH=. python3 benchmarks/probes/ft_sg_work.py --corpus ../data/gcide.txt \\
         --lines 20000
@@ -43,9 +44,8 @@ def main(argv=None) -> int:
     wv = model.wv
     key_to_index = wv.key_to_index
     points = [np.asarray(wv.get_vecattr(w, "point")) for w in wv.index_to_key]
-    counts = np.array([wv.get_vecattr(w, "count") for w in wv.index_to_key], float)
-    threshold = args.sample * counts.sum()
-    keep = np.minimum(1.0, (np.sqrt(counts / threshold) + 1) * threshold / counts)
+    # the keep probabilities the kernel draws against (the model's own sample_int)
+    keep = np.array([wv.get_vecattr(w, "sample_int") for w in wv.index_to_key]) / (2**32 - 1)
     rows = np.array([1 + len(compute_ngrams_bytes(w, args.min_n, args.max_n))
                      for w in wv.index_to_key], float)  # fmt: skip
 
