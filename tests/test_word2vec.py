@@ -24,7 +24,9 @@ def test_planted_clusters_are_recovered(planted_noisy, sg, cbow_mean, workers):
     settings = dict(vector_size=32, window=3, min_count=1, sg=sg, cbow_mean=cbow_mean,
                     workers=workers, epochs=5, sample=0, seed=3)  # fmt: skip
     assert cluster_recovery(Word2Vec(sentences, **settings).wv, clusters) > 0.9
-    for weakened in WEAKENED.values():
+    # the controls train with one worker (weakened_settings): the workers=2 case would
+    # run the same deterministic trainings again
+    for weakened in WEAKENED.values() if workers == 1 else ():
         control = Word2Vec(sentences, **weakened_settings(settings, weakened))
         assert cluster_recovery(control.wv, clusters) < 0.9
 
